@@ -1,0 +1,28 @@
+package io.tollgate.rest.common;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.tollgate.domain.Violation;
+import java.time.Instant;
+import java.util.List;
+
+/** The body of every 4xx and 5xx answer of both APIs. */
+public record ErrorEnvelope(
+    String timestamp,
+    int status,
+    String error,
+    String message,
+    List<FieldError> errors,
+    String path) {
+
+  @JsonInclude(JsonInclude.Include.ALWAYS)
+  public record FieldError(String field, String message, Object rejectedValue) {
+    static FieldError of(Violation v) {
+      return new FieldError(v.field(), v.message(), v.rejectedValue());
+    }
+  }
+
+  public static ErrorEnvelope of(int status, String message, List<Violation> violations, String path) {
+    return new ErrorEnvelope(Timestamps.envelope(Instant.now()), status, HttpReason.phrase(status),
+        message, violations.stream().map(FieldError::of).toList(), path);
+  }
+}

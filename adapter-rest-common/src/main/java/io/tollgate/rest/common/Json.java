@@ -1,0 +1,113 @@
+package io.tollgate.rest.common;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The one JSON set-up of our APIs: numbers as {@code BigDecimal}, strict parsing (a key
+ * given twice or anything after the value is an error), nulls left out of responses.
+ */
+public final class Json {
+
+  public static final ObjectMapper MAPPER = JsonMapper.builder()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+      .enable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION.mappedFeature())
+      .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
+      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+      .serializationInclusion(JsonInclude.Include.NON_NULL)
+      .build();
+
+  private Json() {}
+
+  /**
+   * Parses a request body that must be one JSON object.
+   *
+   * @throws DomainException.Invalid with a message that names the syntax problem
+   */
+  public static ObjectNode parseObject(byte[] body) {
+    if (body == null || body.length == 0 || new String(body, StandardCharsets.UTF_8).isBlank()) {
+      throw new DomainException.Invalid(Violation.of(null, "Request body is required", null));
+    }
+    JsonNode node;
+    try {
+      node = MAPPER.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw malformed(e.getOriginalMessage());
+    } catch (IOException e) {
+      throw malformed(e.getMessage());
+    }
+    if (node == null || node.isMissingNode()) {
+      throw malformed("no content");
+    }
+    if (!node.isObject()) {
+      throw new DomainException.Invalid(
+          Violation.of(null, "Request body must be a JSON object", null));
+    }
+    return (ObjectNode) node;
+  }
+
+  private static DomainException.Invalid malformed(String detail) {
+    String clean = detail == null ? "unreadable" : detail.replaceAll("[\\r\\n\\t]+", " ");
+    if (clean.length() > 200) {
+      clean = clean.substring(0, 200) + "…";
+    }
+    return new DomainException.Invalid("Malformed JSON: " + clean, java.util.List.of());
+  }
+
+  /**
+   * A digest of the body that does not change with key order or white space, so that a retry
+   * of the same request is recognised as such.
+   */
+  public static String fingerprint(JsonNode node) {
+    try {
+      byte[] canonical = MAPPER.writeValueAsBytes(canonical(node));
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
+    } catch (JsonProcessingException | NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Object canonical(JsonNode node) {
+    if (node.isObject()) {
+      Map<String, Object> sorted = new TreeMap<>();
+      Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> e = fields.next();
+        sorted.put(e.getKey(), canonical(e.getValue()));
+      }
+      return sorted;
+    }
+    if (node.isArray()) {
+      java.util.List<Object> items = new java.util.ArrayList<>();
+      node.forEach(n -> items.add(canonical(n)));
+      return items;
+    }
+    if (node.isNumber()) {
+      return node.decimalValue().stripTrailingZeros().toPlainString();
+    }
+    return node;
+  }
+}

@@ -1,0 +1,47 @@
+package io.tollgate.rest.common;
+
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
+import java.time.temporal.ChronoUnit;
+
+/** The two time formats of our APIs, always UTC. */
+public final class Timestamps {
+
+  /** Envelope timestamps: {@code 2026-11-22T09:13:07.412+00:00}. */
+  private static final DateTimeFormatter ENVELOPE =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSxxx").withZone(ZoneOffset.UTC);
+
+  /** Record times and filters: {@code 2026-11-22T09:13:07}. */
+  private static final DateTimeFormatter RECORD =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withResolverStyle(ResolverStyle.STRICT);
+
+  private Timestamps() {}
+
+  public static String envelope(Instant instant) {
+    return ENVELOPE.format(instant);
+  }
+
+  public static String record(Instant instant) {
+    return instant == null ? null
+        : RECORD.format(LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.SECONDS), ZoneOffset.UTC));
+  }
+
+  /** Parses a filter value; a malformed one is a 400, never ignored. */
+  public static Instant parseFilter(String field, String value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return LocalDateTime.parse(value, RECORD).toInstant(ZoneOffset.UTC);
+    } catch (DateTimeParseException e) {
+      throw new DomainException.Invalid(Violation.of(field,
+          "must be a UTC date-time in the form YYYY-MM-DDTHH:MM:SS", value));
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package io.tollgate.rest.common;
+
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Anything we did not expect: logged in full for the operator, answered as a bare 500 with
+ * no stack trace or SQL for the client. A lost database connection is a 503.
+ */
+public final class UnexpectedExceptionMapper implements ExceptionMapper<Throwable> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(UnexpectedExceptionMapper.class);
+
+  @Context private UriInfo uriInfo;
+
+  @Override
+  public Response toResponse(Throwable e) {
+    String path = RequestPaths.of(uriInfo);
+    if (isDatabaseUnavailable(e)) {
+      LOG.warn("database unavailable while serving {}: {}", path, e.toString());
+      return Response.fromResponse(ErrorResponses.of(503,
+          "Service temporarily unavailable; retry shortly", List.of(), path))
+          .header("Retry-After", "5").build();
+    }
+    LOG.error("unexpected error while serving {}", path, e);
+    return ErrorResponses.of(500, "Internal server error", List.of(), path);
+  }
+
+  private static boolean isDatabaseUnavailable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLTransientConnectionException) {
+        return true;
+      }
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("08")) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,33 @@
+package io.tollgate.rest.gateway;
+
+import io.tollgate.application.port.in.AuthenticateShopUseCase;
+import io.tollgate.application.port.in.CreatePaymentUseCase;
+import io.tollgate.application.port.in.PaymentQueries;
+import io.tollgate.rest.common.RestCommon;
+import java.time.Clock;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.ServerProperties;
+
+/** The gateway API ({@code /api/v1}) as one Jersey application. */
+public final class GatewayApi {
+
+  private GatewayApi() {}
+
+  public record Dependencies(
+      AuthenticateShopUseCase authentication,
+      CreatePaymentUseCase createPayment,
+      PaymentQueries paymentQueries,
+      String publicBaseUrl,
+      int bodyLimitBytes,
+      Clock clock) {}
+
+  public static ResourceConfig application(Dependencies d) {
+    ResourceConfig config = new ResourceConfig();
+    config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
+    config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
+    RestCommon.register(config, d.bodyLimitBytes());
+    config.register(new BearerAuthFilter(d.authentication()));
+    config.register(new PaymentResource(d.createPayment(), d.paymentQueries(), d.publicBaseUrl(), d.clock()));
+    return config;
+  }
+}

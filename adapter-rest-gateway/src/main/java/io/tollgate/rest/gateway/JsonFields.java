@@ -1,0 +1,145 @@
+package io.tollgate.rest.gateway;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tollgate.domain.Violation;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads typed fields from a JSON object, recording a violation for each field of the wrong
+ * JSON type instead of stopping at the first. JSON {@code null} counts as absent.
+ */
+final class JsonFields {
+
+  private final List<Violation> violations;
+  private final String prefix;
+  private final ObjectNode node;
+
+  JsonFields(ObjectNode node, String prefix, List<Violation> violations) {
+    this.node = node;
+    this.prefix = prefix;
+    this.violations = violations;
+  }
+
+  static JsonFields root(ObjectNode node) {
+    return new JsonFields(node, "", new ArrayList<>());
+  }
+
+  List<Violation> violations() {
+    return violations;
+  }
+
+  private String path(String name) {
+    return prefix + name;
+  }
+
+  private JsonNode value(String name) {
+    JsonNode v = node.get(name);
+    return v == null || v.isNull() ? null : v;
+  }
+
+  String text(String name) {
+    JsonNode v = value(name);
+    if (v == null) {
+      return null;
+    }
+    if (!v.isTextual()) {
+      violations.add(Violation.of(path(name), "must be a string", shortText(v)));
+      return null;
+    }
+    return v.textValue();
+  }
+
+  /** A string that must not be echoed back (card number, security code). */
+  String secret(String name) {
+    JsonNode v = value(name);
+    if (v == null) {
+      return null;
+    }
+    if (!v.isTextual()) {
+      violations.add(Violation.of(path(name), "must be a string", null));
+      return null;
+    }
+    return v.textValue();
+  }
+
+  BigDecimal number(String name) {
+    JsonNode v = value(name);
+    if (v == null) {
+      return null;
+    }
+    if (!v.isNumber()) {
+      violations.add(Violation.of(path(name), "must be a number", shortText(v)));
+      return null;
+    }
+    return v.decimalValue();
+  }
+
+  Boolean bool(String name) {
+    JsonNode v = value(name);
+    if (v == null) {
+      return null;
+    }
+    if (!v.isBoolean()) {
+      violations.add(Violation.of(path(name), "must be true or false", shortText(v)));
+      return null;
+    }
+    return v.booleanValue();
+  }
+
+  JsonFields object(String name) {
+    JsonNode v = value(name);
+    if (v == null) {
+      return null;
+    }
+    if (!v.isObject()) {
+      violations.add(Violation.of(path(name), "must be an object", shortText(v)));
+      return null;
+    }
+    return new JsonFields((ObjectNode) v, path(name) + ".", violations);
+  }
+
+  Map<String, String> stringMap(String name) {
+    JsonNode v = value(name);
+    if (v == null) {
+      return null;
+    }
+    if (!v.isObject()) {
+      violations.add(Violation.of(path(name), "must be an object of strings", shortText(v)));
+      return null;
+    }
+    Map<String, String> map = new LinkedHashMap<>();
+    Iterator<Map.Entry<String, JsonNode>> it = v.fields();
+    while (it.hasNext()) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (e.getValue().isTextual()) {
+        map.put(e.getKey(), e.getValue().textValue());
+      } else if (!e.getValue().isNull()) {
+        violations.add(Violation.of(path(name) + "." + e.getKey(), "must be a string", shortText(e.getValue())));
+      }
+    }
+    return map;
+  }
+
+  Integer integer(String name) {
+    JsonNode v = value(name);
+    if (v == null) {
+      return null;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+      violations.add(Violation.of(path(name), "must be an integer", shortText(v)));
+      return null;
+    }
+    return v.intValue();
+  }
+
+  private static String shortText(JsonNode v) {
+    String s = v.toString();
+    return s.length() <= 64 ? s : s.substring(0, 64) + "…";
+  }
+}

@@ -1,0 +1,90 @@
+package io.tollgate.rest.gateway;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.tollgate.domain.payment.BillingAddress;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.rest.common.Timestamps;
+import java.math.BigDecimal;
+import java.util.Map;
+
+/** The public {@code PaymentResult} shape of a payment. */
+record PaymentJson(
+    String id,
+    String referenceId,
+    String created,
+    String paymentType,
+    String state,
+    String description,
+    String parentPaymentId,
+    String paymentMethod,
+    CardJson paymentMethodDetails,
+    BigDecimal amount,
+    String currency,
+    BigDecimal customerAmount,
+    String customerCurrency,
+    String redirectUrl,
+    String errorCode,
+    String errorMessage,
+    String externalId,
+    String externalResultCode,
+    Customer customer,
+    BillingAddress billingAddress,
+    Boolean preAuth,
+    String terminalName,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> additionalParameters,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> externalRefs) {
+
+  record CardJson(
+      String customerAccountNumber,
+      String cardToken,
+      String cardholderName,
+      String cardExpiryMonth,
+      String cardExpiryYear,
+      String cardBrand,
+      String cardIssuingCountryCode) {
+
+    static CardJson of(CardDetails c) {
+      return c == null ? null : new CardJson(c.maskedNumber(), c.cardToken(), c.cardholderName(),
+          c.expiryMonth(), c.expiryYear(), c.brand(), c.issuingCountry());
+    }
+  }
+
+  static PaymentJson of(Payment p, String publicBaseUrl) {
+    String redirectUrl = p.type() == PaymentType.DEPOSIT && p.state() == PaymentState.CHECKOUT
+        ? publicBaseUrl + "/checkout/" + p.id().value() : null;
+    return new PaymentJson(
+        p.id().value(), p.referenceId(), Timestamps.record(p.created()), p.type().name(),
+        p.state().name(), p.description(), p.parentPaymentId() == null ? null : p.parentPaymentId().value(),
+        p.method().name(), CardJson.of(p.card()), p.amount().amount(), p.amount().currency().code(),
+        p.customerAmount() == null ? null : p.customerAmount().amount(),
+        p.customerAmount() == null ? null : p.customerAmount().currency().code(),
+        redirectUrl,
+        p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(),
+        p.externalId(), p.externalResultCode(), p.customer(), p.billingAddress(),
+        p.preAuth() ? Boolean.TRUE : null, p.terminalName(), p.additionalParameters(), p.externalRefs());
+  }
+
+  /** One entry of a payment's operations list. */
+  record OperationJson(
+      long id,
+      String operation,
+      String started,
+      String completed,
+      String paymentState,
+      String errorCode,
+      String errorMessage,
+      String details) {
+
+    static OperationJson of(PaymentOperation o) {
+      return new OperationJson(o.id(), o.operation().name(), Timestamps.record(o.started()),
+          Timestamps.record(o.completed()), o.paymentState().name(),
+          o.errorCode() == null ? null : o.errorCode().code(),
+          o.errorCode() == null ? null : o.errorCode().message(), o.details());
+    }
+  }
+}

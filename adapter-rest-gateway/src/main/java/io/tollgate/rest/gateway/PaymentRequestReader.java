@@ -1,0 +1,66 @@
+package io.tollgate.rest.gateway;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tollgate.application.port.in.CardInput;
+import io.tollgate.application.port.in.CreatePaymentCommand;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.payment.BillingAddress;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.shop.ShopId;
+import io.tollgate.rest.common.Json;
+
+/** Turns a POST /payments body into a command, refusing fields of the wrong JSON type. */
+final class PaymentRequestReader {
+
+  private PaymentRequestReader() {}
+
+  static CreatePaymentCommand read(ShopId shop, byte[] body, String idempotencyKey) {
+    ObjectNode root = Json.parseObject(body);
+    JsonFields f = JsonFields.root(root);
+    String paymentType = f.text("paymentType");
+    String paymentMethod = f.text("paymentMethod");
+    var amount = f.number("amount");
+    String currency = f.text("currency");
+    String referenceId = f.text("referenceId");
+    String description = f.text("description");
+    String parentPaymentId = f.text("parentPaymentId");
+    CardInput card = card(f.object("card"));
+    Customer customer = customer(f.object("customer"));
+    BillingAddress billing = billing(f.object("billingAddress"));
+    String returnUrl = f.text("returnUrl");
+    String webhookUrl = f.text("webhookUrl");
+    Boolean preAuth = f.bool("preAuth");
+    var additional = f.stringMap("additionalParameters");
+    if (!f.violations().isEmpty()) {
+      throw new DomainException.Invalid("Invalid payment request", f.violations());
+    }
+    return new CreatePaymentCommand(shop, paymentType, paymentMethod, amount, currency,
+        referenceId, description, parentPaymentId, card, customer, billing, returnUrl, webhookUrl,
+        preAuth, additional, idempotencyKey, Json.fingerprint(root));
+  }
+
+  private static CardInput card(JsonFields c) {
+    if (c == null) {
+      return null;
+    }
+    return new CardInput(c.secret("cardNumber"), c.text("cardToken"), c.text("cardholderName"),
+        c.secret("cardSecurityCode"), c.text("expiryMonth"), c.text("expiryYear"));
+  }
+
+  private static Customer customer(JsonFields c) {
+    if (c == null) {
+      return null;
+    }
+    return new Customer(c.text("referenceId"), c.text("citizenshipCountryCode"),
+        c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"), c.text("email"),
+        c.text("phone"), c.text("locale"), c.text("ip"));
+  }
+
+  private static BillingAddress billing(JsonFields b) {
+    if (b == null) {
+      return null;
+    }
+    return new BillingAddress(b.text("addressLine1"), b.text("addressLine2"), b.text("city"),
+        b.text("countryCode"), b.text("postalCode"), b.text("state"));
+  }
+}

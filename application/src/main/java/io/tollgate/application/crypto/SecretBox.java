@@ -1,0 +1,97 @@
+package io.tollgate.application.crypto;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import javax.crypto.Cipher;
+import javax.crypto.Mac;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Encryption at rest with the deployment's master key: AES-256-GCM with a random 96-bit
+ * nonce per message, and a keyed fingerprint (HMAC-SHA256 under a key derived from the master
+ * key) for looking secrets up without decrypting them.
+ */
+public final class SecretBox {
+
+  private static final int NONCE_BYTES = 12;
+  private static final int TAG_BITS = 128;
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final SecretKeySpec encryptionKey;
+  private final SecretKeySpec fingerprintKey;
+
+  public SecretBox(byte[] masterKey) {
+    if (masterKey.length != 32) {
+      throw new IllegalArgumentException("the master key must be 32 bytes (256 bits)");
+    }
+    this.encryptionKey = new SecretKeySpec(derive(masterKey, "tollgate-encryption"), "AES");
+    this.fingerprintKey = new SecretKeySpec(derive(masterKey, "tollgate-fingerprint"), "HmacSHA256");
+  }
+
+  public byte[] encrypt(String plaintext) {
+    try {
+      byte[] nonce = new byte[NONCE_BYTES];
+      RANDOM.nextBytes(nonce);
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.ENCRYPT_MODE, encryptionKey, new GCMParameterSpec(TAG_BITS, nonce));
+      byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
+      return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("encryption failed", e);
+    }
+  }
+
+  /** @throws IllegalStateException when the ciphertext was not made with this master key */
+  public String decrypt(byte[] ciphertext) {
+    try {
+      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      cipher.init(Cipher.DECRYPT_MODE, encryptionKey,
+          new GCMParameterSpec(TAG_BITS, ciphertext, 0, NONCE_BYTES));
+      byte[] plain = cipher.doFinal(ciphertext, NONCE_BYTES, ciphertext.length - NONCE_BYTES);
+      return new String(plain, StandardCharsets.UTF_8);
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("decryption failed: wrong master key or damaged data", e);
+    }
+  }
+
+  /** A stable keyed digest (hex) of {@code value}: equal inputs give equal fingerprints. */
+  public String fingerprint(String value) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(fingerprintKey);
+      return HexFormat.of().formatHex(mac.doFinal(value.getBytes(StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static String sha256Hex(String value) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  public static byte[] randomKey() {
+    byte[] key = new byte[32];
+    RANDOM.nextBytes(key);
+    return key;
+  }
+
+  private static byte[] derive(byte[] masterKey, String purpose) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(masterKey, "HmacSHA256"));
+      return mac.doFinal(purpose.getBytes(StandardCharsets.UTF_8));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.shop.ShopId;
+import java.util.Optional;
+
+/**
+ * Keeps card numbers encrypted at rest behind tokens, so a payment stores only the token and
+ * the masked number. A security code is never given to the vault.
+ */
+public interface CardVault {
+
+  /** The shop's token for this card number; the same number always gets the same token. */
+  String tokenize(ShopId shop, String pan);
+
+  /** The card number behind a token of this shop; empty for an unknown or foreign token. */
+  Optional<String> reveal(ShopId shop, String token);
+}

@@ -1,0 +1,27 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Remembers which request an {@code Idempotency-Key} was first used for.
+ *
+ * <p>{@link #claim} must block while another open transaction holds the same key (a unique
+ * index does this in PostgreSQL), so that two concurrent requests with one key see each other.
+ */
+public interface IdempotencyRepository {
+
+  /**
+   * Claims the key for this request in the current transaction.
+   *
+   * @return empty when the key is new (or expired) and is now ours; otherwise the earlier use
+   */
+  Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore);
+
+  /** Records the payment the claimed key created. */
+  void complete(ShopId shop, String key, PaymentId payment);
+
+  record PriorUse(String fingerprint, PaymentId paymentId) {}
+}

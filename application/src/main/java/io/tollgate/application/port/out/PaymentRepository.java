@@ -1,0 +1,48 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Stores payments and their operations. Implementations must join the caller's transaction. */
+public interface PaymentRepository {
+
+  /** Stores a new payment with its CREATE_PAYMENT operation; returns it at version 1. */
+  Payment insert(Payment.Transition creation);
+
+  /**
+   * Stores a step: the new payment row and its operation, only if the row is still at the
+   * version the step was computed from.
+   *
+   * @return the payment at its new version
+   * @throws io.tollgate.domain.DomainException.Conflict when another writer got there first
+   */
+  Payment update(Payment.Transition step);
+
+  Optional<Payment> find(PaymentId id);
+
+  /** Reads the payment and locks its row until the transaction ends. */
+  Optional<Payment> findForUpdate(PaymentId id);
+
+  Page<Payment> list(PaymentFilter filter, int offset, int limit);
+
+  /** The payment's operations, most recent first. */
+  List<PaymentOperation> operations(PaymentId id);
+
+  /** The sum of the refunds of {@code parent} that are not DECLINED or CANCELLED. */
+  Money refundedTotal(PaymentId parent, Money zero);
+
+  /** Filters of a shop's payment list; null fields do not filter. Newest first. */
+  record PaymentFilter(
+      ShopId shopId,
+      Instant createdFrom,
+      Instant createdBefore,
+      Instant updatedFrom,
+      Instant updatedBefore,
+      String referenceId) {}
+}

@@ -1,0 +1,39 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Merchants, shops and their keys. */
+public interface ShopRepository {
+
+  MerchantId createMerchant(String name, Instant now);
+
+  boolean merchantExists(MerchantId id);
+
+  ShopId createShop(Shop withoutId, Instant now);
+
+  Optional<Shop> find(ShopId id);
+
+  List<Shop> shopsOf(MerchantId merchant);
+
+  /**
+   * Stores a key pair, replacing (revoking) any active pair of the shop in that environment.
+   *
+   * @param apiKeyHash SHA-256 of the API key, hex
+   * @param signingKeyCiphertext the signing key encrypted with the deployment's master key
+   */
+  void storeKeys(ShopId shop, Environment environment, String apiKeyHash, String apiKeyPrefix,
+      byte[] signingKeyCiphertext, Instant now);
+
+  /** The active key of this hash in this environment. */
+  Optional<StoredKey> findActiveKey(String apiKeyHash, Environment environment);
+
+  Optional<byte[]> signingKeyCiphertext(ShopId shop, Environment environment);
+
+  record StoredKey(ShopId shopId, Environment environment, String apiKeyHash) {}
+}

@@ -1,0 +1,65 @@
+package io.tollgate.application.service;
+
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/** Collects every broken rule of a request, so one 400 can list them all. */
+final class Checks {
+
+  private final List<Violation> violations = new ArrayList<>();
+
+  void add(String field, String message, Object rejected) {
+    violations.add(Violation.of(field, message, rejected));
+  }
+
+  boolean required(String field, Object value) {
+    if (value == null || (value instanceof String s && s.isBlank())) {
+      add(field, "is required", value);
+      return false;
+    }
+    return true;
+  }
+
+  void maxLength(String field, String value, int max) {
+    if (value != null && value.length() > max) {
+      add(field, "must be at most " + max + " characters", abbreviate(value));
+    }
+  }
+
+  void matches(String field, String value, Pattern pattern, String message) {
+    if (value != null && !pattern.matcher(value).matches()) {
+      add(field, message, abbreviate(value));
+    }
+  }
+
+  /** Runs a value object's own validation and records its message when it refuses. */
+  <T> T valid(String field, String value, Function<String, T> factory) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return factory.apply(value);
+    } catch (IllegalArgumentException e) {
+      add(field, e.getMessage(), abbreviate(value));
+      return null;
+    }
+  }
+
+  boolean isEmpty() {
+    return violations.isEmpty();
+  }
+
+  void throwIfAny(String message) {
+    if (!violations.isEmpty()) {
+      throw new DomainException.Invalid(message, violations);
+    }
+  }
+
+  static String abbreviate(String value) {
+    return value.length() <= 256 ? value : value.substring(0, 256) + "…";
+  }
+}

@@ -1,0 +1,286 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.port.in.CardInput;
+import io.tollgate.application.port.in.CreatePaymentCommand;
+import io.tollgate.domain.group.CountryCode;
+import io.tollgate.domain.group.EmailAddress;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Currency;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.BillingAddress;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentType;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.LocalDate;
+import java.time.YearMonth;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The field rules of a payment request (limits as in the public API's PaymentRequest), checked
+ * all at once. Rules that need stored data (the refund's parent) are checked by the service.
+ */
+final class PaymentRequestRules {
+
+  static final BigDecimal MAX_AMOUNT = new BigDecimal("1000000000");
+  private static final Pattern DIGITS_2 = Pattern.compile("^(0[1-9]|1[0-2])$");
+  private static final Pattern YEAR_4 = Pattern.compile("^[0-9]{4}$");
+  private static final Pattern CVV = Pattern.compile("^[0-9]{3,4}$");
+  private static final Pattern LOCALE = Pattern.compile("^[A-Za-z]{2}$");
+  private static final Pattern PHONE = Pattern.compile("^[0-9 ]{1,18}$");
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{(id|referenceId|state|type)}");
+  private static final int MAX_ADDITIONAL_PARAMETERS = 50;
+
+  /** The request with every rule passed, in domain types. */
+  record Valid(
+      PaymentType type,
+      PaymentMethod method,
+      Money amount,
+      PaymentId parentPaymentId,
+      String cardDigits,
+      CardInput card,
+      Customer customer,
+      BillingAddress billingAddress,
+      boolean preAuth) {}
+
+  private final Currencies currencies;
+
+  PaymentRequestRules(Currencies currencies) {
+    this.currencies = currencies;
+  }
+
+  Valid check(CreatePaymentCommand c) {
+    Checks checks = new Checks();
+
+    PaymentType type = null;
+    if (checks.required("paymentType", c.paymentType())) {
+      type = enumValue(PaymentType.class, c.paymentType());
+      if (type == null) {
+        checks.add("paymentType", "must be one of DEPOSIT, WITHDRAWAL, REFUND", c.paymentType());
+      }
+    }
+
+    PaymentMethod method = PaymentMethod.BASIC_CARD;
+    if (c.paymentMethod() != null) {
+      method = PaymentMethod.find(c.paymentMethod()).orElse(null);
+      if (method == null) {
+        checks.add("paymentMethod", PaymentMethod.isPublicName(c.paymentMethod())
+            ? "payment method not available for this shop"
+            : "unknown payment method", c.paymentMethod());
+      }
+    }
+
+    boolean preAuth = Boolean.TRUE.equals(c.preAuth());
+    if (preAuth && type != null && type != PaymentType.DEPOSIT) {
+      checks.add("preAuth", "only a DEPOSIT can be a pre-authorization", true);
+    }
+    if (preAuth && method == PaymentMethod.BANKTRANSFER) {
+      checks.add("preAuth", "a bank transfer cannot be a pre-authorization", true);
+    }
+
+    Currency currency = null;
+    if (checks.required("currency", c.currency())) {
+      currency = currencies.find(c.currency()).orElse(null);
+      if (currency == null) {
+        checks.add("currency", "unknown currency; use an ISO 4217 code or a supported crypto symbol", c.currency());
+      }
+    }
+
+    Money amount = null;
+    BigDecimal raw = c.amount();
+    if (raw == null) {
+      if (preAuth) {
+        raw = BigDecimal.ZERO;
+      } else {
+        checks.add("amount", "is required", null);
+      }
+    }
+    if (raw != null) {
+      if (raw.signum() < 0) {
+        checks.add("amount", "must not be negative", raw.toPlainString());
+      } else if (raw.signum() == 0 && !preAuth) {
+        checks.add("amount", "must be greater than 0 (0 is allowed only for a pre-authorization)", raw.toPlainString());
+      } else if (raw.compareTo(MAX_AMOUNT) > 0) {
+        checks.add("amount", "must be at most " + MAX_AMOUNT.toPlainString(), raw.toPlainString());
+      } else if (currency != null) {
+        if (Money.fitsScale(raw, currency)) {
+          amount = new Money(raw, currency);
+        } else {
+          checks.add("amount", "has more decimals than " + currency.code() + " allows ("
+              + currency.scale() + ")", raw.toPlainString());
+        }
+      }
+    }
+
+    checks.maxLength("referenceId", c.referenceId(), 256);
+    checks.maxLength("description", c.description(), 512);
+    url(checks, "returnUrl", c.returnUrl(), true);
+    url(checks, "webhookUrl", c.webhookUrl(), false);
+
+    PaymentId parent = null;
+    if (type == PaymentType.REFUND) {
+      if (checks.required("parentPaymentId", c.parentPaymentId())) {
+        parent = PaymentId.isWellFormed(c.parentPaymentId()) ? new PaymentId(c.parentPaymentId()) : null;
+        if (parent == null) {
+          checks.add("parentPaymentId", "must be the 32-character id of a payment", Checks.abbreviate(c.parentPaymentId()));
+        }
+      }
+      if (c.card() != null) {
+        checks.add("card", "a refund goes back to the card of its deposit; do not send a card", null);
+      }
+    } else if (c.parentPaymentId() != null) {
+      checks.add("parentPaymentId", "only a REFUND has a parent payment", Checks.abbreviate(c.parentPaymentId()));
+    }
+
+    String digits = card(checks, c.card(), type, method);
+    Customer customer = customer(checks, c.customer());
+    BillingAddress billing = billing(checks, c.billingAddress());
+    additionalParameters(checks, c.additionalParameters());
+
+    checks.throwIfAny("Invalid payment request");
+    return new Valid(type, method, amount, parent, digits, c.card(), customer, billing, preAuth);
+  }
+
+  private String card(Checks checks, CardInput card, PaymentType type, PaymentMethod method) {
+    if (card == null) {
+      if (type == PaymentType.WITHDRAWAL && method == PaymentMethod.BASIC_CARD) {
+        checks.add("card", "a card withdrawal needs the card (number or token) to pay out to", null);
+      }
+      return null;
+    }
+    if (method == PaymentMethod.BANKTRANSFER) {
+      checks.add("card", "a bank transfer takes no card", null);
+      return null;
+    }
+    String digits = null;
+    if (card.cardNumber() != null) {
+      if (card.cardNumber().length() > 23) {
+        checks.add("card.cardNumber", "must be at most 23 characters", null);
+      } else {
+        digits = card.cardNumber().replaceAll("[^0-9]", "");
+        if (digits.length() < 12 || digits.length() > 19) {
+          checks.add("card.cardNumber", "must have 12 to 19 digits", null);
+          digits = null;
+        }
+      }
+      if (card.cardToken() != null) {
+        checks.add("card.cardToken", "send either a card number or a card token, not both", card.cardToken());
+      }
+    } else if (card.cardToken() == null) {
+      checks.add("card.cardNumber", "is required (or card.cardToken)", null);
+    } else {
+      checks.maxLength("card.cardToken", card.cardToken(), 32);
+    }
+    checks.maxLength("card.cardholderName", card.cardholderName(), 128);
+    if (card.cardSecurityCode() != null && !CVV.matcher(card.cardSecurityCode()).matches()) {
+      checks.add("card.cardSecurityCode", "must be 3 or 4 digits", null);
+    }
+    if (card.cardNumber() != null) {
+      checks.required("card.expiryMonth", card.expiryMonth());
+      checks.required("card.expiryYear", card.expiryYear());
+    }
+    checks.matches("card.expiryMonth", card.expiryMonth(), DIGITS_2, "must be two digits, 01 to 12");
+    checks.matches("card.expiryYear", card.expiryYear(), YEAR_4, "must be four digits");
+    if (card.expiryYear() != null && YEAR_4.matcher(card.expiryYear()).matches()) {
+      int year = Integer.parseInt(card.expiryYear());
+      if (year < 2000 || year > YearMonth.now().getYear() + 50) {
+        checks.add("card.expiryYear", "is not a plausible card expiry year", card.expiryYear());
+      }
+    }
+    return digits;
+  }
+
+  private Customer customer(Checks checks, Customer c) {
+    if (c == null) {
+      return null;
+    }
+    checks.maxLength("customer.referenceId", c.referenceId(), 128);
+    CountryCode citizenship = checks.valid("customer.citizenshipCountryCode", c.citizenshipCountryCode(), CountryCode::new);
+    checks.maxLength("customer.firstName", c.firstName(), 128);
+    checks.maxLength("customer.lastName", c.lastName(), 128);
+    if (c.dateOfBirth() != null) {
+      try {
+        LocalDate born = LocalDate.parse(c.dateOfBirth());
+        if (born.isAfter(LocalDate.now()) || born.getYear() < 1900) {
+          checks.add("customer.dateOfBirth", "is not a plausible date of birth", c.dateOfBirth());
+        }
+      } catch (DateTimeParseException e) {
+        checks.add("customer.dateOfBirth", "must be a date in the form YYYY-MM-DD", Checks.abbreviate(c.dateOfBirth()));
+      }
+    }
+    EmailAddress email = null;
+    if (c.email() != null) {
+      checks.maxLength("customer.email", c.email(), 256);
+      email = checks.valid("customer.email", c.email(), EmailAddress::new);
+    }
+    checks.matches("customer.phone", c.phone(), PHONE, "must be up to 18 digits (spaces allowed), without '+'");
+    checks.matches("customer.locale", c.locale(), LOCALE, "must be a two-letter language code");
+    checks.maxLength("customer.ip", c.ip(), 39);
+    return new Customer(c.referenceId(), citizenship == null ? null : citizenship.value(),
+        c.firstName(), c.lastName(), c.dateOfBirth(), email == null ? null : email.value(),
+        c.phone(), c.locale() == null ? null : c.locale().toLowerCase(java.util.Locale.ROOT), c.ip());
+  }
+
+  private BillingAddress billing(Checks checks, BillingAddress b) {
+    if (b == null) {
+      return null;
+    }
+    checks.maxLength("billingAddress.addressLine1", b.addressLine1(), 300);
+    checks.maxLength("billingAddress.addressLine2", b.addressLine2(), 300);
+    checks.maxLength("billingAddress.city", b.city(), 50);
+    CountryCode country = checks.valid("billingAddress.countryCode", b.countryCode(), CountryCode::new);
+    checks.maxLength("billingAddress.postalCode", b.postalCode(), 12);
+    checks.maxLength("billingAddress.state", b.state(), 40);
+    return new BillingAddress(b.addressLine1(), b.addressLine2(), b.city(),
+        country == null ? null : country.value(), b.postalCode(), b.state());
+  }
+
+  private void additionalParameters(Checks checks, Map<String, String> params) {
+    if (params.size() > MAX_ADDITIONAL_PARAMETERS) {
+      checks.add("additionalParameters", "at most " + MAX_ADDITIONAL_PARAMETERS + " entries", params.size());
+    }
+    params.forEach((key, value) -> {
+      if (key.isEmpty() || key.length() > 64) {
+        checks.add("additionalParameters", "keys must be 1 to 64 characters", Checks.abbreviate(key));
+      }
+      if (value != null && value.length() > 1024) {
+        checks.add("additionalParameters." + key, "must be at most 1024 characters", null);
+      }
+    });
+  }
+
+  private static void url(Checks checks, String field, String value, boolean placeholders) {
+    if (value == null) {
+      return;
+    }
+    if (value.length() > 512) {
+      checks.add(field, "must be at most 512 characters", Checks.abbreviate(value));
+      return;
+    }
+    String candidate = placeholders ? PLACEHOLDER.matcher(value).replaceAll("x") : value;
+    try {
+      URI uri = new URI(candidate);
+      String scheme = uri.getScheme();
+      if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+          || uri.getHost() == null) {
+        checks.add(field, "must be an absolute http or https URL", value);
+      }
+    } catch (URISyntaxException e) {
+      checks.add(field, "is not a valid URL", value);
+    }
+  }
+
+  private static <E extends Enum<E>> E enumValue(Class<E> type, String name) {
+    for (E e : type.getEnumConstants()) {
+      if (e.name().equals(name)) {
+        return e;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,191 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.in.CreatePaymentCommand;
+import io.tollgate.application.port.in.CreatePaymentUseCase;
+import io.tollgate.application.port.in.ListPaymentsQuery;
+import io.tollgate.application.port.in.PaymentQueries;
+import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.IdempotencyRepository;
+import io.tollgate.application.port.out.IdempotencyRepository.PriorUse;
+import io.tollgate.application.port.out.Page;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.CardBrands;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Creates payments and answers questions about them. */
+public final class PaymentService implements CreatePaymentUseCase, PaymentQueries {
+
+  public static final Duration IDEMPOTENCY_WINDOW = Duration.ofHours(24);
+
+  private final TransactionRunner tx;
+  private final PaymentRepository payments;
+  private final ShopRepository shops;
+  private final IdempotencyRepository idempotency;
+  private final CardVault cardVault;
+  private final Clock clock;
+  private final PaymentRequestRules rules;
+  private final SecretBox secrets;
+
+  public PaymentService(TransactionRunner tx, PaymentRepository payments, ShopRepository shops,
+      IdempotencyRepository idempotency, CardVault cardVault, SecretBox secrets,
+      Currencies currencies, Clock clock) {
+    this.secrets = secrets;
+    this.tx = tx;
+    this.payments = payments;
+    this.shops = shops;
+    this.idempotency = idempotency;
+    this.cardVault = cardVault;
+    this.clock = clock;
+    this.rules = new PaymentRequestRules(currencies);
+  }
+
+  @Override
+  public CreatedPayment create(CreatePaymentCommand command) {
+    if (command.idempotencyKey() != null
+        && (command.idempotencyKey().isEmpty() || command.idempotencyKey().length() > 255)) {
+      throw new DomainException.Invalid(Violation.of("Idempotency-Key",
+          "must be 1 to 255 characters", Checks.abbreviate(command.idempotencyKey())));
+    }
+    PaymentRequestRules.Valid valid = rules.check(command);
+    Shop shop = shops.find(command.shopId())
+        .orElseThrow(() -> new DomainException.Unauthenticated("Invalid token"));
+
+    return tx.inTransaction(() -> {
+      Instant now = clock.instant();
+      // The body digest may stem from a card number: only a keyed digest of it is stored.
+      String fingerprint = command.idempotencyKey() == null ? null : secrets.fingerprint(command.fingerprint());
+      if (command.idempotencyKey() != null) {
+        Optional<PriorUse> prior = idempotency.claim(shop.id(), command.idempotencyKey(),
+            fingerprint, now, now.minus(IDEMPOTENCY_WINDOW));
+        if (prior.isPresent()) {
+          return replay(prior.get(), fingerprint);
+        }
+      }
+      Payment.Draft draft = draft(command, valid, shop);
+      PaymentState initial = switch (valid.type()) {
+        case DEPOSIT -> PaymentState.CHECKOUT;
+        case WITHDRAWAL -> shop.requiresApproval() ? PaymentState.AWAITING_APPROVAL : PaymentState.PENDING;
+        case REFUND -> PaymentState.PENDING;
+      };
+      Payment stored = payments.insert(Payment.create(draft, initial, now));
+      if (command.idempotencyKey() != null) {
+        idempotency.complete(shop.id(), command.idempotencyKey(), stored.id());
+      }
+      return new CreatedPayment(stored, false);
+    });
+  }
+
+  private CreatedPayment replay(PriorUse prior, String fingerprint) {
+    if (!prior.fingerprint().equals(fingerprint)) {
+      throw new DomainException.Conflict("idempotency_key_reused",
+          "Idempotency-Key was already used for a different request");
+    }
+    Payment earlier = payments.find(prior.paymentId())
+        .orElseThrow(() -> new IllegalStateException("idempotency record without its payment"));
+    return new CreatedPayment(earlier, true);
+  }
+
+  private Payment.Draft draft(CreatePaymentCommand c, PaymentRequestRules.Valid v, Shop shop) {
+    PaymentMethod method = v.method();
+    CardDetails card = null;
+    if (v.type() == PaymentType.REFUND) {
+      Payment parent = refundableParent(shop.id(), v.parentPaymentId(), v.amount());
+      method = parent.method();
+      card = parent.card();
+    } else if (v.card() != null) {
+      card = cardDetails(shop.id(), v);
+    }
+    return new Payment.Draft(PaymentId.random(), shop.id(), v.type(), method, v.amount(),
+        c.referenceId(), c.description(), v.parentPaymentId(), v.preAuth(), card, v.customer(),
+        v.billingAddress(), c.returnUrl(), c.webhookUrl(), c.additionalParameters());
+  }
+
+  private CardDetails cardDetails(ShopId shop, PaymentRequestRules.Valid v) {
+    String digits = v.cardDigits();
+    String token;
+    if (digits != null) {
+      token = cardVault.tokenize(shop, digits);
+    } else {
+      token = v.card().cardToken();
+      digits = cardVault.reveal(shop, token).orElseThrow(() -> new DomainException.Invalid(
+          Violation.of("card.cardToken", "unknown card token", token)));
+    }
+    return new CardDetails(CardBrands.mask(digits), token, v.card().cardholderName(),
+        v.card().expiryMonth(), v.card().expiryYear(), CardBrands.detect(digits), null);
+  }
+
+  /**
+   * Locks the parent deposit so that concurrent refunds of it are checked one after another
+   * and can never add up to more than the deposit.
+   */
+  private Payment refundableParent(ShopId shop, PaymentId parentId, Money amount) {
+    Payment parent = payments.findForUpdate(parentId)
+        .filter(p -> p.shopId().equals(shop))
+        .orElseThrow(() -> invalidParent("payment not found", parentId));
+    if (parent.type() != PaymentType.DEPOSIT || parent.state() != PaymentState.COMPLETED) {
+      throw invalidParent("only a COMPLETED deposit can be refunded (this one is "
+          + parent.type() + " " + parent.state() + ")", parentId);
+    }
+    if (!parent.amount().currency().equals(amount.currency())) {
+      throw new DomainException.Invalid(Violation.of("currency",
+          "must be the currency of the refunded deposit (" + parent.amount().currency() + ")",
+          amount.currency().code()));
+    }
+    Money refunded = payments.refundedTotal(parentId, Money.zero(amount.currency()));
+    Money left = parent.amount().minus(refunded);
+    if (amount.isGreaterThan(left)) {
+      throw new DomainException.Invalid(Violation.of("amount",
+          "exceeds what is left to refund of the deposit (" + left + ")", amount.amount().toPlainString()));
+    }
+    return parent;
+  }
+
+  private static DomainException.Invalid invalidParent(String message, PaymentId id) {
+    return new DomainException.Invalid(Violation.of("parentPaymentId", message, id.value()));
+  }
+
+  @Override
+  public Payment get(ShopId shop, String paymentId) {
+    return ownPayment(shop, paymentId);
+  }
+
+  @Override
+  public Page<Payment> list(ListPaymentsQuery q) {
+    return payments.list(new PaymentRepository.PaymentFilter(q.shopId(), q.createdFrom(),
+        q.createdBefore(), q.updatedFrom(), q.updatedBefore(), q.referenceId()), q.offset(), q.limit());
+  }
+
+  @Override
+  public List<PaymentOperation> operations(ShopId shop, String paymentId) {
+    return payments.operations(ownPayment(shop, paymentId).id());
+  }
+
+  private Payment ownPayment(ShopId shop, String paymentId) {
+    if (!PaymentId.isWellFormed(paymentId)) {
+      throw new DomainException.NotFound("Payment not found");
+    }
+    return payments.find(new PaymentId(paymentId))
+        .filter(p -> p.shopId().equals(shop))
+        .orElseThrow(() -> new DomainException.NotFound("Payment not found"));
+  }
+}

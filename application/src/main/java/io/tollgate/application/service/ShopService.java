@@ -1,0 +1,123 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.in.AuthenticateShopUseCase;
+import io.tollgate.application.port.in.ProvisioningUseCase;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.shop.ShopId;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.List;
+
+/** Shop keys: issued once, stored hashed (API key) or encrypted (signing key), checked per request. */
+public final class ShopService implements AuthenticateShopUseCase, ProvisioningUseCase {
+
+  private static final char[] ALPHABET =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final int MAX_KEY_LENGTH = 200;
+
+  private final TransactionRunner tx;
+  private final ShopRepository shops;
+  private final SecretBox secrets;
+  private final Environment environment;
+  private final Clock clock;
+
+  public ShopService(TransactionRunner tx, ShopRepository shops, SecretBox secrets,
+      Environment environment, Clock clock) {
+    this.tx = tx;
+    this.shops = shops;
+    this.secrets = secrets;
+    this.environment = environment;
+    this.clock = clock;
+  }
+
+  @Override
+  public ShopId authenticate(String apiKey) {
+    if (apiKey == null || apiKey.isEmpty() || apiKey.length() > MAX_KEY_LENGTH) {
+      throw invalidToken();
+    }
+    String hash = SecretBox.sha256Hex(apiKey);
+    return shops.findActiveKey(hash, environment)
+        // The lookup is by hash; comparing again in constant time keeps the check itself
+        // free of timing differences whatever the store does.
+        .filter(k -> MessageDigest.isEqual(k.apiKeyHash().getBytes(StandardCharsets.US_ASCII),
+            hash.getBytes(StandardCharsets.US_ASCII)))
+        .map(ShopRepository.StoredKey::shopId)
+        .orElseThrow(ShopService::invalidToken);
+  }
+
+  private static DomainException.Unauthenticated invalidToken() {
+    return new DomainException.Unauthenticated("Invalid token");
+  }
+
+  @Override
+  public MerchantId createMerchant(String name) {
+    requireName("name", name);
+    return tx.inTransaction(() -> shops.createMerchant(name.strip(), clock.instant()));
+  }
+
+  @Override
+  public ShopId createShop(CreateShopCommand c) {
+    requireName("name", c.name());
+    return tx.inTransaction(() -> {
+      if (!shops.merchantExists(c.merchantId())) {
+        throw new DomainException.NotFound("Merchant " + c.merchantId() + " not found");
+      }
+      // The id is assigned by the store; a placeholder satisfies the record's invariants.
+      Shop shop = new Shop(new ShopId(Long.MAX_VALUE), c.merchantId(), c.name().strip(),
+          c.webhookUrl(), c.returnUrl(), c.checkoutTimeout(), c.checkWithdrawalBalance(),
+          c.requiresApproval(), c.baseCurrency());
+      return shops.createShop(shop, clock.instant());
+    });
+  }
+
+  @Override
+  public IssuedKeys issueKeys(ShopId shop, Environment env) {
+    String prefix = env == Environment.PRODUCTION ? "tg_live_" : "tg_test_";
+    String apiKey = prefix + random(32);
+    String signingKey = "whsec_" + random(40);
+    tx.run(() -> {
+      if (shops.find(shop).isEmpty()) {
+        throw new DomainException.NotFound("Shop " + shop + " not found");
+      }
+      shops.storeKeys(shop, env, SecretBox.sha256Hex(apiKey), apiKey.substring(0, prefix.length() + 4),
+          secrets.encrypt(signingKey), clock.instant());
+    });
+    return new IssuedKeys(shop, env, apiKey, signingKey);
+  }
+
+  @Override
+  public List<Shop> shopsOf(MerchantId merchant) {
+    return shops.shopsOf(merchant);
+  }
+
+  /** The shop's signing key for this deployment's environment, decrypted. */
+  public String signingKey(ShopId shop) {
+    byte[] sealed = shops.signingKeyCiphertext(shop, environment)
+        .orElseThrow(() -> new DomainException.NotFound("Shop " + shop + " has no signing key"));
+    return secrets.decrypt(sealed);
+  }
+
+  private static void requireName(String field, String name) {
+    if (name == null || name.isBlank() || name.length() > 128) {
+      throw new DomainException.Invalid(Violation.of(field, "must be 1 to 128 characters", name));
+    }
+  }
+
+  private static String random(int length) {
+    StringBuilder sb = new StringBuilder(length);
+    for (int i = 0; i < length; i++) {
+      sb.append(ALPHABET[RANDOM.nextInt(ALPHABET.length)]);
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,61 @@
+package io.tollgate.bootstrap;
+
+import io.tollgate.application.crypto.SecretBox;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Base64;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The master key that encrypts signing keys and card numbers: {@code TOLLGATE_MASTER_KEY}, or
+ * in sandbox a key generated once and kept in the data directory.
+ */
+final class MasterKey {
+
+  private static final Logger LOG = LoggerFactory.getLogger(MasterKey.class);
+
+  private MasterKey() {}
+
+  static byte[] load(TollgateConfig config) {
+    if (config.masterKey() != null) {
+      return decode(config.masterKey());
+    }
+    Path file = config.dataDirectory().resolve("master.key");
+    try {
+      if (Files.exists(file)) {
+        return decode(Files.readString(file, StandardCharsets.US_ASCII).strip());
+      }
+      Files.createDirectories(file.getParent());
+      byte[] key = SecretBox.randomKey();
+      Files.writeString(file, Base64.getEncoder().encodeToString(key) + "\n", StandardCharsets.US_ASCII);
+      try {
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException ignored) {
+        // not a POSIX file system; the directory's permissions apply
+      }
+      LOG.info("generated a sandbox master key in {}", file);
+      return key;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read or create the master key file " + file, e);
+    }
+  }
+
+  private static byte[] decode(String base64) {
+    byte[] key;
+    try {
+      key = Base64.getDecoder().decode(base64.strip());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("TOLLGATE_MASTER_KEY must be base64 of 32 random bytes");
+    }
+    if (key.length != 32) {
+      throw new IllegalArgumentException("TOLLGATE_MASTER_KEY must be base64 of 32 random bytes (got "
+          + key.length + " bytes)");
+    }
+    return key;
+  }
+}

@@ -1,0 +1,144 @@
+package io.tollgate.bootstrap;
+
+import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.service.PaymentService;
+import io.tollgate.application.service.ShopService;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.persistence.Database;
+import io.tollgate.persistence.DatabaseSettings;
+import io.tollgate.persistence.PersistenceAdapters;
+import io.tollgate.rest.gateway.GatewayApi;
+import java.net.URI;
+import java.time.Clock;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.glassfish.jersey.servlet.ServletContainer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The running service: the database, the services wired with plain {@code new}, Jetty. */
+public final class Tollgate implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Tollgate.class);
+
+  private final TollgateConfig config;
+  private final Database database;
+  private final boolean ownsDatabase;
+  private final Services services;
+  private final Server server;
+  private final String publicUrl;
+
+  private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase) throws Exception {
+    this.config = config;
+    this.database = database;
+    this.ownsDatabase = ownsDatabase;
+    this.services = Services.wire(config, database);
+
+    QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+    threads.setName("http");
+    this.server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendDateHeader(true);
+    http.setRequestHeaderSize(8 * 1024);
+    http.setUriCompliance(UriCompliance.DEFAULT);
+    ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    connector.setHost(config.host());
+    connector.setPort(config.port());
+    connector.setIdleTimeout(30_000);
+    server.addConnector(connector);
+    server.setErrorHandler(new JsonErrorHandler());
+    server.setStopTimeout(15_000);
+    server.setStopAtShutdown(false);
+
+    // The public URL may depend on the bound port, so bind first, then build the APIs.
+    connector.open();
+    this.publicUrl = config.publicUrlFor(connector.getLocalPort());
+
+    ServletContextHandler context = new ServletContextHandler("/", false, false);
+    context.setErrorHandler(new ServletJsonErrorHandler());
+    context.addServlet(new ServletHolder("gateway", new ServletContainer(GatewayApi.application(
+        new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
+            publicUrl, config.bodyLimitBytes(), Clock.systemUTC())))), "/api/v1/*");
+    server.setHandler(new GracefulHandler(context));
+    server.start();
+    LOG.info("Tollgate {} listening on {} (public URL {})", config.environment().lowerName(),
+        connector.getLocalPort(), publicUrl);
+  }
+
+  /** Starts on the configured database (embedded when none is configured). */
+  public static Tollgate start(TollgateConfig config) throws Exception {
+    Database db = Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword(),
+        config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, config.dbPoolSize()));
+    try {
+      return new Tollgate(config, db, true);
+    } catch (Exception e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /** Starts on a database someone else owns (tests). */
+  public static Tollgate start(TollgateConfig config, Database database) throws Exception {
+    return new Tollgate(config, database, false);
+  }
+
+  public URI baseUri() {
+    return URI.create("http://127.0.0.1:" + port());
+  }
+
+  public int port() {
+    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  public String publicUrl() {
+    return publicUrl;
+  }
+
+  public Services services() {
+    return services;
+  }
+
+  public Database database() {
+    return database;
+  }
+
+  /** Stops taking requests, lets those in flight finish, then releases the database. */
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("error while stopping the HTTP server", e);
+    }
+    if (ownsDatabase) {
+      database.close();
+    }
+    LOG.info("Tollgate stopped");
+  }
+
+  /** The application services, wired by hand. */
+  public record Services(PaymentService payments, ShopService shops, PersistenceAdapters persistence,
+      Environment environment) {
+
+    static Services wire(TollgateConfig config, Database database) {
+      Clock clock = Clock.systemUTC();
+      Currencies currencies = new Currencies(config.cryptoCurrencies());
+      SecretBox secrets = new SecretBox(MasterKey.load(config));
+      PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
+      PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(),
+          adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets, currencies, clock);
+      ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
+          config.environment(), clock);
+      return new Services(payments, shops, adapters, config.environment());
+    }
+  }
+}

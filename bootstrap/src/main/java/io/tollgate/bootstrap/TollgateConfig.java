@@ -1,0 +1,146 @@
+package io.tollgate.bootstrap;
+
+import io.tollgate.domain.shop.Environment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Everything Tollgate reads from its environment. {@link #SETTINGS} is the single list of
+ * variables: the README's configuration table is checked against it by a test.
+ */
+public record TollgateConfig(
+    Environment environment,
+    String host,
+    int port,
+    String publicUrl,
+    String dbUrl,
+    String dbUser,
+    String dbPassword,
+    int dbPoolSize,
+    Path dataDirectory,
+    String masterKey,
+    Map<String, Integer> cryptoCurrencies,
+    int bodyLimitBytes) {
+
+  /** One environment variable: its name, default and meaning. */
+  public record Setting(String name, String defaultValue, String description) {}
+
+  public static final List<Setting> SETTINGS = List.of(
+      new Setting("TOLLGATE_ENVIRONMENT", "sandbox",
+          "`sandbox` or `production`; keys only work in the environment they were issued for"),
+      new Setting("TOLLGATE_HOST", "0.0.0.0", "address the HTTP server binds to"),
+      new Setting("TOLLGATE_PORT", "8080", "HTTP port (0 picks a free one)"),
+      new Setting("TOLLGATE_PUBLIC_URL", "http://localhost:{port}",
+          "base URL customers and merchants reach Tollgate at; used in `redirectUrl`"),
+      new Setting("TOLLGATE_DB_URL", "(embedded PostgreSQL)",
+          "JDBC URL of an external PostgreSQL; when unset an embedded PostgreSQL is started"),
+      new Setting("TOLLGATE_DB_USER", "postgres", "database user for `TOLLGATE_DB_URL`"),
+      new Setting("TOLLGATE_DB_PASSWORD", "(empty)", "database password for `TOLLGATE_DB_URL`"),
+      new Setting("TOLLGATE_DB_POOL_SIZE", "16", "maximum database connections"),
+      new Setting("TOLLGATE_DATA_DIR", "./tollgate-data",
+          "where the embedded database and the sandbox master key are kept between runs"),
+      new Setting("TOLLGATE_MASTER_KEY", "(generated in sandbox)",
+          "base64 of 32 random bytes; encrypts signing keys and card numbers. Required in production"),
+      new Setting("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,ETH:8,USDT:8",
+          "crypto symbols accepted besides ISO 4217 codes, with their decimals"),
+      new Setting("TOLLGATE_BODY_LIMIT_BYTES", "65536", "largest request body accepted (413 above)"));
+
+  public static TollgateConfig fromEnvironment() {
+    return from(System.getenv());
+  }
+
+  public static TollgateConfig from(Map<String, String> env) {
+    List<String> problems = new ArrayList<>();
+    Function<String, String> get = name -> {
+      String v = env.get(name);
+      return v == null || v.isBlank() ? null : v.strip();
+    };
+    Environment environment = Environment.SANDBOX;
+    if (get.apply("TOLLGATE_ENVIRONMENT") != null) {
+      try {
+        environment = Environment.parse(get.apply("TOLLGATE_ENVIRONMENT"));
+      } catch (IllegalArgumentException e) {
+        problems.add("TOLLGATE_ENVIRONMENT must be sandbox or production");
+      }
+    }
+    int port = integer(get.apply("TOLLGATE_PORT"), 8080, 0, 65535, "TOLLGATE_PORT", problems);
+    int pool = integer(get.apply("TOLLGATE_DB_POOL_SIZE"), 16, 1, 500, "TOLLGATE_DB_POOL_SIZE", problems);
+    int bodyLimit = integer(get.apply("TOLLGATE_BODY_LIMIT_BYTES"), 64 * 1024, 1024, 16 * 1024 * 1024,
+        "TOLLGATE_BODY_LIMIT_BYTES", problems);
+    Map<String, Integer> crypto = cryptoCurrencies(get.apply("TOLLGATE_CRYPTO_CURRENCIES"), problems);
+    String masterKey = get.apply("TOLLGATE_MASTER_KEY");
+    if (environment == Environment.PRODUCTION && masterKey == null) {
+      problems.add("TOLLGATE_MASTER_KEY is required in production (base64 of 32 random bytes)");
+    }
+    String dbUrl = get.apply("TOLLGATE_DB_URL");
+    if (environment == Environment.PRODUCTION && dbUrl == null) {
+      problems.add("TOLLGATE_DB_URL is required in production; the embedded database is for sandbox use");
+    }
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException("Invalid configuration:\n  " + String.join("\n  ", problems));
+    }
+    String dataDir = get.apply("TOLLGATE_DATA_DIR");
+    return new TollgateConfig(environment,
+        get.apply("TOLLGATE_HOST") == null ? "0.0.0.0" : get.apply("TOLLGATE_HOST"),
+        port,
+        get.apply("TOLLGATE_PUBLIC_URL"),
+        dbUrl,
+        get.apply("TOLLGATE_DB_USER") == null ? "postgres" : get.apply("TOLLGATE_DB_USER"),
+        env.getOrDefault("TOLLGATE_DB_PASSWORD", ""),
+        pool,
+        Path.of(dataDir == null ? "tollgate-data" : dataDir).toAbsolutePath(),
+        masterKey,
+        crypto,
+        bodyLimit);
+  }
+
+  /** The public URL, defaulting to localhost on the port actually bound. */
+  public String publicUrlFor(int boundPort) {
+    return publicUrl != null ? publicUrl.replaceAll("/+$", "") : "http://localhost:" + boundPort;
+  }
+
+  private static int integer(String raw, int def, int min, int max, String name, List<String> problems) {
+    if (raw == null) {
+      return def;
+    }
+    try {
+      int v = Integer.parseInt(raw);
+      if (v < min || v > max) {
+        problems.add(name + " must be between " + min + " and " + max);
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      problems.add(name + " must be an integer");
+      return def;
+    }
+  }
+
+  private static Map<String, Integer> cryptoCurrencies(String raw, List<String> problems) {
+    if (raw == null) {
+      return io.tollgate.domain.money.Currencies.DEFAULT_CRYPTO;
+    }
+    Map<String, Integer> map = new LinkedHashMap<>();
+    for (String entry : raw.split(",")) {
+      String[] parts = entry.strip().split(":");
+      if (parts.length != 2 || !parts[0].matches("[A-Z0-9]{2,10}") || !parts[1].matches("[0-9]{1,2}")
+          || Integer.parseInt(parts[1]) > 18) {
+        problems.add("TOLLGATE_CRYPTO_CURRENCIES entries look like SYMBOL:DECIMALS, e.g. BTC:8 (got '" + entry + "')");
+        continue;
+      }
+      map.put(parts[0], Integer.parseInt(parts[1]));
+    }
+    return Collections.unmodifiableMap(map);
+  }
+
+  @Override
+  public String toString() {
+    return "TollgateConfig[environment=" + environment + ", host=" + host + ", port=" + port
+        + ", publicUrl=" + publicUrl + ", dbUrl=" + (dbUrl == null ? "(embedded)" : dbUrl)
+        + ", dataDirectory=" + dataDirectory + "]";
+  }
+}

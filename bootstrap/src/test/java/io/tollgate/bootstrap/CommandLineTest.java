@@ -1,0 +1,100 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.persistence.Database;
+import io.tollgate.persistence.testing.TestDatabase;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The operator provisions merchants, shops and keys without SQL, and the keys work. */
+class CommandLineTest {
+
+  static Database db;
+  static Map<String, String> env;
+
+  @BeforeAll
+  static void start() throws Exception {
+    db = TestDatabase.fresh();
+    env = new HashMap<>();
+    env.put("TOLLGATE_DB_URL", db.jdbcUrl());
+    env.put("TOLLGATE_DB_USER", TestDatabase.user());
+    env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
+    env.put("TOLLGATE_DATA_DIR", Files.createTempDirectory("tollgate-cli").toString());
+    env.put("TOLLGATE_PORT", "0");
+    env.put("TOLLGATE_HOST", "127.0.0.1");
+  }
+
+  @AfterAll
+  static void stop() {
+    db.close();
+  }
+
+  private record Result(int exit, String out, String err) {}
+
+  private static Result run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
+    return new Result(exit, out.toString(), err.toString());
+  }
+
+  private static String group(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    assertThat(m.find()).as("%s in %s", regex, text).isTrue();
+    return m.group(1);
+  }
+
+  @Test
+  void provisions_a_merchant_shop_and_keys_that_the_api_accepts() throws Exception {
+    Result merchant = run("merchant", "create", "--name", "Acme");
+    assertThat(merchant.exit()).as(merchant.err()).isZero();
+    String merchantId = group(merchant.out(), "merchant (\\d+) created");
+
+    Result shop = run("shop", "create", "--merchant", merchantId, "--name", "Acme Web",
+        "--webhook-url", "https://acme.example/hooks", "--requires-approval", "--checkout-timeout", "PT15M");
+    assertThat(shop.exit()).as(shop.err()).isZero();
+    String shopId = group(shop.out(), "shop (\\d+) created");
+
+    Result listed = run("shop", "list", "--merchant", merchantId);
+    assertThat(listed.out()).contains(shopId + "\tAcme Web\twebhook=https://acme.example/hooks");
+
+    Result keys = run("key", "issue", "--shop", shopId);
+    assertThat(keys.exit()).as(keys.err()).isZero();
+    String apiKey = group(keys.out(), "API key:\\s+(\\S+)");
+    assertThat(group(keys.out(), "Signing key:\\s+(\\S+)")).startsWith("whsec_");
+
+    try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
+      var response = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.baseUri() + "/api/v1/payments"))
+              .header("Authorization", "Bearer " + apiKey).GET().build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).isEqualTo(200);
+    }
+    String stored = db.jdbi().withHandle(h -> h.createQuery("select string_agg(api_key_hash, ',') from shop_keys")
+        .mapTo(String.class).one());
+    assertThat(stored).doesNotContain(apiKey);
+  }
+
+  @Test
+  void refuses_a_shop_for_an_unknown_merchant_with_a_clear_message() {
+    Result r = run("shop", "create", "--merchant", "999999", "--name", "Nobody's");
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("Merchant 999999 not found");
+  }
+
+  @Test
+  void a_missing_option_prints_usage() {
+    Result r = run("shop", "create", "--name", "x");
+    assertThat(r.exit()).isNotZero();
+    assertThat(r.err()).contains("--merchant");
+  }
+}

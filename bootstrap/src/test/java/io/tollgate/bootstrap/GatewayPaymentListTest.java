@@ -1,0 +1,114 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.bootstrap.TestGateway.Answer;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class GatewayPaymentListTest {
+
+  static TestGateway gw;
+  static List<String> ids = new ArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+    for (int i = 0; i < 5; i++) {
+      Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":" + (i + 1)
+          + ",\"currency\":\"EUR\",\"referenceId\":\"ref-" + (i % 2) + "\"}");
+      ids.add(a.json().at("/result/id").asText());
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  private static List<String> idsOf(Answer a) {
+    List<String> out = new ArrayList<>();
+    a.json().get("result").forEach(p -> out.add(p.get("id").asText()));
+    return out;
+  }
+
+  @Test
+  void lists_newest_first_with_has_more_at_the_page_boundary() {
+    Answer first = gw.get("/api/v1/payments?limit=2");
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(idsOf(first)).containsExactly(ids.get(4), ids.get(3));
+    assertThat(first.json().get("hasMore").asBoolean()).isTrue();
+
+    Answer last = gw.get("/api/v1/payments?limit=2&offset=4");
+    assertThat(idsOf(last)).containsExactly(ids.get(0));
+    assertThat(last.json().get("hasMore").asBoolean()).isFalse();
+
+    Answer exact = gw.get("/api/v1/payments?limit=5");
+    assertThat(idsOf(exact)).hasSize(5);
+    assertThat(exact.json().get("hasMore").asBoolean()).isFalse();
+  }
+
+  @Test
+  void filters_by_reference_id() {
+    Answer a = gw.get("/api/v1/payments?referenceId.eq=ref-1");
+    assertThat(idsOf(a)).containsExactly(ids.get(3), ids.get(1));
+  }
+
+  @Test
+  void filters_by_creation_and_update_time() {
+    DateTimeFormatter f = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
+    String future = LocalDateTime.now(ZoneOffset.UTC).plusMinutes(5).format(f);
+    String past = LocalDateTime.now(ZoneOffset.UTC).minusMinutes(30).format(f);
+    assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + future))).isEmpty();
+    assertThat(idsOf(gw.get("/api/v1/payments?created.lt=" + past))).isEmpty();
+    assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + past + "&created.lt=" + future))).hasSize(5);
+    assertThat(idsOf(gw.get("/api/v1/payments?updated.gte=" + future))).isEmpty();
+    assertThat(idsOf(gw.get("/api/v1/payments?updated.gte=" + past + "&updated.lt=" + future))).hasSize(5);
+  }
+
+  @Test
+  void the_default_window_is_the_last_24_hours() {
+    gw.database.jdbi().useHandle(h -> h.execute(
+        "update payments set created = now() - interval '25 hours' where id = ?", ids.get(0)));
+    try {
+      assertThat(idsOf(gw.get("/api/v1/payments"))).doesNotContain(ids.get(0)).contains(ids.get(1));
+      String old = LocalDateTime.now(ZoneOffset.UTC).minusDays(2).format(DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss"));
+      assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + old))).contains(ids.get(0));
+    } finally {
+      gw.database.jdbi().useHandle(h -> h.execute("update payments set created = updated where id = ?", ids.get(0)));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=1001", "limit=abc", "offset=1.5",
+      "created.gte=2026-01-01", "created.lt=yesterday", "updated.gte=2026-13-01T00:00:00",
+      "updated.lt=2026-02-30T00:00:00"})
+  void out_of_range_or_malformed_parameters_are_400s(String query) {
+    Answer a = gw.get("/api/v1/payments?" + query);
+    assertThat(a.status()).as(query).isEqualTo(400);
+    JsonNode errors = a.json().get("errors");
+    assertThat(errors).isNotEmpty();
+    assertThat(errors.get(0).get("field").asText()).isEqualTo(query.substring(0, query.indexOf('=')));
+  }
+
+  @Test
+  void several_bad_parameters_are_reported_together() {
+    Answer a = gw.get("/api/v1/payments?offset=-1&limit=0&created.gte=x");
+    assertThat(a.json().get("errors")).hasSize(3);
+  }
+
+  @Test
+  void the_largest_allowed_values_are_accepted() {
+    assertThat(gw.get("/api/v1/payments?offset=1000000&limit=1000").status()).isEqualTo(200);
+    assertThat(gw.get("/api/v1/payments?offset=0&limit=1").status()).isEqualTo(200);
+  }
+}

@@ -1,0 +1,258 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.bootstrap.TestGateway.Answer;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.ShopId;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** POST, GET and list of /api/v1/payments through real HTTP and PostgreSQL. */
+class GatewayPaymentsApiTest {
+
+  static TestGateway gw;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  @Test
+  void a_deposit_is_created_in_checkout_with_a_redirect_url_and_the_success_envelope() {
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10.5,"currency":"EUR","referenceId":"order-1",
+         "description":"Two coffees","returnUrl":"https://shop.example/return?id={id}",
+         "customer":{"referenceId":"c-1","email":"Ann@Example.com","citizenshipCountryCode":"de"},
+         "billingAddress":{"addressLine1":"Main 1","city":"Berlin","countryCode":"DE","postalCode":"10115"}}
+        """);
+
+    assertThat(a.status()).isEqualTo(200);
+    JsonNode body = a.json();
+    assertThat(body.get("status").asInt()).isEqualTo(200);
+    assertThat(body.get("timestamp").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\+00:00");
+    JsonNode p = body.get("result");
+    assertThat(p.get("id").asText()).matches("[0-9a-f]{32}");
+    assertThat(p.get("state").asText()).isEqualTo("CHECKOUT");
+    assertThat(p.get("paymentType").asText()).isEqualTo("DEPOSIT");
+    assertThat(p.get("paymentMethod").asText()).isEqualTo("BASIC_CARD");
+    assertThat(p.get("amount").decimalValue()).isEqualByComparingTo("10.50");
+    assertThat(p.get("amount").toString()).isEqualTo("10.50");
+    assertThat(p.get("currency").asText()).isEqualTo("EUR");
+    assertThat(p.get("created").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d");
+    assertThat(p.get("redirectUrl").asText()).isEqualTo(gw.app.publicUrl() + "/checkout/" + p.get("id").asText());
+    assertThat(p.at("/customer/email").asText()).isEqualTo("ann@example.com");
+    assertThat(p.at("/customer/citizenshipCountryCode").asText()).isEqualTo("DE");
+    assertThat(p.at("/billingAddress/city").asText()).isEqualTo("Berlin");
+
+    Answer read = gw.get("/api/v1/payments/" + p.get("id").asText());
+    assertThat(read.status()).isEqualTo(200);
+    assertThat(read.json().get("result")).isEqualTo(p);
+  }
+
+  @Test
+  void a_card_given_at_creation_is_kept_only_masked_with_a_token() {
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":1,"currency":"USD",
+         "card":{"cardNumber":"4000 0000 0000 0408","cardholderName":"ANN LEE","cardSecurityCode":"123",
+                 "expiryMonth":"12","expiryYear":"2030"}}
+        """);
+    assertThat(a.status()).isEqualTo(200);
+    JsonNode details = a.json().at("/result/paymentMethodDetails");
+    assertThat(details.get("customerAccountNumber").asText()).isEqualTo("400000******0408");
+    assertThat(details.get("cardBrand").asText()).isEqualTo("VISA");
+    assertThat(details.get("cardToken").asText()).matches("[0-9a-f]{32}");
+    assertThat(details.get("cardExpiryYear").asText()).isEqualTo("2030");
+    assertThat(a.body()).doesNotContain("4000000000000408").doesNotContain("\"123\"");
+  }
+
+  @Test
+  void withdrawals_start_pending_or_awaiting_approval_as_the_shop_is_set_up() {
+    String card = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"01\",\"expiryYear\":\"2031\"}";
+    Answer plain = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"WITHDRAWAL\",\"amount\":5,\"currency\":\"EUR\"," + card + "}");
+    assertThat(plain.status()).isEqualTo(200);
+    assertThat(plain.json().at("/result/state").asText()).isEqualTo("PENDING");
+    assertThat(plain.json().at("/result/redirectUrl").isMissingNode()).isTrue();
+
+    ShopId approving = gw.createShop(gw.merchant, "Approving Shop", true);
+    String key = gw.issueKey(approving, Environment.SANDBOX);
+    Answer waiting = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"WITHDRAWAL\",\"amount\":5,\"currency\":\"EUR\"," + card + "}", key, null);
+    assertThat(waiting.json().at("/result/state").asText()).isEqualTo("AWAITING_APPROVAL");
+  }
+
+  @Test
+  void a_pre_authorization_may_be_for_zero_to_verify_a_card() {
+    Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"currency\":\"EUR\",\"preAuth\":true}");
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.json().at("/result/amount").decimalValue()).isZero();
+    assertThat(a.json().at("/result/preAuth").asBoolean()).isTrue();
+  }
+
+  @Test
+  void every_broken_rule_is_listed_in_one_400_and_nothing_is_stored() {
+    int before = gw.countPayments();
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"PAYOUT","amount":10.001,"currency":"EUR","paymentMethod":"PAYPAL",
+         "referenceId":"%s","returnUrl":"not a url",
+         "card":{"cardNumber":"1234","cardSecurityCode":"12345","expiryMonth":"13","expiryYear":"30"},
+         "customer":{"email":"no-at-sign","citizenshipCountryCode":"XX","dateOfBirth":"31-01-1990"},
+         "billingAddress":{"countryCode":"usa"}}
+        """.formatted("r".repeat(257)));
+
+    assertThat(a.status()).isEqualTo(400);
+    JsonNode body = a.json();
+    assertThat(body.get("error").asText()).isEqualTo("Bad Request");
+    assertThat(body.get("path").asText()).isEqualTo("/api/v1/payments");
+    List<String> fields = new ArrayList<>();
+    body.get("errors").forEach(e -> fields.add(e.get("field").asText()));
+    assertThat(fields).contains("paymentType", "paymentMethod", "referenceId", "returnUrl",
+        "card.cardNumber", "card.cardSecurityCode", "card.expiryMonth", "card.expiryYear",
+        "customer.email", "customer.citizenshipCountryCode", "customer.dateOfBirth",
+        "billingAddress.countryCode");
+    assertThat(body.toString()).contains("payment method not available for this shop");
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
+  @Test
+  void amounts_with_more_decimals_than_the_currency_allows_are_refused() {
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":100.5,\"currency\":\"JPY\"}").status())
+        .isEqualTo(400);
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.0001,\"currency\":\"KWD\"}").status())
+        .isEqualTo(400);
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.001,\"currency\":\"KWD\"}").status())
+        .isEqualTo(200);
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":0.00000001,\"currency\":\"BTC\"}").status())
+        .isEqualTo(200);
+  }
+
+  @Test
+  void wrong_json_types_negative_zero_and_huge_amounts_are_400s() {
+    for (String body : List.of(
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":\"10\",\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":-1,\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":0,\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":1e400,\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":1000000000.01,\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":10,\"currency\":\"eur\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":10,\"currency\":\"EUR\",\"preAuth\":\"yes\"}",
+        "{\"paymentType\":7,\"amount\":10,\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":10,\"currency\":\"EUR\",\"card\":\"4000000000000408\"}",
+        "{\"amount\":10,\"currency\":\"EUR\"}",
+        "[]",
+        "\"DEPOSIT\"")) {
+      Answer a = gw.post("/api/v1/payments", body);
+      assertThat(a.status()).as(body).isEqualTo(400);
+      assertThat(a.json().get("errors").isArray()).as(body).isTrue();
+      assertThat(a.body()).doesNotContain("4000000000000408");
+    }
+  }
+
+  @Test
+  void malformed_json_is_a_400_that_says_so() {
+    for (String body : List.of("{\"paymentType\":", "{\"amount\":1,\"amount\":2}", "{} {}", "{}x", "")) {
+      Answer a = gw.post("/api/v1/payments", body);
+      assertThat(a.status()).as(body).isEqualTo(400);
+      assertThat(a.json().get("message").asText()).as(body).containsAnyOf("Malformed JSON", "body is required");
+    }
+    assertThat(gw.post("/api/v1/payments", "{\"amount\":1,\"amount\":2}").json().get("message").asText())
+        .contains("Duplicate field");
+  }
+
+  @Test
+  void unknown_properties_are_ignored() {
+    Answer a = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\",\"somethingNew\":{\"x\":1}}");
+    assertThat(a.status()).isEqualTo(200);
+  }
+
+  @Test
+  void bodies_over_64_kib_are_a_413() {
+    String big = "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\",\"description\":\""
+        + "x".repeat(70_000) + "\"}";
+    int before = gw.countPayments();
+    Answer a = gw.post("/api/v1/payments", big);
+    assertThat(a.status()).isEqualTo(413);
+    assertThat(a.json().get("error").asText()).isEqualTo("Payload Too Large");
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
+  @Test
+  void a_non_json_content_type_is_a_415() {
+    Answer a = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("paymentType=DEPOSIT"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .header("Authorization", "Bearer " + gw.apiKey));
+    assertThat(a.status()).isEqualTo(415);
+    assertThat(a.json().get("status").asInt()).isEqualTo(415);
+  }
+
+  @Test
+  void a_missing_or_wrong_key_is_a_401_invalid_token() {
+    for (String key : new String[] {null, "tg_test_wrong", ""}) {
+      Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}", key, null);
+      assertThat(a.status()).isEqualTo(401);
+      assertThat(a.json().get("message").asText()).isEqualTo("Invalid token");
+      assertThat(a.json().get("error").asText()).isEqualTo("Unauthorized");
+    }
+    assertThat(gw.get("/api/v1/payments", "nope").status()).isEqualTo(401);
+  }
+
+  @Test
+  void a_key_of_the_other_environment_is_refused() {
+    ShopId other = gw.createShop(gw.merchant, "Production-only Shop", false);
+    String productionKey = gw.issueKey(other, Environment.PRODUCTION);
+    assertThat(gw.get("/api/v1/payments", productionKey).status()).isEqualTo(401);
+  }
+
+  @Test
+  void a_reissued_key_replaces_the_old_one() {
+    ShopId s = gw.createShop(gw.merchant, "Rotating Shop", false);
+    String first = gw.issueKey(s, Environment.SANDBOX);
+    String second = gw.issueKey(s, Environment.SANDBOX);
+    assertThat(gw.get("/api/v1/payments", first).status()).isEqualTo(401);
+    assertThat(gw.get("/api/v1/payments", second).status()).isEqualTo(200);
+  }
+
+  @Test
+  void a_shop_never_sees_another_shops_payment() {
+    String id = gw.deposit("3.00", "EUR");
+    ShopId other = gw.createShop(gw.merchant, "Other Shop", false);
+    String otherKey = gw.issueKey(other, Environment.SANDBOX);
+
+    Answer a = gw.get("/api/v1/payments/" + id, otherKey);
+    assertThat(a.status()).isEqualTo(404);
+    assertThat(a.json().get("message").asText()).isEqualTo("Payment not found");
+    assertThat(gw.get("/api/v1/payments/" + id + "/operations", otherKey).status()).isEqualTo(404);
+    assertThat(gw.get("/api/v1/payments?limit=1000", otherKey).json().get("result").toString()).doesNotContain(id);
+  }
+
+  @Test
+  void unknown_and_malformed_ids_are_404_payment_not_found() {
+    assertThat(gw.get("/api/v1/payments/" + "0".repeat(32)).json().get("message").asText()).isEqualTo("Payment not found");
+    assertThat(gw.get("/api/v1/payments/not-an-id").status()).isEqualTo(404);
+  }
+
+  @Test
+  void operations_show_the_creation() {
+    String id = gw.deposit("4.00", "EUR");
+    Answer a = gw.get("/api/v1/payments/" + id + "/operations");
+    assertThat(a.status()).isEqualTo(200);
+    JsonNode ops = a.json().get("result");
+    assertThat(ops).hasSize(1);
+    assertThat(ops.get(0).get("operation").asText()).isEqualTo("CREATE_PAYMENT");
+    assertThat(ops.get(0).get("paymentState").asText()).isEqualTo("CHECKOUT");
+    assertThat(ops.get(0).get("completed").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d");
+    assertThat(a.json().has("hasMore")).isFalse();
+  }
+}

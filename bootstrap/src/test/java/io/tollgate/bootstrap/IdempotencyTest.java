@@ -1,0 +1,108 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.bootstrap.TestGateway.Answer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class IdempotencyTest {
+
+  static TestGateway gw;
+  static final String BODY = "{\"paymentType\":\"DEPOSIT\",\"amount\":12.34,\"currency\":\"EUR\",\"referenceId\":\"idem\"}";
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  @Test
+  void the_same_key_and_body_returns_the_first_payment_and_creates_nothing() {
+    Answer first = gw.post("/api/v1/payments", BODY, gw.apiKey, "key-1");
+    int count = gw.countPayments();
+    // Same request with its keys in another order and other white space.
+    Answer again = gw.post("/api/v1/payments",
+        "{ \"referenceId\":\"idem\", \"currency\":\"EUR\", \"amount\":12.340, \"paymentType\":\"DEPOSIT\" }",
+        gw.apiKey, "key-1");
+
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.json().at("/result/id").asText()).isEqualTo(first.json().at("/result/id").asText());
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(gw.countPayments()).isEqualTo(count);
+  }
+
+  @Test
+  void the_same_key_with_another_body_is_a_409() {
+    gw.post("/api/v1/payments", BODY, gw.apiKey, "key-2");
+    int count = gw.countPayments();
+    Answer other = gw.post("/api/v1/payments", BODY.replace("12.34", "99.00"), gw.apiKey, "key-2");
+    assertThat(other.status()).isEqualTo(409);
+    assertThat(other.json().get("error").asText()).isEqualTo("Conflict");
+    assertThat(gw.countPayments()).isEqualTo(count);
+  }
+
+  @Test
+  void keys_are_scoped_to_the_shop() {
+    var otherShop = gw.createShop(gw.merchant, "Second", false);
+    String otherKey = gw.issueKey(otherShop, io.tollgate.domain.shop.Environment.SANDBOX);
+    Answer mine = gw.post("/api/v1/payments", BODY, gw.apiKey, "shared-key");
+    Answer theirs = gw.post("/api/v1/payments", BODY, otherKey, "shared-key");
+    assertThat(theirs.status()).isEqualTo(200);
+    assertThat(theirs.json().at("/result/id").asText()).isNotEqualTo(mine.json().at("/result/id").asText());
+  }
+
+  @Test
+  void a_key_over_255_characters_is_a_400() {
+    Answer a = gw.post("/api/v1/payments", BODY, gw.apiKey, "k".repeat(256));
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.json().at("/errors/0/field").asText()).isEqualTo("Idempotency-Key");
+  }
+
+  @Test
+  void a_refused_request_does_not_use_up_the_key() {
+    assertThat(gw.post("/api/v1/payments", BODY.replace("EUR", "XXX"), gw.apiKey, "key-3").status()).isEqualTo(400);
+    assertThat(gw.post("/api/v1/payments", BODY, gw.apiKey, "key-3").status()).isEqualTo(200);
+  }
+
+  @Test
+  void twenty_concurrent_requests_with_one_key_create_exactly_one_payment() throws Exception {
+    int before = gw.countPayments();
+    ExecutorService pool = Executors.newFixedThreadPool(20);
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<Answer>> answers = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      answers.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        return gw.post("/api/v1/payments", BODY, gw.apiKey, "concurrent-key");
+      }, pool));
+    }
+    go.countDown();
+    Set<String> ids = new HashSet<>();
+    for (CompletableFuture<Answer> f : answers) {
+      Answer a = f.get();
+      assertThat(a.status()).as(a.body()).isEqualTo(200);
+      ids.add(a.json().at("/result/id").asText());
+    }
+    pool.shutdown();
+    assertThat(ids).hasSize(1);
+    assertThat(gw.countPayments()).isEqualTo(before + 1);
+  }
+}

@@ -1,0 +1,129 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.bootstrap.TestGateway.Answer;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Outcome;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.Environment;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** REFUND creation checks its parent deposit, also under concurrent requests. */
+class RefundRulesTest {
+
+  static TestGateway gw;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  /** A deposit taken to COMPLETED the way processing will: through the state table. */
+  private static String completedDeposit(String amount) {
+    String id = gw.deposit(amount, "EUR");
+    var payments = gw.app.services().persistence().payments();
+    var tx = gw.app.services().persistence().transactionRunner();
+    tx.run(() -> {
+      Payment p = payments.findForUpdate(new PaymentId(id)).orElseThrow();
+      payments.update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, Instant.now()));
+    });
+    return id;
+  }
+
+  private static Answer refund(String parent, String amount) {
+    return gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":" + amount
+        + ",\"currency\":\"EUR\",\"parentPaymentId\":\"" + parent + "\"}");
+  }
+
+  @Test
+  void a_refund_of_a_completed_deposit_starts_pending_and_inherits_its_method() {
+    String parent = completedDeposit("10.00");
+    Answer a = refund(parent, "2.50");
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.json().at("/result/state").asText()).isEqualTo("PENDING");
+    assertThat(a.json().at("/result/paymentType").asText()).isEqualTo("REFUND");
+    assertThat(a.json().at("/result/parentPaymentId").asText()).isEqualTo(parent);
+    assertThat(a.json().at("/result/paymentMethod").asText()).isEqualTo("BASIC_CARD");
+  }
+
+  @Test
+  void refunds_never_add_up_to_more_than_the_deposit() {
+    String parent = completedDeposit("10.00");
+    assertThat(refund(parent, "4.00").status()).isEqualTo(200);
+    assertThat(refund(parent, "6.00").status()).isEqualTo(200);
+    Answer over = refund(parent, "0.01");
+    assertThat(over.status()).isEqualTo(400);
+    assertThat(over.json().at("/errors/0/field").asText()).isEqualTo("amount");
+  }
+
+  @Test
+  void a_refund_needs_a_completed_deposit_of_the_same_shop_and_currency() {
+    int before = gw.countPayments();
+    assertThat(refund("0".repeat(32), "1").json().at("/errors/0/message").asText()).isEqualTo("payment not found");
+    assertThat(refund(gw.deposit("5", "EUR"), "1").json().at("/errors/0/message").asText())
+        .contains("only a COMPLETED deposit");
+    String parent = completedDeposit("5.00");
+    Answer usd = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"USD\","
+        + "\"parentPaymentId\":\"" + parent + "\"}");
+    assertThat(usd.status()).isEqualTo(400);
+    assertThat(usd.json().at("/errors/0/field").asText()).isEqualTo("currency");
+
+    var other = gw.createShop(gw.merchant, "Stranger", false);
+    String strangerKey = gw.issueKey(other, Environment.SANDBOX);
+    Answer foreign = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\","
+        + "\"parentPaymentId\":\"" + parent + "\"}", strangerKey, null);
+    assertThat(foreign.status()).isEqualTo(400);
+    assertThat(foreign.json().at("/errors/0/message").asText()).isEqualTo("payment not found");
+
+    Answer missing = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\"}");
+    assertThat(missing.json().at("/errors/0/field").asText()).isEqualTo("parentPaymentId");
+    assertThat(gw.countPayments()).isEqualTo(before + 2);
+  }
+
+  @Test
+  void fifty_concurrent_refunds_of_one_euro_against_ten_euros_create_exactly_ten() throws Exception {
+    String parent = completedDeposit("10.00");
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<Integer>> statuses = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      statuses.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        return refund(parent, "1.00").status();
+      }, pool));
+    }
+    go.countDown();
+    List<Integer> all = new ArrayList<>();
+    for (CompletableFuture<Integer> f : statuses) {
+      all.add(f.get());
+    }
+    pool.shutdown();
+    assertThat(all).filteredOn(s -> s == 200).hasSize(10);
+    assertThat(all).filteredOn(s -> s == 400).hasSize(40);
+    var total = gw.database.jdbi().withHandle(h -> h.createQuery(
+        "select sum(amount) from payments where parent_payment_id = ?").bind(0, parent)
+        .mapTo(java.math.BigDecimal.class).one());
+    assertThat(total).isEqualByComparingTo("10.00");
+  }
+}

@@ -1,0 +1,49 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.domain.shop.Environment;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The embedded database keeps its data in the data directory across restarts. */
+class RestartTest {
+
+  @Test
+  void restarting_the_service_keeps_every_payment_and_key() throws Exception {
+    Path data = Files.createTempDirectory("tollgate-restart");
+    Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
+        "TOLLGATE_DATA_DIR", data.toString());
+    HttpClient http = HttpClient.newHttpClient();
+    String apiKey;
+    String paymentId;
+    try (Tollgate first = Tollgate.start(TollgateConfig.from(env))) {
+      var demo = DemoSeed.seedIfFresh(TollgateConfig.from(env), first.services()).orElseThrow();
+      apiKey = demo.keys().apiKey();
+      HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(first.baseUri() + "/api/v1/payments"))
+          .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\",\"amount\":7,\"currency\":\"EUR\"}"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(created.statusCode()).isEqualTo(200);
+      paymentId = TestGateway.JSON.readTree(created.body()).at("/result/id").asText();
+    }
+    assertThat(data.resolve("master.key")).exists();
+
+    try (Tollgate second = Tollgate.start(TollgateConfig.from(env))) {
+      assertThat(DemoSeed.seedIfFresh(TollgateConfig.from(env), second.services()))
+          .as("the demo merchant is seeded only once").isEmpty();
+      HttpResponse<String> read = http.send(HttpRequest.newBuilder(
+              URI.create(second.baseUri() + "/api/v1/payments/" + paymentId))
+          .header("Authorization", "Bearer " + apiKey).GET().build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(read.statusCode()).isEqualTo(200);
+      assertThat(TestGateway.JSON.readTree(read.body()).at("/result/amount").decimalValue()).isEqualByComparingTo("7");
+      assertThat(second.services().environment()).isEqualTo(Environment.SANDBOX);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package io.tollgate.bootstrap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tollgate.application.port.in.ProvisioningUseCase.CreateShopCommand;
+import io.tollgate.application.port.in.ProvisioningUseCase.IssuedKeys;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.ShopId;
+import io.tollgate.persistence.Database;
+import io.tollgate.persistence.testing.TestDatabase;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/** A whole Tollgate on a fresh database and a free port, with a shop and its keys. */
+final class TestGateway implements AutoCloseable {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  final Database database;
+  final Tollgate app;
+  final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final MerchantId merchant;
+  final ShopId shop;
+  final String apiKey;
+  final String signingKey;
+  final Path dataDirectory;
+
+  private TestGateway(Map<String, String> env) throws Exception {
+    this.dataDirectory = Files.createTempDirectory("tollgate-test");
+    Map<String, String> all = new HashMap<>(env);
+    all.putIfAbsent("TOLLGATE_PORT", "0");
+    all.putIfAbsent("TOLLGATE_HOST", "127.0.0.1");
+    all.putIfAbsent("TOLLGATE_DATA_DIR", dataDirectory.toString());
+    all.putIfAbsent("TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
+    if ("production".equals(all.get("TOLLGATE_ENVIRONMENT"))) {
+      all.putIfAbsent("TOLLGATE_DB_URL", "jdbc:postgresql://placeholder/unused");
+    }
+    this.database = TestDatabase.fresh();
+    this.app = Tollgate.start(TollgateConfig.from(all), database);
+    this.merchant = app.services().shops().createMerchant("Test Merchant");
+    this.shop = createShop(merchant, "Test Shop", false);
+    IssuedKeys keys = app.services().shops().issueKeys(shop, app.services().environment());
+    this.apiKey = keys.apiKey();
+    this.signingKey = keys.signingKey();
+  }
+
+  static TestGateway start() throws Exception {
+    return new TestGateway(Map.of());
+  }
+
+  static TestGateway start(Map<String, String> env) throws Exception {
+    return new TestGateway(env);
+  }
+
+  ShopId createShop(MerchantId owner, String name, boolean requiresApproval) {
+    return app.services().shops().createShop(new CreateShopCommand(owner, name, null, null, null,
+        false, requiresApproval, "EUR"));
+  }
+
+  String issueKey(ShopId forShop, Environment environment) {
+    return app.services().shops().issueKeys(forShop, environment).apiKey();
+  }
+
+  URI uri(String pathAndQuery) {
+    return URI.create(app.baseUri() + pathAndQuery);
+  }
+
+  Answer get(String path) {
+    return send(HttpRequest.newBuilder(uri(path)).GET().header("Authorization", "Bearer " + apiKey));
+  }
+
+  Answer get(String path, String key) {
+    return send(HttpRequest.newBuilder(uri(path)).GET().header("Authorization", "Bearer " + key));
+  }
+
+  Answer post(String path, String body) {
+    return post(path, body, apiKey, null);
+  }
+
+  Answer post(String path, String body, String key, String idempotencyKey) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json");
+    if (key != null) {
+      b.header("Authorization", "Bearer " + key);
+    }
+    if (idempotencyKey != null) {
+      b.header("Idempotency-Key", idempotencyKey);
+    }
+    return send(b);
+  }
+
+  Answer send(HttpRequest.Builder request) {
+    try {
+      HttpResponse<String> r = http.send(request.timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return new Answer(r.statusCode(), r.body(), r);
+    } catch (IOException | InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Creates a deposit and returns its id. */
+  String deposit(String amount, String currency) {
+    Answer a = post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":" + amount + ",\"currency\":\"" + currency + "\"}");
+    if (a.status() != 200) {
+      throw new AssertionError("deposit failed: " + a);
+    }
+    return a.json().at("/result/id").asText();
+  }
+
+  int countPayments() {
+    return database.jdbi().withHandle(h -> h.createQuery("select count(*) from payments").mapTo(Integer.class).one());
+  }
+
+  @Override
+  public void close() {
+    app.close();
+    database.close();
+  }
+
+  record Answer(int status, String body, HttpResponse<String> response) {
+    JsonNode json() {
+      try {
+        return JSON.readTree(body);
+      } catch (IOException e) {
+        throw new AssertionError("not JSON: " + body, e);
+      }
+    }
+
+    String header(String name) {
+      return response.headers().firstValue(name).orElse(null);
+    }
+
+    @Override
+    public String toString() {
+      return status + " " + body;
+    }
+  }
+}

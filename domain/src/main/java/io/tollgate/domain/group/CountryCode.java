@@ -1,0 +1,18 @@
+package io.tollgate.domain.group;
+
+import java.util.Locale;
+import java.util.Set;
+
+/** An assigned ISO 3166-1 alpha-2 country code, given in either case, kept upper-case. */
+public record CountryCode(String value) {
+
+  private static final Set<String> ASSIGNED = Set.of(Locale.getISOCountries());
+
+  public CountryCode {
+    String upper = value == null ? null : value.strip().toUpperCase(Locale.ROOT);
+    if (upper == null || upper.length() != 2 || !ASSIGNED.contains(upper)) {
+      throw new IllegalArgumentException("not an ISO 3166-1 alpha-2 country code");
+    }
+    value = upper;
+  }
+}

@@ -1,0 +1,53 @@
+package io.tollgate.domain.payment;
+
+/** Card brand from the leading digits (the IIN ranges the schemes publish). */
+public final class CardBrands {
+
+  private CardBrands() {}
+
+  public static String detect(String digits) {
+    if (digits == null || digits.length() < 6) {
+      return "UNKNOWN";
+    }
+    int two = Integer.parseInt(digits.substring(0, 2));
+    int four = Integer.parseInt(digits.substring(0, 4));
+    int six = Integer.parseInt(digits.substring(0, 6));
+    if (digits.startsWith("4")) {
+      return "VISA";
+    }
+    if ((two >= 51 && two <= 55) || (four >= 2221 && four <= 2720)) {
+      return "MASTERCARD";
+    }
+    if (two == 34 || two == 37) {
+      return "AMEX";
+    }
+    if (four >= 2200 && four <= 2204) {
+      return "MIR";
+    }
+    if (digits.startsWith("6011") || digits.startsWith("65") || (six >= 622126 && six <= 622925)
+        || (four >= 6440 && four <= 6499)) {
+      return "DISCOVER";
+    }
+    if (two == 62) {
+      return "UNIONPAY";
+    }
+    if (four >= 3528 && four <= 3589) {
+      return "JCB";
+    }
+    if (two == 36 || two == 38 || two == 39 || (four >= 3000 && four <= 3059)) {
+      return "DINERS";
+    }
+    if (two == 50 || (two >= 56 && two <= 69)) {
+      return "MAESTRO";
+    }
+    return "UNKNOWN";
+  }
+
+  /** First 6 and last 4 digits visible, the rest as '*'. */
+  public static String mask(String digits) {
+    if (digits.length() < 10) {
+      return "*".repeat(digits.length());
+    }
+    return digits.substring(0, 6) + "*".repeat(digits.length() - 10) + digits.substring(digits.length() - 4);
+  }
+}

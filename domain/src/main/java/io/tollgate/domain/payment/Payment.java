@@ -1,0 +1,144 @@
+package io.tollgate.domain.payment;
+
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A payment: what the merchant asked for, where it stands, and what the processor said.
+ * Immutable; every change goes through {@link #apply} so that the state table of
+ * {@link PaymentTransitions} is the only way to move it, and every move yields the operation
+ * that records it.
+ *
+ * @param amount what is (or was) sent to the processor; after a partial capture or a bank
+ *     transfer that settled for another sum, the final amount
+ * @param customerAmount what the merchant requested, when it differs in currency from
+ *     {@code amount}; otherwise null
+ * @param version optimistic-locking version of the stored row this instance was read from
+ */
+public record Payment(
+    PaymentId id,
+    ShopId shopId,
+    PaymentType type,
+    PaymentState state,
+    PaymentMethod method,
+    Money amount,
+    Money customerAmount,
+    String referenceId,
+    String description,
+    PaymentId parentPaymentId,
+    boolean preAuth,
+    CardDetails card,
+    Customer customer,
+    BillingAddress billingAddress,
+    String returnUrl,
+    String webhookUrl,
+    Map<String, String> additionalParameters,
+    ErrorCode errorCode,
+    String errorMessage,
+    String externalId,
+    String externalResultCode,
+    Map<String, String> externalRefs,
+    String terminalName,
+    Instant created,
+    Instant updated,
+    long version) {
+
+  public Payment {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(shopId, "shopId");
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(method, "method");
+    Objects.requireNonNull(amount, "amount");
+    Objects.requireNonNull(created, "created");
+    Objects.requireNonNull(updated, "updated");
+    additionalParameters = additionalParameters == null ? Map.of() : Map.copyOf(additionalParameters);
+    externalRefs = externalRefs == null ? Map.of() : Map.copyOf(externalRefs);
+    if (type == PaymentType.REFUND && parentPaymentId == null) {
+      throw new IllegalArgumentException("a refund needs its parent payment");
+    }
+  }
+
+  /** The request of a new payment, as validated by the application. */
+  public record Draft(
+      PaymentId id,
+      ShopId shopId,
+      PaymentType type,
+      PaymentMethod method,
+      Money amount,
+      String referenceId,
+      String description,
+      PaymentId parentPaymentId,
+      boolean preAuth,
+      CardDetails card,
+      Customer customer,
+      BillingAddress billingAddress,
+      String returnUrl,
+      String webhookUrl,
+      Map<String, String> additionalParameters) {}
+
+  /** A step taken: the payment before and after it, and the operation that records it. */
+  public record Transition(Payment before, Payment after, PaymentOperation operation) {}
+
+  /** Creates the payment in its initial state, recording CREATE_PAYMENT. */
+  public static Transition create(Draft draft, PaymentState initialState, Instant now) {
+    if (!PaymentTransitions.initialStates(draft.type()).contains(initialState)) {
+      throw new IllegalArgumentException(draft.type() + " cannot start in " + initialState);
+    }
+    Payment payment = new Payment(
+        draft.id(), draft.shopId(), draft.type(), initialState, draft.method(), draft.amount(), null,
+        draft.referenceId(), draft.description(), draft.parentPaymentId(), draft.preAuth(),
+        draft.card(), draft.customer(), draft.billingAddress(), draft.returnUrl(),
+        draft.webhookUrl(), draft.additionalParameters(), null, null, null, null, null, null,
+        now, now, 0);
+    PaymentOperation op = new PaymentOperation(
+        null, OperationType.CREATE_PAYMENT, now, now, initialState, null, null);
+    return new Transition(null, payment, op);
+  }
+
+  /**
+   * Runs {@code operation}, leaving the payment in {@code to}; refused with 1.00 when the
+   * state table does not allow it.
+   */
+  public Transition apply(OperationType operation, PaymentState to, Outcome outcome, Instant started, Instant now) {
+    PaymentTransitions.check(type, state, operation, to);
+    Payment after = new Payment(
+        id, shopId, type, to, method,
+        outcome.amount() != null ? outcome.amount() : amount,
+        customerAmount, referenceId, description, parentPaymentId, preAuth, card, customer,
+        billingAddress, returnUrl, webhookUrl, additionalParameters,
+        outcome.errorCode() != null ? outcome.errorCode() : errorCode,
+        outcome.errorCode() != null ? outcome.errorMessage() : errorMessage,
+        outcome.externalId() != null ? outcome.externalId() : externalId,
+        outcome.externalResultCode() != null ? outcome.externalResultCode() : externalResultCode,
+        outcome.externalRefs() != null ? outcome.externalRefs() : externalRefs,
+        terminalName, created, now, version);
+    PaymentOperation op = new PaymentOperation(
+        null, operation, started, now, to, outcome.errorCode(), outcome.details());
+    return new Transition(this, after, op);
+  }
+
+  public Transition apply(OperationType operation, PaymentState to, Outcome outcome, Instant now) {
+    return apply(operation, to, outcome, now, now);
+  }
+
+  public Payment withVersion(long newVersion) {
+    return new Payment(
+        id, shopId, type, state, method, amount, customerAmount, referenceId, description,
+        parentPaymentId, preAuth, card, customer, billingAddress, returnUrl, webhookUrl,
+        additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
+        externalRefs, terminalName, created, updated, newVersion);
+  }
+
+  public Payment withRouting(Money processedAmount, Money requestedAmount, String terminal) {
+    return new Payment(
+        id, shopId, type, state, method, processedAmount, requestedAmount, referenceId,
+        description, parentPaymentId, preAuth, card, customer, billingAddress, returnUrl,
+        webhookUrl, additionalParameters, errorCode, errorMessage, externalId,
+        externalResultCode, externalRefs, terminal, created, updated, version);
+  }
+}

@@ -1,0 +1,7 @@
+package io.tollgate.domain.payment;
+
+public enum PaymentType {
+  DEPOSIT,
+  WITHDRAWAL,
+  REFUND
+}

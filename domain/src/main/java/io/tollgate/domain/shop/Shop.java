@@ -1,0 +1,33 @@
+package io.tollgate.domain.shop;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A merchant's shop and the settings that steer its payments.
+ *
+ * @param checkoutTimeout how long a deposit may wait on the checkout page before it is
+ *     cancelled with 1.04
+ * @param checkWithdrawalBalance decline withdrawals (1.10) that exceed the available balance
+ * @param requiresApproval withdrawals wait in AWAITING_APPROVAL for the merchant's decision
+ */
+public record Shop(
+    ShopId id,
+    MerchantId merchantId,
+    String name,
+    String webhookUrl,
+    String returnUrl,
+    Duration checkoutTimeout,
+    boolean checkWithdrawalBalance,
+    boolean requiresApproval,
+    String baseCurrency) {
+
+  public static final Duration DEFAULT_CHECKOUT_TIMEOUT = Duration.ofMinutes(30);
+
+  public Shop {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(merchantId, "merchantId");
+    Objects.requireNonNull(name, "name");
+    checkoutTimeout = checkoutTimeout == null ? DEFAULT_CHECKOUT_TIMEOUT : checkoutTimeout;
+  }
+}
