@@ -3,6 +3,7 @@ package io.tollgate.rest.gateway;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.Pan;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -138,8 +139,9 @@ final class JsonFields {
     return v.intValue();
   }
 
+  /** The refused value as echoed back: short, and with anything like a card number masked. */
   private static String shortText(JsonNode v) {
-    String s = v.toString();
+    String s = Pan.maskForDisplay(v.toString());
     return s.length() <= 64 ? s : s.substring(0, 64) + "…";
   }
 }

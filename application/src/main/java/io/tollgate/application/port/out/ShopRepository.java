@@ -15,6 +15,9 @@ public interface ShopRepository {
 
   boolean merchantExists(MerchantId id);
 
+  /** Whether any merchant exists yet (a fresh database has none). */
+  boolean anyMerchant();
+
   ShopId createShop(Shop withoutId, Instant now);
 
   Optional<Shop> find(ShopId id);

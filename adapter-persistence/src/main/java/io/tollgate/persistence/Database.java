@@ -1,0 +1,144 @@
+package io.tollgate.persistence;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.postgres.PostgresPlugin;
+import org.jdbi.v3.sqlobject.SqlObjectPlugin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PostgreSQL database: an external server, or an embedded one for sandbox use and tests;
+ * a connection pool; the schema migrated to the latest version.
+ */
+public final class Database implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+
+  private final EmbeddedPostgres embedded;
+  private final HikariDataSource dataSource;
+  private final Jdbi jdbi;
+  private final String jdbcUrl;
+
+  private Database(EmbeddedPostgres embedded, HikariDataSource dataSource, String jdbcUrl) {
+    this.embedded = embedded;
+    this.dataSource = dataSource;
+    this.jdbcUrl = jdbcUrl;
+    this.jdbi = Jdbi.create(dataSource).installPlugin(new SqlObjectPlugin()).installPlugin(new PostgresPlugin());
+  }
+
+  public static Database start(DatabaseSettings settings) {
+    EmbeddedPostgres embedded = null;
+    String url = settings.url();
+    String user = settings.user();
+    String password = settings.password();
+    try {
+      if (url == null) {
+        embedded = startEmbedded(settings.embeddedDataDirectory());
+        url = embedded.getJdbcUrl("postgres", "postgres");
+        user = "postgres";
+        password = "";
+      }
+      HikariDataSource pool = pool(url, user, password, settings.maxPoolSize());
+      try {
+        migrate(pool);
+      } catch (RuntimeException e) {
+        pool.close();
+        throw e;
+      }
+      return new Database(embedded, pool, url);
+    } catch (RuntimeException e) {
+      closeQuietly(embedded);
+      throw e;
+    }
+  }
+
+  private static EmbeddedPostgres startEmbedded(Path dataDirectory) {
+    try {
+      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+          .setPort(freePort())
+          .setPGStartupWait(Duration.ofSeconds(60))
+          .setServerConfig("max_connections", "300")
+          .setServerConfig("fsync", dataDirectory == null ? "off" : "on");
+      if (dataDirectory != null) {
+        Files.createDirectories(dataDirectory);
+        builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);
+        LOG.info("starting embedded PostgreSQL with data in {}", dataDirectory);
+      }
+      return builder.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    }
+  }
+
+  private static HikariDataSource pool(String url, String user, String password, int maxPoolSize) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername(user);
+    config.setPassword(password);
+    config.setMaximumPoolSize(maxPoolSize);
+    config.setMinimumIdle(Math.min(2, maxPoolSize));
+    config.setConnectionTimeout(5_000);
+    config.setValidationTimeout(2_000);
+    config.setInitializationFailTimeout(30_000);
+    config.setPoolName("tollgate-db");
+    return new HikariDataSource(config);
+  }
+
+  private static void migrate(DataSource dataSource) {
+    Flyway.configure()
+        .dataSource(dataSource)
+        .locations("classpath:db/migration")
+        .load()
+        .migrate();
+  }
+
+  public Jdbi jdbi() {
+    return jdbi;
+  }
+
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  public String jdbcUrl() {
+    return jdbcUrl;
+  }
+
+  public boolean isEmbedded() {
+    return embedded != null;
+  }
+
+  @Override
+  public void close() {
+    dataSource.close();
+    closeQuietly(embedded);
+  }
+
+  private static void closeQuietly(EmbeddedPostgres embedded) {
+    if (embedded != null) {
+      try {
+        embedded.close();
+      } catch (IOException e) {
+        LOG.warn("error while stopping the embedded PostgreSQL", e);
+      }
+    }
+  }
+}

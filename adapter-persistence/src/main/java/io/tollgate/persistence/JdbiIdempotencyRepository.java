@@ -1,0 +1,59 @@
+package io.tollgate.persistence;
+
+import io.tollgate.application.port.out.IdempotencyRepository;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Instant;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The claim is an upsert on the (shop, key) primary key: PostgreSQL makes a second transaction
+ * inserting the same key wait until the first commits or rolls back, so concurrent duplicates
+ * are serialized without an explicit lock.
+ */
+final class JdbiIdempotencyRepository implements IdempotencyRepository {
+
+  private final Jdbi jdbi;
+
+  JdbiIdempotencyRepository(Jdbi jdbi) {
+    this.jdbi = jdbi;
+  }
+
+  @Override
+  public Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore) {
+    return jdbi.inTransaction(h -> {
+      boolean ours = h.createQuery("""
+              INSERT INTO idempotency_keys (shop_id, idempotency_key, fingerprint, payment_id, created)
+              VALUES (:shop, :key, :fingerprint, NULL, :now)
+              ON CONFLICT (shop_id, idempotency_key) DO UPDATE
+                  SET fingerprint = excluded.fingerprint, payment_id = NULL, created = excluded.created
+                  WHERE idempotency_keys.created < :expiredBefore
+              RETURNING true
+              """)
+          .bind("shop", shop.value()).bind("key", key).bind("fingerprint", fingerprint)
+          .bind("now", now).bind("expiredBefore", expiredBefore)
+          .mapTo(Boolean.class).findOne().isPresent();
+      if (ours) {
+        return Optional.<PriorUse>empty();
+      }
+      return h.createQuery("""
+              SELECT fingerprint, payment_id FROM idempotency_keys
+              WHERE shop_id = :shop AND idempotency_key = :key
+              """)
+          .bind("shop", shop.value()).bind("key", key)
+          .map((rs, ctx) -> new PriorUse(rs.getString("fingerprint"),
+              rs.getString("payment_id") == null ? null : new PaymentId(rs.getString("payment_id"))))
+          .findOne();
+    });
+  }
+
+  @Override
+  public void complete(ShopId shop, String key, PaymentId payment) {
+    jdbi.useHandle(h -> h.createUpdate("""
+            UPDATE idempotency_keys SET payment_id = :payment
+            WHERE shop_id = :shop AND idempotency_key = :key
+            """)
+        .bind("payment", payment.value()).bind("shop", shop.value()).bind("key", key).execute());
+  }
+}

@@ -1,0 +1,175 @@
+package io.tollgate.persistence;
+
+import io.tollgate.application.port.out.Page;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.BillingAddress;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.domain.shop.ShopId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.reflect.ConstructorMapper;
+import org.jdbi.v3.core.statement.Query;
+
+final class JdbiPaymentRepository implements PaymentRepository {
+
+  private final Jdbi jdbi;
+  private final Currencies currencies;
+
+  JdbiPaymentRepository(Jdbi jdbi, Currencies currencies) {
+    this.jdbi = jdbi;
+    this.currencies = currencies;
+    jdbi.registerRowMapper(ConstructorMapper.factory(PaymentRow.class));
+  }
+
+  @Override
+  public Payment insert(Payment.Transition creation) {
+    Payment payment = creation.after().withVersion(1);
+    return jdbi.inTransaction(h -> {
+      PaymentDao dao = h.attach(PaymentDao.class);
+      dao.insert(toRow(payment));
+      dao.insertOperation(toRow(payment, creation.operation()));
+      return payment;
+    });
+  }
+
+  @Override
+  public Payment update(Payment.Transition step) {
+    long expected = step.before().version();
+    Payment after = step.after();
+    return jdbi.inTransaction(h -> {
+      PaymentDao dao = h.attach(PaymentDao.class);
+      if (dao.update(toRow(after), expected) != 1) {
+        throw new DomainException.Conflict("concurrent_modification",
+            "The payment was changed by another request; retry");
+      }
+      dao.insertOperation(toRow(after, step.operation()));
+      return after.withVersion(expected + 1);
+    });
+  }
+
+  @Override
+  public Optional<Payment> find(PaymentId id) {
+    return jdbi.withExtension(PaymentDao.class, dao -> dao.find(id.value())).map(this::toPayment);
+  }
+
+  @Override
+  public Optional<Payment> findForUpdate(PaymentId id) {
+    return jdbi.inTransaction(h -> h.attach(PaymentDao.class).findForUpdate(id.value())).map(this::toPayment);
+  }
+
+  @Override
+  public Page<Payment> list(PaymentFilter f, int offset, int limit) {
+    StringBuilder sql = new StringBuilder("SELECT " + PaymentDao.COLUMNS + " FROM payments WHERE shop_id = :shop");
+    if (f.createdFrom() != null) {
+      sql.append(" AND created >= :createdFrom");
+    }
+    if (f.createdBefore() != null) {
+      sql.append(" AND created < :createdBefore");
+    }
+    if (f.updatedFrom() != null) {
+      sql.append(" AND updated >= :updatedFrom");
+    }
+    if (f.updatedBefore() != null) {
+      sql.append(" AND updated < :updatedBefore");
+    }
+    if (f.referenceId() != null) {
+      sql.append(" AND reference_id = :referenceId");
+    }
+    sql.append(" ORDER BY created DESC, id DESC LIMIT :limit OFFSET :offset");
+    List<PaymentRow> rows = jdbi.withHandle(h -> {
+      Query q = h.createQuery(sql.toString())
+          .bind("shop", f.shopId().value())
+          .bind("limit", limit + 1)
+          .bind("offset", offset);
+      if (f.createdFrom() != null) {
+        q.bind("createdFrom", f.createdFrom());
+      }
+      if (f.createdBefore() != null) {
+        q.bind("createdBefore", f.createdBefore());
+      }
+      if (f.updatedFrom() != null) {
+        q.bind("updatedFrom", f.updatedFrom());
+      }
+      if (f.updatedBefore() != null) {
+        q.bind("updatedBefore", f.updatedBefore());
+      }
+      if (f.referenceId() != null) {
+        q.bind("referenceId", f.referenceId());
+      }
+      return q.mapTo(PaymentRow.class).list();
+    });
+    boolean hasMore = rows.size() > limit;
+    List<Payment> page = new ArrayList<>();
+    for (int i = 0; i < Math.min(limit, rows.size()); i++) {
+      page.add(toPayment(rows.get(i)));
+    }
+    return new Page<>(page, hasMore);
+  }
+
+  @Override
+  public List<PaymentOperation> operations(PaymentId id) {
+    return jdbi.withExtension(PaymentDao.class, dao -> dao.operations(id.value())).stream()
+        .map(JdbiPaymentRepository::toOperation).toList();
+  }
+
+  @Override
+  public Money refundedTotal(PaymentId parent, Money zero) {
+    return new Money(jdbi.withExtension(PaymentDao.class, dao -> dao.refundedTotal(parent.value())),
+        zero.currency());
+  }
+
+  private static PaymentRow toRow(Payment p) {
+    return new PaymentRow(p.id().value(), p.shopId().value(), p.type().name(), p.state().name(),
+        p.method().name(), p.amount().amount(), p.amount().currency().code(),
+        p.customerAmount() == null ? null : p.customerAmount().amount(),
+        p.customerAmount() == null ? null : p.customerAmount().currency().code(),
+        p.referenceId(), p.description(),
+        p.parentPaymentId() == null ? null : p.parentPaymentId().value(), p.preAuth(),
+        JsonColumns.write(p.card()), JsonColumns.write(p.customer()), JsonColumns.write(p.billingAddress()),
+        p.returnUrl(), p.webhookUrl(), JsonColumns.write(p.additionalParameters()),
+        p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(), p.externalId(),
+        p.externalResultCode(), JsonColumns.write(p.externalRefs()), p.terminalName(), p.created(),
+        p.updated(), p.version());
+  }
+
+  private static OperationRow toRow(Payment p, PaymentOperation o) {
+    return new OperationRow(0, p.id().value(), p.shopId().value(), o.operation().name(), o.started(),
+        o.completed(), o.paymentState().name(), o.errorCode() == null ? null : o.errorCode().code(), o.details());
+  }
+
+  private Payment toPayment(PaymentRow r) {
+    return new Payment(new PaymentId(r.id()), new ShopId(r.shopId()), PaymentType.valueOf(r.paymentType()),
+        PaymentState.valueOf(r.state()), PaymentMethod.valueOf(r.paymentMethod()),
+        new Money(r.amount().stripTrailingZeros(), currencies.require(r.currency())),
+        r.customerAmount() == null ? null
+            : new Money(r.customerAmount().stripTrailingZeros(), currencies.require(r.customerCurrency())),
+        r.referenceId(), r.description(),
+        r.parentPaymentId() == null ? null : new PaymentId(r.parentPaymentId()), r.preAuth(),
+        JsonColumns.read(r.card(), CardDetails.class), JsonColumns.read(r.customer(), Customer.class),
+        JsonColumns.read(r.billingAddress(), BillingAddress.class), r.returnUrl(), r.webhookUrl(),
+        JsonColumns.readMap(r.additionalParameters()),
+        r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.errorMessage(),
+        r.externalId(), r.externalResultCode(), JsonColumns.readMap(r.externalRefs()), r.terminalName(),
+        r.created(), r.updated(), r.version());
+  }
+
+  private static PaymentOperation toOperation(OperationRow r) {
+    return new PaymentOperation(r.id(), OperationType.valueOf(r.operation()), r.started(), r.completed(),
+        PaymentState.valueOf(r.paymentState()),
+        r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.details());
+  }
+}

@@ -1,0 +1,125 @@
+package io.tollgate.persistence;
+
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+final class JdbiShopRepository implements ShopRepository {
+
+  private static final String SHOP_COLUMNS = """
+      id, merchant_id, name, webhook_url, return_url, checkout_timeout_seconds,
+      check_withdrawal_balance, requires_approval, base_currency
+      """;
+
+  private static final RowMapper<Shop> SHOP = (rs, ctx) -> new Shop(
+      new ShopId(rs.getLong("id")), new MerchantId(rs.getLong("merchant_id")), rs.getString("name"),
+      rs.getString("webhook_url"), rs.getString("return_url"),
+      Duration.ofSeconds(rs.getInt("checkout_timeout_seconds")), rs.getBoolean("check_withdrawal_balance"),
+      rs.getBoolean("requires_approval"), rs.getString("base_currency"));
+
+  private final Jdbi jdbi;
+
+  JdbiShopRepository(Jdbi jdbi) {
+    this.jdbi = jdbi;
+  }
+
+  @Override
+  public MerchantId createMerchant(String name, Instant now) {
+    return new MerchantId(jdbi.withHandle(h -> h.createUpdate(
+            "INSERT INTO merchants (name, created) VALUES (:name, :now)")
+        .bind("name", name).bind("now", now)
+        .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one()));
+  }
+
+  @Override
+  public boolean merchantExists(MerchantId id) {
+    return jdbi.withHandle(h -> h.createQuery("SELECT EXISTS (SELECT 1 FROM merchants WHERE id = :id)")
+        .bind("id", id.value()).mapTo(Boolean.class).one());
+  }
+
+  @Override
+  public boolean anyMerchant() {
+    return jdbi.withHandle(h -> h.createQuery("SELECT EXISTS (SELECT 1 FROM merchants)").mapTo(Boolean.class).one());
+  }
+
+  @Override
+  public ShopId createShop(Shop shop, Instant now) {
+    return new ShopId(jdbi.withHandle(h -> h.createUpdate("""
+            INSERT INTO shops (merchant_id, name, webhook_url, return_url, checkout_timeout_seconds,
+                check_withdrawal_balance, requires_approval, base_currency, created)
+            VALUES (:merchant, :name, :webhookUrl, :returnUrl, :timeout, :checkBalance, :approval,
+                :baseCurrency, :now)
+            """)
+        .bind("merchant", shop.merchantId().value())
+        .bind("name", shop.name())
+        .bind("webhookUrl", shop.webhookUrl())
+        .bind("returnUrl", shop.returnUrl())
+        .bind("timeout", (int) shop.checkoutTimeout().toSeconds())
+        .bind("checkBalance", shop.checkWithdrawalBalance())
+        .bind("approval", shop.requiresApproval())
+        .bind("baseCurrency", shop.baseCurrency())
+        .bind("now", now)
+        .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one()));
+  }
+
+  @Override
+  public Optional<Shop> find(ShopId id) {
+    return jdbi.withHandle(h -> h.createQuery("SELECT " + SHOP_COLUMNS + " FROM shops WHERE id = :id")
+        .bind("id", id.value()).map(SHOP).findOne());
+  }
+
+  @Override
+  public List<Shop> shopsOf(MerchantId merchant) {
+    return jdbi.withHandle(h -> h.createQuery(
+            "SELECT " + SHOP_COLUMNS + " FROM shops WHERE merchant_id = :m ORDER BY id")
+        .bind("m", merchant.value()).map(SHOP).list());
+  }
+
+  @Override
+  public void storeKeys(ShopId shop, Environment environment, String apiKeyHash, String apiKeyPrefix,
+      byte[] signingKeyCiphertext, Instant now) {
+    jdbi.useTransaction(h -> {
+      h.createUpdate("""
+              UPDATE shop_keys SET revoked = :now
+              WHERE shop_id = :shop AND environment = :env AND revoked IS NULL
+              """)
+          .bind("now", now).bind("shop", shop.value()).bind("env", environment.name()).execute();
+      h.createUpdate("""
+              INSERT INTO shop_keys (shop_id, environment, api_key_hash, api_key_prefix,
+                  signing_key_ciphertext, created)
+              VALUES (:shop, :env, :hash, :prefix, :signing, :now)
+              """)
+          .bind("shop", shop.value()).bind("env", environment.name()).bind("hash", apiKeyHash)
+          .bind("prefix", apiKeyPrefix).bind("signing", signingKeyCiphertext).bind("now", now).execute();
+    });
+  }
+
+  @Override
+  public Optional<StoredKey> findActiveKey(String apiKeyHash, Environment environment) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT shop_id, api_key_hash FROM shop_keys
+            WHERE api_key_hash = :hash AND environment = :env AND revoked IS NULL
+            """)
+        .bind("hash", apiKeyHash).bind("env", environment.name())
+        .map((rs, ctx) -> new StoredKey(new ShopId(rs.getLong("shop_id")), environment, rs.getString("api_key_hash")))
+        .findOne());
+  }
+
+  @Override
+  public Optional<byte[]> signingKeyCiphertext(ShopId shop, Environment environment) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT signing_key_ciphertext FROM shop_keys
+            WHERE shop_id = :shop AND environment = :env AND revoked IS NULL
+            """)
+        .bind("shop", shop.value()).bind("env", environment.name())
+        .mapTo(byte[].class).findOne());
+  }
+}

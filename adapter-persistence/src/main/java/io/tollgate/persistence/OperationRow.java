@@ -1,0 +1,15 @@
+package io.tollgate.persistence;
+
+import java.time.Instant;
+
+/** A row of {@code payment_operations}. */
+public record OperationRow(
+    long id,
+    String paymentId,
+    long shopId,
+    String operation,
+    Instant started,
+    Instant completed,
+    String paymentState,
+    String errorCode,
+    String details) {}

@@ -1,0 +1,76 @@
+package io.tollgate.persistence;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
+import org.jdbi.v3.sqlobject.customizer.Bind;
+import org.jdbi.v3.sqlobject.customizer.BindMethods;
+import org.jdbi.v3.sqlobject.statement.GetGeneratedKeys;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+
+@RegisterConstructorMapper(PaymentRow.class)
+@RegisterConstructorMapper(OperationRow.class)
+interface PaymentDao {
+
+  String COLUMNS = """
+      id, shop_id, payment_type, state, payment_method, amount, currency, customer_amount,
+      customer_currency, reference_id, description, parent_payment_id, pre_auth, card::text AS card,
+      customer::text AS customer, billing_address::text AS billing_address, return_url, webhook_url,
+      additional_parameters::text AS additional_parameters, error_code, error_message, external_id,
+      external_result_code, external_refs::text AS external_refs, terminal_name, created, updated, version
+      """;
+
+  @SqlUpdate("""
+      INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
+          customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
+          card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
+          error_message, external_id, external_result_code, external_refs, terminal_name, created,
+          updated, version)
+      VALUES (:p.id, :p.shopId, :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
+          :p.customerAmount, :p.customerCurrency, :p.referenceId, :p.description, :p.parentPaymentId,
+          :p.preAuth, CAST(:p.card AS jsonb), CAST(:p.customer AS jsonb), CAST(:p.billingAddress AS jsonb),
+          :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
+          :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
+          :p.terminalName, :p.created, :p.updated, :p.version)
+      """)
+  void insert(@BindMethods("p") PaymentRow row);
+
+  @SqlUpdate("""
+      UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
+          customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
+          error_code = :p.errorCode, error_message = :p.errorMessage, external_id = :p.externalId,
+          external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
+          terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
+      WHERE id = :p.id AND version = :expected
+      """)
+  int update(@BindMethods("p") PaymentRow row, @Bind("expected") long expectedVersion);
+
+  @SqlUpdate("""
+      INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
+          error_code, details)
+      VALUES (:o.paymentId, :o.shopId, :o.operation, :o.started, :o.completed, :o.paymentState,
+          :o.errorCode, :o.details)
+      """)
+  @GetGeneratedKeys("id")
+  long insertOperation(@BindMethods("o") OperationRow row);
+
+  @SqlQuery("SELECT " + COLUMNS + " FROM payments WHERE id = :id")
+  Optional<PaymentRow> find(@Bind("id") String id);
+
+  @SqlQuery("SELECT " + COLUMNS + " FROM payments WHERE id = :id FOR UPDATE")
+  Optional<PaymentRow> findForUpdate(@Bind("id") String id);
+
+  @SqlQuery("""
+      SELECT id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details
+      FROM payment_operations WHERE payment_id = :id ORDER BY id DESC
+      """)
+  List<OperationRow> operations(@Bind("id") String paymentId);
+
+  @SqlQuery("""
+      SELECT coalesce(sum(amount), 0) FROM payments
+      WHERE parent_payment_id = :parent AND payment_type = 'REFUND' AND state NOT IN ('DECLINED', 'CANCELLED')
+      """)
+  BigDecimal refundedTotal(@Bind("parent") String parentId);
+}
