@@ -1,0 +1,116 @@
+package io.tollgate.persistence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.out.IdempotencyRepository.PriorUse;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.ShopId;
+import io.tollgate.persistence.testing.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The card vault, shop keys and idempotency keys on real PostgreSQL. */
+class SecretsAtRestTest {
+
+  static Database db;
+  static PersistenceAdapters adapters;
+  static ShopId shop;
+  static ShopId other;
+
+  @BeforeAll
+  static void start() {
+    db = TestDatabase.fresh();
+    adapters = new PersistenceAdapters(db, new SecretBox(SecretBox.randomKey()), Currencies.defaults());
+    shop = TestShops.create(adapters, "vault");
+    other = TestShops.create(adapters, "elsewhere");
+  }
+
+  @AfterAll
+  static void stop() {
+    db.close();
+  }
+
+  @Test
+  void the_vault_gives_one_token_per_card_and_keeps_the_number_only_encrypted() {
+    String token = adapters.cardVault().tokenize(shop, "4000000000000002");
+    assertThat(token).matches("[0-9a-f]{32}");
+    assertThat(adapters.cardVault().tokenize(shop, "4000000000000002")).isEqualTo(token);
+    assertThat(adapters.cardVault().tokenize(shop, "4242424242424242")).isNotEqualTo(token);
+    assertThat(adapters.cardVault().reveal(shop, token)).contains("4000000000000002");
+    assertThat(adapters.cardVault().reveal(other, token)).as("another shop's token").isEmpty();
+
+    List<byte[]> stored = db.jdbi().withHandle(h -> h.createQuery("SELECT pan_ciphertext FROM card_vault")
+        .mapTo(byte[].class).list());
+    for (byte[] ciphertext : stored) {
+      assertThat(new String(ciphertext, StandardCharsets.ISO_8859_1)).doesNotContain("4000000000000002").doesNotContain("4242424242424242");
+    }
+    String dump = db.jdbi().withHandle(h -> h.createQuery("SELECT string_agg(fingerprint || token, ',') FROM card_vault")
+        .mapTo(String.class).one());
+    assertThat(dump).doesNotContain("4000000000000002");
+  }
+
+  @Test
+  void only_the_active_key_of_the_environment_is_found() {
+    adapters.shops().storeKeys(shop, Environment.SANDBOX, "hash-old", "tg_test_ab", new byte[] {1}, Instant.now());
+    adapters.shops().storeKeys(shop, Environment.SANDBOX, "hash-new", "tg_test_cd", new byte[] {2}, Instant.now());
+    adapters.shops().storeKeys(shop, Environment.PRODUCTION, "hash-live", "tg_live_ef", new byte[] {3}, Instant.now());
+
+    assertThat(adapters.shops().findActiveKey("hash-old", Environment.SANDBOX)).isEmpty();
+    assertThat(adapters.shops().findActiveKey("hash-new", Environment.SANDBOX)).map(k -> k.shopId()).contains(shop);
+    assertThat(adapters.shops().findActiveKey("hash-live", Environment.SANDBOX)).isEmpty();
+    assertThat(adapters.shops().findActiveKey("hash-live", Environment.PRODUCTION)).isPresent();
+    assertThat(adapters.shops().signingKeyCiphertext(shop, Environment.SANDBOX)).hasValueSatisfying(b -> assertThat(b).containsExactly(2));
+  }
+
+  @Test
+  void an_idempotency_key_is_claimed_once_until_it_expires() {
+    Instant now = Instant.now();
+    Instant expiry = now.minus(Duration.ofHours(24));
+    PaymentId payment = PaymentId.random();
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp", now, expiry)).isEmpty();
+    adapters.idempotency().complete(shop, "k1", payment);
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp2", now, expiry)).contains(new PriorUse("fp", payment));
+    assertThat(adapters.idempotency().claim(other, "k1", "fp", now, expiry)).as("scoped to the shop").isEmpty();
+    Instant muchLater = now.plus(Duration.ofHours(25));
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp3", muchLater, muchLater.minus(Duration.ofHours(24))))
+        .as("an expired key is free again").isEmpty();
+  }
+
+  @Test
+  void two_transactions_claiming_one_key_at_once_see_each_other() throws Exception {
+    CountDownLatch bothInside = new CountDownLatch(2);
+    List<CompletableFuture<Optional<PriorUse>>> claims = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      claims.add(CompletableFuture.supplyAsync(() -> adapters.transactionRunner().inTransaction(() -> {
+        Optional<PriorUse> result = adapters.idempotency().claim(shop, "race", "fp", Instant.now(),
+            Instant.now().minus(Duration.ofHours(24)));
+        if (result.isEmpty()) {
+          adapters.idempotency().complete(shop, "race", PaymentId.random());
+        }
+        bothInside.countDown();
+        return result;
+      })));
+    }
+    long winners = 0;
+    for (CompletableFuture<Optional<PriorUse>> c : claims) {
+      if (c.get().isEmpty()) {
+        winners++;
+      } else {
+        assertThat(c.get().get().paymentId()).as("the loser sees the winner's payment").isNotNull();
+      }
+    }
+    assertThat(winners).isEqualTo(1);
+  }
+}

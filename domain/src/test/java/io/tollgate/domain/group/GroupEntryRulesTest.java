@@ -1,0 +1,112 @@
+package io.tollgate.domain.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.NullAndEmptySource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class GroupEntryRulesTest {
+
+  @ParameterizedTest
+  @ValueSource(strings = {"400000", "4000000", "40000000"})
+  void accepts_bins_of_six_to_eight_digits(String bin) {
+    assertThat(new Bin(bin).value()).isEqualTo(bin);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"40000", "400000000", "12345a", " 400000", "４００００００"})
+  void refuses_bins_that_are_not_six_to_eight_ascii_digits(String bin) {
+    assertThatThrownBy(() -> new Bin(bin)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("6 to 8");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"400000******0002", "555500XXXXXX0008", "4000001*0002", "40000000000*0002"})
+  void accepts_masked_cards_with_six_leading_and_four_trailing_digits(String masked) {
+    MaskedCardNumber m = new MaskedCardNumber(masked);
+    assertThat(m.bin()).isEqualTo(masked.substring(0, 6));
+    assertThat(m.last4()).isEqualTo(masked.substring(masked.length() - 4));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"40000******0002", "400000******002", "4000000000000002", "400000**XX**0002",
+      "400000------0002", "******0002", "400000*0002"})
+  void refuses_masked_cards_without_the_leading_or_trailing_digits_or_a_proper_mask(String masked) {
+    assertThatThrownBy(() -> new MaskedCardNumber(masked)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void checks_card_numbers_with_luhn() {
+    assertThat(Pan.luhnValid("4242424242424242")).isTrue();
+    assertThat(Pan.luhnValid("4000000000000002")).isTrue();
+    assertThat(Pan.luhnValid("5555000000000008")).isTrue();
+    assertThat(Pan.luhnValid("4242424242424241")).isFalse();
+    assertThat(new Pan("4000 0000 0000 0002").digits()).isEqualTo("4000000000000002");
+    assertThatThrownBy(() -> new Pan("4242424242424241")).hasMessageContaining("Luhn");
+    assertThatThrownBy(() -> new Pan("42424242")).hasMessageContaining("12 to 19");
+  }
+
+  @Test
+  void a_card_number_never_shows_in_clear_by_accident() {
+    Pan pan = new Pan("4000000000000002");
+    assertThat(pan.toString()).isEqualTo("400000******0002").doesNotContain("4000000000000002");
+    assertThat(Pan.maskForDisplay("card 4000 0000 0000 0002 and 4242424242424242"))
+        .isEqualTo("card 400000******0002 and 424242******4242");
+    assertThat(Pan.maskForDisplay("order 12345")).isEqualTo("order 12345");
+  }
+
+  @Test
+  void emails_must_have_one_at_sign_and_a_real_domain_and_are_kept_lower_case() {
+    assertThat(new EmailAddress("Ann.Lee+shop@Example.COM").value()).isEqualTo("ann.lee+shop@example.com");
+    for (String bad : List.of("ann.example.com", "ann@@example.com", "ann@example", "@example.com",
+        "ann@-example.com", "ann lee@example.com", "ann@example.c", "ann..lee@example.com")) {
+      assertThatThrownBy(() -> new EmailAddress(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void countries_are_assigned_alpha_2_codes_in_either_case_kept_upper_case() {
+    assertThat(new CountryCode("us").value()).isEqualTo("US");
+    assertThat(new CountryCode("De").value()).isEqualTo("DE");
+    for (String bad : List.of("XX", "usa", "U", "1A", "")) {
+      assertThatThrownBy(() -> new CountryCode(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void error_codes_are_one_digit_a_dot_and_two_digits() {
+    assertThat(new ErrorCodeEntry("4.02").known()).isPresent();
+    assertThat(new ErrorCodeEntry("9.99").known()).isEmpty();
+    for (String bad : List.of("1.4", "10.01", "4,02", "4.002", "a.bc")) {
+      assertThatThrownBy(() -> new ErrorCodeEntry(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @ParameterizedTest
+  @NullAndEmptySource
+  void an_empty_or_missing_array_is_refused(List<String> raw) {
+    GroupEntries.Parsed<Bin> parsed = GroupEntries.parse(raw, Bin::new);
+    assertThat(parsed.isValid()).isFalse();
+    assertThat(parsed.violations()).singleElement()
+        .satisfies(v -> assertThat(v.message()).isEqualTo("must be a non-empty array"));
+  }
+
+  @Test
+  void every_bad_entry_is_reported_with_its_position() {
+    GroupEntries.Parsed<Bin> parsed = GroupEntries.parse(
+        Arrays.asList("400000", "12345", "400000", "abcdef", null, "555500"), Bin::new);
+    assertThat(parsed.isValid()).isFalse();
+    assertThat(parsed.violations()).extracting(GroupEntries.EntryViolation::index).containsExactly(1, 3, 4);
+    assertThat(parsed.entries()).extracting(Bin::value).containsExactly("400000", "555500");
+  }
+
+  @Test
+  void refused_card_numbers_are_echoed_masked() {
+    GroupEntries.Parsed<Pan> parsed = GroupEntries.parse(List.of("4242424242424241"), Pan::new, Pan::maskForDisplay);
+    assertThat(parsed.violations().get(0).rejectedValue()).isEqualTo("424242******4241");
+  }
+}

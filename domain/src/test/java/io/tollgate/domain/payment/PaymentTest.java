@@ -1,0 +1,75 @@
+package io.tollgate.domain.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class PaymentTest {
+
+  private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+  private static final Money TEN_EUR = Money.of("10", Currencies.defaults().require("EUR"));
+
+  private static Payment.Draft deposit() {
+    return new Payment.Draft(PaymentId.random(), new ShopId(1), PaymentType.DEPOSIT, PaymentMethod.BASIC_CARD,
+        TEN_EUR, "order-1", null, null, false, null, null, null, null, null, Map.of());
+  }
+
+  @Test
+  void creation_records_create_payment_in_the_initial_state() {
+    Payment.Transition t = Payment.create(deposit(), PaymentState.CHECKOUT, T0);
+    assertThat(t.before()).isNull();
+    assertThat(t.after().state()).isEqualTo(PaymentState.CHECKOUT);
+    assertThat(t.operation().operation()).isEqualTo(OperationType.CREATE_PAYMENT);
+    assertThat(t.operation().paymentState()).isEqualTo(PaymentState.CHECKOUT);
+    assertThatThrownBy(() -> Payment.create(deposit(), PaymentState.PENDING, T0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void a_decline_keeps_its_error_and_the_processors_codes() {
+    Payment p = Payment.create(deposit(), PaymentState.CHECKOUT, T0).after();
+    Outcome declined = Outcome.error(ErrorCode.E4_01_INSUFFICIENT_FUNDS).withExternal("ext-1", "51");
+    Payment.Transition t = p.apply(OperationType.DEPOSIT, PaymentState.DECLINED, declined, T0.plusSeconds(1));
+    assertThat(t.after().state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(t.after().errorCode()).isEqualTo(ErrorCode.E4_01_INSUFFICIENT_FUNDS);
+    assertThat(t.after().errorMessage()).isEqualTo("Insufficient Funds");
+    assertThat(t.after().externalId()).isEqualTo("ext-1");
+    assertThat(t.after().externalResultCode()).isEqualTo("51");
+    assertThat(t.after().updated()).isEqualTo(T0.plusSeconds(1));
+    assertThat(t.operation().errorCode()).isEqualTo(ErrorCode.E4_01_INSUFFICIENT_FUNDS);
+    assertThat(t.before()).isSameAs(p);
+  }
+
+  @Test
+  void a_final_payment_cannot_move_again() {
+    Payment done = Payment.create(deposit(), PaymentState.CHECKOUT, T0).after()
+        .apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0).after();
+    assertThatThrownBy(() -> done.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0))
+        .isInstanceOf(DomainException.Conflict.class).hasMessage("1.00 Illegal Workflow State");
+  }
+
+  @Test
+  void a_refund_must_name_its_parent() {
+    Payment.Draft orphan = new Payment.Draft(PaymentId.random(), new ShopId(1), PaymentType.REFUND,
+        PaymentMethod.BASIC_CARD, TEN_EUR, null, null, null, false, null, null, null, null, null, Map.of());
+    assertThatThrownBy(() -> Payment.create(orphan, PaymentState.PENDING, T0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("parent");
+  }
+
+  @Test
+  void a_card_number_in_clear_is_refused_as_card_details() {
+    assertThatThrownBy(() -> new CardDetails("4000000000000002", null, null, "12", "2030", "VISA", null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(CardBrands.mask("4000000000000002")).isEqualTo("400000******0002");
+    assertThat(CardBrands.detect("5555000000000008")).isEqualTo("MASTERCARD");
+    assertThat(CardBrands.detect("4000000000000002")).isEqualTo("VISA");
+  }
+}
