@@ -29,6 +29,8 @@ public final class Main implements Callable<Integer> {
   private static volatile Map<String, String> environment = System.getenv();
 
   public static void main(String[] args) {
+    org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
+    org.slf4j.bridge.SLF4JBridgeHandler.install();
     System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true), System.getenv()));
   }
 
