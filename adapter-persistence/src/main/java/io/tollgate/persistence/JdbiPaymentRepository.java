@@ -17,6 +17,7 @@ import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.ShopId;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -119,6 +120,33 @@ final class JdbiPaymentRepository implements PaymentRepository {
     }
     return new Page<>(page, hasMore);
   }
+
+  @Override
+  public List<Payment> lockDue(DueWork work, Instant before, int limit) {
+    String where = switch (work) {
+      case PAYOUTS -> "p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING'";
+      case BANK_TRANSFERS -> "p.payment_type = 'DEPOSIT' AND p.payment_method = 'BANKTRANSFER'"
+          + " AND p.state = 'PENDING' AND p.updated < :before";
+      case EXPIRED_CHECKOUTS -> "p.payment_type = 'DEPOSIT' AND (p.state = 'CHECKOUT'"
+          + " OR (p.state = 'PENDING' AND p.payment_method = 'BASIC_CARD'))"
+          + " AND p.created < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'";
+    };
+    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery(
+            "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
+                + " ORDER BY p.updated LIMIT :limit FOR UPDATE OF p SKIP LOCKED")
+        .bind("before", before).bind("limit", limit)
+        .mapTo(PaymentRow.class).list());
+    return rows.stream().map(this::toPayment).toList();
+  }
+
+  /** The payment columns qualified with the {@code p} alias, for joins. */
+  private static final String QUALIFIED_COLUMNS = """
+      p.id, p.shop_id, p.payment_type, p.state, p.payment_method, p.amount, p.currency, p.customer_amount,
+      p.customer_currency, p.reference_id, p.description, p.parent_payment_id, p.pre_auth, p.card::text AS card,
+      p.customer::text AS customer, p.billing_address::text AS billing_address, p.return_url, p.webhook_url,
+      p.additional_parameters::text AS additional_parameters, p.error_code, p.error_message, p.external_id,
+      p.external_result_code, p.external_refs::text AS external_refs, p.terminal_name, p.created, p.updated, p.version
+      """;
 
   @Override
   public List<PaymentOperation> operations(PaymentId id) {

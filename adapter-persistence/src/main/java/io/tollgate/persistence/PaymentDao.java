@@ -40,7 +40,8 @@ interface PaymentDao {
   @SqlUpdate("""
       UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
           customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
-          error_code = :p.errorCode, error_message = :p.errorMessage, external_id = :p.externalId,
+          card = CAST(:p.card AS jsonb), error_code = :p.errorCode, error_message = :p.errorMessage,
+          external_id = :p.externalId,
           external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
           terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
       WHERE id = :p.id AND version = :expected

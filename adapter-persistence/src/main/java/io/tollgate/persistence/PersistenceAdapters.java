@@ -1,6 +1,7 @@
 package io.tollgate.persistence;
 
 import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.PaymentRepository;
@@ -17,6 +18,7 @@ public final class PersistenceAdapters {
   private final ShopRepository shops;
   private final IdempotencyRepository idempotency;
   private final CardVault cardVault;
+  private final BalanceRepository balances;
 
   public PersistenceAdapters(Database database, SecretBox secrets, Currencies currencies) {
     var jdbi = database.jdbi();
@@ -25,6 +27,11 @@ public final class PersistenceAdapters {
     this.shops = new JdbiShopRepository(jdbi);
     this.idempotency = new JdbiIdempotencyRepository(jdbi);
     this.cardVault = new JdbiCardVault(jdbi, secrets, Clock.systemUTC());
+    this.balances = new JdbiBalanceRepository(jdbi, currencies);
+  }
+
+  public BalanceRepository balances() {
+    return balances;
   }
 
   public TransactionRunner transactionRunner() {

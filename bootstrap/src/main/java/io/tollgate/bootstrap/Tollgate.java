@@ -2,12 +2,15 @@ package io.tollgate.bootstrap;
 
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.service.PaymentService;
+import io.tollgate.application.service.PaymentWriter;
+import io.tollgate.application.service.ProcessingService;
 import io.tollgate.application.service.ShopService;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.shop.Environment;
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
 import io.tollgate.persistence.PersistenceAdapters;
+import io.tollgate.processor.sandbox.SandboxProcessor;
 import io.tollgate.rest.gateway.GatewayApi;
 import java.net.URI;
 import java.time.Clock;
@@ -35,6 +38,7 @@ public final class Tollgate implements AutoCloseable {
   private final Services services;
   private final Server server;
   private final String publicUrl;
+  private final BackgroundJobs jobs;
 
   private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase) throws Exception {
     this.config = config;
@@ -67,9 +71,11 @@ public final class Tollgate implements AutoCloseable {
     context.setErrorHandler(new ServletJsonErrorHandler());
     context.addServlet(new ServletHolder("gateway", new ServletContainer(GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
+            services.processing(), services.processing(), config.gatewayBalances(),
             publicUrl, config.bodyLimitBytes(), Clock.systemUTC())))), "/api/v1/*");
     server.setHandler(new GracefulHandler(context));
     server.start();
+    this.jobs = new BackgroundJobs(services.processing(), config.jobInterval());
     LOG.info("Tollgate {} listening on {} (public URL {})", config.environment().lowerName(),
         connector.getLocalPort(), publicUrl);
   }
@@ -119,6 +125,7 @@ public final class Tollgate implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("error while stopping the HTTP server", e);
     }
+    jobs.close();
     if (ownsDatabase) {
       database.close();
     }
@@ -126,19 +133,24 @@ public final class Tollgate implements AutoCloseable {
   }
 
   /** The application services, wired by hand. */
-  public record Services(PaymentService payments, ShopService shops, PersistenceAdapters persistence,
-      Environment environment) {
+  public record Services(PaymentService payments, ShopService shops, ProcessingService processing,
+      PersistenceAdapters persistence, Environment environment) {
 
     static Services wire(TollgateConfig config, Database database) {
       Clock clock = Clock.systemUTC();
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(MasterKey.load(config));
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
-      PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(),
-          adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets, currencies, clock);
+      PaymentWriter writer = new PaymentWriter(adapters.payments(), adapters.balances());
+      PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
+          adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
+          currencies, clock);
+      ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
+          writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock), clock,
+          config.sandboxBankDelay());
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock);
-      return new Services(payments, shops, adapters, config.environment());
+      return new Services(payments, shops, processing, adapters, config.environment());
     }
   }
 }

@@ -25,7 +25,10 @@ public record TollgateConfig(
     Path dataDirectory,
     String masterKey,
     Map<String, Integer> cryptoCurrencies,
-    int bodyLimitBytes) {
+    int bodyLimitBytes,
+    boolean gatewayBalances,
+    java.time.Duration jobInterval,
+    java.time.Duration sandboxBankDelay) {
 
   /** One environment variable: its name, default and meaning. */
   public record Setting(String name, String defaultValue, String description) {}
@@ -48,7 +51,12 @@ public record TollgateConfig(
           "base64 of 32 random bytes; encrypts signing keys and card numbers. Required in production"),
       new Setting("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,ETH:8,USDT:8",
           "crypto symbols accepted besides ISO 4217 codes, with their decimals"),
-      new Setting("TOLLGATE_BODY_LIMIT_BYTES", "65536", "largest request body accepted (413 above)"));
+      new Setting("TOLLGATE_BODY_LIMIT_BYTES", "65536", "largest request body accepted (413 above)"),
+      new Setting("TOLLGATE_GATEWAY_BALANCES", "true", "`false` switches `GET /api/v1/balances` off (404)"),
+      new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",
+          "how often background jobs look for work (payouts, bank transfers, checkout timeouts)"),
+      new Setting("TOLLGATE_SANDBOX_BANK_DELAY", "PT5S",
+          "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH"));
 
   public static TollgateConfig fromEnvironment() {
     return from(System.getenv());
@@ -73,6 +81,12 @@ public record TollgateConfig(
     int bodyLimit = integer(get.apply("TOLLGATE_BODY_LIMIT_BYTES"), 64 * 1024, 1024, 16 * 1024 * 1024,
         "TOLLGATE_BODY_LIMIT_BYTES", problems);
     Map<String, Integer> crypto = cryptoCurrencies(get.apply("TOLLGATE_CRYPTO_CURRENCIES"), problems);
+    String balances = get.apply("TOLLGATE_GATEWAY_BALANCES");
+    if (balances != null && !balances.equals("true") && !balances.equals("false")) {
+      problems.add("TOLLGATE_GATEWAY_BALANCES must be true or false");
+    }
+    java.time.Duration jobInterval = duration(get.apply("TOLLGATE_JOB_INTERVAL"), "PT0.5S", "TOLLGATE_JOB_INTERVAL", problems);
+    java.time.Duration bankDelay = duration(get.apply("TOLLGATE_SANDBOX_BANK_DELAY"), "PT5S", "TOLLGATE_SANDBOX_BANK_DELAY", problems);
     String masterKey = get.apply("TOLLGATE_MASTER_KEY");
     if (environment == Environment.PRODUCTION && masterKey == null) {
       problems.add("TOLLGATE_MASTER_KEY is required in production (base64 of 32 random bytes)");
@@ -96,7 +110,10 @@ public record TollgateConfig(
         Path.of(dataDir == null ? "tollgate-data" : dataDir).toAbsolutePath(),
         masterKey,
         crypto,
-        bodyLimit);
+        bodyLimit,
+        !"false".equals(balances),
+        jobInterval,
+        bankDelay);
   }
 
   /** The public URL, defaulting to localhost on the port actually bound. */
@@ -117,6 +134,19 @@ public record TollgateConfig(
     } catch (NumberFormatException e) {
       problems.add(name + " must be an integer");
       return def;
+    }
+  }
+
+  private static java.time.Duration duration(String raw, String def, String name, List<String> problems) {
+    try {
+      java.time.Duration d = java.time.Duration.parse(raw == null ? def : raw);
+      if (d.isNegative() || d.isZero() && name.equals("TOLLGATE_JOB_INTERVAL")) {
+        problems.add(name + " must be a positive ISO-8601 duration such as PT5S");
+      }
+      return d;
+    } catch (java.time.format.DateTimeParseException e) {
+      problems.add(name + " must be an ISO-8601 duration such as PT5S");
+      return java.time.Duration.parse(def);
     }
   }
 

@@ -41,6 +41,8 @@ final class TestGateway implements AutoCloseable {
     all.putIfAbsent("TOLLGATE_PORT", "0");
     all.putIfAbsent("TOLLGATE_HOST", "127.0.0.1");
     all.putIfAbsent("TOLLGATE_DATA_DIR", dataDirectory.toString());
+    all.putIfAbsent("TOLLGATE_JOB_INTERVAL", "PT0.1S");
+    all.putIfAbsent("TOLLGATE_SANDBOX_BANK_DELAY", "PT0.5S");
     all.putIfAbsent("TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
     if ("production".equals(all.get("TOLLGATE_ENVIRONMENT"))) {
       all.putIfAbsent("TOLLGATE_DB_URL", "jdbc:postgresql://placeholder/unused");
@@ -118,6 +120,25 @@ final class TestGateway implements AutoCloseable {
       throw new AssertionError("deposit failed: " + a);
     }
     return a.json().at("/result/id").asText();
+  }
+
+  Answer patch(String path, String body) {
+    return send(HttpRequest.newBuilder(uri(path)).method("PATCH", HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + apiKey));
+  }
+
+  /** Polls a payment until it leaves {@code state} or the time is up. */
+  JsonNode awaitStateOtherThan(String id, String state, Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    JsonNode p;
+    do {
+      p = get("/api/v1/payments/" + id).json().get("result");
+      if (!p.get("state").asText().equals(state)) {
+        return p;
+      }
+      Thread.sleep(50);
+    } while (System.nanoTime() < end);
+    return p;
   }
 
   int countPayments() {

@@ -1,7 +1,9 @@
 package io.tollgate.rest.gateway;
 
 import io.tollgate.application.port.in.AuthenticateShopUseCase;
+import io.tollgate.application.port.in.BalanceQueries;
 import io.tollgate.application.port.in.CreatePaymentUseCase;
+import io.tollgate.application.port.in.PaymentActionsUseCase;
 import io.tollgate.application.port.in.PaymentQueries;
 import io.tollgate.rest.common.RestCommon;
 import java.time.Clock;
@@ -17,6 +19,9 @@ public final class GatewayApi {
       AuthenticateShopUseCase authentication,
       CreatePaymentUseCase createPayment,
       PaymentQueries paymentQueries,
+      PaymentActionsUseCase paymentActions,
+      BalanceQueries balances,
+      boolean balancesEnabled,
       String publicBaseUrl,
       int bodyLimitBytes,
       Clock clock) {}
@@ -28,6 +33,8 @@ public final class GatewayApi {
     RestCommon.register(config, d.bodyLimitBytes());
     config.register(new BearerAuthFilter(d.authentication()));
     config.register(new PaymentResource(d.createPayment(), d.paymentQueries(), d.publicBaseUrl(), d.clock()));
+    config.register(new PaymentActionsResource(d.paymentActions(), d.publicBaseUrl()));
+    config.register(new BalanceResource(d.balances(), d.balancesEnabled()));
     return config;
   }
 }

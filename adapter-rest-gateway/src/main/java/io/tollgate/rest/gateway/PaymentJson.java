@@ -5,6 +5,7 @@ import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.Customer;
 import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentMethod;
 import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
@@ -55,8 +56,9 @@ record PaymentJson(
   }
 
   static PaymentJson of(Payment p, String publicBaseUrl) {
-    String redirectUrl = p.type() == PaymentType.DEPOSIT && p.state() == PaymentState.CHECKOUT
-        ? publicBaseUrl + "/checkout/" + p.id().value() : null;
+    boolean customerStepLeft = p.type() == PaymentType.DEPOSIT && (p.state() == PaymentState.CHECKOUT
+        || (p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD));
+    String redirectUrl = customerStepLeft ? publicBaseUrl + "/checkout/" + p.id().value() : null;
     return new PaymentJson(
         p.id().value(), p.referenceId(), Timestamps.record(p.created()), p.type().name(),
         p.state().name(), p.description(), p.parentPaymentId() == null ? null : p.parentPaymentId().value(),

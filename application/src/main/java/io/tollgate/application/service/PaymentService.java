@@ -5,6 +5,7 @@ import io.tollgate.application.port.in.CreatePaymentCommand;
 import io.tollgate.application.port.in.CreatePaymentUseCase;
 import io.tollgate.application.port.in.ListPaymentsQuery;
 import io.tollgate.application.port.in.PaymentQueries;
+import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.IdempotencyRepository.PriorUse;
@@ -14,10 +15,13 @@ import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.CardBrands;
 import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Outcome;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentMethod;
@@ -39,6 +43,8 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   private final TransactionRunner tx;
   private final PaymentRepository payments;
+  private final PaymentWriter writer;
+  private final BalanceRepository balances;
   private final ShopRepository shops;
   private final IdempotencyRepository idempotency;
   private final CardVault cardVault;
@@ -46,9 +52,11 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private final PaymentRequestRules rules;
   private final SecretBox secrets;
 
-  public PaymentService(TransactionRunner tx, PaymentRepository payments, ShopRepository shops,
-      IdempotencyRepository idempotency, CardVault cardVault, SecretBox secrets,
-      Currencies currencies, Clock clock) {
+  public PaymentService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
+      BalanceRepository balances, ShopRepository shops, IdempotencyRepository idempotency,
+      CardVault cardVault, SecretBox secrets, Currencies currencies, Clock clock) {
+    this.writer = writer;
+    this.balances = balances;
     this.secrets = secrets;
     this.tx = tx;
     this.payments = payments;
@@ -82,12 +90,21 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         }
       }
       Payment.Draft draft = draft(command, valid, shop);
+      java.math.BigDecimal available = valid.type() == PaymentType.WITHDRAWAL && shop.checkWithdrawalBalance()
+          ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
+      boolean balanceShort = available != null && available.compareTo(valid.amount().amount()) < 0;
       PaymentState initial = switch (valid.type()) {
         case DEPOSIT -> PaymentState.CHECKOUT;
-        case WITHDRAWAL -> shop.requiresApproval() ? PaymentState.AWAITING_APPROVAL : PaymentState.PENDING;
+        case WITHDRAWAL -> shop.requiresApproval() && !balanceShort ? PaymentState.AWAITING_APPROVAL : PaymentState.PENDING;
         case REFUND -> PaymentState.PENDING;
       };
-      Payment stored = payments.insert(Payment.create(draft, initial, now));
+      Payment stored = writer.create(Payment.create(draft, initial, now));
+      if (balanceShort) {
+        // The balance row stays locked until commit, so two withdrawals can never both pass.
+        stored = writer.update(stored.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
+            Outcome.error(ErrorCode.E1_10_INSUFFICIENT_BALANCE).withDetails("Check Withdrawal Balance: "
+                + available.toPlainString() + " " + valid.amount().currency() + " available"), now));
+      }
       if (command.idempotencyKey() != null) {
         idempotency.complete(shop.id(), command.idempotencyKey(), stored.id());
       }

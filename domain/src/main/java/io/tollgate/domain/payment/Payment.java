@@ -109,7 +109,8 @@ public record Payment(
     Payment after = new Payment(
         id, shopId, type, to, method,
         outcome.amount() != null ? outcome.amount() : amount,
-        customerAmount, referenceId, description, parentPaymentId, preAuth, card, customer,
+        customerAmount, referenceId, description, parentPaymentId, preAuth,
+        outcome.card() != null ? outcome.card() : card, customer,
         billingAddress, returnUrl, webhookUrl, additionalParameters,
         outcome.errorCode() != null ? outcome.errorCode() : errorCode,
         outcome.errorCode() != null ? outcome.errorMessage() : errorMessage,

@@ -37,6 +37,23 @@ public interface PaymentRepository {
   /** The sum of the refunds of {@code parent} that are not DECLINED or CANCELLED. */
   Money refundedTotal(PaymentId parent, Money zero);
 
+  /**
+   * Locks up to {@code limit} payments of a background job's kind that no other transaction
+   * holds ({@code FOR UPDATE SKIP LOCKED}), so that any number of service instances can run the
+   * job at once without processing a payment twice.
+   */
+  List<Payment> lockDue(DueWork work, Instant now, int limit);
+
+  /** The kinds of background work. */
+  enum DueWork {
+    /** PENDING withdrawals and refunds, oldest first. */
+    PAYOUTS,
+    /** PENDING bank-transfer deposits whose transfer had time to arrive. */
+    BANK_TRANSFERS,
+    /** Deposits still waiting for the customer (CHECKOUT, or PENDING on 3-D Secure) past the shop's timeout. */
+    EXPIRED_CHECKOUTS
+  }
+
   /** Filters of a shop's payment list; null fields do not filter. Newest first. */
   record PaymentFilter(
       ShopId shopId,

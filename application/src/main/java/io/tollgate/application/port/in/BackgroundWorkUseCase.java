@@ -1,0 +1,17 @@
+package io.tollgate.application.port.in;
+
+/**
+ * The jobs that move payments without a request. Each handles a batch and returns how many
+ * payments it moved; every instance of the service may run them at once.
+ */
+public interface BackgroundWorkUseCase {
+
+  /** Pays out PENDING withdrawals and refunds. */
+  int processPayouts(int batch);
+
+  /** Settles bank-transfer deposits whose transfer has arrived. */
+  int settleBankTransfers(int batch);
+
+  /** Cancels with 1.04 deposits the customer left alone past the shop's checkout timeout. */
+  int expireCheckouts(int batch);
+}

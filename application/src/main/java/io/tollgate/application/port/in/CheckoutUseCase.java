@@ -1,0 +1,25 @@
+package io.tollgate.application.port.in;
+
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.shop.Shop;
+
+/** What the customer does on the hosted checkout page; the payment id is the only credential. */
+public interface CheckoutUseCase {
+
+  /** The payment and its shop, for showing the page. */
+  CheckoutView view(String paymentId);
+
+  /** The customer entered a card: CHECKOUT, then processing (or the 3-D Secure step). */
+  Payment submitCard(String paymentId, CardInput card);
+
+  /** A card given with the request (StS mode): processing starts without the card form. */
+  Payment processCardOnFile(String paymentId);
+
+  /** The customer answered the issuer's 3-D Secure challenge. */
+  Payment completeChallenge(String paymentId, boolean passed);
+
+  /** The customer cancelled: CANCELLED with 2.00. */
+  Payment cancelByCustomer(String paymentId);
+
+  record CheckoutView(Payment payment, Shop shop) {}
+}

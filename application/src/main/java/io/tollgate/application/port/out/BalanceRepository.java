@@ -1,0 +1,32 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.money.Currency;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A ledger per shop and currency: every movement is an entry, and the balance row is their
+ * running sum, written in the transaction of the state change that caused it.
+ */
+public interface BalanceRepository {
+
+  /** Appends an entry and moves the balance by it. */
+  void post(LedgerEntry entry);
+
+  /** The shop's balance in the currency, locked until the transaction ends (zero if none yet). */
+  ShopBalance lock(ShopId shop, Currency currency);
+
+  List<ShopBalance> balances(ShopId shop);
+
+  /**
+   * @param available change of what the shop may pay out
+   * @param reserved change of what pending withdrawals and refunds hold back
+   */
+  record LedgerEntry(ShopId shop, Currency currency, BigDecimal available, BigDecimal reserved,
+      PaymentId payment, String reason, Instant at) {}
+
+  record ShopBalance(ShopId shop, Currency currency, BigDecimal available, BigDecimal reserved) {}
+}

@@ -1,0 +1,431 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.port.in.BackgroundWorkUseCase;
+import io.tollgate.application.port.in.BalanceQueries;
+import io.tollgate.application.port.in.CardInput;
+import io.tollgate.application.port.in.CheckoutUseCase;
+import io.tollgate.application.port.in.PaymentActionsUseCase;
+import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
+import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
+import io.tollgate.application.port.out.PaymentProcessor.Result;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.PaymentRepository.DueWork;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.CardBrands;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Outcome;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentTransitions;
+import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.YearMonth;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Takes payments from their initial state to a final one: host-to-host execution, the
+ * checkout page and its 3-D Secure step, pre-auth capture and void, withdrawal approval, and
+ * the background jobs. Every step locks the payment's row first, so concurrent requests for
+ * one payment are processed one after another and only the first finds it in a state that
+ * allows the step.
+ */
+public final class ProcessingService
+    implements PaymentActionsUseCase, CheckoutUseCase, BackgroundWorkUseCase, BalanceQueries {
+
+  private static final Pattern IPV4 =
+      Pattern.compile("^((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)$");
+  private static final Pattern IPV6_CHARS = Pattern.compile("^[0-9A-Fa-f:.]{2,39}$");
+
+  private final TransactionRunner tx;
+  private final PaymentRepository payments;
+  private final PaymentWriter writer;
+  private final BalanceRepository balances;
+  private final ShopRepository shops;
+  private final CardVault cardVault;
+  private final PaymentProcessor processor;
+  private final Clock clock;
+  private final Duration bankTransferDelay;
+
+  public ProcessingService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
+      BalanceRepository balances, ShopRepository shops, CardVault cardVault, PaymentProcessor processor,
+      Clock clock, Duration bankTransferDelay) {
+    this.tx = tx;
+    this.payments = payments;
+    this.writer = writer;
+    this.balances = balances;
+    this.shops = shops;
+    this.cardVault = cardVault;
+    this.processor = processor;
+    this.clock = clock;
+    this.bankTransferDelay = bankTransferDelay;
+  }
+
+  // ---- merchant actions -------------------------------------------------------------------
+
+  @Override
+  public Payment executeHostToHost(ShopId shop, String paymentId, HostToHostCommand command) {
+    Checks checks = new Checks();
+    if (checks.required("customerIp", command.customerIp())) {
+      if (!isIpAddress(command.customerIp())) {
+        checks.add("customerIp", "must be an IPv4 or IPv6 address", Checks.abbreviate(command.customerIp()));
+      }
+    }
+    checks.matches("ipCountryCode", command.ipCountryCode(), Pattern.compile("^[A-Za-z]{2}$"), "must be two letters");
+    checks.maxLength("customerUserAgent", command.customerUserAgent(), 512);
+    checks.maxLength("browserLanguage", command.browserLanguage(), 32);
+    checks.throwIfAny("Invalid host-to-host request");
+    return tx.inTransaction(() -> {
+      Payment p = lockOwn(shop, paymentId);
+      if (p.type() != PaymentType.DEPOSIT || p.state() != PaymentState.CHECKOUT) {
+        throw PaymentTransitions.illegal();
+      }
+      String details = "host-to-host from " + command.customerIp();
+      if (p.method() == PaymentMethod.BANKTRANSFER) {
+        Result r = processor.startBankTransfer(p.id(), p.amount(), p.additionalParameters());
+        return record(p, OperationType.DEPOSIT, r, details);
+      }
+      if (p.card() == null || p.card().cardToken() == null) {
+        throw new DomainException.Invalid(Violation.of("card",
+            "this deposit has no card: give one at creation, or send the customer to the checkout page", null));
+      }
+      return authorize(p, OperationType.DEPOSIT, details);
+    });
+  }
+
+  @Override
+  public Payment capture(ShopId shop, String paymentId, BigDecimal amount) {
+    return tx.inTransaction(() -> {
+      Payment p = lockOwn(shop, paymentId);
+      PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.CAPTURE);
+      Money captured = p.amount();
+      if (amount != null) {
+        if (amount.signum() <= 0 || !Money.fitsScale(amount, p.amount().currency())) {
+          throw new DomainException.Invalid(Violation.of("amount", "must be a positive amount in "
+              + p.amount().currency() + " with at most " + p.amount().currency().scale() + " decimals",
+              amount.toPlainString()));
+        }
+        captured = new Money(amount, p.amount().currency());
+        if (captured.isGreaterThan(p.amount())) {
+          throw new DomainException.Invalid(Violation.of("amount",
+              "must not exceed the authorized " + p.amount(), amount.toPlainString()));
+        }
+      }
+      Result r = processor.capture(p.id(), p.externalId(), captured);
+      if (r.status() == Result.Status.APPROVED) {
+        return writer.update(p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
+            external(r).withAmount(captured).withDetails("captured " + captured), clock.instant()));
+      }
+      throw new DomainException.Conflict("capture_refused",
+          "The processor refused the capture: " + (r.errorCode() == null ? r.externalResultCode() : r.errorCode().describe()));
+    });
+  }
+
+  @Override
+  public Payment voidAuthorization(ShopId shop, String paymentId) {
+    return tx.inTransaction(() -> {
+      Payment p = lockOwn(shop, paymentId);
+      PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.VOID);
+      Result r = processor.voidAuthorization(p.id(), p.externalId());
+      if (r.status() != Result.Status.APPROVED) {
+        throw new DomainException.Conflict("void_refused", "The processor refused the void");
+      }
+      return writer.update(p.apply(OperationType.VOID, PaymentState.CANCELLED, external(r), clock.instant()));
+    });
+  }
+
+  @Override
+  public Payment approve(ShopId shop, String paymentId) {
+    return tx.inTransaction(() -> {
+      Payment p = lockOwn(shop, paymentId);
+      return writer.update(p.apply(OperationType.APPROVE, PaymentState.PENDING, Outcome.NONE, clock.instant()));
+    });
+  }
+
+  @Override
+  public Payment reject(ShopId shop, String paymentId, String reason) {
+    if (reason != null && reason.length() > 256) {
+      throw new DomainException.Invalid(Violation.of("rejectReason", "must be at most 256 characters", null));
+    }
+    return tx.inTransaction(() -> {
+      Payment p = lockOwn(shop, paymentId);
+      Outcome rejected = Outcome.error(ErrorCode.E8_00_REJECTED_BY_MERCHANT).withExternal(null, reason)
+          .withDetails(reason == null ? "rejected by the merchant" : "rejected by the merchant: " + reason);
+      return writer.update(p.apply(OperationType.REJECT, PaymentState.CANCELLED, rejected, clock.instant()));
+    });
+  }
+
+  // ---- checkout page ----------------------------------------------------------------------
+
+  @Override
+  public CheckoutView view(String paymentId) {
+    Payment p = findAny(paymentId);
+    if (p.type() != PaymentType.DEPOSIT) {
+      throw notFound();
+    }
+    Shop shop = shops.find(p.shopId()).orElseThrow(ProcessingService::notFound);
+    return new CheckoutView(p, shop);
+  }
+
+  @Override
+  public Payment submitCard(String paymentId, CardInput card) {
+    String digits = validCheckoutCard(card);
+    return tx.inTransaction(() -> {
+      Payment p = lockCheckout(paymentId);
+      if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD) {
+        throw PaymentTransitions.illegal();
+      }
+      CardDetails details = new CardDetails(CardBrands.mask(digits), cardVault.tokenize(p.shopId(), digits),
+          blankToNull(card.cardholderName()), card.expiryMonth(), card.expiryYear(), CardBrands.detect(digits), null);
+      Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
+          Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
+      return authorize(pending, OperationType.DEPOSIT, "checkout page");
+    });
+  }
+
+  @Override
+  public Payment processCardOnFile(String paymentId) {
+    return tx.inTransaction(() -> {
+      Payment p = lockCheckout(paymentId);
+      if (p.state() != PaymentState.CHECKOUT || p.card() == null || p.card().cardToken() == null) {
+        throw PaymentTransitions.illegal();
+      }
+      Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
+          Outcome.NONE.withDetails("card given with the request"), clock.instant()));
+      return authorize(pending, OperationType.DEPOSIT, "checkout page");
+    });
+  }
+
+  @Override
+  public Payment completeChallenge(String paymentId, boolean passed) {
+    return tx.inTransaction(() -> {
+      Payment p = lockCheckout(paymentId);
+      if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
+        throw PaymentTransitions.illegal();
+      }
+      Result r = processor.completeChallenge(charge(p), passed);
+      if (r.status() != Result.Status.APPROVED) {
+        return writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
+            declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
+            clock.instant()));
+      }
+      Payment confirmed = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
+          Outcome.NONE.withDetails("3-D Secure challenge passed"), clock.instant()));
+      return writer.update(confirmed.apply(OperationType.DEPOSIT,
+          confirmed.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant()));
+    });
+  }
+
+  @Override
+  public Payment cancelByCustomer(String paymentId) {
+    return tx.inTransaction(() -> {
+      Payment p = lockCheckout(paymentId);
+      return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
+          Outcome.error(ErrorCode.E2_00_CANCELLED_BY_CUSTOMER), clock.instant()));
+    });
+  }
+
+  // ---- background jobs --------------------------------------------------------------------
+
+  @Override
+  public int processPayouts(int batch) {
+    return tx.inTransaction(() -> {
+      List<Payment> due = payments.lockDue(DueWork.PAYOUTS, clock.instant(), batch);
+      for (Payment p : due) {
+        if (p.type() == PaymentType.WITHDRAWAL) {
+          Result r = p.card() == null || p.card().cardToken() == null
+              ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
+              : processor.payout(charge(p));
+          recordFinal(p, OperationType.WITHDRAWAL, r);
+        } else {
+          Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
+          recordFinal(p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()));
+        }
+      }
+      return due.size();
+    });
+  }
+
+  @Override
+  public int settleBankTransfers(int batch) {
+    return tx.inTransaction(() -> {
+      List<Payment> due = payments.lockDue(DueWork.BANK_TRANSFERS, clock.instant().minus(bankTransferDelay), batch);
+      int moved = 0;
+      for (Payment p : due) {
+        Result r = processor.bankTransferStatus(p.id(), p.externalId(), p.amount(), p.additionalParameters());
+        if (r.status() == Result.Status.PENDING) {
+          continue;
+        }
+        Outcome outcome = r.status() == Result.Status.APPROVED ? external(r) : declined(r);
+        if (r.settledAmount() != null) {
+          outcome = outcome.withAmount(r.settledAmount()).withDetails("the bank received " + r.settledAmount()
+              + " instead of " + p.amount());
+        }
+        writer.update(p.apply(OperationType.DEPOSIT,
+            r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED, outcome, clock.instant()));
+        moved++;
+      }
+      return moved;
+    });
+  }
+
+  @Override
+  public int expireCheckouts(int batch) {
+    return tx.inTransaction(() -> {
+      List<Payment> due = payments.lockDue(DueWork.EXPIRED_CHECKOUTS, clock.instant(), batch);
+      for (Payment p : due) {
+        writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
+            Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
+            clock.instant()));
+      }
+      return due.size();
+    });
+  }
+
+  // ---- balances ---------------------------------------------------------------------------
+
+  @Override
+  public List<ShopBalance> balances(ShopId shop) {
+    return balances.balances(shop);
+  }
+
+  @Override
+  public List<Money> availableForWithdrawal(ShopId shop) {
+    return balances.balances(shop).stream()
+        .filter(b -> b.available().signum() > 0)
+        .map(b -> new Money(b.available(), b.currency()))
+        .toList();
+  }
+
+  // ---- the steps --------------------------------------------------------------------------
+
+  private Payment authorize(Payment p, OperationType op, String details) {
+    Result r = processor.authorize(charge(p));
+    return record(p, op, r, details);
+  }
+
+  /** Records the processor's answer to a deposit step: final, or PENDING for 3DS and bank transfers. */
+  private Payment record(Payment p, OperationType op, Result r, String details) {
+    Instant now = clock.instant();
+    return switch (r.status()) {
+      case APPROVED -> writer.update(p.apply(op, p.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED,
+          external(r).withDetails(details), now));
+      case DECLINED -> writer.update(p.apply(op, PaymentState.DECLINED, declined(r).withDetails(details), now));
+      case CHALLENGE -> writer.update(p.apply(op, PaymentState.PENDING,
+          external(r).withDetails(details + "; 3-D Secure challenge required"), now));
+      case PENDING -> writer.update(p.apply(op, PaymentState.PENDING,
+          external(r).withExternalRefs(r.externalRefs()).withDetails(details + "; waiting for the bank transfer"), now));
+    };
+  }
+
+  private void recordFinal(Payment p, OperationType op, Result r) {
+    writer.update(p.apply(op, r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED,
+        r.status() == Result.Status.APPROVED ? external(r) : declined(r), clock.instant()));
+  }
+
+  private CardCharge charge(Payment p) {
+    String pan = cardVault.reveal(p.shopId(), p.card().cardToken())
+        .orElseThrow(() -> new IllegalStateException("card token of payment " + p.id() + " is missing from the vault"));
+    return new CardCharge(p.id(), p.amount(), pan, p.card().expiryMonth(), p.card().expiryYear(),
+        p.card().cardholderName(), !p.preAuth());
+  }
+
+  private static Outcome external(Result r) {
+    return Outcome.NONE.withExternal(r.externalId(), r.externalResultCode());
+  }
+
+  private static Outcome declined(Result r) {
+    ErrorCode code = r.errorCode() == null ? ErrorCode.E3_00_DECLINED_BY_ACQUIRER : r.errorCode();
+    return Outcome.error(code).withExternal(r.externalId(), r.externalResultCode());
+  }
+
+  private Payment lockOwn(ShopId shop, String paymentId) {
+    if (!PaymentId.isWellFormed(paymentId)) {
+      throw notFound();
+    }
+    return payments.findForUpdate(new PaymentId(paymentId)).filter(p -> p.shopId().equals(shop))
+        .orElseThrow(ProcessingService::notFound);
+  }
+
+  private Payment lockCheckout(String paymentId) {
+    if (!PaymentId.isWellFormed(paymentId)) {
+      throw notFound();
+    }
+    return payments.findForUpdate(new PaymentId(paymentId)).filter(p -> p.type() == PaymentType.DEPOSIT)
+        .orElseThrow(ProcessingService::notFound);
+  }
+
+  private Payment findAny(String paymentId) {
+    if (!PaymentId.isWellFormed(paymentId)) {
+      throw notFound();
+    }
+    return payments.find(new PaymentId(paymentId)).orElseThrow(ProcessingService::notFound);
+  }
+
+  private static DomainException.NotFound notFound() {
+    return new DomainException.NotFound("Payment not found");
+  }
+
+  private String validCheckoutCard(CardInput card) {
+    Checks checks = new Checks();
+    String digits = card.cardNumber() == null ? "" : card.cardNumber().replaceAll("[ -]", "");
+    if (!digits.matches("^[0-9]{12,19}$")) {
+      checks.add("cardNumber", "Enter the 12 to 19 digits of the card number", null);
+    }
+    if (card.cardholderName() != null && card.cardholderName().length() > 128) {
+      checks.add("cardholderName", "Use at most 128 characters", null);
+    }
+    boolean monthOk = card.expiryMonth() != null && card.expiryMonth().matches("^(0[1-9]|1[0-2])$");
+    boolean yearOk = card.expiryYear() != null && card.expiryYear().matches("^20[0-9]{2}$");
+    if (!monthOk) {
+      checks.add("expiryMonth", "Enter the month as two digits, 01 to 12", null);
+    }
+    if (!yearOk) {
+      checks.add("expiryYear", "Enter the year as four digits", null);
+    }
+    if (monthOk && yearOk && YearMonth.of(Integer.parseInt(card.expiryYear()), Integer.parseInt(card.expiryMonth()))
+        .isAfter(YearMonth.now(clock).plusYears(30))) {
+      checks.add("expiryYear", "This expiry date is too far in the future", null);
+    }
+    if (card.cardSecurityCode() == null || !card.cardSecurityCode().matches("^[0-9]{3,4}$")) {
+      checks.add("cardSecurityCode", "Enter the 3 or 4 digits on the back of the card", null);
+    }
+    checks.throwIfAny("Please check the card details");
+    return digits;
+  }
+
+  private static boolean isIpAddress(String value) {
+    if (IPV4.matcher(value).matches()) {
+      return true;
+    }
+    if (!value.contains(":") || !IPV6_CHARS.matcher(value).matches()) {
+      return false;
+    }
+    try {
+      // A literal containing ':' is parsed, never looked up.
+      return java.net.InetAddress.getByName(value) != null;
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s.strip();
+  }
+}

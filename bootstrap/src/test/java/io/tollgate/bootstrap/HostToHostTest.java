@@ -1,0 +1,153 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.bootstrap.TestGateway.Answer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Every row of the sandbox card table through the host-to-host PATCH. */
+class HostToHostTest {
+
+  static TestGateway gw;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  static String depositWithCard(String number, String amount, boolean preAuth, String expiryYear) {
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":%s,"currency":"EUR","preAuth":%s,
+         "card":{"cardNumber":"%s","cardholderName":"ANN LEE","cardSecurityCode":"123","expiryMonth":"12","expiryYear":"%s"}}
+        """.formatted(amount, preAuth, number, expiryYear));
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return a.json().at("/result/id").asText();
+  }
+
+  static List<String> operations(String id) {
+    List<String> ops = new ArrayList<>();
+    gw.get("/api/v1/payments/" + id + "/operations").json().get("result")
+        .forEach(o -> ops.add(o.get("operation").asText() + ":" + o.get("paymentState").asText()));
+    return ops;
+  }
+
+  @ParameterizedTest(name = "{0} -> {1} {2}")
+  @CsvSource(nullValues = "-", value = {
+      "4000000000000408, COMPLETED, -",
+      "5555000000000107, COMPLETED, -",
+      "4000000000000416, DECLINED, 4.00",
+      "5555000000000115, DECLINED, 4.00",
+      "4000000000009995, DECLINED, 4.01",
+      "4000000000000069, DECLINED, 4.04",
+      "4000000000000127, DECLINED, 4.07",
+      "4111111111111111, COMPLETED, -",
+      "4000000000000001, DECLINED, 4.13"})
+  void a_card_not_enrolled_in_3ds_is_decided_in_the_patch_answer(String card, String state, String errorCode) {
+    String id = depositWithCard(card, "10.00", false, "2030");
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}");
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    JsonNode p = a.json().get("result");
+    assertThat(p.get("state").asText()).isEqualTo(state);
+    if (errorCode == null) {
+      assertThat(p.has("errorCode")).isFalse();
+    } else {
+      assertThat(p.get("errorCode").asText()).isEqualTo(errorCode);
+      assertThat(p.get("errorMessage").asText()).isNotBlank();
+    }
+    assertThat(p.get("externalId").asText()).startsWith("sbx_");
+    assertThat(p.get("externalResultCode").asText()).isNotBlank();
+    assertThat(operations(id)).containsExactly("DEPOSIT:" + state, "CREATE_PAYMENT:CHECKOUT");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"4000000000000002", "5555000000000008", "4242424242424242", "5555000000000438"})
+  void a_3ds_enrolled_card_goes_to_the_challenge_step(String card) {
+    String id = depositWithCard(card, "10.00", false, "2030");
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"2001:db8::7\"}");
+    assertThat(a.json().at("/result/state").asText()).isEqualTo("PENDING");
+    assertThat(a.json().at("/result/redirectUrl").asText()).endsWith("/checkout/" + id);
+  }
+
+  @Test
+  void an_expiry_in_the_past_is_declined_404_whatever_the_card() {
+    String id = depositWithCard("4000000000000408", "10.00", false, "2020");
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").json().at("/result/errorCode").asText())
+        .isEqualTo("4.04");
+  }
+
+  @Test
+  void a_deposit_of_ten_million_or_more_is_declined_328() {
+    String id = depositWithCard("4000000000000408", "10000000", false, "2030");
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").json().at("/result/errorCode").asText())
+        .isEqualTo("3.28");
+  }
+
+  @Test
+  void the_customer_ip_is_required_and_must_be_an_address() {
+    String id = depositWithCard("4000000000000408", "1", false, "2030");
+    for (String body : List.of("{}", "{\"customerIp\":\"300.1.1.1\"}", "{\"customerIp\":\"example.com\"}",
+        "{\"customerIp\":\"1.2.3\"}", "{\"customerIp\":7}", "{\"customerIp\":\"1.2.3.4\",\"browserScreenWidth\":\"wide\"}")) {
+      Answer a = gw.patch("/api/v1/payments/" + id, body);
+      assertThat(a.status()).as(body).isEqualTo(400);
+    }
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"::ffff:192.0.2.1\"}").status()).isEqualTo(200);
+  }
+
+  @Test
+  void a_card_deposit_without_a_card_is_a_400_and_a_second_patch_a_409() {
+    String noCard = gw.deposit("5", "EUR");
+    Answer a = gw.patch("/api/v1/payments/" + noCard, "{\"customerIp\":\"203.0.113.7\"}");
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.json().at("/errors/0/field").asText()).isEqualTo("card");
+
+    String id = depositWithCard("4000000000000408", "1", false, "2030");
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").status()).isEqualTo(200);
+    Answer again = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}");
+    assertThat(again.status()).isEqualTo(409);
+    assertThat(again.json().get("message").asText()).isEqualTo("1.00 Illegal Workflow State");
+  }
+
+  @Test
+  void a_bank_transfer_answers_with_instructions_and_settles_later_for_the_amount_received() throws Exception {
+    Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","paymentMethod":"BANKTRANSFER","amount":100.00,"currency":"EUR",
+         "additionalParameters":{"sandboxReceivedAmount":"95.50"}}
+        """);
+    String id = created.json().at("/result/id").asText();
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}");
+    assertThat(a.json().at("/result/state").asText()).isEqualTo("PENDING");
+    JsonNode refs = a.json().at("/result/externalRefs");
+    assertThat(refs.get("iban").asText()).isNotBlank();
+    assertThat(refs.get("paymentReference").asText()).startsWith("TG");
+    assertThat(a.json().at("/result/redirectUrl").isMissingNode()).isTrue();
+
+    JsonNode settled = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(15));
+    assertThat(settled.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(settled.get("amount").decimalValue()).isEqualByComparingTo("95.50");
+    assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "DEPOSIT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+  }
+
+  @Test
+  void only_deposits_in_checkout_can_be_executed() {
+    Answer w = gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":1,\"currency\":\"EUR\","
+        + "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}");
+    assertThat(gw.patch("/api/v1/payments/" + w.json().at("/result/id").asText(), "{\"customerIp\":\"203.0.113.7\"}").status())
+        .isEqualTo(409);
+    assertThat(gw.patch("/api/v1/payments/" + "f".repeat(32), "{\"customerIp\":\"203.0.113.7\"}").status()).isEqualTo(404);
+  }
+}
