@@ -24,7 +24,9 @@ import java.util.Map;
 /** A whole Tollgate on a fresh database and a free port, with a shop and its keys. */
 final class TestGateway implements AutoCloseable {
 
-  static final ObjectMapper JSON = new ObjectMapper();
+  static final ObjectMapper JSON = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
 
   final Database database;
   final Tollgate app;
@@ -65,8 +67,36 @@ final class TestGateway implements AutoCloseable {
   }
 
   ShopId createShop(MerchantId owner, String name, boolean requiresApproval) {
-    return app.services().shops().createShop(new CreateShopCommand(owner, name, null, null, null,
-        false, requiresApproval, "EUR"));
+    return createShop(owner, name, requiresApproval, false, null);
+  }
+
+  ShopId createShop(MerchantId owner, String name, boolean requiresApproval, boolean checkBalance,
+      java.time.Duration checkoutTimeout) {
+    return app.services().shops().createShop(new CreateShopCommand(owner, name, null, null, checkoutTimeout,
+        checkBalance, requiresApproval, "EUR"));
+  }
+
+  /** A deposit paid host-to-host with a card that is approved at once; returns its id. */
+  String completedDeposit(String amount, String currency, String key) {
+    Answer a = post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":" + amount + ",\"currency\":\""
+        + currency + "\",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}",
+        key, null);
+    String id = a.json().at("/result/id").asText();
+    Answer done = send(HttpRequest.newBuilder(uri("/api/v1/payments/" + id))
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.9\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + key));
+    if (!"COMPLETED".equals(done.json().at("/result/state").asText())) {
+      throw new AssertionError("deposit did not complete: " + done);
+    }
+    return id;
+  }
+
+  /** Sum of the ledger of a shop in a currency: (available, reserved). */
+  java.math.BigDecimal[] ledgerSum(ShopId shop, String currency) {
+    return database.jdbi().withHandle(h -> h.createQuery(
+            "select coalesce(sum(available),0) a, coalesce(sum(reserved),0) r from ledger_entries where shop_id = :s and currency = :c")
+        .bind("s", shop.value()).bind("c", currency)
+        .map((rs, ctx) -> new java.math.BigDecimal[] {rs.getBigDecimal("a"), rs.getBigDecimal("r")}).one());
   }
 
   String issueKey(ShopId forShop, Environment environment) {
@@ -129,10 +159,14 @@ final class TestGateway implements AutoCloseable {
 
   /** Polls a payment until it leaves {@code state} or the time is up. */
   JsonNode awaitStateOtherThan(String id, String state, Duration timeout) throws InterruptedException {
+    return awaitStateOtherThan(id, state, timeout, apiKey);
+  }
+
+  JsonNode awaitStateOtherThan(String id, String state, Duration timeout, String key) throws InterruptedException {
     long end = System.nanoTime() + timeout.toNanos();
     JsonNode p;
     do {
-      p = get("/api/v1/payments/" + id).json().get("result");
+      p = get("/api/v1/payments/" + id, key).json().get("result");
       if (!p.get("state").asText().equals(state)) {
         return p;
       }

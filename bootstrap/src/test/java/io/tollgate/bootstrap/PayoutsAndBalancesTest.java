@@ -1,0 +1,204 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.bootstrap.TestGateway.Answer;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Withdrawals and refunds paid out by the worker, and the balances they move. */
+class PayoutsAndBalancesTest {
+
+  static TestGateway gw;
+  static final String CARD = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}";
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  private record Shop(ShopId id, String key) {}
+
+  private static Shop newShop(String name, boolean approval, boolean checkBalance) {
+    ShopId id = gw.createShop(gw.merchant, name, approval, checkBalance, null);
+    return new Shop(id, gw.issueKey(id, Environment.SANDBOX));
+  }
+
+  private static Answer withdraw(Shop shop, String amount) {
+    return gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":" + amount
+        + ",\"currency\":\"EUR\"," + CARD + "}", shop.key(), null);
+  }
+
+  private static JsonNode balances(Shop shop) {
+    return gw.get("/api/v1/balances", shop.key()).json().get("result");
+  }
+
+  private static String available(Shop shop) {
+    JsonNode list = gw.get("/api/v1/available-withdrawal-balances", shop.key()).json().get("result");
+    return list.isEmpty() ? "0" : list.get(0).get("amount").decimalValue().toPlainString();
+  }
+
+  @Test
+  void a_withdrawal_is_paid_out_by_the_worker_and_leaves_the_balance() throws Exception {
+    Shop shop = newShop("Payout shop", false, false);
+    gw.completedDeposit("100.00", "EUR", shop.key());
+    assertThat(available(shop)).isEqualTo("100.00");
+
+    Answer w = withdraw(shop, "30.00");
+    assertThat(w.json().at("/result/state").asText()).isEqualTo("PENDING");
+    String id = w.json().at("/result/id").asText();
+    JsonNode done = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), shop.key());
+    assertThat(done.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(available(shop)).isEqualTo("70.00");
+
+    JsonNode b = balances(shop);
+    assertThat(b.get(0).get("accountType").asText()).isEqualTo("AVAILABLE");
+    assertThat(b.get(0).get("amount").decimalValue()).isEqualByComparingTo("70.00");
+    assertThat(b.get(1).get("accountType").asText()).isEqualTo("WITHDRAWAL");
+    assertThat(b.get(1).get("amount").decimalValue()).isEqualByComparingTo("0");
+    var ledger = gw.ledgerSum(shop.id(), "EUR");
+    assertThat(ledger[0]).isEqualByComparingTo("70.00");
+    assertThat(ledger[1]).isEqualByComparingTo("0");
+  }
+
+  @Test
+  void a_withdrawal_over_the_sandbox_limit_is_declined_328_and_releases_its_hold() throws Exception {
+    Shop shop = newShop("Big payout shop", false, false);
+    String id = withdraw(shop, "10000.01").json().at("/result/id").asText();
+    JsonNode done = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), shop.key());
+    assertThat(done.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(done.get("errorCode").asText()).isEqualTo("3.28");
+    var ledger = gw.ledgerSum(shop.id(), "EUR");
+    assertThat(ledger[0]).isEqualByComparingTo("0");
+    assertThat(ledger[1]).isEqualByComparingTo("0");
+  }
+
+  @Test
+  void with_check_withdrawal_balance_a_short_balance_declines_110() {
+    Shop shop = newShop("Careful shop", false, true);
+    gw.completedDeposit("20.00", "EUR", shop.key());
+    Answer tooMuch = withdraw(shop, "20.01");
+    assertThat(tooMuch.status()).isEqualTo(200);
+    assertThat(tooMuch.json().at("/result/state").asText()).isEqualTo("DECLINED");
+    assertThat(tooMuch.json().at("/result/errorCode").asText()).isEqualTo("1.10");
+    assertThat(available(shop)).isEqualTo("20.00");
+    assertThat(withdraw(shop, "20.00").json().at("/result/state").asText()).isEqualTo("PENDING");
+  }
+
+  @Test
+  void concurrent_withdrawals_never_overdraw_the_balance() throws Exception {
+    Shop shop = newShop("Contended shop", false, true);
+    gw.completedDeposit("10.00", "EUR", shop.key());
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<String>> states = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      states.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        return withdraw(shop, "1.00").json().at("/result/state").asText();
+      }, pool));
+    }
+    go.countDown();
+    List<String> all = new ArrayList<>();
+    for (CompletableFuture<String> f : states) {
+      all.add(f.get());
+    }
+    pool.shutdown();
+    assertThat(all).filteredOn("PENDING"::equals).hasSize(10);
+    assertThat(all).filteredOn("DECLINED"::equals).hasSize(20);
+    var ledger = gw.ledgerSum(shop.id(), "EUR");
+    assertThat(ledger[0]).as("never overdrawn").isEqualByComparingTo("0");
+    assertThat(balances(shop).get(0).get("amount").decimalValue()).as("balance equals its ledger").isEqualByComparingTo(ledger[0]);
+  }
+
+  @Test
+  void a_withdrawal_needing_approval_waits_then_is_approved_or_rejected() throws Exception {
+    Shop shop = newShop("Approval shop", true, false);
+    String first = withdraw(shop, "5.00").json().at("/result/id").asText();
+    String second = withdraw(shop, "6.00").json().at("/result/id").asText();
+    Thread.sleep(300);
+    assertThat(gw.get("/api/v1/payments/" + first, shop.key()).json().at("/result/state").asText())
+        .as("the worker leaves it alone").isEqualTo("AWAITING_APPROVAL");
+
+    Answer approved = gw.post("/api/v1/payments/" + first + "/approve", "", shop.key(), null);
+    assertThat(approved.json().at("/result/state").asText()).isEqualTo("PENDING");
+    assertThat(gw.awaitStateOtherThan(first, "PENDING", Duration.ofSeconds(10), shop.key()).get("state").asText()).isEqualTo("COMPLETED");
+
+    Answer rejected = gw.post("/api/v1/payments/" + second + "/reject", "{\"rejectReason\":\"KYC missing\"}", shop.key(), null);
+    assertThat(rejected.json().at("/result/state").asText()).isEqualTo("CANCELLED");
+    assertThat(rejected.json().at("/result/errorCode").asText()).isEqualTo("8.00");
+    assertThat(rejected.json().at("/result/externalResultCode").asText()).isEqualTo("KYC missing");
+    assertThat(gw.post("/api/v1/payments/" + second + "/approve", "", shop.key(), null).status()).isEqualTo(409);
+    var ledger = gw.ledgerSum(shop.id(), "EUR");
+    assertThat(ledger[1]).as("nothing held any more").isEqualByComparingTo("0");
+  }
+
+  @Test
+  void a_refund_is_paid_out_and_refunds_never_exceed_the_deposit_even_concurrently() throws Exception {
+    Shop shop = newShop("Refund shop", false, false);
+    String deposit = gw.completedDeposit("10.00", "EUR", shop.key());
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<Answer>> answers = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      answers.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        return gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1.00,\"currency\":\"EUR\","
+            + "\"parentPaymentId\":\"" + deposit + "\"}", shop.key(), null);
+      }, pool));
+    }
+    go.countDown();
+    List<String> created = new ArrayList<>();
+    int refused = 0;
+    for (CompletableFuture<Answer> f : answers) {
+      Answer a = f.get();
+      if (a.status() == 200) {
+        created.add(a.json().at("/result/id").asText());
+      } else {
+        assertThat(a.status()).isEqualTo(400);
+        refused++;
+      }
+    }
+    pool.shutdown();
+    assertThat(created).hasSize(10);
+    assertThat(refused).isEqualTo(40);
+    for (String id : created) {
+      assertThat(gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), shop.key()).get("state").asText()).isEqualTo("COMPLETED");
+    }
+    assertThat(available(shop)).isEqualTo("0");
+    var ledger = gw.ledgerSum(shop.id(), "EUR");
+    assertThat(ledger[0]).isEqualByComparingTo("0");
+  }
+
+  @Test
+  void balances_can_be_switched_off_per_deployment() throws Exception {
+    try (TestGateway off = TestGateway.start(java.util.Map.of("TOLLGATE_GATEWAY_BALANCES", "false"))) {
+      assertThat(off.get("/api/v1/balances").status()).isEqualTo(404);
+      assertThat(off.get("/api/v1/available-withdrawal-balances").status()).isEqualTo(200);
+    }
+  }
+}

@@ -1,0 +1,131 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.bootstrap.TestGateway.Answer;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class PreAuthAndTimeoutTest {
+
+  static TestGateway gw;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  private static String authorized(String amount) {
+    String id = HostToHostTestSupport.depositWithCard(gw, "4000000000000408", amount, true);
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}");
+    assertThat(a.json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+    return id;
+  }
+
+  @Test
+  void a_pre_auth_is_captured_in_full() {
+    String id = authorized("50.00");
+    Answer c = gw.post("/api/v1/payments/" + id + "/capture", "");
+    assertThat(c.status()).as(c.body()).isEqualTo(200);
+    assertThat(c.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(c.json().at("/result/amount").decimalValue()).isEqualByComparingTo("50.00");
+  }
+
+  @Test
+  void a_partial_capture_takes_the_captured_amount_and_more_than_authorized_is_refused() {
+    String id = authorized("50.00");
+    Answer over = gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":50.01}");
+    assertThat(over.status()).isEqualTo(400);
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+    assertThat(gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":1.001}").status()).isEqualTo(400);
+
+    Answer part = gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":20.00}");
+    assertThat(part.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(part.json().at("/result/amount").decimalValue()).isEqualByComparingTo("20.00");
+    assertThat(gw.post("/api/v1/payments/" + id + "/capture", "").status()).isEqualTo(409);
+  }
+
+  @Test
+  void a_void_cancels_the_pre_auth() {
+    String id = authorized("5.00");
+    Answer v = gw.post("/api/v1/payments/" + id + "/void", "");
+    assertThat(v.json().at("/result/state").asText()).isEqualTo("CANCELLED");
+    assertThat(gw.post("/api/v1/payments/" + id + "/capture", "").json().get("message").asText())
+        .isEqualTo("1.00 Illegal Workflow State");
+  }
+
+  @Test
+  void a_zero_amount_pre_auth_verifies_the_card() {
+    String id = authorized("0");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+  }
+
+  @Test
+  void concurrent_capture_and_void_of_one_pre_auth_let_exactly_one_win() throws Exception {
+    for (int round = 0; round < 5; round++) {
+      String id = authorized("9.00");
+      CountDownLatch go = new CountDownLatch(1);
+      List<CompletableFuture<Integer>> results = new ArrayList<>();
+      for (String action : List.of("capture", "void", "capture", "void")) {
+        results.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            go.await();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          return gw.post("/api/v1/payments/" + id + "/" + action, "").status();
+        }));
+      }
+      go.countDown();
+      List<Integer> statuses = new ArrayList<>();
+      for (CompletableFuture<Integer> f : results) {
+        statuses.add(f.get());
+      }
+      assertThat(statuses).filteredOn(s -> s == 200).hasSize(1);
+      assertThat(statuses).filteredOn(s -> s == 409).hasSize(3);
+    }
+  }
+
+  @Test
+  void capture_and_void_are_refused_for_another_shops_payment() {
+    String id = authorized("3.00");
+    ShopId other = gw.createShop(gw.merchant, "Nosy", false);
+    String key = gw.issueKey(other, Environment.SANDBOX);
+    assertThat(gw.post("/api/v1/payments/" + id + "/capture", "", key, null).status()).isEqualTo(404);
+    assertThat(gw.post("/api/v1/payments/" + id + "/void", "", key, null).status()).isEqualTo(404);
+  }
+
+  @Test
+  void a_checkout_left_alone_past_the_shops_timeout_ends_cancelled_104() throws Exception {
+    ShopId hasty = gw.createShop(gw.merchant, "Hasty", false, false, Duration.ofSeconds(1));
+    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}", key, null);
+    String id = a.json().at("/result/id").asText();
+    String patient = gw.deposit("1", "EUR");
+
+    Thread.sleep(1500);
+    var p = gw.get("/api/v1/payments/" + id, key).json().get("result");
+    long deadline = System.currentTimeMillis() + 10_000;
+    while (p.get("state").asText().equals("CHECKOUT") && System.currentTimeMillis() < deadline) {
+      Thread.sleep(100);
+      p = gw.get("/api/v1/payments/" + id, key).json().get("result");
+    }
+    assertThat(p.get("state").asText()).isEqualTo("CANCELLED");
+    assertThat(p.get("errorCode").asText()).isEqualTo("1.04");
+    assertThat(gw.get("/api/v1/payments/" + patient).json().at("/result/state").asText())
+        .as("a shop with the default 30 minutes is not touched").isEqualTo("CHECKOUT");
+  }
+}

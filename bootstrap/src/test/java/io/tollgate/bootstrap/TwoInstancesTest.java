@@ -1,0 +1,51 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Background jobs of several instances on one database never process a payment twice. */
+class TwoInstancesTest {
+
+  @Test
+  void two_instances_pay_out_a_batch_of_withdrawals_each_exactly_once() throws Exception {
+    Map<String, String> slowJobs = Map.of("TOLLGATE_JOB_INTERVAL", "PT1H");
+    try (TestGateway gw = TestGateway.start(slowJobs)) {
+      String card = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}";
+      for (int i = 0; i < 200; i++) {
+        assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":1,\"currency\":\"EUR\","
+            + card + "}").status()).isEqualTo(200);
+      }
+      Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
+          "TOLLGATE_DATA_DIR", Files.createTempDirectory("second").toString(),
+          "TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+          "TOLLGATE_JOB_INTERVAL", "PT0.02S");
+      try (Tollgate first = Tollgate.start(TollgateConfig.from(env), gw.database);
+          Tollgate second = Tollgate.start(TollgateConfig.from(env), gw.database)) {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (pending(gw) > 0 && System.currentTimeMillis() < deadline) {
+          Thread.sleep(50);
+        }
+      }
+      assertThat(pending(gw)).isZero();
+      Map<String, Object> counts = gw.database.jdbi().withHandle(h -> h.createQuery("""
+              SELECT count(*) FILTER (WHERE n = 1) AS once, count(*) FILTER (WHERE n <> 1) AS other FROM (
+                SELECT p.id, count(o.id) AS n FROM payments p
+                LEFT JOIN payment_operations o ON o.payment_id = p.id AND o.operation = 'WITHDRAWAL'
+                WHERE p.payment_type = 'WITHDRAWAL' GROUP BY p.id) t
+              """).mapToMap().one());
+      assertThat(((Number) counts.get("once")).intValue()).isEqualTo(200);
+      assertThat(((Number) counts.get("other")).intValue()).isZero();
+      Integer payoutEntries = gw.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT count(*) FROM ledger_entries WHERE reason = 'withdrawal paid out'").mapTo(Integer.class).one());
+      assertThat(payoutEntries).isEqualTo(200);
+    }
+  }
+
+  private static int pending(TestGateway gw) {
+    return gw.database.jdbi().withHandle(h -> h.createQuery(
+        "SELECT count(*) FROM payments WHERE payment_type = 'WITHDRAWAL' AND state = 'PENDING'").mapTo(Integer.class).one());
+  }
+}
