@@ -73,6 +73,9 @@ public final class Tollgate implements AutoCloseable {
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
             services.processing(), services.processing(), config.gatewayBalances(),
             publicUrl, config.bodyLimitBytes(), Clock.systemUTC())))), "/api/v1/*");
+    context.addServlet(new ServletHolder("checkout", new ServletContainer(GatewayApi.checkout(
+        services.processing(), id -> services.secrets().fingerprint("checkout-csrf:" + id),
+        config.bodyLimitBytes()))), "/checkout/*");
     server.setHandler(new GracefulHandler(context));
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), config.jobInterval());
@@ -134,7 +137,7 @@ public final class Tollgate implements AutoCloseable {
 
   /** The application services, wired by hand. */
   public record Services(PaymentService payments, ShopService shops, ProcessingService processing,
-      PersistenceAdapters persistence, Environment environment) {
+      PersistenceAdapters persistence, Environment environment, SecretBox secrets) {
 
     static Services wire(TollgateConfig config, Database database) {
       Clock clock = Clock.systemUTC();
@@ -150,7 +153,7 @@ public final class Tollgate implements AutoCloseable {
           config.sandboxBankDelay());
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock);
-      return new Services(payments, shops, processing, adapters, config.environment());
+      return new Services(payments, shops, processing, adapters, config.environment(), secrets);
     }
   }
 }

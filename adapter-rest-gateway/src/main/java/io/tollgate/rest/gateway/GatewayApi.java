@@ -26,6 +26,17 @@ public final class GatewayApi {
       int bodyLimitBytes,
       Clock clock) {}
 
+  /** The hosted checkout page ({@code /checkout}), a separate application: HTML, no API key. */
+  public static ResourceConfig checkout(io.tollgate.application.port.in.CheckoutUseCase checkout,
+      java.util.function.UnaryOperator<String> csrfTokens, int bodyLimitBytes) {
+    ResourceConfig config = new ResourceConfig();
+    config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
+    config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
+    RestCommon.register(config, bodyLimitBytes);
+    config.register(new CheckoutResource(checkout, csrfTokens));
+    return config;
+  }
+
   public static ResourceConfig application(Dependencies d) {
     ResourceConfig config = new ResourceConfig();
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);

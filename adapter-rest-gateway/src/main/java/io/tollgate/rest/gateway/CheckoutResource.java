@@ -1,0 +1,273 @@
+package io.tollgate.rest.gateway;
+
+import io.tollgate.application.port.in.CardInput;
+import io.tollgate.application.port.in.CheckoutUseCase;
+import io.tollgate.application.port.in.CheckoutUseCase.CheckoutView;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentState;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * The hosted checkout page ({@code /checkout/{id}}): the card form, the simulated 3-D Secure
+ * challenge, cancel, and the way back to the merchant. Server-rendered, no script; every form
+ * carries a CSRF token bound to the payment, and every answer strict security headers.
+ */
+@Path("")
+public final class CheckoutResource {
+
+  private final CheckoutUseCase checkout;
+  private final UnaryOperator<String> csrfTokens;
+  private final CheckoutPage page = new CheckoutPage();
+  private final byte[] stylesheet;
+
+  /** @param csrfTokens the CSRF token of a payment id (a keyed digest only the server can make) */
+  public CheckoutResource(CheckoutUseCase checkout, UnaryOperator<String> csrfTokens) {
+    this.checkout = checkout;
+    this.csrfTokens = csrfTokens;
+    try (InputStream in = getClass().getResourceAsStream("checkout/checkout.css")) {
+      this.stylesheet = in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @GET
+  @Path("assets/checkout.css")
+  @Produces("text/css")
+  public Response stylesheet() {
+    return Response.ok(stylesheet).header("Cache-Control", "public, max-age=3600")
+        .header("X-Content-Type-Options", "nosniff").build();
+  }
+
+  @GET
+  @Path("{id}")
+  @Produces(MediaType.TEXT_HTML)
+  public Response show(@PathParam("id") String id) {
+    CheckoutView view;
+    try {
+      view = checkout.view(id);
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    }
+    Payment p = view.payment();
+    if (p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD
+        && p.card() != null && p.card().cardToken() != null) {
+      // Card data came with the request (StS mode): straight to processing, no form.
+      try {
+        p = checkout.processCardOnFile(id);
+      } catch (DomainException.Conflict raced) {
+        p = checkout.view(id).payment();
+      }
+      view = new CheckoutView(p, view.shop());
+    }
+    return render(view, Map.of(), Map.of(), null, 200);
+  }
+
+  @POST
+  @Path("{id}")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Produces(MediaType.TEXT_HTML)
+  public Response submitCard(@PathParam("id") String id, @FormParam("csrf") String csrf,
+      @FormParam("cardNumber") String cardNumber, @FormParam("cardholderName") String holder,
+      @FormParam("expiryMonth") String month, @FormParam("expiryYear") String year,
+      @FormParam("cardSecurityCode") String cvv) {
+    if (!validCsrf(id, csrf)) {
+      return forbidden();
+    }
+    try {
+      checkout.submitCard(id, new CardInput(cardNumber, null, holder, cvv, strip(month), strip(year)));
+    } catch (DomainException.Invalid invalid) {
+      Map<String, String> errors = new HashMap<>();
+      for (Violation v : invalid.violations()) {
+        errors.putIfAbsent(v.field(), v.message());
+      }
+      Map<String, String> values = new HashMap<>();
+      values.put("cardholderName", holder == null ? "" : holder);
+      values.put("expiryMonth", month == null ? "" : month);
+      values.put("expiryYear", year == null ? "" : year);
+      return render(checkout.view(id), errors, values, invalid.getMessage(), 422);
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    } catch (DomainException.Conflict alreadyMoved) {
+      // A second submit of the same form: show where the payment stands.
+    }
+    return seeOther(id);
+  }
+
+  @POST
+  @Path("{id}/3ds")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Produces(MediaType.TEXT_HTML)
+  public Response challenge(@PathParam("id") String id, @FormParam("csrf") String csrf,
+      @FormParam("result") String result) {
+    if (!validCsrf(id, csrf)) {
+      return forbidden();
+    }
+    try {
+      checkout.completeChallenge(id, "pass".equals(result));
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    } catch (DomainException.Conflict alreadyMoved) {
+      // answered twice: the first answer stands
+    }
+    return seeOther(id);
+  }
+
+  @POST
+  @Path("{id}/cancel")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Produces(MediaType.TEXT_HTML)
+  public Response cancel(@PathParam("id") String id, @FormParam("csrf") String csrf) {
+    if (!validCsrf(id, csrf)) {
+      return forbidden();
+    }
+    try {
+      checkout.cancelByCustomer(id);
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    } catch (DomainException.Conflict alreadyMoved) {
+      // already final: show it
+    }
+    return seeOther(id);
+  }
+
+  private Response render(CheckoutView view, Map<String, String> errors, Map<String, String> values,
+      String formError, int status) {
+    Payment p = view.payment();
+    String returnUrl = p.returnUrl() != null ? p.returnUrl() : view.shop().returnUrl();
+    boolean done = p.state().notifiesMerchant();
+    if (done && returnUrl != null) {
+      return Response.seeOther(URI.create(fillPlaceholders(returnUrl, p))).header("Cache-Control", "no-store")
+          .header("Referrer-Policy", "no-referrer").build();
+    }
+    Map<String, Object> scope = new LinkedHashMap<>();
+    scope.put("shopName", view.shop().name());
+    scope.put("amount", p.amount().amount().toPlainString() + " " + p.amount().currency().code());
+    scope.put("description", p.description());
+    scope.put("csrf", csrfTokens.apply(p.id().value()));
+    scope.put("paymentId", p.id().value());
+    scope.put("formError", formError);
+    String base = "/checkout/" + p.id().value();
+    boolean awaitingCard = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
+    boolean awaitingChallenge = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD;
+    if (awaitingCard) {
+      scope.put("title", "Pay by card");
+      scope.put("cardForm", Map.of("action", base, "errors", errors, "values", values));
+    } else if (awaitingChallenge) {
+      scope.put("title", "Confirm with your bank");
+      scope.put("challenge", Map.of("action", base + "/3ds"));
+    } else if (done) {
+      scope.put("title", "Payment " + p.state().name().toLowerCase(java.util.Locale.ROOT));
+      scope.put("result", Map.of(
+          "resultClass", p.state() == PaymentState.COMPLETED || p.state() == PaymentState.AUTHORIZED ? "ok" : "failed",
+          "resultText", resultText(p.state()),
+          "errorText", p.errorCode() == null ? "" : p.errorCode().describe()));
+    } else {
+      scope.put("title", "Payment in progress");
+      scope.put("message", "This payment is being completed by " + view.shop().name()
+          + ". You can close this page.");
+    }
+    if (awaitingCard || awaitingChallenge) {
+      scope.put("cancellable", true);
+      scope.put("cancelAction", base + "/cancel");
+    }
+    String formTargets = "'self'" + (returnUrl == null ? "" : " " + origin(returnUrl));
+    return Response.status(status)
+        .type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
+        .entity(page.render(scope))
+        .header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; "
+            + "form-action " + formTargets + "; frame-ancestors 'none'; base-uri 'none'")
+        .header("Cache-Control", "no-store")
+        .header("X-Content-Type-Options", "nosniff")
+        .header("X-Frame-Options", "DENY")
+        .header("Referrer-Policy", "no-referrer")
+        .build();
+  }
+
+  private static String resultText(PaymentState state) {
+    return switch (state) {
+      case COMPLETED -> "Thank you: your payment is complete.";
+      case AUTHORIZED -> "Thank you: your payment is authorized.";
+      case DECLINED -> "Your payment was declined.";
+      case CANCELLED -> "Your payment was cancelled.";
+      default -> "Your payment is in progress.";
+    };
+  }
+
+  static String fillPlaceholders(String template, Payment p) {
+    return template
+        .replace("{id}", encode(p.id().value()))
+        .replace("{referenceId}", encode(p.referenceId() == null ? "" : p.referenceId()))
+        .replace("{state}", encode(p.state().name()))
+        .replace("{type}", encode(p.type().name()));
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  private static String origin(String url) {
+    try {
+      URI uri = URI.create(url.replaceAll("\\{[a-zA-Z]+}", "x"));
+      return uri.getScheme() + "://" + uri.getRawAuthority();
+    } catch (IllegalArgumentException e) {
+      return "";
+    }
+  }
+
+  private boolean validCsrf(String id, String token) {
+    if (token == null || !io.tollgate.domain.payment.PaymentId.isWellFormed(id)) {
+      return false;
+    }
+    return MessageDigest.isEqual(csrfTokens.apply(id).getBytes(StandardCharsets.US_ASCII),
+        token.getBytes(StandardCharsets.US_ASCII));
+  }
+
+  private static Response seeOther(String id) {
+    return Response.seeOther(URI.create("/checkout/" + id)).header("Cache-Control", "no-store").build();
+  }
+
+  private static Response notFound() {
+    return plain(404, "Payment not found", "This payment does not exist or its link is wrong.");
+  }
+
+  private static Response forbidden() {
+    return plain(403, "Form expired", "Please reload the payment page and try again.");
+  }
+
+  private static Response plain(int status, String title, String text) {
+    String html = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" + title + "</title>"
+        + "<link rel=\"stylesheet\" href=\"/checkout/assets/checkout.css\"></head><body><main class=\"card\">"
+        + "<h1>" + title + "</h1><p>" + text + "</p></main></body></html>";
+    return Response.status(status).type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8")).entity(html)
+        .header("Content-Security-Policy", "default-src 'none'; style-src 'self'; frame-ancestors 'none'")
+        .header("Cache-Control", "no-store").header("X-Content-Type-Options", "nosniff").build();
+  }
+
+  private static String strip(String s) {
+    return s == null ? null : s.strip();
+  }
+}

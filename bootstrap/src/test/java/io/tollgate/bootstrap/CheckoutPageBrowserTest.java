@@ -1,0 +1,251 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.bootstrap.TestGateway.Answer;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/** The hosted checkout page in a real headless Chromium, card table row by row. */
+class CheckoutPageBrowserTest {
+
+  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+
+  static TestGateway gw;
+  static WebDriver browser;
+
+  @BeforeAll
+  static void start() throws Exception {
+    assumeTrue("true".equals(System.getenv("CI")) || (Files.exists(CHROMIUM) && Files.exists(CHROMEDRIVER)),
+        "Chromium and chromedriver are installed by .ci/run; install them to run this test locally");
+    gw = TestGateway.start();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage",
+        "--user-data-dir=" + Files.createTempDirectory("chromium"));
+    ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+        .usingAnyFreePort().build();
+    browser = new ChromeDriver(service, options);
+    browser.manage().window().setSize(new Dimension(360, 800));
+    browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(20));
+    browser.manage().timeouts().implicitlyWait(Duration.ofSeconds(10));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (gw != null) {
+      gw.close();
+    }
+  }
+
+  private static String deposit(String extra) {
+    Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":12.50,\"currency\":\"EUR\","
+        + "\"description\":\"<script>alert(1)</script> & tea\"" + extra + "}");
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return a.json().at("/result/id").asText();
+  }
+
+  private static void open(String id) {
+    browser.get(gw.app.publicUrl() + "/checkout/" + id);
+  }
+
+  private static void typeCard(String number) {
+    browser.findElement(By.id("cardNumber")).sendKeys(number);
+    browser.findElement(By.id("cardholderName")).sendKeys("Ann Lee");
+    browser.findElement(By.id("expiryMonth")).sendKeys("12");
+    browser.findElement(By.id("expiryYear")).sendKeys("2030");
+    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
+    browser.findElement(By.id("pay")).click();
+  }
+
+  private static JsonNode payment(String id) {
+    return gw.get("/api/v1/payments/" + id).json().get("result");
+  }
+
+  private static List<String> operations(String id) {
+    List<String> ops = new ArrayList<>();
+    gw.get("/api/v1/payments/" + id + "/operations").json().get("result")
+        .forEach(o -> ops.add(o.get("operation").asText() + ":" + o.get("paymentState").asText()));
+    return ops;
+  }
+
+  @ParameterizedTest(name = "{0} -> {1} {2}")
+  @CsvSource(nullValues = "-", value = {
+      "4000000000000408, COMPLETED, -",
+      "5555000000000107, COMPLETED, -",
+      "4000000000000416, DECLINED, 4.00",
+      "5555000000000115, DECLINED, 4.00",
+      "4000000000009995, DECLINED, 4.01",
+      "4000000000000069, DECLINED, 4.04",
+      "4000000000000127, DECLINED, 4.07",
+      "4000000000000001, DECLINED, 4.13"})
+  void a_card_not_enrolled_in_3ds_is_decided_when_the_form_is_sent(String card, String state, String code) {
+    String id = deposit("");
+    open(id);
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("12.50 EUR");
+    typeCard(card);
+    assertThat(browser.findElement(By.id("result")).getText())
+        .isEqualTo(state.equals("COMPLETED") ? "Thank you: your payment is complete." : "Your payment was declined.");
+    JsonNode p = payment(id);
+    assertThat(p.get("state").asText()).isEqualTo(state);
+    if (code != null) {
+      assertThat(p.get("errorCode").asText()).isEqualTo(code);
+      assertThat(browser.findElement(By.id("result-error")).getText()).startsWith(code);
+    }
+    assertThat(operations(id)).containsExactly("DEPOSIT:" + state, "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+    assertThat(p.at("/paymentMethodDetails/customerAccountNumber").asText()).isEqualTo(card.substring(0, 6) + "******" + card.substring(12));
+  }
+
+  @ParameterizedTest(name = "{0} answering {1} -> {2}")
+  @CsvSource(nullValues = "-", value = {
+      "4000000000000002, authenticate, COMPLETED, -",
+      "5555000000000008, authenticate, COMPLETED, -",
+      "4000000000000002, fail-authentication, DECLINED, 5.00",
+      "4242424242424242, authenticate, DECLINED, 5.00",
+      "5555000000000438, authenticate, DECLINED, 5.00"})
+  void a_3ds_card_goes_through_the_issuer_challenge(String card, String answer, String state, String code) {
+    String id = deposit("");
+    open(id);
+    typeCard(card);
+    assertThat(browser.findElement(By.id("authenticate")).isDisplayed()).isTrue();
+    assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Confirm with your bank");
+    assertThat(payment(id).get("state").asText()).isEqualTo("PENDING");
+    browser.findElement(By.id(answer)).click();
+    browser.findElement(By.id("result"));
+    JsonNode p = payment(id);
+    assertThat(p.get("state").asText()).isEqualTo(state);
+    if (code != null) {
+      assertThat(p.get("errorCode").asText()).isEqualTo(code);
+    }
+    List<String> ops = operations(id);
+    assertThat(ops.get(ops.size() - 1)).isEqualTo("CREATE_PAYMENT:CHECKOUT");
+    assertThat(ops).contains("DEPOSIT:PENDING", state.equals("COMPLETED") ? "CONFIRMATION:PENDING" : "CONFIRMATION:DECLINED");
+  }
+
+  @Test
+  void the_customer_returns_to_the_merchant_with_the_placeholders_filled() {
+    String id = deposit(",\"referenceId\":\"order 7/8\",\"returnUrl\":\"" + gw.app.publicUrl()
+        + "/shop/return?payment={id}&ref={referenceId}&state={state}&type={type}\"");
+    open(id);
+    typeCard("4000000000000408");
+    new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10))
+        .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/shop/return"));
+    assertThat(browser.getCurrentUrl()).isEqualTo(gw.app.publicUrl() + "/shop/return?payment=" + id
+        + "&ref=order%207%2F8&state=COMPLETED&type=DEPOSIT");
+  }
+
+  @Test
+  void bad_card_details_are_shown_next_to_each_field_and_change_nothing() {
+    String id = deposit("");
+    open(id);
+    browser.findElement(By.id("cardNumber")).sendKeys("4000 12");
+    browser.findElement(By.id("cardholderName")).sendKeys("Ann <b>Lee</b>");
+    browser.findElement(By.id("expiryMonth")).sendKeys("13");
+    browser.findElement(By.id("pay")).click();
+    assertThat(browser.findElement(By.id("cardNumber-error")).getText()).contains("12 to 19 digits");
+    assertThat(browser.findElement(By.id("expiryMonth-error")).getText()).contains("01 to 12");
+    assertThat(browser.findElement(By.id("expiryYear-error")).isDisplayed()).isTrue();
+    assertThat(browser.findElement(By.id("cardSecurityCode-error")).isDisplayed()).isTrue();
+    assertThat(browser.findElement(By.id("cardNumber")).getAttribute("aria-invalid")).isEqualTo("true");
+    assertThat(browser.findElement(By.id("cardholderName")).getAttribute("value")).isEqualTo("Ann <b>Lee</b>");
+    assertThat(browser.findElement(By.id("cardNumber")).getAttribute("value")).as("the card number is not echoed").isEmpty();
+    assertThat(browser.getPageSource()).doesNotContain("<b>Lee</b>").doesNotContain("<script>alert(1)</script>");
+    assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
+  }
+
+  @Test
+  void the_form_works_with_the_keyboard_alone() {
+    String id = deposit("");
+    open(id);
+    WebElement number = browser.findElement(By.id("cardNumber"));
+    number.click();
+    browser.switchTo().activeElement().sendKeys("4000000000000408", Keys.TAB);
+    browser.switchTo().activeElement().sendKeys("Ann Lee", Keys.TAB);
+    browser.switchTo().activeElement().sendKeys("12", Keys.TAB);
+    browser.switchTo().activeElement().sendKeys("2030", Keys.TAB);
+    browser.switchTo().activeElement().sendKeys("123", Keys.ENTER);
+    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+  }
+
+  @Test
+  void the_page_fits_a_360_pixel_screen() {
+    open(deposit(""));
+    Long scrollWidth = (Long) ((org.openqa.selenium.JavascriptExecutor) browser)
+        .executeScript("return document.documentElement.scrollWidth;");
+    assertThat(scrollWidth).isLessThanOrEqualTo(360);
+    assertThat(browser.findElement(By.id("pay")).getSize().getWidth()).isGreaterThan(250);
+  }
+
+  @Test
+  void the_customer_can_cancel() {
+    String id = deposit("");
+    open(id);
+    browser.findElement(By.id("cancel")).click();
+    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Your payment was cancelled.");
+    JsonNode p = payment(id);
+    assertThat(p.get("state").asText()).isEqualTo("CANCELLED");
+    assertThat(p.get("errorCode").asText()).isEqualTo("2.00");
+  }
+
+  @Test
+  void a_card_sent_with_the_request_skips_the_form() {
+    String id = deposit(",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}");
+    open(id);
+    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    assertThat(browser.getPageSource()).doesNotContain("id=\"cardNumber\"");
+    assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+  }
+
+  @Test
+  void a_3ds_card_sent_with_the_request_goes_straight_to_the_challenge() {
+    String id = deposit(",\"card\":{\"cardNumber\":\"5555000000000008\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}");
+    open(id);
+    browser.findElement(By.id("authenticate")).click();
+    browser.findElement(By.id("result"));
+    assertThat(payment(id).get("state").asText()).isEqualTo("COMPLETED");
+  }
+
+  @Test
+  void a_form_without_its_csrf_token_is_refused() {
+    String id = deposit("");
+    Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("cardNumber=4000000000000408&expiryMonth=12&expiryYear=2030&cardSecurityCode=123&csrf=forged")));
+    assertThat(a.status()).isEqualTo(403);
+    assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
+  }
+
+  @Test
+  void the_page_is_served_with_strict_security_headers() {
+    Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + deposit(""))).GET());
+    assertThat(a.header("Content-Security-Policy")).contains("default-src 'none'").contains("frame-ancestors 'none'");
+    assertThat(a.header("Cache-Control")).isEqualTo("no-store");
+    assertThat(a.header("X-Content-Type-Options")).isEqualTo("nosniff");
+    assertThat(a.body()).contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; tea");
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + "0".repeat(32))).GET()).status()).isEqualTo(404);
+  }
+}
