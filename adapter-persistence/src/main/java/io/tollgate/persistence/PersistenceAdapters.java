@@ -7,6 +7,8 @@ import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.application.port.out.UserRepository;
+import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.domain.money.Currencies;
 import java.time.Clock;
 
@@ -19,6 +21,8 @@ public final class PersistenceAdapters {
   private final IdempotencyRepository idempotency;
   private final CardVault cardVault;
   private final BalanceRepository balances;
+  private final WebhookOutbox webhookOutbox;
+  private final UserRepository users;
 
   public PersistenceAdapters(Database database, SecretBox secrets, Currencies currencies) {
     var jdbi = database.jdbi();
@@ -28,6 +32,16 @@ public final class PersistenceAdapters {
     this.idempotency = new JdbiIdempotencyRepository(jdbi);
     this.cardVault = new JdbiCardVault(jdbi, secrets, Clock.systemUTC());
     this.balances = new JdbiBalanceRepository(jdbi, currencies);
+    this.webhookOutbox = new JdbiWebhookOutbox(jdbi);
+    this.users = new JdbiUserRepository(jdbi);
+  }
+
+  public UserRepository users() {
+    return users;
+  }
+
+  public WebhookOutbox webhookOutbox() {
+    return webhookOutbox;
   }
 
   public BalanceRepository balances() {

@@ -7,11 +7,13 @@ import io.tollgate.domain.shop.Environment;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
+import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -21,7 +23,7 @@ import picocli.CommandLine.Option;
 /** {@code tollgate <command>}: the server and the operator's provisioning commands. */
 @Command(name = "tollgate", mixinStandardHelpOptions = true, version = "Tollgate 0.1.0",
     description = "A self-hostable payment gateway. Configuration comes from TOLLGATE_* environment variables.",
-    subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class,
+    subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class,
         Main.KeyCommands.class})
 public final class Main implements Callable<Integer> {
 
@@ -88,7 +90,7 @@ public final class Main implements Callable<Integer> {
       TollgateConfig config = TollgateConfig.from(environment);
       try (Database db = Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(),
           config.dbPassword(), config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, 2))) {
-        return run(config, Tollgate.Services.wire(config, db), spec.commandLine().getOut());
+        return run(config, Tollgate.Services.wire(config, db, config.publicUrlFor(config.port())), spec.commandLine().getOut());
       }
     }
 
@@ -164,6 +166,39 @@ public final class Main implements Callable<Integer> {
         out.println("  API key:     " + keys.apiKey());
         out.println("  Signing key: " + keys.signingKey());
         out.println("Store them now: they are not shown again.");
+        return 0;
+      }
+    }
+  }
+
+  @Command(name = "user", description = "Manage merchant users (merchant API sign-in).", subcommands = UserCommands.Create.class)
+  static final class UserCommands {
+    @Command(name = "create", description = "Create a merchant user. Without --password one is generated and "
+        + "shown once.")
+    static final class Create extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+      @Option(names = "--email", required = true, description = "sign-in e-mail address") String email;
+      @Option(names = "--password", description = "12 to 128 characters; prefer the generated one") String password;
+      @Option(names = "--permissions", defaultValue = "",
+          description = "comma-separated: SHOP_GROUP_VIEW, SHOP_GROUP_EDIT, SHOP_EDIT, SETTINGS_EDIT, or ALL")
+      String permissions;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        Set<Permission> granted;
+        try {
+          granted = Permission.parseList(permissions);
+        } catch (IllegalArgumentException e) {
+          throw new CommandLine.ParameterException(spec.commandLine(),
+              "--permissions: unknown permission in '" + permissions + "'");
+        }
+        var created = services.users().create(new MerchantId(merchant), email, password, granted);
+        out.println("user " + created.user().email() + " created for merchant " + merchant
+            + " with permissions " + (granted.isEmpty() ? "(none)" : granted));
+        if (password == null) {
+          out.println("  Password: " + created.password());
+          out.println("Store it now: it is not shown again.");
+        }
         return 0;
       }
     }

@@ -1,10 +1,13 @@
 package io.tollgate.bootstrap;
 
 import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.out.DestinationPolicy;
 import io.tollgate.application.service.PaymentService;
 import io.tollgate.application.service.PaymentWriter;
 import io.tollgate.application.service.ProcessingService;
+import io.tollgate.application.service.MerchantUserService;
 import io.tollgate.application.service.ShopService;
+import io.tollgate.application.service.WebhookService;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.shop.Environment;
 import io.tollgate.persistence.Database;
@@ -12,8 +15,14 @@ import io.tollgate.persistence.DatabaseSettings;
 import io.tollgate.persistence.PersistenceAdapters;
 import io.tollgate.processor.sandbox.SandboxProcessor;
 import io.tollgate.rest.gateway.GatewayApi;
+import io.tollgate.rest.merchant.BcryptPasswordHasher;
+import io.tollgate.rest.merchant.MerchantApi;
+import io.tollgate.webhook.PaymentResultPayloads;
+import io.tollgate.webhook.PublicDestinations;
+import io.tollgate.webhook.WebhookDispatcher;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.http.UriCompliance;
@@ -39,12 +48,16 @@ public final class Tollgate implements AutoCloseable {
   private final Server server;
   private final String publicUrl;
   private final BackgroundJobs jobs;
+  private final WebhookDispatcher webhooks;
+
+  /** The product version, as the jar's manifest says; "dev" when run from classes. */
+  public static final String VERSION = java.util.Optional.ofNullable(Tollgate.class.getPackage().getImplementationVersion())
+      .orElse("dev");
 
   private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase) throws Exception {
     this.config = config;
     this.database = database;
     this.ownsDatabase = ownsDatabase;
-    this.services = Services.wire(config, database);
 
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     threads.setName("http");
@@ -66,6 +79,7 @@ public final class Tollgate implements AutoCloseable {
     // The public URL may depend on the bound port, so bind first, then build the APIs.
     connector.open();
     this.publicUrl = config.publicUrlFor(connector.getLocalPort());
+    this.services = Services.wire(config, database, publicUrl);
 
     ServletContextHandler context = new ServletContextHandler("/", false, false);
     context.setErrorHandler(new ServletJsonErrorHandler());
@@ -76,9 +90,16 @@ public final class Tollgate implements AutoCloseable {
     context.addServlet(new ServletHolder("checkout", new ServletContainer(GatewayApi.checkout(
         services.processing(), id -> services.secrets().fingerprint("checkout-csrf:" + id),
         config.bodyLimitBytes()))), "/checkout/*");
+    context.addServlet(new ServletHolder("merchant", new ServletContainer(MerchantApi.application(
+        new MerchantApi.Dependencies(services.users(), services.webhooks(), config.bodyLimitBytes())))),
+        "/merchant-api/v1/*");
     server.setHandler(new GracefulHandler(context));
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), config.jobInterval());
+    this.webhooks = new WebhookDispatcher(services.webhooks(), services.destinations(),
+        new WebhookDispatcher.Settings(config.webhookParallelism(), Duration.ofMillis(200), config.webhookTimeout(),
+            config.webhookTimeout().multipliedBy(3), "Tollgate-Webhooks/" + VERSION),
+        Clock.systemUTC()).start();
     LOG.info("Tollgate {} listening on {} (public URL {})", config.environment().lowerName(),
         connector.getLocalPort(), publicUrl);
   }
@@ -129,6 +150,7 @@ public final class Tollgate implements AutoCloseable {
       LOG.warn("error while stopping the HTTP server", e);
     }
     jobs.close();
+    webhooks.close();
     if (ownsDatabase) {
       database.close();
     }
@@ -137,23 +159,32 @@ public final class Tollgate implements AutoCloseable {
 
   /** The application services, wired by hand. */
   public record Services(PaymentService payments, ShopService shops, ProcessingService processing,
-      PersistenceAdapters persistence, Environment environment, SecretBox secrets) {
+      WebhookService webhooks, MerchantUserService users, DestinationPolicy destinations, PersistenceAdapters persistence,
+      Environment environment, SecretBox secrets) {
 
-    static Services wire(TollgateConfig config, Database database) {
+    static Services wire(TollgateConfig config, Database database, String publicUrl) {
       Clock clock = Clock.systemUTC();
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(MasterKey.load(config));
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
-      PaymentWriter writer = new PaymentWriter(adapters.payments(), adapters.balances());
+      DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
+          ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;
+      PaymentWriter writer = new PaymentWriter(adapters.payments(), adapters.balances(), adapters.webhookOutbox(),
+          new PaymentResultPayloads(publicUrl));
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
-          currencies, clock);
+          currencies, destinations, clock);
       ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
           writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock), clock,
           config.sandboxBankDelay());
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock);
-      return new Services(payments, shops, processing, adapters, config.environment(), secrets);
+      WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),
+          shops, config.webhookRetrySchedule(), clock);
+      MerchantUserService users = new MerchantUserService(adapters.users(), adapters.shops(),
+          new BcryptPasswordHasher(), secrets, clock);
+      return new Services(payments, shops, processing, webhooks, users, destinations, adapters, config.environment(),
+          secrets);
     }
   }
 }

@@ -28,10 +28,15 @@ public record TollgateConfig(
     int bodyLimitBytes,
     boolean gatewayBalances,
     java.time.Duration jobInterval,
-    java.time.Duration sandboxBankDelay) {
+    java.time.Duration sandboxBankDelay,
+    List<java.time.Duration> webhookRetrySchedule,
+    java.time.Duration webhookTimeout,
+    int webhookParallelism) {
 
   /** One environment variable: its name, default and meaning. */
   public record Setting(String name, String defaultValue, String description) {}
+
+  private static final String DEFAULT_RETRY_SCHEDULE = "PT1M,PT5M,PT15M,PT1H,PT3H,PT6H,PT12H,PT24H,PT24H,PT24H";
 
   public static final List<Setting> SETTINGS = List.of(
       new Setting("TOLLGATE_ENVIRONMENT", "sandbox",
@@ -56,7 +61,11 @@ public record TollgateConfig(
       new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",
           "how often background jobs look for work (payouts, bank transfers, checkout timeouts)"),
       new Setting("TOLLGATE_SANDBOX_BANK_DELAY", "PT5S",
-          "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH"));
+          "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH"),
+      new Setting("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE,
+          "comma-separated delays before each webhook retry; after the last one an event is marked failed"),
+      new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer"),
+      new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"));
 
   public static TollgateConfig fromEnvironment() {
     return from(System.getenv());
@@ -87,6 +96,18 @@ public record TollgateConfig(
     }
     java.time.Duration jobInterval = duration(get.apply("TOLLGATE_JOB_INTERVAL"), "PT0.5S", "TOLLGATE_JOB_INTERVAL", problems);
     java.time.Duration bankDelay = duration(get.apply("TOLLGATE_SANDBOX_BANK_DELAY"), "PT5S", "TOLLGATE_SANDBOX_BANK_DELAY", problems);
+    List<java.time.Duration> retries = new ArrayList<>();
+    String schedule = get.apply("TOLLGATE_WEBHOOK_RETRY_SCHEDULE");
+    for (String delay : (schedule == null ? DEFAULT_RETRY_SCHEDULE : schedule).split(",")) {
+      retries.add(duration(delay.strip(), "PT1M", "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", problems));
+    }
+    java.time.Duration webhookTimeout = duration(get.apply("TOLLGATE_WEBHOOK_TIMEOUT"), "PT10S",
+        "TOLLGATE_WEBHOOK_TIMEOUT", problems);
+    if (webhookTimeout.isZero()) {
+      problems.add("TOLLGATE_WEBHOOK_TIMEOUT must be positive");
+    }
+    int webhookParallelism = integer(get.apply("TOLLGATE_WEBHOOK_PARALLELISM"), 16, 1, 512,
+        "TOLLGATE_WEBHOOK_PARALLELISM", problems);
     String masterKey = get.apply("TOLLGATE_MASTER_KEY");
     if (environment == Environment.PRODUCTION && masterKey == null) {
       problems.add("TOLLGATE_MASTER_KEY is required in production (base64 of 32 random bytes)");
@@ -113,7 +134,10 @@ public record TollgateConfig(
         bodyLimit,
         !"false".equals(balances),
         jobInterval,
-        bankDelay);
+        bankDelay,
+        List.copyOf(retries),
+        webhookTimeout,
+        webhookParallelism);
   }
 
   /** The public URL, defaulting to localhost on the port actually bound. */

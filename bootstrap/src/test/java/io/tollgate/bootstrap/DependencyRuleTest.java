@@ -30,14 +30,21 @@ class DependencyRuleTest {
         .layer("processor").definedBy("io.tollgate.processor..")
         .layer("restCommon").definedBy("io.tollgate.rest.common..")
         .layer("gateway").definedBy("io.tollgate.rest.gateway..")
+        .layer("webhook").definedBy("io.tollgate.webhook..")
+        .layer("merchant").definedBy("io.tollgate.rest.merchant..")
         .layer("bootstrap").definedBy("io.tollgate.bootstrap..")
         .whereLayer("bootstrap").mayNotBeAccessedByAnyLayer()
         .whereLayer("gateway").mayOnlyBeAccessedByLayers("bootstrap")
         .whereLayer("persistence").mayOnlyBeAccessedByLayers("bootstrap")
         .whereLayer("processor").mayOnlyBeAccessedByLayers("bootstrap")
-        .whereLayer("restCommon").mayOnlyBeAccessedByLayers("gateway", "bootstrap")
-        .whereLayer("application").mayOnlyBeAccessedByLayers("persistence", "processor", "restCommon", "gateway", "bootstrap")
-        .whereLayer("domain").mayOnlyBeAccessedByLayers("application", "persistence", "processor", "restCommon", "gateway", "bootstrap")
+        .whereLayer("webhook").mayOnlyBeAccessedByLayers("bootstrap")
+        .whereLayer("merchant").mayOnlyBeAccessedByLayers("bootstrap")
+        // The webhook body is the gateway's PaymentResult document, kept in one place.
+        .whereLayer("restCommon").mayOnlyBeAccessedByLayers("gateway", "merchant", "webhook", "bootstrap")
+        .whereLayer("application").mayOnlyBeAccessedByLayers("persistence", "processor", "restCommon", "gateway",
+            "merchant", "webhook", "bootstrap")
+        .whereLayer("domain").mayOnlyBeAccessedByLayers("application", "persistence", "processor", "restCommon",
+            "gateway", "merchant", "webhook", "bootstrap")
         .ensureAllClassesAreContainedInArchitecture()
         .check(classes);
   }

@@ -91,6 +91,28 @@ final class TestGateway implements AutoCloseable {
     return id;
   }
 
+  /** A merchant user of {@code owner} with these permissions; returns its Basic credentials. */
+  String[] merchantUser(MerchantId owner, String email, io.tollgate.domain.user.Permission... permissions) {
+    java.util.Set<io.tollgate.domain.user.Permission> set = java.util.EnumSet.noneOf(io.tollgate.domain.user.Permission.class);
+    set.addAll(java.util.List.of(permissions));
+    String password = app.services().users().create(owner, email, null, set).password();
+    return new String[] {email, password};
+  }
+
+  Answer merchantGet(String path, String[] credentials) {
+    return send(HttpRequest.newBuilder(uri(path)).GET().header("Authorization", basic(credentials)));
+  }
+
+  Answer merchantPost(String path, String body, String[] credentials) {
+    return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json").header("Authorization", basic(credentials)));
+  }
+
+  static String basic(String[] credentials) {
+    return "Basic " + java.util.Base64.getEncoder().encodeToString(
+        (credentials[0] + ":" + credentials[1]).getBytes(StandardCharsets.UTF_8));
+  }
+
   /** Sum of the ledger of a shop in a currency: (available, reserved). */
   java.math.BigDecimal[] ledgerSum(ShopId shop, String currency) {
     return database.jdbi().withHandle(h -> h.createQuery(

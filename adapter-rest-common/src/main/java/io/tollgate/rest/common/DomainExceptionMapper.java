@@ -18,7 +18,8 @@ public final class DomainExceptionMapper implements ExceptionMapper<DomainExcept
     return switch (e.kind()) {
       case INVALID -> ErrorResponses.of(400, e.getMessage(), ((DomainException.Invalid) e).violations(), path);
       case UNAUTHENTICATED -> Response.fromResponse(ErrorResponses.of(401, e.getMessage(), List.of(), path))
-          .header("WWW-Authenticate", "Bearer").build();
+          .header("WWW-Authenticate", path.startsWith("/merchant-api/")
+              ? "Basic realm=\"Tollgate merchant API\", charset=\"UTF-8\"" : "Bearer").build();
       case FORBIDDEN -> ErrorResponses.of(403, e.getMessage(), List.of(), path);
       case NOT_FOUND -> ErrorResponses.of(404, e.getMessage(), List.of(), path);
       case CONFLICT -> ErrorResponses.of(409, e.getMessage(), List.of(), path);

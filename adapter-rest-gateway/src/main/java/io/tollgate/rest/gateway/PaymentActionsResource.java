@@ -1,5 +1,6 @@
 package io.tollgate.rest.gateway;
 
+import io.tollgate.rest.common.PaymentResultJson;
 import io.tollgate.application.port.in.PaymentActionsUseCase;
 import io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand;
 import io.tollgate.domain.DomainException;
@@ -78,7 +79,7 @@ public final class PaymentActionsResource {
   }
 
   private Envelope answer(io.tollgate.domain.payment.Payment p) {
-    return Envelope.ok(PaymentJson.of(p, publicBaseUrl));
+    return Envelope.ok(PaymentResultJson.of(p, publicBaseUrl));
   }
 
   private static boolean hasContent(byte[] body) {

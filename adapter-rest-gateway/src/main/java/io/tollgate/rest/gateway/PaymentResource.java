@@ -1,5 +1,6 @@
 package io.tollgate.rest.gateway;
 
+import io.tollgate.rest.common.PaymentResultJson;
 import io.tollgate.application.port.in.CreatePaymentUseCase;
 import io.tollgate.application.port.in.CreatePaymentUseCase.CreatedPayment;
 import io.tollgate.application.port.in.ListPaymentsQuery;
@@ -49,7 +50,7 @@ public final class PaymentResource {
     }
     ShopId shop = BearerAuthFilter.shop(request);
     CreatedPayment created = createPayment.create(PaymentRequestReader.read(shop, body, idempotencyKey));
-    Response.ResponseBuilder answer = Response.ok(Envelope.ok(PaymentJson.of(created.payment(), publicBaseUrl)));
+    Response.ResponseBuilder answer = Response.ok(Envelope.ok(PaymentResultJson.of(created.payment(), publicBaseUrl)));
     if (created.replayed()) {
       answer.header("Idempotent-Replayed", "true");
     }
@@ -81,19 +82,19 @@ public final class PaymentResource {
     }
     var page = queries.list(new ListPaymentsQuery(shop, from, size, createdFrom, createdBefore,
         updatedFrom, updatedBefore, reference));
-    return Envelope.page(page.map(p -> PaymentJson.of(p, publicBaseUrl)));
+    return Envelope.page(page.map(p -> PaymentResultJson.of(p, publicBaseUrl)));
   }
 
   @GET
   @Path("{id}")
   public Envelope get(@PathParam("id") String id, @Context ContainerRequestContext request) {
-    return Envelope.ok(PaymentJson.of(queries.get(BearerAuthFilter.shop(request), id), publicBaseUrl));
+    return Envelope.ok(PaymentResultJson.of(queries.get(BearerAuthFilter.shop(request), id), publicBaseUrl));
   }
 
   @GET
   @Path("{id}/operations")
   public Envelope operations(@PathParam("id") String id, @Context ContainerRequestContext request) {
     return Envelope.list(queries.operations(BearerAuthFilter.shop(request), id).stream()
-        .map(PaymentJson.OperationJson::of).toList());
+        .map(PaymentResultJson.OperationJson::of).toList());
   }
 }

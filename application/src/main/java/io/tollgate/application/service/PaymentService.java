@@ -7,6 +7,7 @@ import io.tollgate.application.port.in.ListPaymentsQuery;
 import io.tollgate.application.port.in.PaymentQueries;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.DestinationPolicy;
 import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.IdempotencyRepository.PriorUse;
 import io.tollgate.application.port.out.Page;
@@ -51,10 +52,12 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private final Clock clock;
   private final PaymentRequestRules rules;
   private final SecretBox secrets;
+  private final DestinationPolicy destinations;
 
   public PaymentService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, IdempotencyRepository idempotency,
-      CardVault cardVault, SecretBox secrets, Currencies currencies, Clock clock) {
+      CardVault cardVault, SecretBox secrets, Currencies currencies, DestinationPolicy destinations, Clock clock) {
+    this.destinations = destinations;
     this.writer = writer;
     this.balances = balances;
     this.secrets = secrets;
@@ -67,6 +70,22 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     this.rules = new PaymentRequestRules(currencies);
   }
 
+  /** Production refuses URLs that point into private networks (CONTRACT section 6). */
+  private void refuseUnsafeDestinations(CreatePaymentCommand c) {
+    List<Violation> refused = new java.util.ArrayList<>();
+    if (c.webhookUrl() != null) {
+      destinations.refusal(c.webhookUrl())
+          .ifPresent(why -> refused.add(new Violation("webhookUrl", "is not allowed: " + why, c.webhookUrl())));
+    }
+    if (c.returnUrl() != null) {
+      destinations.refusal(PaymentRequestRules.withoutPlaceholders(c.returnUrl()))
+          .ifPresent(why -> refused.add(new Violation("returnUrl", "is not allowed: " + why, c.returnUrl())));
+    }
+    if (!refused.isEmpty()) {
+      throw new DomainException.Invalid("Validation failed", refused);
+    }
+  }
+
   @Override
   public CreatedPayment create(CreatePaymentCommand command) {
     if (command.idempotencyKey() != null
@@ -75,6 +94,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           "must be 1 to 255 characters", Checks.abbreviate(command.idempotencyKey())));
     }
     PaymentRequestRules.Valid valid = rules.check(command);
+    refuseUnsafeDestinations(command);
     Shop shop = shops.find(command.shopId())
         .orElseThrow(() -> new DomainException.Unauthenticated("Invalid token"));
 

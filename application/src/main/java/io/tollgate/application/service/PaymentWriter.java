@@ -7,7 +7,10 @@ import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.application.port.out.WebhookOutbox;
+import io.tollgate.application.port.out.WebhookPayloads;
 import java.math.BigDecimal;
+import java.util.UUID;
 
 /**
  * Stores every step of a payment together with its consequences, in the caller's
@@ -17,15 +20,23 @@ import java.math.BigDecimal;
  * <p>The ledger: a completed deposit adds to the available balance; a withdrawal or refund
  * moves its amount from available to reserved when it is created, and out of reserved when
  * it completes, or back to available when it is declined or cancelled.
+ *
+ * <p>Webhooks: entering a state the merchant is told about (COMPLETED, DECLINED, CANCELLED,
+ * AUTHORIZED) writes an outbox event with the payment's document as it is at that moment.
  */
 public final class PaymentWriter {
 
   private final PaymentRepository payments;
   private final BalanceRepository balances;
+  private final WebhookOutbox outbox;
+  private final WebhookPayloads payloads;
 
-  public PaymentWriter(PaymentRepository payments, BalanceRepository balances) {
+  public PaymentWriter(PaymentRepository payments, BalanceRepository balances, WebhookOutbox outbox,
+      WebhookPayloads payloads) {
     this.payments = payments;
     this.balances = balances;
+    this.outbox = outbox;
+    this.payloads = payloads;
   }
 
   public Payment create(Payment.Transition creation) {
@@ -33,6 +44,7 @@ public final class PaymentWriter {
     if (holdsFunds(stored.type())) {
       post(stored, stored.amount().amount().negate(), stored.amount().amount(), "reserved for " + describe(stored));
     }
+    notifyMerchant(stored);
     return stored;
   }
 
@@ -50,7 +62,16 @@ public final class PaymentWriter {
     } else if (holdsFunds(stored.type()) && (to == PaymentState.DECLINED || to == PaymentState.CANCELLED)) {
       post(stored, stored.amount().amount(), stored.amount().amount().negate(), describe(stored) + " released");
     }
+    notifyMerchant(stored);
     return stored;
+  }
+
+  /** The outbox row of a state the merchant hears about, in the same transaction as the state. */
+  private void notifyMerchant(Payment p) {
+    if (p.state().notifiesMerchant()) {
+      outbox.enqueue(new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), p.id(), p.shopId(), p.state(),
+          p.webhookUrl(), payloads.render(p), p.updated()));
+    }
   }
 
   private static boolean holdsFunds(PaymentType type) {

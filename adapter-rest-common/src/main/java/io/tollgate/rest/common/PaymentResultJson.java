@@ -1,4 +1,4 @@
-package io.tollgate.rest.gateway;
+package io.tollgate.rest.common;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.tollgate.domain.payment.BillingAddress;
@@ -9,12 +9,14 @@ import io.tollgate.domain.payment.PaymentMethod;
 import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
-import io.tollgate.rest.common.Timestamps;
 import java.math.BigDecimal;
 import java.util.Map;
 
-/** The public {@code PaymentResult} shape of a payment. */
-record PaymentJson(
+/**
+ * The public {@code PaymentResult} document of a payment: what the gateway API answers and
+ * what a webhook carries, so the two can never drift apart.
+ */
+public record PaymentResultJson(
     String id,
     String referenceId,
     String created,
@@ -40,7 +42,7 @@ record PaymentJson(
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> additionalParameters,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> externalRefs) {
 
-  record CardJson(
+  public record CardJson(
       String customerAccountNumber,
       String cardToken,
       String cardholderName,
@@ -49,17 +51,17 @@ record PaymentJson(
       String cardBrand,
       String cardIssuingCountryCode) {
 
-    static CardJson of(CardDetails c) {
+    public static CardJson of(CardDetails c) {
       return c == null ? null : new CardJson(c.maskedNumber(), c.cardToken(), c.cardholderName(),
           c.expiryMonth(), c.expiryYear(), c.brand(), c.issuingCountry());
     }
   }
 
-  static PaymentJson of(Payment p, String publicBaseUrl) {
+  public static PaymentResultJson of(Payment p, String publicBaseUrl) {
     boolean customerStepLeft = p.type() == PaymentType.DEPOSIT && (p.state() == PaymentState.CHECKOUT
         || (p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD));
     String redirectUrl = customerStepLeft ? publicBaseUrl + "/checkout/" + p.id().value() : null;
-    return new PaymentJson(
+    return new PaymentResultJson(
         p.id().value(), p.referenceId(), Timestamps.record(p.created()), p.type().name(),
         p.state().name(), p.description(), p.parentPaymentId() == null ? null : p.parentPaymentId().value(),
         p.method().name(), CardJson.of(p.card()), p.amount().amount(), p.amount().currency().code(),
@@ -72,7 +74,7 @@ record PaymentJson(
   }
 
   /** One entry of a payment's operations list. */
-  record OperationJson(
+  public record OperationJson(
       long id,
       String operation,
       String started,
@@ -82,7 +84,7 @@ record PaymentJson(
       String errorMessage,
       String details) {
 
-    static OperationJson of(PaymentOperation o) {
+    public static OperationJson of(PaymentOperation o) {
       return new OperationJson(o.id(), o.operation().name(), Timestamps.record(o.started()),
           Timestamps.record(o.completed()), o.paymentState().name(),
           o.errorCode() == null ? null : o.errorCode().code(),

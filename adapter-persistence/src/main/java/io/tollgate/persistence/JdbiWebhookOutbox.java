@@ -1,0 +1,140 @@
+package io.tollgate.persistence;
+
+import io.tollgate.application.port.out.WebhookOutbox;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.jdbi.v3.core.Jdbi;
+
+final class JdbiWebhookOutbox implements WebhookOutbox {
+
+  private final Jdbi jdbi;
+
+  JdbiWebhookOutbox(Jdbi jdbi) {
+    this.jdbi = jdbi;
+  }
+
+  @Override
+  public void enqueue(NewEvent e) {
+    // Joins the caller's transaction: Jdbi hands out the handle the thread already holds.
+    jdbi.useHandle(h -> h.createUpdate("""
+            INSERT INTO webhook_events (id, payment_id, shop_id, payment_state, target_url, body,
+                next_attempt_at, created)
+            VALUES (:id, :payment, :shop, :state, :url, :body, :created, :created)
+            """)
+        .bind("id", UUID.fromString(e.id())).bind("payment", e.paymentId().value())
+        .bind("shop", e.shopId().value()).bind("state", e.paymentState().name())
+        .bind("url", e.targetUrl()).bind("body", e.body()).bind("created", e.created())
+        .execute());
+  }
+
+  @Override
+  public List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit) {
+    return jdbi.inTransaction(h -> h.createQuery("""
+            WITH due AS (
+                SELECT e.id FROM webhook_events e
+                WHERE e.status = 'PENDING' AND e.next_attempt_at <= :now
+                  AND (e.lease_until IS NULL OR e.lease_until < :now)
+                  AND NOT EXISTS (SELECT 1 FROM webhook_events earlier
+                                  WHERE earlier.payment_id = e.payment_id AND earlier.seq < e.seq
+                                    AND earlier.status = 'PENDING')
+                ORDER BY e.next_attempt_at, e.seq
+                LIMIT :limit
+                FOR UPDATE OF e SKIP LOCKED)
+            UPDATE webhook_events w SET lease_token = :token, lease_until = :until
+            FROM due, shops s
+            WHERE w.id = due.id AND s.id = w.shop_id
+            RETURNING w.id, w.payment_id, w.shop_id, w.payment_state, w.target_url, s.webhook_url AS shop_url,
+                w.body, w.attempts, w.failures_in_row, w.created, w.seq
+            """)
+        .bind("now", now).bind("until", now.plus(lease)).bind("token", leaseToken).bind("limit", limit)
+        .map((rs, ctx) -> new ClaimedEvent(rs.getString("id"), leaseToken,
+            new PaymentId(rs.getString("payment_id")), new ShopId(rs.getLong("shop_id")),
+            PaymentState.valueOf(rs.getString("payment_state")), rs.getString("target_url"),
+            rs.getString("shop_url"), rs.getBytes("body"), rs.getInt("attempts"), rs.getInt("failures_in_row"),
+            rs.getTimestamp("created").toInstant()))
+        .list());
+  }
+
+  @Override
+  public boolean recordAttempt(ClaimedEvent event, Attempt a, Status status, Instant nextAttemptAt) {
+    return jdbi.inTransaction(h -> {
+      int updated = h.createUpdate("""
+              UPDATE webhook_events
+              SET status = :status, attempts = attempts + 1,
+                  failures_in_row = CASE WHEN :delivered THEN 0 ELSE failures_in_row + 1 END,
+                  next_attempt_at = coalesce(CAST(:next AS timestamptz), next_attempt_at),
+                  lease_token = NULL, lease_until = NULL,
+                  finished = CAST(:finished AS timestamptz)
+              WHERE id = :id AND lease_token = :token
+              """)
+          .bind("status", status.name()).bind("next", nextAttemptAt)
+          .bind("delivered", status == Status.DELIVERED)
+          .bind("finished", status == Status.PENDING ? null : a.started().plus(a.duration()))
+          .bind("id", UUID.fromString(event.id())).bind("token", event.leaseToken())
+          .execute();
+      if (updated == 0) {
+        return false;
+      }
+      h.createUpdate("""
+              INSERT INTO webhook_attempts (event_id, payment_id, payment_state, attempt, url, started,
+                  duration_ms, status_code, error, event_status)
+              VALUES (:event, :payment, :state, :attempt, :url, :started, :duration, :code, :error, :status)
+              """)
+          .bind("event", UUID.fromString(event.id())).bind("payment", event.paymentId().value())
+          .bind("state", a.paymentState().name()).bind("attempt", a.number()).bind("url", a.url())
+          .bind("started", a.started()).bind("duration", a.duration().toMillis())
+          .bind("code", a.statusCode()).bind("error", a.error()).bind("status", status.name())
+          .execute();
+      return true;
+    });
+  }
+
+  @Override
+  public void release(String leaseToken) {
+    jdbi.useHandle(h -> h.createUpdate("""
+            UPDATE webhook_events SET lease_token = NULL, lease_until = NULL
+            WHERE lease_token = :token AND status = 'PENDING'
+            """).bind("token", leaseToken).execute());
+  }
+
+  @Override
+  public List<Attempt> attempts(PaymentId payment) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT event_id, payment_state, attempt, url, started, duration_ms, status_code, error, event_status
+            FROM webhook_attempts WHERE payment_id = :payment ORDER BY id DESC
+            """)
+        .bind("payment", payment.value())
+        .map((rs, ctx) -> new Attempt(rs.getString("event_id"), PaymentState.valueOf(rs.getString("payment_state")),
+            rs.getInt("attempt"), rs.getString("url"), rs.getTimestamp("started").toInstant(),
+            Duration.ofMillis(rs.getLong("duration_ms")), (Integer) rs.getObject("status_code"),
+            rs.getString("error"), Status.valueOf(rs.getString("event_status"))))
+        .list());
+  }
+
+  @Override
+  public Optional<EventSummary> latestEvent(PaymentId payment) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT id, payment_state, status, attempts, created FROM webhook_events
+            WHERE payment_id = :payment ORDER BY seq DESC LIMIT 1
+            """)
+        .bind("payment", payment.value())
+        .map((rs, ctx) -> new EventSummary(rs.getString("id"), PaymentState.valueOf(rs.getString("payment_state")),
+            Status.valueOf(rs.getString("status")), rs.getInt("attempts"), rs.getTimestamp("created").toInstant()))
+        .findOne());
+  }
+
+  @Override
+  public void requeue(String eventId, Instant now) {
+    jdbi.useHandle(h -> h.createUpdate("""
+            UPDATE webhook_events
+            SET status = 'PENDING', failures_in_row = 0, next_attempt_at = :now, finished = NULL
+            WHERE id = :id AND (status <> 'PENDING' OR lease_token IS NULL)
+            """).bind("id", UUID.fromString(eventId)).bind("now", now).execute());
+  }
+}

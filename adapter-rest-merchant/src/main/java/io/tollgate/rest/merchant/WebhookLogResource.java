@@ -1,0 +1,71 @@
+package io.tollgate.rest.merchant;
+
+import io.tollgate.application.port.in.WebhookLogUseCase;
+import io.tollgate.application.port.out.WebhookOutbox.Attempt;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.domain.user.Permission;
+import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.Timestamps;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * Our extension of the merchant API: a payment's webhook delivery log, and resending its
+ * latest event.
+ */
+@Path("payments/{id}/webhooks")
+@Produces(MediaType.APPLICATION_JSON)
+public final class WebhookLogResource {
+
+  /**
+   * One delivery attempt.
+   *
+   * @param status the event's status after this attempt: DELIVERED, PENDING (a retry is due) or FAILED
+   */
+  record AttemptJson(String webhookId, String paymentState, int attempt, String url, String started,
+      long durationMs, Integer statusCode, String error, String status) {
+
+    static AttemptJson of(Attempt a) {
+      return new AttemptJson(a.eventId(), a.paymentState().name(), a.number(), a.url(),
+          Timestamps.record(a.started()), a.duration().toMillis(), a.statusCode(), a.error(), a.eventStatus().name());
+    }
+  }
+
+  private final WebhookLogUseCase webhooks;
+
+  WebhookLogResource(WebhookLogUseCase webhooks) {
+    this.webhooks = webhooks;
+  }
+
+  @GET
+  public Envelope attempts(@PathParam("id") String id, @Context ContainerRequestContext request) {
+    MerchantUser user = BasicAuthFilter.user(request);
+    return Envelope.list(webhooks.attempts(user.merchantId(), paymentId(id)).stream().map(AttemptJson::of).toList());
+  }
+
+  @POST
+  @Path("resend")
+  public Response resend(@PathParam("id") String id, @Context ContainerRequestContext request) {
+    MerchantUser user = BasicAuthFilter.user(request);
+    PaymentId payment = paymentId(id);
+    user.require(Permission.SHOP_EDIT);
+    webhooks.resend(user.merchantId(), payment);
+    return Response.accepted().build();
+  }
+
+  private static PaymentId paymentId(String id) {
+    if (!PaymentId.isWellFormed(id)) {
+      throw new DomainException.NotFound("Payment not found");
+    }
+    return new PaymentId(id);
+  }
+}

@@ -1,0 +1,26 @@
+package io.tollgate.webhook;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.tollgate.application.port.out.WebhookPayloads;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.rest.common.Json;
+import io.tollgate.rest.common.PaymentResultJson;
+
+/** Webhook bodies: the payment's {@code PaymentResult} JSON, unwrapped, as the gateway API shows it. */
+public final class PaymentResultPayloads implements WebhookPayloads {
+
+  private final String publicBaseUrl;
+
+  public PaymentResultPayloads(String publicBaseUrl) {
+    this.publicBaseUrl = publicBaseUrl;
+  }
+
+  @Override
+  public byte[] render(Payment payment) {
+    try {
+      return Json.MAPPER.writeValueAsBytes(PaymentResultJson.of(payment, publicBaseUrl));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a payment document always serializes", e);
+    }
+  }
+}

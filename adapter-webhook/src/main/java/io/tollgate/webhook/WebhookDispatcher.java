@@ -1,0 +1,226 @@
+package io.tollgate.webhook;
+
+import io.tollgate.application.port.in.WebhookDeliveryUseCase;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase.Delivery;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase.Result;
+import io.tollgate.application.port.out.DestinationPolicy;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers the webhook outbox: leases due events, POSTs each signed body to its URL, and reports
+ * every attempt so the application can schedule the retry. Many payments go out in parallel;
+ * the lease query hands out only the oldest pending event of a payment, so each payment's
+ * events arrive in order.
+ *
+ * <p>Closing stops leasing, lets deliveries in flight finish (each is bounded by the request
+ * timeout) and gives back what was leased but not sent. An instance that dies keeps nothing:
+ * its leases run out and other instances take the events over.
+ */
+public final class WebhookDispatcher implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WebhookDispatcher.class);
+
+  /**
+   * @param parallelism deliveries in flight at once
+   * @param pollInterval how long to wait before looking again when nothing was due
+   * @param requestTimeout how long a receiver has to answer (the contract says 10 s)
+   * @param lease how long a leased event stays ours; longer than the request timeout
+   */
+  public record Settings(int parallelism, Duration pollInterval, Duration requestTimeout, Duration lease,
+      String userAgent) {
+
+    public Settings {
+      if (parallelism < 1) {
+        throw new IllegalArgumentException("parallelism must be at least 1");
+      }
+      if (lease.compareTo(requestTimeout.multipliedBy(2)) < 0) {
+        throw new IllegalArgumentException("the lease must outlast a delivery: at least twice the request timeout");
+      }
+    }
+
+    public static Settings defaults(String version) {
+      return new Settings(16, Duration.ofMillis(250), Duration.ofSeconds(10), Duration.ofMinutes(2),
+          "Tollgate-Webhooks/" + version);
+    }
+  }
+
+  private final WebhookDeliveryUseCase deliveries;
+  private final DestinationPolicy destinations;
+  private final Settings settings;
+  private final Clock clock;
+  private final HttpClient http;
+  private final String leaseToken = UUID.randomUUID().toString();
+  private final Semaphore slots;
+  private final ExecutorService senders;
+  private final Thread poller;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean running = true;
+
+  public WebhookDispatcher(WebhookDeliveryUseCase deliveries, DestinationPolicy destinations, Settings settings,
+      Clock clock) {
+    this.deliveries = deliveries;
+    this.destinations = destinations;
+    this.settings = settings;
+    this.clock = clock;
+    this.slots = new Semaphore(settings.parallelism());
+    AtomicInteger n = new AtomicInteger();
+    this.senders = Executors.newFixedThreadPool(settings.parallelism(), r -> {
+      Thread t = new Thread(r, "webhook-sender-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.http = HttpClient.newBuilder()
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .connectTimeout(settings.requestTimeout())
+        .version(HttpClient.Version.HTTP_1_1)
+        .build();
+    this.poller = new Thread(this::poll, "webhook-dispatcher");
+    this.poller.setDaemon(true);
+  }
+
+  public WebhookDispatcher start() {
+    poller.start();
+    return this;
+  }
+
+  private void poll() {
+    while (running) {
+      try {
+        slots.acquire();
+        int free = 1 + slots.drainPermits();
+        List<Delivery> due = running ? deliveries.claim(leaseToken, free, settings.lease()) : List.of();
+        slots.release(free - due.size());
+        for (Delivery d : due) {
+          inFlight.incrementAndGet();
+          senders.execute(() -> {
+            try {
+              deliver(d);
+            } finally {
+              inFlight.decrementAndGet();
+              slots.release();
+            }
+          });
+        }
+        if (due.isEmpty()) {
+          Thread.sleep(settings.pollInterval().toMillis());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        LOG.warn("could not lease webhook events; trying again shortly: {}", e.toString());
+        sleepQuietly(Math.max(1000, settings.pollInterval().toMillis()));
+      }
+    }
+  }
+
+  private void deliver(Delivery d) {
+    Instant started = clock.instant();
+    long t0 = System.nanoTime();
+    Integer status = null;
+    String error = null;
+    try {
+      error = problemBeforeSending(d);
+      if (error == null) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(d.url()))
+            .timeout(settings.requestTimeout())
+            .header("Content-Type", "application/json")
+            .header("User-Agent", settings.userAgent())
+            .header("Signature", WebhookSignature.sign(d.signingKey(), d.body()))
+            .header("Webhook-Id", d.eventId())
+            .header("Webhook-Timestamp", Long.toString(clock.instant().getEpochSecond()))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(d.body()))
+            .build();
+        status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+      }
+    } catch (HttpTimeoutException e) {
+      error = "no answer within " + settings.requestTimeout().toSeconds() + " s";
+    } catch (ConnectException e) {
+      error = "connection refused or unreachable";
+    } catch (IOException e) {
+      error = "connection failed: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      error = "interrupted by shutdown";
+    } catch (IllegalArgumentException e) {
+      error = "invalid URL: " + e.getMessage();
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - t0);
+    Result result = new Result(started, took, status, error);
+    if (!result.delivered()) {
+      LOG.info("webhook {} of payment {} to {} failed (attempt {}): {}", d.eventId(), d.event().paymentId().value(),
+          d.url(), d.attempt(), status != null ? "HTTP " + status : error);
+    }
+    try {
+      deliveries.report(d, result);
+    } catch (RuntimeException e) {
+      // The lease runs out and the event is sent again: at least once, never lost.
+      LOG.warn("could not record webhook attempt {}: {}", d.eventId(), e.toString());
+    }
+  }
+
+  private String problemBeforeSending(Delivery d) {
+    if (d.url() == null) {
+      return "neither the payment nor the shop has a webhook URL";
+    }
+    if (d.signingKey() == null) {
+      return "the shop has no signing key in this environment";
+    }
+    Optional<String> refused = destinations.refusal(d.url());
+    return refused.map(r -> "destination refused: " + r).orElse(null);
+  }
+
+  /** Deliveries in flight right now. */
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    poller.interrupt();
+    try {
+      poller.join(5_000);
+      senders.shutdown();
+      long wait = settings.requestTimeout().plusSeconds(2).toMillis();
+      if (!senders.awaitTermination(wait, TimeUnit.MILLISECONDS)) {
+        senders.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      senders.shutdownNow();
+    }
+    try {
+      deliveries.release(leaseToken);
+    } catch (RuntimeException e) {
+      LOG.warn("could not release leased webhook events; they come due when the lease runs out: {}", e.toString());
+    }
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

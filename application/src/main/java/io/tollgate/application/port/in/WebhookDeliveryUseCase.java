@@ -1,0 +1,55 @@
+package io.tollgate.application.port.in;
+
+import io.tollgate.application.port.out.WebhookOutbox.ClaimedEvent;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a webhook dispatcher drives: lease due events, report how each delivery went, and give
+ * back what it could not send. Any number of dispatchers may run against one database.
+ */
+public interface WebhookDeliveryUseCase {
+
+  /** Leases up to {@code limit} due events under {@code leaseToken} for {@code lease}. */
+  List<Delivery> claim(String leaseToken, int limit, Duration lease);
+
+  /** Records the attempt and schedules the retry, or marks the event delivered or failed. */
+  void report(Delivery delivery, Result result);
+
+  /** Releases every event still leased under the token, due again at once. */
+  void release(String leaseToken);
+
+  /**
+   * One event to send.
+   *
+   * @param url where to send it; null when neither the payment nor the shop has a webhook URL
+   * @param signingKey the shop's signing key for this environment (the HMAC key)
+   */
+  record Delivery(ClaimedEvent event, String url, String signingKey) {
+
+    public String eventId() {
+      return event.id();
+    }
+
+    public byte[] body() {
+      return event.body();
+    }
+
+    /** The number of this attempt, from 1. */
+    public int attempt() {
+      return event.attempts() + 1;
+    }
+  }
+
+  /**
+   * How one attempt went.
+   *
+   * @param statusCode the receiver's HTTP status, or null when none came back
+   * @param error what went wrong without a status, or null
+   */
+  record Result(java.time.Instant started, Duration duration, Integer statusCode, String error) {
+    public boolean delivered() {
+      return statusCode != null && statusCode >= 200 && statusCode < 300;
+    }
+  }
+}

@@ -1,0 +1,20 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.domain.user.Permission;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+
+/** Merchant users and their password hashes. E-mail addresses are stored lower-case and unique. */
+public interface UserRepository {
+
+  /** @return empty when the e-mail address is taken */
+  Optional<MerchantUser> create(MerchantId merchant, String email, String passwordHash, Set<Permission> permissions,
+      Instant now);
+
+  Optional<StoredUser> findByEmail(String email);
+
+  record StoredUser(MerchantUser user, String passwordHash) {}
+}

@@ -1,0 +1,81 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The transactional outbox of webhook events and the log of their delivery attempts.
+ *
+ * <p>{@link #enqueue} joins the caller's transaction, so an event exists exactly when the state
+ * change that caused it was committed. Claims are leases: an event claimed by an instance that
+ * dies becomes due again when its lease runs out.
+ */
+public interface WebhookOutbox {
+
+  void enqueue(NewEvent event);
+
+  /**
+   * Leases up to {@code limit} due events, at most one per payment and only the oldest pending
+   * event of each payment, skipping rows other instances hold ({@code FOR UPDATE SKIP LOCKED}).
+   */
+  List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit);
+
+  /**
+   * Records one attempt and the event's new status, if the lease is still ours.
+   *
+   * @return false when the lease was lost (the event was released or re-claimed meanwhile)
+   */
+  boolean recordAttempt(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt);
+
+  /** Gives claimed events back undelivered (on shutdown); they are due again at once. */
+  void release(String leaseToken);
+
+  /** Every attempt for the payment, newest first. */
+  List<Attempt> attempts(PaymentId payment);
+
+  /** The newest event of the payment. */
+  Optional<EventSummary> latestEvent(PaymentId payment);
+
+  /** Makes an event due again now, with a fresh retry schedule. */
+  void requeue(String eventId, Instant now);
+
+  enum Status { PENDING, DELIVERED, FAILED }
+
+  /**
+   * @param targetUrl the payment's own webhook URL, or null to use the shop's at delivery time
+   * @param body the exact bytes to deliver and sign
+   */
+  record NewEvent(String id, PaymentId paymentId, ShopId shopId, PaymentState paymentState,
+      String targetUrl, byte[] body, Instant created) {}
+
+  /**
+   * A leased event.
+   *
+   * @param failuresInRow failed attempts since it was (re)queued; picks the next retry delay
+   * @param shopWebhookUrl the shop's current webhook URL
+   */
+  record ClaimedEvent(String id, String leaseToken, PaymentId paymentId, ShopId shopId,
+      PaymentState paymentState, String targetUrl, String shopWebhookUrl, byte[] body,
+      int attempts, int failuresInRow, Instant created) {
+
+    public String url() {
+      return targetUrl != null ? targetUrl : shopWebhookUrl;
+    }
+  }
+
+  /**
+   * One delivery attempt.
+   *
+   * @param statusCode the receiver's HTTP status, or null when none came back
+   * @param error why the attempt failed without a status (timeout, refused connection), or null
+   */
+  record Attempt(String eventId, PaymentState paymentState, int number, String url, Instant started,
+      Duration duration, Integer statusCode, String error, Status eventStatus) {}
+
+  record EventSummary(String id, PaymentState paymentState, Status status, int attempts, Instant created) {}
+}

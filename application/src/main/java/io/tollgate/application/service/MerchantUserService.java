@@ -1,0 +1,119 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.in.MerchantUsersUseCase;
+import io.tollgate.application.port.out.PasswordHasher;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.UserRepository;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.EmailAddress;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.domain.user.Permission;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Merchant users. Passwords are kept as slow hashes; since HTTP Basic sends them on every
+ * request, a successful check is remembered for a short while under a keyed digest of the
+ * credentials, so only the first request of a burst pays for the slow hash.
+ */
+public final class MerchantUserService implements MerchantUsersUseCase {
+
+  static final Duration REMEMBER_FOR = Duration.ofMinutes(2);
+  private static final int MAX_REMEMBERED = 10_000;
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final char[] ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789".toCharArray();
+
+  private final UserRepository users;
+  private final ShopRepository merchants;
+  private final PasswordHasher hasher;
+  private final SecretBox secrets;
+  private final Clock clock;
+  private volatile String dummyHash;
+  private final ConcurrentHashMap<String, Remembered> recent = new ConcurrentHashMap<>();
+
+  private record Remembered(MerchantUser user, Instant until) {}
+
+  public MerchantUserService(UserRepository users, ShopRepository merchants, PasswordHasher hasher,
+      SecretBox secrets, Clock clock) {
+    this.users = users;
+    this.merchants = merchants;
+    this.hasher = hasher;
+    this.secrets = secrets;
+    this.clock = clock;
+  }
+
+  @Override
+  public MerchantUser authenticate(String email, String password) {
+    if (email == null || password == null) {
+      throw new DomainException.Unauthenticated("Bad credentials");
+    }
+    Instant now = clock.instant();
+    String key = secrets.fingerprint("merchant-login:" + email.toLowerCase(Locale.ROOT) + "\u0000" + password);
+    Remembered r = recent.get(key);
+    if (r != null && r.until().isAfter(now)) {
+      return r.user();
+    }
+    var stored = users.findByEmail(email.toLowerCase(Locale.ROOT).strip());
+    // An unknown address costs the same slow hash as a wrong password: no timing tells them apart.
+    boolean ok = hasher.verify(password, stored.map(UserRepository.StoredUser::passwordHash).orElseGet(this::dummyHash));
+    if (stored.isEmpty() || !ok) {
+      throw new DomainException.Unauthenticated("Bad credentials");
+    }
+    if (recent.size() >= MAX_REMEMBERED) {
+      recent.clear();
+    }
+    recent.put(key, new Remembered(stored.get().user(), now.plus(REMEMBER_FOR)));
+    return stored.get().user();
+  }
+
+  private String dummyHash() {
+    String h = dummyHash;
+    if (h == null) {
+      h = hasher.hash("not a real password " + RANDOM.nextLong());
+      dummyHash = h;
+    }
+    return h;
+  }
+
+  @Override
+  public CreatedUser create(MerchantId merchant, String email, String password, Set<Permission> permissions) {
+    List<Violation> problems = new ArrayList<>();
+    EmailAddress address = null;
+    try {
+      address = new EmailAddress(email);
+    } catch (RuntimeException e) {
+      problems.add(Violation.of("email", "must be a valid e-mail address", email));
+    }
+    if (password != null && (password.length() < 12 || password.length() > 128)) {
+      problems.add(Violation.of("password", "must be 12 to 128 characters", null));
+    }
+    if (!merchants.merchantExists(merchant)) {
+      problems.add(Violation.of("merchant", "does not exist", merchant.value()));
+    }
+    if (!problems.isEmpty()) {
+      throw new DomainException.Invalid("Invalid user", problems);
+    }
+    String secret = password != null ? password : generatePassword();
+    MerchantUser user = users.create(merchant, address.value(), hasher.hash(secret), permissions, clock.instant())
+        .orElseThrow(() -> new DomainException.Conflict("email_taken", "A user with this e-mail address exists"));
+    return new CreatedUser(user, secret);
+  }
+
+  private static String generatePassword() {
+    StringBuilder sb = new StringBuilder(20);
+    for (int i = 0; i < 20; i++) {
+      sb.append(ALPHABET[RANDOM.nextInt(ALPHABET.length)]);
+    }
+    return sb.toString();
+  }
+}

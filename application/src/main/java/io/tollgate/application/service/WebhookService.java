@@ -1,0 +1,121 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.port.in.WebhookDeliveryUseCase;
+import io.tollgate.application.port.in.WebhookLogUseCase;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.WebhookOutbox;
+import io.tollgate.application.port.out.WebhookOutbox.Attempt;
+import io.tollgate.application.port.out.WebhookOutbox.ClaimedEvent;
+import io.tollgate.application.port.out.WebhookOutbox.Status;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Webhook delivery bookkeeping: leases due events to dispatchers, applies the retry schedule to
+ * each reported attempt, and serves the delivery log and resend to merchants.
+ */
+public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogUseCase {
+
+  /** The contract's schedule: the delays before the 2nd, 3rd, ... attempt. */
+  public static final List<Duration> DEFAULT_RETRY_SCHEDULE = List.of(
+      Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15), Duration.ofHours(1),
+      Duration.ofHours(3), Duration.ofHours(6), Duration.ofHours(12), Duration.ofHours(24),
+      Duration.ofHours(24), Duration.ofHours(24));
+
+  private final WebhookOutbox outbox;
+  private final PaymentRepository payments;
+  private final ShopRepository shops;
+  private final ShopService keys;
+  private final List<Duration> retrySchedule;
+  private final Clock clock;
+
+  public WebhookService(WebhookOutbox outbox, PaymentRepository payments, ShopRepository shops,
+      ShopService keys, List<Duration> retrySchedule, Clock clock) {
+    this.outbox = outbox;
+    this.payments = payments;
+    this.shops = shops;
+    this.keys = keys;
+    this.retrySchedule = List.copyOf(retrySchedule);
+    this.clock = clock;
+  }
+
+  @Override
+  public List<Delivery> claim(String leaseToken, int limit, Duration lease) {
+    List<ClaimedEvent> claimed = outbox.claim(leaseToken, clock.instant(), lease, limit);
+    Map<ShopId, String> signingKeys = new HashMap<>();
+    List<Delivery> deliveries = new ArrayList<>(claimed.size());
+    for (ClaimedEvent e : claimed) {
+      String key = signingKeys.computeIfAbsent(e.shopId(), this::signingKeyOrNull);
+      deliveries.add(new Delivery(e, e.url(), key));
+    }
+    return deliveries;
+  }
+
+  private String signingKeyOrNull(ShopId shop) {
+    try {
+      return keys.signingKey(shop);
+    } catch (DomainException.NotFound e) {
+      return null;
+    }
+  }
+
+  @Override
+  public void report(Delivery delivery, Result result) {
+    ClaimedEvent e = delivery.event();
+    Status status;
+    Instant next = null;
+    if (result.delivered()) {
+      status = Status.DELIVERED;
+    } else if (delivery.url() == null) {
+      // Nowhere to send it; the merchant can set a URL and ask for it again (resend).
+      status = Status.FAILED;
+    } else if (e.failuresInRow() < retrySchedule.size()) {
+      status = Status.PENDING;
+      next = result.started().plus(result.duration()).plus(retrySchedule.get(e.failuresInRow()));
+    } else {
+      status = Status.FAILED;
+    }
+    Attempt attempt = new Attempt(e.id(), e.paymentState(), delivery.attempt(), delivery.url(),
+        result.started(), result.duration(), result.statusCode(), result.error(), status);
+    outbox.recordAttempt(e, attempt, status, next);
+  }
+
+  @Override
+  public void release(String leaseToken) {
+    outbox.release(leaseToken);
+  }
+
+  @Override
+  public List<Attempt> attempts(MerchantId merchant, PaymentId payment) {
+    ownedBy(merchant, payment);
+    return outbox.attempts(payment);
+  }
+
+  @Override
+  public void resend(MerchantId merchant, PaymentId payment) {
+    ownedBy(merchant, payment);
+    var latest = outbox.latestEvent(payment)
+        .orElseThrow(() -> new DomainException.NotFound("The payment has no webhook event yet"));
+    outbox.requeue(latest.id(), clock.instant());
+  }
+
+  private void ownedBy(MerchantId merchant, PaymentId id) {
+    Payment p = payments.find(id).orElseThrow(() -> new DomainException.NotFound("Payment not found"));
+    boolean mine = shops.find(p.shopId()).map(Shop::merchantId).filter(merchant::equals).isPresent();
+    if (!mine) {
+      throw new DomainException.NotFound("Payment not found");
+    }
+  }
+}

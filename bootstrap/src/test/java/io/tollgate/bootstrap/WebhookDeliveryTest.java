@@ -1,0 +1,220 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.application.port.in.ProvisioningUseCase.CreateShopCommand;
+import io.tollgate.domain.shop.ShopId;
+import io.tollgate.domain.user.Permission;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Signed webhooks from the outbox: headers, body, retries, order, the log and resend. */
+class WebhookDeliveryTest {
+
+  static TestGateway gw;
+  static String[] editor;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start(Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT0.2S,PT0.2S,PT0.2S",
+        "TOLLGATE_WEBHOOK_TIMEOUT", "PT2S"));
+    editor = gw.merchantUser(gw.merchant, "editor@shop.example", Permission.SHOP_EDIT);
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  static String payWithCard(String card, String webhookUrl, boolean preAuth) {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":12.50,"currency":"EUR","preAuth":%s,"webhookUrl":"%s",
+         "card":{"cardNumber":"%s","cardholderName":"ANN LEE","expiryMonth":"12","expiryYear":"2030"}}
+        """.formatted(preAuth, webhookUrl, card));
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    String id = created.json().at("/result/id").asText();
+    TestGateway.Answer done = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}");
+    assertThat(done.status()).as(done.body()).isEqualTo(200);
+    return id;
+  }
+
+  static String hmacHex(String key, byte[] body) throws Exception {
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(key.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+    return HexFormat.of().formatHex(mac.doFinal(body));
+  }
+
+  @Test
+  void a_completed_payment_arrives_signed_with_the_document_the_api_shows() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String id = payWithCard("4000000000000408", receiver.url("/hooks/tollgate"), false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+      WebhookReceiver.Received hook = receiver.receivedFor(id).get(0);
+
+      assertThat(hook.path()).isEqualTo("/hooks/tollgate");
+      assertThat(hook.header("Signature")).isEqualTo(hmacHex(gw.signingKey, hook.body()));
+      assertThat(hook.header("Signature")).matches("[0-9a-f]{64}");
+      assertThat(hook.header("Webhook-Id")).matches("[0-9a-f-]{36}");
+      long sent = Long.parseLong(hook.header("Webhook-Timestamp"));
+      assertThat(Math.abs(Instant.now().getEpochSecond() - sent)).isLessThan(60);
+      assertThat(hook.header("Content-Type")).isEqualTo("application/json");
+      assertThat(hook.header("User-Agent")).startsWith("Tollgate-Webhooks/");
+
+      JsonNode body = TestGateway.JSON.readTree(hook.body());
+      JsonNode shown = gw.get("/api/v1/payments/" + id).json().get("result");
+      assertThat(body).isEqualTo(shown);
+      assertThat(body.get("state").asText()).isEqualTo("COMPLETED");
+      assertThat(hook.bodyText()).doesNotContain("4000000000000408");
+    }
+  }
+
+  @Test
+  void a_tampered_body_would_not_match_the_signature() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String id = payWithCard("4000000000000416", receiver.url("/h"), false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+      WebhookReceiver.Received hook = receiver.receivedFor(id).get(0);
+      assertThat(TestGateway.JSON.readTree(hook.body()).get("state").asText()).isEqualTo("DECLINED");
+      byte[] tampered = hook.bodyText().replace("DECLINED", "COMPLETED").getBytes(StandardCharsets.UTF_8);
+      assertThat(hmacHex(gw.signingKey, tampered)).isNotEqualTo(hook.header("Signature"));
+      assertThat(hmacHex("whsec_someone_else", hook.body())).isNotEqualTo(hook.header("Signature"));
+    }
+  }
+
+  @Test
+  void three_failures_then_success_arrive_four_times_with_one_id_and_are_logged() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver().thenAnswer(500, 500, 500)) {
+      String id = payWithCard("4000000000000408", receiver.url("/flaky"), false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 4, Duration.ofSeconds(15))).isTrue();
+      Thread.sleep(1_000);
+      List<WebhookReceiver.Received> all = receiver.receivedFor(id);
+      assertThat(all).hasSize(4);
+      assertThat(all).extracting(r -> r.header("Webhook-Id")).containsOnly(all.get(0).header("Webhook-Id"));
+
+      TestGateway.Answer log = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor);
+      assertThat(log.status()).as(log.body()).isEqualTo(200);
+      JsonNode attempts = log.json().get("result");
+      assertThat(attempts).hasSize(4);
+      assertThat(attempts.findValuesAsText("statusCode")).containsExactly("200", "500", "500", "500");
+      assertThat(attempts.findValuesAsText("attempt")).containsExactly("4", "3", "2", "1");
+      assertThat(attempts.findValuesAsText("status")).containsExactly("DELIVERED", "PENDING", "PENDING", "PENDING");
+      assertThat(attempts.get(0).get("webhookId").asText()).isEqualTo(all.get(0).header("Webhook-Id"));
+      assertThat(attempts.get(0).get("durationMs").asLong()).isNotNegative();
+      assertThat(attempts.get(0).get("started").asText()).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}");
+    }
+  }
+
+  @Test
+  void after_the_last_retry_the_event_is_failed_and_a_resend_delivers_it() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver().answerAlways(503)) {
+      String id = payWithCard("4000000000000408", receiver.url("/down"), false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 4, Duration.ofSeconds(15))).isTrue();
+      Thread.sleep(1_000);
+      assertThat(receiver.receivedFor(id)).hasSize(4);
+      JsonNode attempts = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor).json().get("result");
+      assertThat(attempts.get(0).get("status").asText()).isEqualTo("FAILED");
+
+      receiver.answerAlways(200);
+      TestGateway.Answer resend = gw.merchantPost("/merchant-api/v1/payments/" + id + "/webhooks/resend", "", editor);
+      assertThat(resend.status()).as(resend.body()).isEqualTo(202);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 5, Duration.ofSeconds(10))).isTrue();
+      List<WebhookReceiver.Received> all = receiver.receivedFor(id);
+      assertThat(all.get(4).header("Webhook-Id")).isEqualTo(all.get(0).header("Webhook-Id"));
+      JsonNode after = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor).json().get("result");
+      assertThat(after).hasSize(5);
+      assertThat(after.get(0).get("status").asText()).isEqualTo("DELIVERED");
+    }
+  }
+
+  @Test
+  void the_log_and_resend_need_the_right_user() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String id = payWithCard("4000000000000408", receiver.url("/h"), false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+      String path = "/merchant-api/v1/payments/" + id + "/webhooks";
+
+      TestGateway.Answer anonymous = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri(path)).GET());
+      assertThat(anonymous.status()).isEqualTo(401);
+      assertThat(anonymous.header("WWW-Authenticate")).startsWith("Basic");
+      assertThat(anonymous.json().get("error").asText()).isEqualTo("Unauthorized");
+      assertThat(gw.merchantGet(path, new String[] {editor[0], "wrong password!"}).status()).isEqualTo(401);
+
+      String[] reader = gw.merchantUser(gw.merchant, "reader@shop.example");
+      assertThat(gw.merchantGet(path, reader).status()).isEqualTo(200);
+      TestGateway.Answer forbidden = gw.merchantPost(path + "/resend", "", reader);
+      assertThat(forbidden.status()).isEqualTo(403);
+      assertThat(forbidden.json().get("message").asText()).contains("SHOP_EDIT");
+
+      var otherMerchant = gw.app.services().shops().createMerchant("Someone Else");
+      String[] stranger = gw.merchantUser(otherMerchant, "boss@else.example", Permission.values());
+      assertThat(gw.merchantGet(path, stranger).status()).isEqualTo(404);
+      assertThat(gw.merchantPost(path + "/resend", "", stranger).status()).isEqualTo(404);
+      assertThat(gw.merchantGet("/merchant-api/v1/payments/not-an-id/webhooks", editor).status()).isEqualTo(404);
+      Thread.sleep(500);
+      assertThat(receiver.receivedFor(id)).hasSize(1);
+    }
+  }
+
+  @Test
+  void the_payment_url_wins_over_the_shop_url_which_is_used_otherwise() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      ShopId shop = gw.app.services().shops().createShop(new CreateShopCommand(gw.merchant, "Hooked Shop",
+          receiver.url("/shop-url"), null, null, false, false, "EUR"));
+      String key = gw.issueKey(shop, gw.app.services().environment());
+      String plain = gw.completedDeposit("5.00", "EUR", key);
+      TestGateway.Answer created = gw.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":5,"currency":"EUR","webhookUrl":"%s",
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}
+          """.formatted(receiver.url("/payment-url")), key, null);
+      String overridden = created.json().at("/result/id").asText();
+      gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + overridden))
+          .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"2001:db8::1\"}"))
+          .header("Content-Type", "application/json").header("Authorization", "Bearer " + key));
+
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(plain).size() == 1
+          && receiver.receivedFor(overridden).size() == 1, Duration.ofSeconds(10))).isTrue();
+      assertThat(receiver.receivedFor(plain).get(0).path()).isEqualTo("/shop-url");
+      assertThat(receiver.receivedFor(overridden).get(0).path()).isEqualTo("/payment-url");
+    }
+  }
+
+  @Test
+  void events_of_one_payment_arrive_in_order_even_when_the_first_is_retried() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver().thenAnswer(500, 500)) {
+      String id = payWithCard("4000000000000408", receiver.url("/ordered"), true);
+      assertThat(gw.post("/api/v1/payments/" + id + "/capture", "{}").status()).isEqualTo(200);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 4, Duration.ofSeconds(15))).isTrue();
+      Thread.sleep(500);
+      List<String> states = receiver.receivedFor(id).stream()
+          .map(r -> r.bodyText().replaceAll(".*\"state\":\"([A-Z_]+)\".*", "$1")).toList();
+      assertThat(states).containsExactly("AUTHORIZED", "AUTHORIZED", "AUTHORIZED", "COMPLETED");
+      List<WebhookReceiver.Received> all = receiver.receivedFor(id);
+      assertThat(all.get(3).header("Webhook-Id")).isNotEqualTo(all.get(0).header("Webhook-Id"));
+    }
+  }
+
+  @Test
+  void a_payment_waiting_for_its_customer_sends_nothing() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      TestGateway.Answer created = gw.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":3,"currency":"EUR","webhookUrl":"%s"}
+          """.formatted(receiver.url("/quiet")));
+      String id = created.json().at("/result/id").asText();
+      Thread.sleep(800);
+      assertThat(receiver.receivedFor(id)).isEmpty();
+      assertThat(gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor).json().get("result")).isEmpty();
+      assertThat(gw.merchantPost("/merchant-api/v1/payments/" + id + "/webhooks/resend", "", editor).status())
+          .isEqualTo(404);
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package io.tollgate.bootstrap;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+
+/** A merchant's webhook endpoint on a free port: records what arrives, answers as scripted. */
+final class WebhookReceiver implements AutoCloseable {
+
+  /** One request as received: the raw body bytes and the headers (names lower-case). */
+  record Received(byte[] body, Map<String, String> headers, String path) {
+    String header(String name) {
+      return headers.get(name.toLowerCase(java.util.Locale.ROOT));
+    }
+
+    String bodyText() {
+      return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  private final HttpServer server;
+  private final List<Received> received = new CopyOnWriteArrayList<>();
+  private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
+  private volatile IntSupplier defaultStatus = () -> 200;
+  private volatile Duration delay = Duration.ZERO;
+
+  WebhookReceiver() throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
+    server.setExecutor(Executors.newFixedThreadPool(32));
+    server.createContext("/", exchange -> {
+      try (InputStream in = exchange.getRequestBody()) {
+        byte[] body = in.readAllBytes();
+        Map<String, String> headers = new java.util.HashMap<>();
+        exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v.get(0)));
+        if (!delay.isZero()) {
+          Thread.sleep(delay.toMillis());
+        }
+        Integer scripted = script.poll();
+        int status = scripted != null ? scripted : defaultStatus.getAsInt();
+        received.add(new Received(body, headers, exchange.getRequestURI().getPath()));
+        exchange.sendResponseHeaders(status, -1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        exchange.close();
+      }
+    });
+    server.start();
+  }
+
+  String url(String path) {
+    return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+  }
+
+  /** The next answers, in order; after them every answer is {@link #answerAlways}'s. */
+  WebhookReceiver thenAnswer(int... statuses) {
+    for (int s : statuses) {
+      script.add(s);
+    }
+    return this;
+  }
+
+  WebhookReceiver answerAlways(int status) {
+    defaultStatus = () -> status;
+    return this;
+  }
+
+  WebhookReceiver delayEachAnswer(Duration d) {
+    delay = d;
+    return this;
+  }
+
+  List<Received> received() {
+    return new ArrayList<>(received);
+  }
+
+  List<Received> receivedFor(String paymentId) {
+    return received.stream().filter(r -> r.bodyText().contains("\"id\":\"" + paymentId + "\"")).toList();
+  }
+
+  static boolean await(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+    long end = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < end) {
+      if (condition.getAsBoolean()) {
+        return true;
+      }
+      Thread.sleep(20);
+    }
+    return condition.getAsBoolean();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

@@ -1,0 +1,226 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.persistence.Database;
+import io.tollgate.persistence.testing.TestDatabase;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** No webhook is lost or doubled with several instances, on shutdown, or when an instance is killed. */
+class WebhookReliabilityTest {
+
+  private static final String MASTER_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+
+  static Map<String, String> instanceEnv(Map<String, String> extra) throws Exception {
+    Map<String, String> env = new HashMap<>(Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
+        "TOLLGATE_DATA_DIR", Files.createTempDirectory("instance").toString(),
+        "TOLLGATE_MASTER_KEY", MASTER_KEY, "TOLLGATE_JOB_INTERVAL", "PT0.1S"));
+    env.putAll(extra);
+    return env;
+  }
+
+  /** Creates a deposit with the approved test card and pays it host-to-host through {@code base}. */
+  static String paidDeposit(HttpClient http, URI base, String apiKey, String webhookUrl) throws Exception {
+    HttpResponse<String> created = http.send(HttpRequest.newBuilder(base.resolve("/api/v1/payments"))
+        .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("""
+            {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","webhookUrl":"%s",
+             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""".formatted(webhookUrl)))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    String id = TestGateway.JSON.readTree(created.body()).at("/result/id").asText();
+    HttpResponse<String> paid = http.send(HttpRequest.newBuilder(base.resolve("/api/v1/payments/" + id))
+        .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.4\"}"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+    if (paid.statusCode() != 200) {
+      throw new IllegalStateException("PATCH answered " + paid.statusCode());
+    }
+    return id;
+  }
+
+  static int count(Database db, String sql) {
+    return db.jdbi().withHandle(h -> h.createQuery(sql).mapTo(Integer.class).one());
+  }
+
+  static Set<String> eventIds(Database db) {
+    return new HashSet<>(db.jdbi().withHandle(h -> h.createQuery("SELECT id::text FROM webhook_events")
+        .mapTo(String.class).list()));
+  }
+
+  static Set<String> receivedIds(WebhookReceiver receiver) {
+    Set<String> ids = new HashSet<>();
+    receiver.received().forEach(r -> ids.add(r.header("Webhook-Id")));
+    return ids;
+  }
+
+  @Test
+  void two_instances_deliver_a_thousand_events_each_exactly_once() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver();
+        TestGateway gw = TestGateway.start();
+        Tollgate second = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of())), gw.database)) {
+      List<URI> instances = List.of(gw.app.baseUri(), second.baseUri());
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      List<CompletableFuture<String>> created = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        URI base = instances.get(i % 2);
+        created.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            return paidDeposit(gw.http, base, gw.apiKey, receiver.url("/load"));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }, pool));
+      }
+      CompletableFuture.allOf(created.toArray(CompletableFuture[]::new)).get(180, TimeUnit.SECONDS);
+      pool.shutdown();
+
+      assertThat(WebhookReceiver.await(() -> receiver.received().size() >= 1000, Duration.ofSeconds(120))).isTrue();
+      Thread.sleep(1_500);
+      assertThat(receiver.received()).hasSize(1000);
+      assertThat(receivedIds(receiver)).hasSize(1000).isEqualTo(eventIds(gw.database));
+      assertThat(count(gw.database, "SELECT count(*) FROM payments WHERE state = 'COMPLETED'")).isEqualTo(1000);
+      assertThat(count(gw.database, "SELECT count(*) FROM webhook_events WHERE status = 'DELIVERED'")).isEqualTo(1000);
+      assertThat(count(gw.database, "SELECT count(*) FROM webhook_attempts")).isEqualTo(1000);
+    }
+  }
+
+  @Test
+  void a_shutdown_finishes_or_gives_back_what_it_holds() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver().delayEachAnswer(Duration.ofMillis(300));
+        TestGateway gw = TestGateway.start()) {
+      Tollgate worker = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of("TOLLGATE_WEBHOOK_PARALLELISM", "2"))),
+          gw.database);
+      gw.app.close(); // only the worker delivers from here on
+      for (int i = 0; i < 12; i++) {
+        paidDeposit(gw.http, worker.baseUri(), gw.apiKey, receiver.url("/slow"));
+      }
+      WebhookReceiver.await(() -> receiver.received().size() >= 2, Duration.ofSeconds(10));
+      worker.close();
+      int afterShutdown = receiver.received().size();
+      assertThat(afterShutdown).isLessThan(12);
+      assertThat(count(gw.database, "SELECT count(*) FROM webhook_events WHERE lease_token IS NOT NULL")).isZero();
+      assertThat(count(gw.database, "SELECT count(*) FROM webhook_events WHERE status = 'DELIVERED'"))
+          .isEqualTo(afterShutdown);
+
+      try (Tollgate next = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of())), gw.database)) {
+        assertThat(WebhookReceiver.await(() -> receiver.received().size() >= 12, Duration.ofSeconds(20))).isTrue();
+        Thread.sleep(500);
+      }
+      assertThat(receiver.received()).hasSize(12);
+      assertThat(receivedIds(receiver)).isEqualTo(eventIds(gw.database));
+    }
+  }
+
+  @Test
+  void killing_an_instance_mid_burst_loses_no_event() throws Exception {
+    Database db = TestDatabase.fresh();
+    String apiKey;
+    try (Tollgate setup = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of())), db)) {
+      var merchant = setup.services().shops().createMerchant("Crash Merchant");
+      var shop = setup.services().shops().createShop(new io.tollgate.application.port.in.ProvisioningUseCase
+          .CreateShopCommand(merchant, "Crash Shop", null, null, null, false, false, "EUR"));
+      apiKey = setup.services().shops().issueKeys(shop, setup.services().environment()).apiKey();
+    }
+    try (WebhookReceiver receiver = new WebhookReceiver().delayEachAnswer(Duration.ofMillis(20))) {
+      Map<String, String> env = instanceEnv(Map.of("TOLLGATE_DB_URL", db.jdbcUrl(),
+          "TOLLGATE_DB_USER", TestDatabase.user(), "TOLLGATE_DB_PASSWORD", TestDatabase.password(),
+          "TOLLGATE_WEBHOOK_TIMEOUT", "PT1S", "TOLLGATE_WEBHOOK_PARALLELISM", "4"));
+      Process child = startChild(env);
+      try {
+        URI base = URI.create("http://127.0.0.1:" + awaitPort(child));
+        HttpClient http = HttpClient.newHttpClient();
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        AtomicInteger paid = new AtomicInteger();
+        for (int i = 0; i < 400; i++) {
+          pool.execute(() -> {
+            try {
+              paidDeposit(http, base, apiKey, receiver.url("/crash"));
+              paid.incrementAndGet();
+            } catch (Exception e) {
+              // the instance is gone
+            }
+          });
+        }
+        assertThat(WebhookReceiver.await(() -> receiver.received().size() >= 60, Duration.ofSeconds(60))).isTrue();
+        child.destroyForcibly(); // SIGKILL: no shutdown hook, no release
+        child.waitFor(10, TimeUnit.SECONDS);
+        pool.shutdown();
+        pool.awaitTermination(60, TimeUnit.SECONDS);
+        assertThat(paid.get()).isGreaterThan(0);
+      } finally {
+        child.destroyForcibly();
+      }
+
+      int finalPayments = count(db, "SELECT count(*) FROM payments WHERE state = 'COMPLETED'");
+      assertThat(count(db, "SELECT count(*) FROM webhook_events")).isEqualTo(finalPayments);
+      assertThat(receivedIds(receiver).size()).isLessThan(finalPayments);
+
+      try (Tollgate survivor = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of())), db)) {
+        // Events the dead instance held come due again when its lease (3 x the 1 s timeout) runs out.
+        assertThat(WebhookReceiver.await(
+            () -> count(db, "SELECT count(*) FROM webhook_events WHERE status <> 'DELIVERED'") == 0,
+            Duration.ofSeconds(60))).isTrue();
+      }
+      assertThat(receivedIds(receiver)).isEqualTo(eventIds(db));
+      // At least once: only what was in flight at the kill (at most its 4 parallel sends) arrives twice.
+      assertThat(receiver.received().size() - receivedIds(receiver).size()).isBetween(0, 4);
+    } finally {
+      db.close();
+    }
+  }
+
+  private static Process startChild(Map<String, String> env) throws Exception {
+    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+    ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx256m", "-cp", classpath,
+        "io.tollgate.bootstrap.Main", "serve").redirectErrorStream(true);
+    pb.environment().keySet().removeIf(k -> k.startsWith("TOLLGATE_"));
+    pb.environment().putAll(env);
+    return pb.start();
+  }
+
+  private static int awaitPort(Process child) throws Exception {
+    Pattern running = Pattern.compile("running at http://[^:]+:(\\d+)");
+    CompletableFuture<Integer> port = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = in.readLine()) != null) {
+          Matcher m = running.matcher(line);
+          if (m.find()) {
+            port.complete(Integer.parseInt(m.group(1)));
+          }
+        }
+      } catch (Exception e) {
+        port.completeExceptionally(e);
+      }
+      port.completeExceptionally(new IllegalStateException("the instance exited before it listened"));
+    }, "child-output");
+    reader.setDaemon(true);
+    reader.start();
+    return port.get(60, TimeUnit.SECONDS);
+  }
+}
