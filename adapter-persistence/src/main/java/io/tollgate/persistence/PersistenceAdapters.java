@@ -3,6 +3,7 @@ package io.tollgate.persistence;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ShopRepository;
@@ -23,6 +24,7 @@ public final class PersistenceAdapters {
   private final BalanceRepository balances;
   private final WebhookOutbox webhookOutbox;
   private final UserRepository users;
+  private final GroupRepository groups;
 
   public PersistenceAdapters(Database database, SecretBox secrets, Currencies currencies) {
     var jdbi = database.jdbi();
@@ -34,6 +36,11 @@ public final class PersistenceAdapters {
     this.balances = new JdbiBalanceRepository(jdbi, currencies);
     this.webhookOutbox = new JdbiWebhookOutbox(jdbi);
     this.users = new JdbiUserRepository(jdbi);
+    this.groups = new JdbiGroupRepository(jdbi);
+  }
+
+  public GroupRepository groups() {
+    return groups;
   }
 
   public UserRepository users() {

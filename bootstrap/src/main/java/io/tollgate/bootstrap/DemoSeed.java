@@ -7,6 +7,7 @@ import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
 import java.io.PrintWriter;
+import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.user.Permission;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -41,6 +42,10 @@ final class DemoSeed {
     ShopId shop = services.shops().createShop(new CreateShopCommand(merchant, "Demo Shop", null, null,
         Shop.DEFAULT_CHECKOUT_TIMEOUT, false, false, "EUR"));
     IssuedKeys keys = services.shops().issueKeys(shop, Environment.SANDBOX);
+    for (GroupKind kind : GroupKind.values()) {
+      services.groups().create(merchant, kind, "Demo " + kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+          + " blacklist", false);
+    }
     String password = services.users().create(merchant, DEMO_USER, null, EnumSet.allOf(Permission.class)).password();
     return Optional.of(new Demo(merchant, shop, keys, password));
   }

@@ -6,6 +6,7 @@ import io.tollgate.domain.DomainException;
 import io.tollgate.domain.shop.Environment;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.Database;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Option;
 /** {@code tollgate <command>}: the server and the operator's provisioning commands. */
 @Command(name = "tollgate", mixinStandardHelpOptions = true, version = "Tollgate 0.1.0",
     description = "A self-hostable payment gateway. Configuration comes from TOLLGATE_* environment variables.",
-    subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class,
+    subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class, Main.GroupCommands.class,
         Main.KeyCommands.class})
 public final class Main implements Callable<Integer> {
 
@@ -199,6 +200,27 @@ public final class Main implements Callable<Integer> {
           out.println("  Password: " + created.password());
           out.println("Store it now: it is not shown again.");
         }
+        return 0;
+      }
+    }
+  }
+
+  @Command(name = "group", description = "Manage a merchant's entry groups.", subcommands = GroupCommands.Create.class)
+  static final class GroupCommands {
+    @Command(name = "create", description = "Create an entry group; prints its id. Its entries are edited through "
+        + "the merchant API.")
+    static final class Create extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+      @Option(names = "--type", required = true,
+          description = "one of: ${COMPLETION-CANDIDATES}") GroupKind type;
+      @Option(names = "--name", required = true, description = "group name") String name;
+      @Option(names = "--masked", description = "a card group of masked numbers instead of full card numbers")
+      boolean masked;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        var group = services.groups().create(new MerchantId(merchant), type, name, masked);
+        out.println(type.name().toLowerCase(java.util.Locale.ROOT) + " group " + group.id() + " created");
         return 0;
       }
     }

@@ -5,6 +5,7 @@ import io.tollgate.application.port.out.DestinationPolicy;
 import io.tollgate.application.service.PaymentService;
 import io.tollgate.application.service.PaymentWriter;
 import io.tollgate.application.service.ProcessingService;
+import io.tollgate.application.service.GroupService;
 import io.tollgate.application.service.MerchantUserService;
 import io.tollgate.application.service.ShopService;
 import io.tollgate.application.service.WebhookService;
@@ -91,7 +92,9 @@ public final class Tollgate implements AutoCloseable {
         services.processing(), id -> services.secrets().fingerprint("checkout-csrf:" + id),
         config.bodyLimitBytes()))), "/checkout/*");
     context.addServlet(new ServletHolder("merchant", new ServletContainer(MerchantApi.application(
-        new MerchantApi.Dependencies(services.users(), services.webhooks(), config.bodyLimitBytes())))),
+        new MerchantApi.Dependencies(services.users(), services.webhooks(), services.groups(), services.shops(),
+            services.processing(), config.merchantApiCore() ? MerchantApi.Profile.CORE : MerchantApi.Profile.FULL,
+            config.bodyLimitBytes())))),
         "/merchant-api/v1/*");
     server.setHandler(new GracefulHandler(context));
     server.start();
@@ -159,7 +162,7 @@ public final class Tollgate implements AutoCloseable {
 
   /** The application services, wired by hand. */
   public record Services(PaymentService payments, ShopService shops, ProcessingService processing,
-      WebhookService webhooks, MerchantUserService users, DestinationPolicy destinations, PersistenceAdapters persistence,
+      WebhookService webhooks, MerchantUserService users, GroupService groups, DestinationPolicy destinations, PersistenceAdapters persistence,
       Environment environment, SecretBox secrets) {
 
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
@@ -183,7 +186,8 @@ public final class Tollgate implements AutoCloseable {
           shops, config.webhookRetrySchedule(), clock);
       MerchantUserService users = new MerchantUserService(adapters.users(), adapters.shops(),
           new BcryptPasswordHasher(), secrets, clock);
-      return new Services(payments, shops, processing, webhooks, users, destinations, adapters, config.environment(),
+      GroupService groups = new GroupService(adapters.groups(), adapters.shops(), secrets, clock);
+      return new Services(payments, shops, processing, webhooks, users, groups, destinations, adapters, config.environment(),
           secrets);
     }
   }

@@ -31,7 +31,8 @@ public record TollgateConfig(
     java.time.Duration sandboxBankDelay,
     List<java.time.Duration> webhookRetrySchedule,
     java.time.Duration webhookTimeout,
-    int webhookParallelism) {
+    int webhookParallelism,
+    boolean merchantApiCore) {
 
   /** One environment variable: its name, default and meaning. */
   public record Setting(String name, String defaultValue, String description) {}
@@ -65,7 +66,9 @@ public record TollgateConfig(
       new Setting("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE,
           "comma-separated delays before each webhook retry; after the last one an event is marked failed"),
       new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer"),
-      new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"));
+      new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"),
+      new Setting("TOLLGATE_MERCHANT_API", "full",
+          "`core` offers only payments, operations, counterparties, shops, terminals and balances in the merchant API"));
 
   public static TollgateConfig fromEnvironment() {
     return from(System.getenv());
@@ -108,6 +111,10 @@ public record TollgateConfig(
     }
     int webhookParallelism = integer(get.apply("TOLLGATE_WEBHOOK_PARALLELISM"), 16, 1, 512,
         "TOLLGATE_WEBHOOK_PARALLELISM", problems);
+    String merchantApi = get.apply("TOLLGATE_MERCHANT_API");
+    if (merchantApi != null && !merchantApi.equals("full") && !merchantApi.equals("core")) {
+      problems.add("TOLLGATE_MERCHANT_API must be full or core");
+    }
     String masterKey = get.apply("TOLLGATE_MASTER_KEY");
     if (environment == Environment.PRODUCTION && masterKey == null) {
       problems.add("TOLLGATE_MASTER_KEY is required in production (base64 of 32 random bytes)");
@@ -137,7 +144,8 @@ public record TollgateConfig(
         bankDelay,
         List.copyOf(retries),
         webhookTimeout,
-        webhookParallelism);
+        webhookParallelism,
+        "core".equals(merchantApi));
   }
 
   /** The public URL, defaulting to localhost on the port actually bound. */

@@ -97,4 +97,35 @@ class CommandLineTest {
     assertThat(r.exit()).isNotZero();
     assertThat(r.err()).contains("--merchant");
   }
+
+  @Test
+  void provisions_merchant_users_and_groups_that_the_merchant_api_serves() throws Exception {
+    String merchantId = group(run("merchant", "create", "--name", "Groupie").out(), "merchant (\\d+) created");
+    Result user = run("user", "create", "--merchant", merchantId, "--email", "Ops@Groupie.example",
+        "--permissions", "SHOP_EDIT,SHOP_GROUP_VIEW");
+    assertThat(user.exit()).as(user.err()).isZero();
+    String password = group(user.out(), "Password: (\\S+)");
+    assertThat(user.out()).contains("ops@groupie.example");
+    Result bins = run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "BIN blacklist");
+    assertThat(bins.exit()).as(bins.err()).isZero();
+    String groupId = group(bins.out(), "bin group (\\d+) created");
+
+    Result badPermission = run("user", "create", "--merchant", merchantId, "--email", "x@groupie.example",
+        "--permissions", "GOD_MODE");
+    assertThat(badPermission.exit()).isNotZero();
+    assertThat(badPermission.err()).contains("GOD_MODE");
+    Result taken = run("user", "create", "--merchant", merchantId, "--email", "ops@groupie.example");
+    assertThat(taken.exit()).isNotZero();
+
+    try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
+      String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(
+          ("ops@groupie.example:" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      var response = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.baseUri() + "/merchant-api/v1/bin-groups"))
+              .header("Authorization", auth).GET().build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.body()).contains("\"id\":" + groupId).contains("\"groupName\":\"BIN blacklist\"");
+    }
+  }
 }

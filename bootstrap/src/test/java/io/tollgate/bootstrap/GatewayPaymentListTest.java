@@ -77,6 +77,9 @@ class GatewayPaymentListTest {
 
   @Test
   void the_default_window_is_the_last_24_hours() {
+    // Restored afterwards to exactly what it was: the timeout sweeper may touch `updated` meanwhile.
+    java.time.OffsetDateTime created = gw.database.jdbi().withHandle(h -> h.createQuery(
+        "select created from payments where id = :id").bind("id", ids.get(0)).mapTo(java.time.OffsetDateTime.class).one());
     gw.database.jdbi().useHandle(h -> h.execute(
         "update payments set created = now() - interval '25 hours' where id = ?", ids.get(0)));
     try {
@@ -84,7 +87,7 @@ class GatewayPaymentListTest {
       String old = LocalDateTime.now(ZoneOffset.UTC).minusDays(2).format(DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss"));
       assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + old))).contains(ids.get(0));
     } finally {
-      gw.database.jdbi().useHandle(h -> h.execute("update payments set created = updated where id = ?", ids.get(0)));
+      gw.database.jdbi().useHandle(h -> h.execute("update payments set created = ? where id = ?", created, ids.get(0)));
     }
   }
 

@@ -1,6 +1,9 @@
 package io.tollgate.rest.merchant;
 
+import io.tollgate.application.port.in.BalanceQueries;
+import io.tollgate.application.port.in.GroupsUseCase;
 import io.tollgate.application.port.in.MerchantUsersUseCase;
+import io.tollgate.application.port.in.ProvisioningUseCase;
 import io.tollgate.application.port.in.WebhookLogUseCase;
 import io.tollgate.rest.common.RestCommon;
 import org.glassfish.jersey.server.ResourceConfig;
@@ -11,7 +14,14 @@ public final class MerchantApi {
 
   private MerchantApi() {}
 
-  public record Dependencies(MerchantUsersUseCase users, WebhookLogUseCase webhooks, int bodyLimitBytes) {}
+  /**
+   * What a deployment offers: {@code FULL} everything; {@code CORE} only payments, operations,
+   * counterparties, shops, terminals and balances (the groups answer 404).
+   */
+  public enum Profile { FULL, CORE }
+
+  public record Dependencies(MerchantUsersUseCase users, WebhookLogUseCase webhooks, GroupsUseCase groups,
+      ProvisioningUseCase shops, BalanceQueries balances, Profile profile, int bodyLimitBytes) {}
 
   public static ResourceConfig application(Dependencies d) {
     ResourceConfig config = new ResourceConfig();
@@ -20,6 +30,10 @@ public final class MerchantApi {
     RestCommon.register(config, d.bodyLimitBytes());
     config.register(new BasicAuthFilter(d.users()));
     config.register(new WebhookLogResource(d.webhooks()));
+    config.register(new MerchantRecordsResource(d.shops(), d.balances()));
+    if (d.profile() == Profile.FULL) {
+      config.register(new GroupResource(d.groups()));
+    }
     return config;
   }
 }

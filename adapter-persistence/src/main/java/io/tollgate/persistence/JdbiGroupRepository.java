@@ -1,0 +1,107 @@
+package io.tollgate.persistence;
+
+import io.tollgate.application.port.out.GroupRepository;
+import io.tollgate.application.port.out.Page;
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.shop.MerchantId;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.mapper.RowMapper;
+
+final class JdbiGroupRepository implements GroupRepository {
+
+  private static final String COLUMNS = "g.id, g.merchant_id, m.name AS merchant_name, g.kind, g.name, g.masked";
+
+  private static final RowMapper<GroupRecord> GROUP = (rs, ctx) -> new GroupRecord(rs.getLong("id"),
+      new MerchantId(rs.getLong("merchant_id")), rs.getString("merchant_name"), GroupKind.valueOf(rs.getString("kind")),
+      rs.getString("name"), rs.getBoolean("masked"));
+
+  private final Jdbi jdbi;
+
+  JdbiGroupRepository(Jdbi jdbi) {
+    this.jdbi = jdbi;
+  }
+
+  @Override
+  public GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked, Instant now) {
+    long id = jdbi.withHandle(h -> h.createQuery("""
+            INSERT INTO entry_groups (merchant_id, kind, name, masked, created)
+            VALUES (:merchant, :kind, :name, :masked, :now)
+            ON CONFLICT (merchant_id, kind, name) DO UPDATE SET name = excluded.name
+            RETURNING id
+            """)
+        .bind("merchant", merchant.value()).bind("kind", kind.name()).bind("name", name).bind("masked", masked)
+        .bind("now", now).mapTo(Long.class).one());
+    return find(id).orElseThrow();
+  }
+
+  @Override
+  public Page<GroupRecord> list(MerchantId merchant, GroupKind kind, int offset, int limit) {
+    List<GroupRecord> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + COLUMNS + """
+             FROM entry_groups g JOIN merchants m ON m.id = g.merchant_id
+            WHERE g.merchant_id = :merchant AND g.kind = :kind
+            ORDER BY g.id LIMIT :limit OFFSET :offset
+            """)
+        .bind("merchant", merchant.value()).bind("kind", kind.name()).bind("limit", limit + 1).bind("offset", offset)
+        .map(GROUP).list());
+    return page(rows, limit);
+  }
+
+  @Override
+  public Optional<GroupRecord> find(long id) {
+    return jdbi.withHandle(h -> h.createQuery("SELECT " + COLUMNS
+            + " FROM entry_groups g JOIN merchants m ON m.id = g.merchant_id WHERE g.id = :id")
+        .bind("id", id).map(GROUP).findOne());
+  }
+
+  @Override
+  public Page<String> entries(long groupId, int offset, int limit) {
+    List<String> rows = jdbi.withHandle(h -> h.createQuery("""
+            SELECT display FROM group_entries WHERE group_id = :group
+            ORDER BY display, value LIMIT :limit OFFSET :offset
+            """)
+        .bind("group", groupId).bind("limit", limit + 1).bind("offset", offset).mapTo(String.class).list());
+    return page(rows, limit);
+  }
+
+  @Override
+  public List<String> allEntries(long groupId) {
+    return jdbi.withHandle(h -> h.createQuery("SELECT display FROM group_entries WHERE group_id = :group ORDER BY display, value")
+        .bind("group", groupId).mapTo(String.class).list());
+  }
+
+  @Override
+  public void add(long groupId, Collection<Entry> entries, Instant now) {
+    jdbi.useTransaction(h -> {
+      var batch = h.prepareBatch("""
+          INSERT INTO group_entries (group_id, value, display, added) VALUES (:group, :value, :display, :now)
+          ON CONFLICT (group_id, value) DO NOTHING
+          """);
+      for (Entry e : entries) {
+        batch.bind("group", groupId).bind("value", e.value()).bind("display", e.display()).bind("now", now).add();
+      }
+      batch.execute();
+    });
+  }
+
+  @Override
+  public void remove(long groupId, Collection<String> values) {
+    jdbi.useHandle(h -> h.createUpdate("DELETE FROM group_entries WHERE group_id = :group AND value = ANY(:values)")
+        .bind("group", groupId).bind("values", values.toArray(String[]::new)).execute());
+  }
+
+  @Override
+  public boolean contains(long groupId, String value) {
+    return jdbi.withHandle(h -> h.createQuery(
+            "SELECT EXISTS (SELECT 1 FROM group_entries WHERE group_id = :group AND value = :value)")
+        .bind("group", groupId).bind("value", value).mapTo(Boolean.class).one());
+  }
+
+  private static <T> Page<T> page(List<T> rows, int limit) {
+    boolean more = rows.size() > limit;
+    return new Page<>(more ? rows.subList(0, limit) : rows, more);
+  }
+}

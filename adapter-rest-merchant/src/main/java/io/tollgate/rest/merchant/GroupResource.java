@@ -1,0 +1,156 @@
+package io.tollgate.rest.merchant;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tollgate.application.port.in.GroupsUseCase;
+import io.tollgate.application.port.in.GroupsUseCase.GroupView;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.group.Pan;
+import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.Json;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** BIN, e-mail, card, country and error-code groups: lists, one group's entries, add and delete. */
+@Path("{collection: bin-groups|email-groups|card-groups|country-groups|error-code-groups}")
+@Produces(MediaType.APPLICATION_JSON)
+public final class GroupResource {
+
+  private static final Map<String, GroupKind> COLLECTIONS = Map.of(
+      "bin-groups", GroupKind.BIN, "email-groups", GroupKind.EMAIL, "card-groups", GroupKind.CARD,
+      "country-groups", GroupKind.COUNTRY, "error-code-groups", GroupKind.ERROR_CODE);
+  private static final Map<GroupKind, String> ENTRY_PATHS = Map.of(
+      GroupKind.BIN, "bins", GroupKind.EMAIL, "emails", GroupKind.CARD, "cards",
+      GroupKind.COUNTRY, "countries", GroupKind.ERROR_CODE, "error-codes");
+
+  private final GroupsUseCase groups;
+
+  GroupResource(GroupsUseCase groups) {
+    this.groups = groups;
+  }
+
+  @GET
+  public Envelope list(@PathParam("collection") String collection, @QueryParam("offset") String offset,
+      @QueryParam("limit") String limit, @Context ContainerRequestContext request) {
+    Paging paging = Paging.of(offset, limit);
+    GroupKind kind = COLLECTIONS.get(collection);
+    return Envelope.page(groups.list(BasicAuthFilter.user(request), kind, paging.offset(), paging.limit())
+        .map(GroupResource::json));
+  }
+
+  @GET
+  @Path("{groupId}")
+  public Envelope entries(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
+      @QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    long id = groupId(groupId);
+    Paging paging = Paging.of(offset, limit);
+    return Envelope.page(groups.entries(BasicAuthFilter.user(request), COLLECTIONS.get(collection), id,
+        paging.offset(), paging.limit()));
+  }
+
+  @POST
+  @Path("{groupId}/{entries}")
+  public Response add(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
+      @PathParam("entries") String entries, byte[] body, @Context ContainerRequestContext request) {
+    GroupKind kind = kindWithEntries(collection, entries);
+    long id = groupId(groupId);
+    groups.add(BasicAuthFilter.user(request), kind, id, values(kind, body));
+    return Response.status(201).build();
+  }
+
+  @DELETE
+  @Path("{groupId}/{entries}")
+  public Response remove(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
+      @PathParam("entries") String entries, byte[] body, @Context ContainerRequestContext request) {
+    GroupKind kind = kindWithEntries(collection, entries);
+    long id = groupId(groupId);
+    groups.remove(BasicAuthFilter.user(request), kind, id, values(kind, body));
+    return Response.noContent().build();
+  }
+
+  static Map<String, Object> json(GroupView v) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", v.group().id());
+    if (v.group().kind() == GroupKind.BIN) {
+      m.put("merchantId", v.group().merchantId().value());
+      m.put("merchantName", v.group().merchantName());
+      m.put("groupName", v.group().name());
+      return m;
+    }
+    m.put("name", v.group().name());
+    m.put("merchantId", v.group().merchantId().value());
+    m.put("merchantName", v.group().merchantName());
+    if (v.group().kind() == GroupKind.COUNTRY) {
+      m.put("countries", v.entries());
+    } else if (v.group().kind() == GroupKind.ERROR_CODE) {
+      m.put("errorCodes", v.entries());
+    }
+    return m;
+  }
+
+  private static GroupKind kindWithEntries(String collection, String entries) {
+    GroupKind kind = COLLECTIONS.get(collection);
+    if (!ENTRY_PATHS.get(kind).equals(entries)) {
+      throw new DomainException.NotFound("Not Found");
+    }
+    return kind;
+  }
+
+  private static long groupId(String raw) {
+    try {
+      long id = Long.parseLong(raw);
+      if (id > 0) {
+        return id;
+      }
+    } catch (NumberFormatException e) {
+      // falls through to 404
+    }
+    throw new DomainException.NotFound("Group not found");
+  }
+
+  /** The request's entry array; anything else is a 400 that says what was expected. */
+  private static List<String> values(GroupKind kind, byte[] body) {
+    ObjectNode json = Json.parseObject(body);
+    String field = kind.entriesField();
+    JsonNode array = json.get(field);
+    if (array == null || array.isNull() || !array.isArray() || array.isEmpty()) {
+      throw new DomainException.Invalid("Invalid " + field, List.of(Violation.of(field, "must be a non-empty array",
+          array == null || array.isNull() ? null : abbreviate(array.toString()))));
+    }
+    List<String> values = new ArrayList<>();
+    List<Violation> problems = new ArrayList<>();
+    for (int i = 0; i < array.size(); i++) {
+      JsonNode item = array.get(i);
+      if (!item.isTextual()) {
+        problems.add(Violation.of(field + "[" + i + "]", "must be a string",
+            kind == GroupKind.CARD ? Pan.maskForDisplay(item.asText()) : abbreviate(item.toString())));
+      } else {
+        values.add(item.asText());
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new DomainException.Invalid("Invalid " + field, problems);
+    }
+    return values;
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() > 200 ? s.substring(0, 200) + "…" : s;
+  }
+}

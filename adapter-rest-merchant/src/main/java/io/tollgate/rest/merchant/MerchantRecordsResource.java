@@ -1,0 +1,83 @@
+package io.tollgate.rest.merchant;
+
+import io.tollgate.application.port.in.BalanceQueries;
+import io.tollgate.application.port.in.ProvisioningUseCase;
+import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.rest.common.Envelope;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The merchant's shops and their balances (lists without {@code hasMore}). */
+@Path("")
+@Produces(MediaType.APPLICATION_JSON)
+public final class MerchantRecordsResource {
+
+  record ShopJson(long id, String name, String state, long merchantId, String webhookUrl, String returnUrl,
+      String baseCurrency, long checkoutTimeout, boolean checkWithdrawalBalance, boolean requiresApproval) {
+
+    static ShopJson of(Shop s) {
+      return new ShopJson(s.id().value(), s.name(), "ACTIVE", s.merchantId().value(), s.webhookUrl(), s.returnUrl(),
+          s.baseCurrency(), s.checkoutTimeout().toMinutes(), s.checkWithdrawalBalance(), s.requiresApproval());
+    }
+  }
+
+  record BalanceJson(int id, String accountType, String name, String currency, BigDecimal amount) {}
+
+  record WithdrawableJson(long shopId, String shopName, String currency, BigDecimal amount) {}
+
+  private final ProvisioningUseCase shops;
+  private final BalanceQueries balances;
+
+  MerchantRecordsResource(ProvisioningUseCase shops, BalanceQueries balances) {
+    this.shops = shops;
+    this.balances = balances;
+  }
+
+  @GET
+  @Path("shops")
+  public Envelope shops(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging paging = Paging.of(offset, limit);
+    List<Shop> all = shops.shopsOf(BasicAuthFilter.user(request).merchantId());
+    return Envelope.list(all.stream().skip(paging.offset()).limit(paging.limit()).map(ShopJson::of).toList());
+  }
+
+  @GET
+  @Path("balances")
+  public Envelope balances(@Context ContainerRequestContext request) {
+    MerchantUser user = BasicAuthFilter.user(request);
+    List<BalanceJson> result = new ArrayList<>();
+    for (Shop shop : shops.shopsOf(user.merchantId())) {
+      for (ShopBalance b : balances.balances(shop.id())) {
+        String code = b.currency().code();
+        result.add(new BalanceJson(result.size() + 1, "AVAILABLE", shop.name() + " available " + code, code,
+            b.available()));
+        result.add(new BalanceJson(result.size() + 1, "WITHDRAWAL",
+            shop.name() + " held for pending withdrawals and refunds " + code, code, b.reserved()));
+      }
+    }
+    return Envelope.list(result);
+  }
+
+  @GET
+  @Path("available-withdrawal-balances")
+  public Envelope availableForWithdrawal(@Context ContainerRequestContext request) {
+    MerchantUser user = BasicAuthFilter.user(request);
+    List<WithdrawableJson> result = new ArrayList<>();
+    for (Shop shop : shops.shopsOf(user.merchantId())) {
+      balances.availableForWithdrawal(shop.id()).forEach(m ->
+          result.add(new WithdrawableJson(shop.id().value(), shop.name(), m.currency().code(), m.amount())));
+    }
+    return Envelope.list(result);
+  }
+}

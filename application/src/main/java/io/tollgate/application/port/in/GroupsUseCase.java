@@ -1,0 +1,32 @@
+package io.tollgate.application.port.in;
+
+import io.tollgate.application.port.out.GroupRepository.GroupRecord;
+import io.tollgate.application.port.out.Page;
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.user.MerchantUser;
+import java.util.List;
+
+/** A merchant's entry groups, as its users read and edit them (and operators create them). */
+public interface GroupsUseCase {
+
+  /** A group with, for countries and error codes, its entries inline. */
+  record GroupView(GroupRecord group, List<String> entries) {}
+
+  Page<GroupView> list(MerchantUser user, GroupKind kind, int offset, int limit);
+
+  /** One group's entries; 404 when it is not the user's merchant's group of this kind. */
+  Page<String> entries(MerchantUser user, GroupKind kind, long groupId, int offset, int limit);
+
+  /**
+   * Adds entries, all or nothing: any bad entry is a 400 listing every bad entry, and nothing
+   * changes. Entries already present are not an error.
+   */
+  void add(MerchantUser user, GroupKind kind, long groupId, List<String> entries);
+
+  /** Removes entries, all or nothing, with the same rules as {@link #add}; absent ones are not an error. */
+  void remove(MerchantUser user, GroupKind kind, long groupId, List<String> entries);
+
+  /** Creates a group (operators). {@code masked} applies to card groups only. */
+  GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked);
+}

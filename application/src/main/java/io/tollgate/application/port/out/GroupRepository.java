@@ -1,0 +1,41 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.shop.MerchantId;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/** Entry groups and their entries. Adds and removes are idempotent. */
+public interface GroupRepository {
+
+  GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked, Instant now);
+
+  /** The merchant's groups of a kind, by id. */
+  Page<GroupRecord> list(MerchantId merchant, GroupKind kind, int offset, int limit);
+
+  Optional<GroupRecord> find(long id);
+
+  /** Entries as shown, ordered, one page. */
+  Page<String> entries(long groupId, int offset, int limit);
+
+  /** Every entry as shown (small groups: countries, error codes). */
+  List<String> allEntries(long groupId);
+
+  void add(long groupId, Collection<Entry> entries, Instant now);
+
+  void remove(long groupId, Collection<String> values);
+
+  /** Whether the group holds this value (matching: a BIN, an e-mail, a card fingerprint, ...). */
+  boolean contains(long groupId, String value);
+
+  record GroupRecord(long id, MerchantId merchantId, String merchantName, GroupKind kind, String name,
+      boolean masked) {}
+
+  /**
+   * @param value what matching compares
+   * @param display what the merchant API shows
+   */
+  record Entry(String value, String display) {}
+}

@@ -1,0 +1,124 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.in.GroupsUseCase;
+import io.tollgate.application.port.out.GroupRepository;
+import io.tollgate.application.port.out.GroupRepository.Entry;
+import io.tollgate.application.port.out.GroupRepository.GroupRecord;
+import io.tollgate.application.port.out.Page;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.Bin;
+import io.tollgate.domain.group.CountryCode;
+import io.tollgate.domain.group.EmailAddress;
+import io.tollgate.domain.group.ErrorCodeEntry;
+import io.tollgate.domain.group.GroupEntries;
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.group.MaskedCardNumber;
+import io.tollgate.domain.group.Pan;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.user.MerchantUser;
+import java.time.Clock;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Entry groups: each edit is checked against the domain's entry rules as a whole before
+ * anything is written, so one bad entry changes nothing. Full card numbers are kept only as a
+ * keyed fingerprint next to their masked form.
+ */
+public final class GroupService implements GroupsUseCase {
+
+  private final GroupRepository groups;
+  private final ShopRepository merchants;
+  private final SecretBox secrets;
+  private final Clock clock;
+
+  public GroupService(GroupRepository groups, ShopRepository merchants, SecretBox secrets, Clock clock) {
+    this.groups = groups;
+    this.merchants = merchants;
+    this.secrets = secrets;
+    this.clock = clock;
+  }
+
+  /** The value a plain card group stores for a PAN; matching a payment's card uses the same. */
+  public String cardFingerprint(String panDigits) {
+    return secrets.fingerprint("card-group:" + panDigits);
+  }
+
+  @Override
+  public Page<GroupView> list(MerchantUser user, GroupKind kind, int offset, int limit) {
+    return groups.list(user.merchantId(), kind, offset, limit).map(g -> new GroupView(g,
+        kind == GroupKind.COUNTRY || kind == GroupKind.ERROR_CODE ? groups.allEntries(g.id()) : null));
+  }
+
+  @Override
+  public Page<String> entries(MerchantUser user, GroupKind kind, long groupId, int offset, int limit) {
+    GroupRecord group = owned(user, kind, groupId);
+    if (kind.viewNeedsEditPermission()) {
+      user.require(kind.editPermission());
+    }
+    return groups.entries(group.id(), offset, limit);
+  }
+
+  @Override
+  public void add(MerchantUser user, GroupKind kind, long groupId, List<String> raw) {
+    GroupRecord group = owned(user, kind, groupId);
+    user.require(kind.editPermission());
+    groups.add(group.id(), parse(group, raw), clock.instant());
+  }
+
+  @Override
+  public void remove(MerchantUser user, GroupKind kind, long groupId, List<String> raw) {
+    GroupRecord group = owned(user, kind, groupId);
+    user.require(kind.editPermission());
+    groups.remove(group.id(), parse(group, raw).stream().map(Entry::value).toList());
+  }
+
+  @Override
+  public GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked) {
+    if (name == null || name.isBlank() || name.length() > 128) {
+      throw new DomainException.Invalid("Invalid group", List.of(Violation.of("name", "must be 1 to 128 characters", name)));
+    }
+    if (!merchants.merchantExists(merchant)) {
+      throw new DomainException.Invalid("Invalid group", List.of(Violation.of("merchant", "does not exist", merchant.value())));
+    }
+    return groups.create(merchant, kind, name.strip(), kind == GroupKind.CARD && masked, clock.instant());
+  }
+
+  private GroupRecord owned(MerchantUser user, GroupKind kind, long id) {
+    return groups.find(id)
+        .filter(g -> g.kind() == kind && g.merchantId().equals(user.merchantId()))
+        .orElseThrow(() -> new DomainException.NotFound("Group not found"));
+  }
+
+  private List<Entry> parse(GroupRecord group, List<String> raw) {
+    GroupEntries.Parsed<Entry> parsed = switch (group.kind()) {
+      case BIN -> GroupEntries.parse(raw, same(v -> new Bin(v).value()));
+      case EMAIL -> GroupEntries.parse(raw, same(v -> new EmailAddress(v).value()));
+      case COUNTRY -> GroupEntries.parse(raw, same(v -> new CountryCode(v).value()));
+      case ERROR_CODE -> GroupEntries.parse(raw, same(v -> new ErrorCodeEntry(v).value()));
+      case CARD -> group.masked()
+          ? GroupEntries.parse(raw, same(v -> new MaskedCardNumber(v).canonical()), Pan::maskForDisplay)
+          : GroupEntries.parse(raw, v -> {
+            Pan pan = new Pan(v);
+            return new Entry(cardFingerprint(pan.digits()), pan.masked());
+          }, Pan::maskForDisplay);
+    };
+    if (!parsed.isValid()) {
+      String field = group.kind().entriesField();
+      throw new DomainException.Invalid("Invalid " + field, parsed.violations().stream()
+          .map(v -> Violation.of(v.index() < 0 ? field : field + "[" + v.index() + "]", v.message(), v.rejectedValue()))
+          .toList());
+    }
+    return parsed.entries();
+  }
+
+  private static Function<String, Entry> same(Function<String, String> normalize) {
+    return v -> {
+      String n = normalize.apply(v);
+      return new Entry(n, n);
+    };
+  }
+}

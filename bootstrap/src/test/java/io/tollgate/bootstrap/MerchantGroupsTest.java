@@ -1,0 +1,246 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.user.Permission;
+import java.net.http.HttpRequest;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The merchant API's entry groups: the entry rules, all-or-nothing edits, permissions, paging. */
+class MerchantGroupsTest {
+
+  static TestGateway gw;
+  static String[] editor;
+  static String[] reader;
+  static String[] settings;
+  static String[] stranger;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+    editor = gw.merchantUser(gw.merchant, "editor@groups.example", Permission.SHOP_EDIT);
+    reader = gw.merchantUser(gw.merchant, "reader@groups.example");
+    settings = gw.merchantUser(gw.merchant, "settings@groups.example", Permission.SETTINGS_EDIT);
+    stranger = gw.merchantUser(gw.app.services().shops().createMerchant("Other Merchant"), "boss@other.example",
+        Permission.values());
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  static long group(GroupKind kind, String name, boolean masked) {
+    return gw.app.services().groups().create(gw.merchant, kind, name, masked).id();
+  }
+
+  static TestGateway.Answer edit(String method, String path, String body, String[] user) {
+    return gw.send(HttpRequest.newBuilder(gw.uri(path)).method(method, HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json").header("Authorization", TestGateway.basic(user)));
+  }
+
+  static List<String> entries(String path) {
+    TestGateway.Answer a = gw.merchantGet(path + "?limit=10000", editor);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return toList(a.json().get("result"));
+  }
+
+  static List<String> toList(JsonNode array) {
+    java.util.ArrayList<String> out = new java.util.ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  @Test
+  void bins_are_added_and_deleted_idempotently() {
+    long id = group(GroupKind.BIN, "BIN blacklist A", false);
+    String path = "/merchant-api/v1/bin-groups/" + id;
+    TestGateway.Answer added = edit("POST", path + "/bins", "{\"bins\":[\"411111\",\"51111122\"]}", editor);
+    assertThat(added.status()).isEqualTo(201);
+    assertThat(added.body()).isEmpty();
+    assertThat(edit("POST", path + "/bins", "{\"bins\":[\"411111\"]}", editor).status()).isEqualTo(201);
+    assertThat(entries(path)).containsExactly("411111", "51111122");
+
+    TestGateway.Answer deleted = edit("DELETE", path + "/bins", "{\"bins\":[\"411111\",\"999999\"]}", editor);
+    assertThat(deleted.status()).isEqualTo(204);
+    assertThat(entries(path)).containsExactly("51111122");
+    assertThat(edit("DELETE", path + "/bins", "{\"bins\":[\"411111\"]}", editor).status()).isEqualTo(204);
+  }
+
+  @Test
+  void one_bad_bin_changes_nothing_and_every_bad_one_is_listed() {
+    long id = group(GroupKind.BIN, "BIN blacklist B", false);
+    String path = "/merchant-api/v1/bin-groups/" + id;
+    TestGateway.Answer a = edit("POST", path + "/bins",
+        "{\"bins\":[\"411111\",\"12345\",\"123456789\",\"12345a\"]}", editor);
+    assertThat(a.status()).isEqualTo(400);
+    JsonNode errors = a.json().get("errors");
+    assertThat(errors.findValuesAsText("field")).containsExactly("bins[1]", "bins[2]", "bins[3]");
+    assertThat(errors.findValuesAsText("rejectedValue")).containsExactly("12345", "123456789", "12345a");
+    assertThat(a.json().get("error").asText()).isEqualTo("Bad Request");
+    assertThat(entries(path)).isEmpty();
+
+    for (String body : new String[] {"{\"bins\":[]}", "{}", "{\"bins\":null}", "{\"bins\":\"411111\"}"}) {
+      TestGateway.Answer empty = edit("POST", path + "/bins", body, editor);
+      assertThat(empty.status()).as(body).isEqualTo(400);
+      assertThat(empty.json().get("errors").get(0).get("field").asText()).isEqualTo("bins");
+    }
+    assertThat(edit("POST", path + "/bins", "{\"bins\":[\"411111\"", editor).status()).isEqualTo(400);
+    assertThat(edit("DELETE", path + "/bins", "{\"bins\":[]}", editor).status()).isEqualTo(400);
+    assertThat(entries(path)).isEmpty();
+  }
+
+  @Test
+  void emails_are_kept_lower_case_and_must_be_addresses() {
+    long id = group(GroupKind.EMAIL, "Fraudsters", false);
+    String path = "/merchant-api/v1/email-groups/" + id;
+    assertThat(edit("POST", path + "/emails", "{\"emails\":[\"Ann.Lee@Example.COM\"]}", editor).status()).isEqualTo(201);
+    assertThat(entries(path)).containsExactly("ann.lee@example.com");
+    TestGateway.Answer bad = edit("POST", path + "/emails", "{\"emails\":[\"bob@example.com\",\"no-at-sign\"]}", editor);
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().get("errors").findValuesAsText("field")).containsExactly("emails[1]");
+    assertThat(entries(path)).containsExactly("ann.lee@example.com");
+  }
+
+  @Test
+  void a_plain_card_group_never_holds_a_pan_in_clear() {
+    long id = group(GroupKind.CARD, "Stolen cards", false);
+    String path = "/merchant-api/v1/card-groups/" + id;
+    assertThat(edit("POST", path + "/cards", "{\"cardNumbers\":[\"4000000000000002\"]}", editor).status()).isEqualTo(201);
+    assertThat(entries(path)).containsExactly("400000******0002");
+    String stored = gw.database.jdbi().withHandle(h -> h.createQuery(
+        "SELECT string_agg(value || display, ',') FROM group_entries").mapTo(String.class).one());
+    assertThat(stored).doesNotContain("4000000000000002");
+
+    TestGateway.Answer bad = edit("POST", path + "/cards", "{\"cardNumbers\":[\"4000000000000003\",\"12345\"]}", editor);
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.body()).doesNotContain("4000000000000003");
+    assertThat(bad.json().get("errors").findValuesAsText("field")).containsExactly("cardNumbers[0]", "cardNumbers[1]");
+    assertThat(edit("DELETE", path + "/cards", "{\"cardNumbers\":[\"4000000000000002\"]}", editor).status()).isEqualTo(204);
+    assertThat(entries(path)).isEmpty();
+  }
+
+  @Test
+  void a_masked_card_group_takes_six_leading_and_four_trailing_digits() {
+    long id = group(GroupKind.CARD, "Masked cards", true);
+    String path = "/merchant-api/v1/card-groups/" + id;
+    assertThat(edit("POST", path + "/cards", "{\"cardNumbers\":[\"400000XXXXXX0002\",\"555500******0008\"]}", editor)
+        .status()).isEqualTo(201);
+    assertThat(entries(path)).containsExactly("400000******0002", "555500******0008");
+    TestGateway.Answer bad = edit("POST", path + "/cards",
+        "{\"cardNumbers\":[\"40000*******0002\",\"400000*******002\",\"4000000000000002\"]}", editor);
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().get("errors")).hasSize(3);
+    assertThat(bad.body()).doesNotContain("4000000000000002");
+  }
+
+  @Test
+  void countries_and_error_codes_follow_their_formats() {
+    long countries = group(GroupKind.COUNTRY, "Restricted countries", false);
+    String cpath = "/merchant-api/v1/country-groups/" + countries;
+    assertThat(edit("POST", cpath + "/countries", "{\"countries\":[\"de\",\"US\"]}", settings).status()).isEqualTo(201);
+    TestGateway.Answer badCountry = edit("POST", cpath + "/countries", "{\"countries\":[\"XX\",\"usa\",\"FR\"]}", settings);
+    assertThat(badCountry.status()).isEqualTo(400);
+    assertThat(badCountry.json().get("errors").findValuesAsText("field")).containsExactly("countries[0]", "countries[1]");
+    JsonNode list = gw.merchantGet("/merchant-api/v1/country-groups", reader).json().get("result");
+    JsonNode mine = null;
+    for (JsonNode g : list) {
+      if (g.get("id").asLong() == countries) {
+        mine = g;
+      }
+    }
+    assertThat(mine).isNotNull();
+    assertThat(toList(mine.get("countries"))).containsExactly("DE", "US");
+
+    long codes = group(GroupKind.ERROR_CODE, "Cascade on", false);
+    String epath = "/merchant-api/v1/error-code-groups/" + codes;
+    assertThat(edit("POST", epath + "/error-codes", "{\"errorCodes\":[\"4.02\"]}", editor).status()).isEqualTo(201);
+    TestGateway.Answer badCodes = edit("POST", epath + "/error-codes", "{\"errorCodes\":[\"1.4\",\"10.01\"]}", editor);
+    assertThat(badCodes.status()).isEqualTo(400);
+    assertThat(badCodes.json().get("errors")).hasSize(2);
+    assertThat(entries(epath)).containsExactly("4.02");
+    assertThat(gw.merchantGet(epath, reader).status()).isEqualTo(403);
+  }
+
+  @Test
+  void permissions_and_ownership_are_enforced_before_anything_changes() {
+    long bins = group(GroupKind.BIN, "BIN blacklist C", false);
+    String path = "/merchant-api/v1/bin-groups/" + bins;
+    TestGateway.Answer forbidden = edit("POST", path + "/bins", "{\"bins\":[\"411111\"]}", reader);
+    assertThat(forbidden.status()).isEqualTo(403);
+    assertThat(forbidden.json().get("error").asText()).isEqualTo("Forbidden");
+    assertThat(edit("DELETE", path + "/bins", "{\"bins\":[\"411111\"]}", reader).status()).isEqualTo(403);
+    TestGateway.Answer hidden = edit("POST", path + "/bins", "{\"bins\":[\"411111\"]}", stranger);
+    assertThat(hidden.status()).isEqualTo(404);
+    assertThat(gw.merchantGet(path, stranger).status()).isEqualTo(404);
+    assertThat(entries(path)).isEmpty();
+
+    long countries = group(GroupKind.COUNTRY, "Settings only", false);
+    assertThat(edit("POST", "/merchant-api/v1/country-groups/" + countries + "/countries", "{\"countries\":[\"DE\"]}",
+        editor).status()).isEqualTo(403);
+    assertThat(edit("POST", "/merchant-api/v1/email-groups/" + bins + "/emails", "{\"emails\":[\"a@b.co\"]}", editor)
+        .status()).as("a BIN group is not an e-mail group").isEqualTo(404);
+    assertThat(gw.merchantGet("/merchant-api/v1/bin-groups/abc", editor).status()).isEqualTo(404);
+    assertThat(gw.merchantGet("/merchant-api/v1/bin-groups", stranger).json().get("result")).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=10001", "limit=abc", "offset=1.5"})
+  void paging_out_of_bounds_is_a_400(String query) {
+    for (String list : new String[] {"/merchant-api/v1/bin-groups", "/merchant-api/v1/shops",
+        "/merchant-api/v1/card-groups", "/merchant-api/v1/country-groups"}) {
+      TestGateway.Answer a = gw.merchantGet(list + "?" + query, reader);
+      assertThat(a.status()).as(list + "?" + query).isEqualTo(400);
+      assertThat(a.json().get("errors").get(0).get("field").asText()).isEqualTo(query.split("=")[0]);
+    }
+  }
+
+  @Test
+  void lists_page_with_has_more() {
+    group(GroupKind.EMAIL, "Page one", false);
+    group(GroupKind.EMAIL, "Page two", false);
+    TestGateway.Answer first = gw.merchantGet("/merchant-api/v1/email-groups?limit=1", reader);
+    assertThat(first.json().get("result")).hasSize(1);
+    assertThat(first.json().get("hasMore").asBoolean()).isTrue();
+    assertThat(first.json().get("result").get(0).get("merchantName").asText()).isEqualTo("Test Merchant");
+    TestGateway.Answer all = gw.merchantGet("/merchant-api/v1/email-groups?limit=10000", reader);
+    assertThat(all.json().get("hasMore").asBoolean()).isFalse();
+    TestGateway.Answer bins = gw.merchantGet("/merchant-api/v1/bin-groups?limit=1", reader);
+    assertThat(bins.json().get("result").get(0).has("groupName")).isTrue();
+  }
+
+  @Test
+  void shops_and_balances_are_the_merchants_own() {
+    gw.completedDeposit("30.00", "EUR", gw.apiKey);
+    TestGateway.Answer shops = gw.merchantGet("/merchant-api/v1/shops", reader);
+    assertThat(shops.status()).isEqualTo(200);
+    assertThat(shops.json().has("hasMore")).isFalse();
+    assertThat(shops.json().get("result").findValuesAsText("name")).contains("Test Shop");
+    assertThat(gw.merchantGet("/merchant-api/v1/shops", stranger).json().get("result")).isEmpty();
+
+    JsonNode balances = gw.merchantGet("/merchant-api/v1/balances", reader).json().get("result");
+    assertThat(balances.findValuesAsText("accountType")).contains("AVAILABLE");
+    JsonNode withdrawable = gw.merchantGet("/merchant-api/v1/available-withdrawal-balances", reader).json().get("result");
+    assertThat(withdrawable.get(0).get("currency").asText()).isEqualTo("EUR");
+    assertThat(withdrawable.get(0).get("amount").decimalValue()).isGreaterThanOrEqualTo(new java.math.BigDecimal("30.00"));
+  }
+
+  @Test
+  void the_core_profile_offers_no_groups() throws Exception {
+    try (TestGateway core = TestGateway.start(Map.of("TOLLGATE_MERCHANT_API", "core"))) {
+      String[] user = core.merchantUser(core.merchant, "core@shop.example", Permission.values());
+      assertThat(core.merchantGet("/merchant-api/v1/bin-groups", user).status()).isEqualTo(404);
+      assertThat(core.merchantGet("/merchant-api/v1/error-code-groups", user).status()).isEqualTo(404);
+      assertThat(core.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
+      assertThat(core.merchantGet("/merchant-api/v1/balances", user).status()).isEqualTo(200);
+    }
+  }
+}
