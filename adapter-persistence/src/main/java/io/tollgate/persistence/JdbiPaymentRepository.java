@@ -16,6 +16,7 @@ import io.tollgate.domain.payment.PaymentMethod;
 import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -119,6 +120,53 @@ final class JdbiPaymentRepository implements PaymentRepository {
       page.add(toPayment(rows.get(i)));
     }
     return new Page<>(page, hasMore);
+  }
+
+  @Override
+  public Page<Payment> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore, int offset,
+      int limit) {
+    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentDao.COLUMNS + """
+             FROM payments WHERE merchant_id = :merchant
+              AND created >= coalesce(CAST(:from AS timestamptz), '-infinity')
+              AND created < coalesce(CAST(:before AS timestamptz), 'infinity')
+            ORDER BY created DESC, id DESC LIMIT :limit OFFSET :offset
+            """)
+        .bind("merchant", merchant.value()).bind("from", createdFrom).bind("before", createdBefore)
+        .bind("limit", limit + 1).bind("offset", offset)
+        .mapTo(PaymentRow.class).list());
+    boolean hasMore = rows.size() > limit;
+    return new Page<>(rows.stream().limit(limit).map(this::toPayment).toList(), hasMore);
+  }
+
+  @Override
+  public Page<OperationWithPayment> operationsForMerchant(MerchantId merchant, Instant completedFrom,
+      Instant completedBefore, java.util.Set<io.tollgate.domain.payment.OperationType> operations,
+      java.util.Set<io.tollgate.domain.payment.PaymentState> states, int offset, int limit) {
+    List<OperationRow> rows = jdbi.withHandle(h -> h.createQuery("""
+            SELECT id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details
+            FROM payment_operations WHERE merchant_id = :merchant
+              AND completed >= coalesce(CAST(:from AS timestamptz), '-infinity')
+              AND completed < coalesce(CAST(:before AS timestamptz), 'infinity')
+              AND (cardinality(CAST(:operations AS text[])) = 0 OR operation = ANY(CAST(:operations AS text[])))
+              AND (cardinality(CAST(:states AS text[])) = 0 OR payment_state = ANY(CAST(:states AS text[])))
+            ORDER BY completed DESC, id DESC LIMIT :limit OFFSET :offset
+            """)
+        .bind("merchant", merchant.value()).bind("from", completedFrom).bind("before", completedBefore)
+        .bind("operations", operations.stream().map(Enum::name).toArray(String[]::new))
+        .bind("states", states.stream().map(Enum::name).toArray(String[]::new))
+        .bind("limit", limit + 1).bind("offset", offset)
+        .map(org.jdbi.v3.core.mapper.reflect.ConstructorMapper.of(OperationRow.class)).list());
+    boolean hasMore = rows.size() > limit;
+    List<OperationRow> page = rows.stream().limit(limit).toList();
+    String[] ids = page.stream().map(OperationRow::paymentId).distinct().toArray(String[]::new);
+    java.util.Map<String, Payment> byId = new java.util.HashMap<>();
+    if (ids.length > 0) {
+      jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentDao.COLUMNS + " FROM payments WHERE id = ANY(:ids)")
+          .bind("ids", ids).mapTo(PaymentRow.class).list())
+          .forEach(r -> byId.put(r.id(), toPayment(r)));
+    }
+    return new Page<>(page.stream().map(o -> new OperationWithPayment(toOperation(o), byId.get(o.paymentId()))).toList(),
+        hasMore);
   }
 
   @Override

@@ -28,22 +28,23 @@ final class JdbiUserRepository implements UserRepository {
             INSERT INTO merchant_users (merchant_id, email, password_hash, permissions, created)
             VALUES (:merchant, :email, :hash, :permissions, :now)
             ON CONFLICT (email) DO NOTHING
-            RETURNING id
+            RETURNING id, (SELECT name FROM merchants WHERE id = :merchant) AS merchant_name
             """)
         .bind("merchant", merchant.value()).bind("email", email).bind("hash", passwordHash)
         .bind("permissions", names).bind("now", now)
-        .mapTo(Long.class).findOne()
-        .map(id -> new MerchantUser(id, merchant, email, permissions)));
+        .map((rs, ctx) -> new MerchantUser(rs.getLong("id"), merchant, rs.getString("merchant_name"), email, permissions))
+        .findOne());
   }
 
   @Override
   public Optional<StoredUser> findByEmail(String email) {
     return jdbi.withHandle(h -> h.createQuery("""
-            SELECT id, merchant_id, email, password_hash, permissions FROM merchant_users WHERE email = :email
+            SELECT u.id, u.merchant_id, m.name AS merchant_name, u.email, u.password_hash, u.permissions
+            FROM merchant_users u JOIN merchants m ON m.id = u.merchant_id WHERE u.email = :email
             """)
         .bind("email", email)
         .map((rs, ctx) -> new StoredUser(new MerchantUser(rs.getLong("id"), new MerchantId(rs.getLong("merchant_id")),
-            rs.getString("email"), permissions(rs.getArray("permissions"))), rs.getString("password_hash")))
+            rs.getString("merchant_name"), rs.getString("email"), permissions(rs.getArray("permissions"))), rs.getString("password_hash")))
         .findOne());
   }
 

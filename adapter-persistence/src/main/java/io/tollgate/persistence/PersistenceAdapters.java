@@ -6,6 +6,7 @@ import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.application.port.out.UserRepository;
@@ -25,6 +26,7 @@ public final class PersistenceAdapters {
   private final WebhookOutbox webhookOutbox;
   private final UserRepository users;
   private final GroupRepository groups;
+  private final ReferenceData referenceData;
 
   public PersistenceAdapters(Database database, SecretBox secrets, Currencies currencies) {
     var jdbi = database.jdbi();
@@ -37,6 +39,11 @@ public final class PersistenceAdapters {
     this.webhookOutbox = new JdbiWebhookOutbox(jdbi);
     this.users = new JdbiUserRepository(jdbi);
     this.groups = new JdbiGroupRepository(jdbi);
+    this.referenceData = new JdbiReferenceData(jdbi);
+  }
+
+  public ReferenceData referenceData() {
+    return referenceData;
   }
 
   public GroupRepository groups() {

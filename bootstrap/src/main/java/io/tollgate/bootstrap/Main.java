@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
 /** {@code tollgate <command>}: the server and the operator's provisioning commands. */
 @Command(name = "tollgate", mixinStandardHelpOptions = true, version = "Tollgate 0.1.0",
     description = "A self-hostable payment gateway. Configuration comes from TOLLGATE_* environment variables.",
-    subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class, Main.GroupCommands.class,
+    subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class, Main.GroupCommands.class, Main.ImportCommand.class, Main.TerminalCommands.class,
+        Main.ConnectorCommands.class, Main.AntifraudCommands.class, Main.ShopGroupCommands.class,
         Main.KeyCommands.class})
 public final class Main implements Callable<Integer> {
 
@@ -221,6 +222,192 @@ public final class Main implements Callable<Integer> {
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
         var group = services.groups().create(new MerchantId(merchant), type, name, masked);
         out.println(type.name().toLowerCase(java.util.Locale.ROOT) + " group " + group.id() + " created");
+        return 0;
+      }
+    }
+  }
+
+  @Command(name = "import", description = "Import reference data from a CSV file (header row) or a JSON array: "
+      + "bins, currency-rates, bank-codes, bank-code-mappings, counterparties. The whole file is checked first; "
+      + "a file with any bad row imports nothing.")
+  static final class ImportCommand extends Provisioning {
+    @CommandLine.Parameters(index = "0", description = "bins | currency-rates | bank-codes | bank-code-mappings | counterparties")
+    String kind;
+    @Option(names = "--file", required = true, description = "the CSV or JSON file") java.nio.file.Path file;
+    @Option(names = "--merchant", description = "merchant id (counterparties)") Long merchant;
+
+    @Override
+    int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+      ReferenceImport.Kind k;
+      try {
+        k = ReferenceImport.Kind.parse(kind);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "unknown kind '" + kind
+            + "': bins, currency-rates, bank-codes, bank-code-mappings or counterparties");
+      }
+      try {
+        var importer = new ReferenceImport(services.persistence().referenceData(),
+            services.persistence().transactionRunner(), new io.tollgate.domain.money.Currencies(config.cryptoCurrencies()));
+        int n = importer.importRows(k, ReferenceImport.rows(java.nio.file.Files.readString(file)),
+            merchant == null ? null : new MerchantId(merchant));
+        out.println(n + " " + kind + " imported");
+        return 0;
+      } catch (java.io.IOException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "cannot read " + file + ": " + e.getMessage());
+      } catch (ReferenceImport.ImportFailed e) {
+        spec.commandLine().getErr().println("nothing imported:\n" + e.getMessage());
+        return 1;
+      }
+    }
+  }
+
+  @Command(name = "terminal", description = "Manage terminals (a merchant's accounts at acquirers).",
+      subcommands = TerminalCommands.Create.class)
+  static final class TerminalCommands {
+    @Command(name = "create", description = "Create a terminal; prints its id.")
+    static final class Create extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+      @Option(names = "--name", required = true, description = "terminal name, shown on payments") String name;
+      @Option(names = "--provider", defaultValue = "Tollgate Sandbox", description = "acquirer (default ${DEFAULT-VALUE})")
+      String provider;
+      @Option(names = "--api-types", defaultValue = "DEPOSIT,WITHDRAWAL,REFUND",
+          description = "what the acquirer's API does: DEPOSIT, WITHDRAWAL, REFUND, BALANCE (default ${DEFAULT-VALUE})")
+      String apiTypes;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        java.util.List<String> types = java.util.Arrays.stream(apiTypes.split(",")).map(String::strip)
+            .map(t -> t.toUpperCase(java.util.Locale.ROOT)).toList();
+        for (String t : types) {
+          if (!java.util.Set.of("DEPOSIT", "WITHDRAWAL", "REFUND", "BALANCE").contains(t)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--api-types: unknown type " + t);
+          }
+        }
+        long id = services.persistence().referenceData().createTerminal(new io.tollgate.application.port.out.ReferenceData
+            .Terminal(0, existingMerchant(services, merchant), name, "ACTIVE", provider, "SANDBOX", "Tollgate sandbox acquirer",
+            types, java.time.Instant.now()));
+        out.println("terminal " + id + " created");
+        return 0;
+      }
+    }
+  }
+
+  static MerchantId existingMerchant(Tollgate.Services services, long id) {
+    MerchantId merchant = new MerchantId(id);
+    if (!services.persistence().shops().merchantExists(merchant)) {
+      throw new DomainException.Invalid(io.tollgate.domain.Violation.of("merchant", "does not exist", id));
+    }
+    return merchant;
+  }
+
+  @Command(name = "connector", description = "Route a shop's payments to a terminal.",
+      subcommands = ConnectorCommands.Create.class)
+  static final class ConnectorCommands {
+    @Command(name = "create", description = "Create a connector; prints its id.")
+    static final class Create extends Provisioning {
+      @Option(names = "--shop", required = true, description = "shop id") long shop;
+      @Option(names = "--terminal", required = true, description = "terminal id") long terminal;
+      @Option(names = "--currency", required = true, description = "the terminal's currency, e.g. EUR") String currency;
+      @Option(names = "--payment-method", defaultValue = "BASIC_CARD", description = "BASIC_CARD or BANKTRANSFER")
+      String method;
+      @Option(names = "--priority", defaultValue = "1", description = "lower goes first (default ${DEFAULT-VALUE})") int priority;
+      @Option(names = "--weight", defaultValue = "100", description = "share among connectors of one priority") int weight;
+      @Option(names = "--min-amount", description = "smallest amount routed here") java.math.BigDecimal min;
+      @Option(names = "--max-amount", description = "largest amount routed here") java.math.BigDecimal max;
+      @Option(names = "--cascade-on", description = "error-code group: declines with these codes move to the next connector")
+      Long cascadeOn;
+      @Option(names = "--never-cascade-on", description = "error-code group: declines with these codes never cascade")
+      Long neverCascadeOn;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        var shopRecord = services.persistence().shops().find(new ShopId(shop)).orElseThrow(() ->
+            new DomainException.Invalid(io.tollgate.domain.Violation.of("shop", "does not exist", shop)));
+        var term = services.persistence().referenceData().terminal(terminal)
+            .filter(t -> t.merchantId().equals(shopRecord.merchantId())).orElseThrow(() ->
+                new DomainException.Invalid(io.tollgate.domain.Violation.of("terminal", "is not a terminal of the shop's merchant", terminal)));
+        if (new io.tollgate.domain.money.Currencies(config.cryptoCurrencies()).find(currency).isEmpty()) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--currency: unknown currency " + currency);
+        }
+        if (!method.equals("BASIC_CARD") && !method.equals("BANKTRANSFER")) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--payment-method: BASIC_CARD or BANKTRANSFER");
+        }
+        for (Long g : new Long[] {cascadeOn, neverCascadeOn}) {
+          if (g != null && services.persistence().groups().find(g)
+              .filter(x -> x.kind() == GroupKind.ERROR_CODE && x.merchantId().equals(shopRecord.merchantId())).isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "group " + g + " is not an error-code group of the merchant");
+          }
+        }
+        long id = services.persistence().referenceData().createConnector(new io.tollgate.application.port.out.ReferenceData
+            .Connector(0, shop, term.id(), term.name(), "ACTIVE", method, currency, priority, weight, min, max,
+            cascadeOn, neverCascadeOn), java.time.Instant.now());
+        out.println("connector " + id + " created");
+        return 0;
+      }
+    }
+  }
+
+  @Command(name = "antifraud-profile", description = "Manage anti-fraud profiles.",
+      subcommands = {AntifraudCommands.Create.class, AntifraudCommands.Attach.class})
+  static final class AntifraudCommands {
+    @Command(name = "create", description = "Create a profile with its rules; prints its id. A rule is TYPE=GROUP_ID "
+        + "(BIN_BLACKLIST, CARD_BLACKLIST, CARD_WHITELIST, EMAIL_BLACKLIST, CARD_COUNTRY_RESTRICTED, "
+        + "BILLING_COUNTRY_RESTRICTED, CITIZENSHIP_COUNTRY_RESTRICTED) or TYPE=COUNT/MINUTES "
+        + "(COMPLETED_DEPOSITS_PER_CARD, DECLINED_DEPOSITS_PER_CARD).")
+    static final class Create extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+      @Option(names = "--name", required = true, description = "profile name") String name;
+      @Option(names = "--rule", description = "a rule, repeatable") java.util.List<String> rules = new java.util.ArrayList<>();
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        MerchantId owner = existingMerchant(services, merchant);
+        var parsed = new java.util.ArrayList<io.tollgate.application.port.out.ReferenceData.AntifraudRule>();
+        for (String rule : rules) {
+          parsed.add(AntifraudRules.parse(rule, owner, services.persistence().groups()));
+        }
+        var reference = services.persistence().referenceData();
+        long id = services.persistence().transactionRunner().inTransaction(() -> {
+          long profile = reference.createAntifraudProfile(owner, name, "UTC", java.time.Instant.now());
+          parsed.forEach(r -> reference.addAntifraudRule(profile, r));
+          return profile;
+        });
+        out.println("antifraud profile " + id + " created");
+        return 0;
+      }
+    }
+
+    @Command(name = "attach", description = "Attach a profile to a shop (its next payments are checked).")
+    static final class Attach extends Provisioning {
+      @Option(names = "--shop", required = true, description = "shop id") long shop;
+      @Option(names = "--profile", required = true, description = "profile id") long profile;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        var shopRecord = services.persistence().shops().find(new ShopId(shop)).orElseThrow(() ->
+            new DomainException.Invalid(io.tollgate.domain.Violation.of("shop", "does not exist", shop)));
+        services.persistence().referenceData().antifraudProfile(profile)
+            .filter(p -> p.merchantId().equals(shopRecord.merchantId())).orElseThrow(() ->
+                new DomainException.Invalid(io.tollgate.domain.Violation.of("profile", "is not a profile of the shop's merchant", profile)));
+        services.persistence().referenceData().attachAntifraudProfile(shop, profile);
+        out.println("antifraud profile " + profile + " attached to shop " + shop);
+        return 0;
+      }
+    }
+  }
+
+  @Command(name = "shop-group", description = "Manage shop groups.", subcommands = ShopGroupCommands.Create.class)
+  static final class ShopGroupCommands {
+    @Command(name = "create", description = "Create a shop group; prints its id.")
+    static final class Create extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+      @Option(names = "--name", required = true, description = "group name") String name;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        long id = services.persistence().referenceData().createShopGroup(existingMerchant(services, merchant), name,
+            java.time.Instant.now());
+        out.println("shop group " + id + " created");
         return 0;
       }
     }

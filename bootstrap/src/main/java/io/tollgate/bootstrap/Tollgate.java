@@ -6,6 +6,7 @@ import io.tollgate.application.service.PaymentService;
 import io.tollgate.application.service.PaymentWriter;
 import io.tollgate.application.service.ProcessingService;
 import io.tollgate.application.service.GroupService;
+import io.tollgate.application.service.MerchantRecordsService;
 import io.tollgate.application.service.MerchantUserService;
 import io.tollgate.application.service.ShopService;
 import io.tollgate.application.service.WebhookService;
@@ -81,6 +82,9 @@ public final class Tollgate implements AutoCloseable {
     connector.open();
     this.publicUrl = config.publicUrlFor(connector.getLocalPort());
     this.services = Services.wire(config, database, publicUrl);
+    if (config.environment() == Environment.SANDBOX) {
+      SandboxReference.loadIfEmpty(services, new Currencies(config.cryptoCurrencies()));
+    }
 
     ServletContextHandler context = new ServletContextHandler("/", false, false);
     context.setErrorHandler(new ServletJsonErrorHandler());
@@ -93,8 +97,9 @@ public final class Tollgate implements AutoCloseable {
         config.bodyLimitBytes()))), "/checkout/*");
     context.addServlet(new ServletHolder("merchant", new ServletContainer(MerchantApi.application(
         new MerchantApi.Dependencies(services.users(), services.webhooks(), services.groups(), services.shops(),
-            services.processing(), config.merchantApiCore() ? MerchantApi.Profile.CORE : MerchantApi.Profile.FULL,
-            config.bodyLimitBytes())))),
+            services.processing(), services.merchantRecords(),
+            config.merchantApiCore() ? MerchantApi.Profile.CORE : MerchantApi.Profile.FULL,
+            config.bodyLimitBytes(), Clock.systemUTC())))),
         "/merchant-api/v1/*");
     server.setHandler(new GracefulHandler(context));
     server.start();
@@ -162,7 +167,8 @@ public final class Tollgate implements AutoCloseable {
 
   /** The application services, wired by hand. */
   public record Services(PaymentService payments, ShopService shops, ProcessingService processing,
-      WebhookService webhooks, MerchantUserService users, GroupService groups, DestinationPolicy destinations, PersistenceAdapters persistence,
+      WebhookService webhooks, MerchantUserService users, GroupService groups, MerchantRecordsService merchantRecords,
+      DestinationPolicy destinations, PersistenceAdapters persistence,
       Environment environment, SecretBox secrets) {
 
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
@@ -176,10 +182,10 @@ public final class Tollgate implements AutoCloseable {
           new PaymentResultPayloads(publicUrl));
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
-          currencies, destinations, clock);
+          currencies, destinations, adapters.referenceData(), clock);
       ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
-          writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock), clock,
-          config.sandboxBankDelay());
+          writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock),
+          adapters.referenceData(), clock, config.sandboxBankDelay());
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock);
       WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),
@@ -187,7 +193,9 @@ public final class Tollgate implements AutoCloseable {
       MerchantUserService users = new MerchantUserService(adapters.users(), adapters.shops(),
           new BcryptPasswordHasher(), secrets, clock);
       GroupService groups = new GroupService(adapters.groups(), adapters.shops(), secrets, clock);
-      return new Services(payments, shops, processing, webhooks, users, groups, destinations, adapters, config.environment(),
+      MerchantRecordsService merchantRecords = new MerchantRecordsService(adapters.payments(), adapters.referenceData(),
+          adapters.shops(), adapters.balances());
+      return new Services(payments, shops, processing, webhooks, users, groups, merchantRecords, destinations, adapters, config.environment(),
           secrets);
     }
   }

@@ -128,4 +128,63 @@ class CommandLineTest {
       assertThat(response.body()).contains("\"id\":" + groupId).contains("\"groupName\":\"BIN blacklist\"");
     }
   }
+
+  @Test
+  void imports_reference_data_all_or_nothing() throws Exception {
+    java.nio.file.Path dir = Files.createTempDirectory("imports");
+    java.nio.file.Path good = Files.writeString(dir.resolve("bins.csv"),
+        "bin,cardBrand,cardType,issuingCountryCode,issuingOrganization\n"
+            + "48151623,VISA,DEBIT,de,Lost Bank\n"
+            + "222100,MASTERCARD,CREDIT,FR,Banque Deux\n");
+    Result ok = run("import", "bins", "--file", good.toString());
+    assertThat(ok.exit()).as(ok.err()).isZero();
+    assertThat(ok.out()).contains("2 bins imported");
+    String country = db.jdbi().withHandle(h -> h.createQuery("select issuing_country from bins where bin = '48151623'")
+        .mapTo(String.class).one());
+    assertThat(country).isEqualTo("DE");
+
+    java.nio.file.Path bad = Files.writeString(dir.resolve("rates.json"),
+        "[{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"CHF\",\"rate\":\"0.94\"},"
+            + "{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"XYZ\",\"rate\":\"1\"},"
+            + "{\"baseCurrency\":\"USD\",\"quoteCurrency\":\"CHF\",\"rate\":\"-2\"}]");
+    Result refused = run("import", "currency-rates", "--file", bad.toString());
+    assertThat(refused.exit()).isNotZero();
+    assertThat(refused.err()).contains("row 2").contains("XYZ").contains("row 3").contains("positive");
+    Integer chf = db.jdbi().withHandle(h -> h.createQuery("select count(*) from currency_rates where quote_currency = 'CHF'")
+        .mapTo(Integer.class).one());
+    assertThat(chf).isZero();
+    assertThat(run("import", "planets", "--file", good.toString()).exit()).isNotZero();
+  }
+
+  @Test
+  void provisions_terminals_connectors_and_antifraud_profiles() {
+    String merchantId = group(run("merchant", "create", "--name", "Router").out(), "merchant (\\d+) created");
+    String shopId = group(run("shop", "create", "--merchant", merchantId, "--name", "Routed").out(), "shop (\\d+) created");
+    Result terminal = run("terminal", "create", "--merchant", merchantId, "--name", "Acquirer X",
+        "--api-types", "DEPOSIT,BALANCE");
+    assertThat(terminal.exit()).as(terminal.err()).isZero();
+    String terminalId = group(terminal.out(), "terminal (\\d+) created");
+    String codes = group(run("group", "create", "--merchant", merchantId, "--type", "ERROR_CODE", "--name", "cascade")
+        .out(), "error_code group (\\d+) created");
+    Result connector = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
+        "--cascade-on", codes);
+    assertThat(connector.exit()).as(connector.err()).isZero();
+    assertThat(run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EURO").exit())
+        .isNotZero();
+
+    String bins = group(run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "bad bins").out(),
+        "bin group (\\d+) created");
+    Result profile = run("antifraud-profile", "create", "--merchant", merchantId, "--name", "Strict",
+        "--rule", "BIN_BLACKLIST=" + bins, "--rule", "DECLINED_DEPOSITS_PER_CARD=3/60");
+    assertThat(profile.exit()).as(profile.err()).isZero();
+    String profileId = group(profile.out(), "antifraud profile (\\d+) created");
+    assertThat(run("antifraud-profile", "create", "--merchant", merchantId, "--name", "Wrong",
+        "--rule", "EMAIL_BLACKLIST=" + bins).exit()).as("a BIN group is no e-mail group").isNotZero();
+    Result attached = run("antifraud-profile", "attach", "--shop", shopId, "--profile", profileId);
+    assertThat(attached.exit()).as(attached.err()).isZero();
+    Long attachedProfile = db.jdbi().withHandle(h -> h.createQuery("select antifraud_profile_id from shops where id = " + shopId)
+        .mapTo(Long.class).one());
+    assertThat(attachedProfile).isEqualTo(Long.parseLong(profileId));
+    assertThat(run("shop-group", "create", "--merchant", merchantId, "--name", "All").exit()).isZero();
+  }
 }

@@ -2,10 +2,12 @@ package io.tollgate.rest.merchant;
 
 import io.tollgate.application.port.in.BalanceQueries;
 import io.tollgate.application.port.in.GroupsUseCase;
+import io.tollgate.application.port.in.MerchantQueries;
 import io.tollgate.application.port.in.MerchantUsersUseCase;
 import io.tollgate.application.port.in.ProvisioningUseCase;
 import io.tollgate.application.port.in.WebhookLogUseCase;
 import io.tollgate.rest.common.RestCommon;
+import java.time.Clock;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
 
@@ -21,7 +23,8 @@ public final class MerchantApi {
   public enum Profile { FULL, CORE }
 
   public record Dependencies(MerchantUsersUseCase users, WebhookLogUseCase webhooks, GroupsUseCase groups,
-      ProvisioningUseCase shops, BalanceQueries balances, Profile profile, int bodyLimitBytes) {}
+      ProvisioningUseCase shops, BalanceQueries balances, MerchantQueries queries, Profile profile,
+      int bodyLimitBytes, Clock clock) {}
 
   public static ResourceConfig application(Dependencies d) {
     ResourceConfig config = new ResourceConfig();
@@ -31,8 +34,10 @@ public final class MerchantApi {
     config.register(new BasicAuthFilter(d.users()));
     config.register(new WebhookLogResource(d.webhooks()));
     config.register(new MerchantRecordsResource(d.shops(), d.balances()));
+    config.register(new MerchantListsResource(d.queries(), d.shops(), d.clock()));
     if (d.profile() == Profile.FULL) {
       config.register(new GroupResource(d.groups()));
+      config.register(new ReferenceDataResource(d.queries()));
     }
     return config;
   }

@@ -12,6 +12,7 @@ import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.IdempotencyRepository.PriorUse;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.DomainException;
@@ -19,7 +20,6 @@ import io.tollgate.domain.Violation;
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Money;
-import io.tollgate.domain.payment.CardBrands;
 import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.Outcome;
@@ -53,10 +53,15 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private final PaymentRequestRules rules;
   private final SecretBox secrets;
   private final DestinationPolicy destinations;
+  private final ReferenceData referenceData;
+  private final CardProfiles cards;
 
   public PaymentService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, IdempotencyRepository idempotency,
-      CardVault cardVault, SecretBox secrets, Currencies currencies, DestinationPolicy destinations, Clock clock) {
+      CardVault cardVault, SecretBox secrets, Currencies currencies, DestinationPolicy destinations,
+      ReferenceData referenceData, Clock clock) {
+    this.referenceData = referenceData;
+    this.cards = new CardProfiles(referenceData);
     this.destinations = destinations;
     this.writer = writer;
     this.balances = balances;
@@ -119,6 +124,9 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         case REFUND -> PaymentState.PENDING;
       };
       Payment stored = writer.create(Payment.create(draft, initial, now));
+      if (stored.customer() != null && stored.customer().referenceId() != null) {
+        referenceData.upsertCustomer(shop.id().value(), stored.customer(), now);
+      }
       if (balanceShort) {
         // The balance row stays locked until commit, so two withdrawals can never both pass.
         stored = writer.update(stored.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
@@ -167,8 +175,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       digits = cardVault.reveal(shop, token).orElseThrow(() -> new DomainException.Invalid(
           Violation.of("card.cardToken", "unknown card token", token)));
     }
-    return new CardDetails(CardBrands.mask(digits), token, v.card().cardholderName(),
-        v.card().expiryMonth(), v.card().expiryYear(), CardBrands.detect(digits), null);
+    return cards.describe(digits, token, v.card().cardholderName(), v.card().expiryMonth(), v.card().expiryYear());
   }
 
   /**

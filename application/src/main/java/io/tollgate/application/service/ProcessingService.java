@@ -12,6 +12,7 @@ import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
 import io.tollgate.application.port.out.PaymentProcessor.Result;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.PaymentRepository.DueWork;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
@@ -19,7 +20,6 @@ import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Money;
-import io.tollgate.domain.payment.CardBrands;
 import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.Outcome;
@@ -63,9 +63,14 @@ public final class ProcessingService
   private final Clock clock;
   private final Duration bankTransferDelay;
 
+  private final ReferenceData reference;
+  private final CardProfiles cards;
+
   public ProcessingService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, CardVault cardVault, PaymentProcessor processor,
-      Clock clock, Duration bankTransferDelay) {
+      ReferenceData reference, Clock clock, Duration bankTransferDelay) {
+    this.reference = reference;
+    this.cards = new CardProfiles(reference);
     this.tx = tx;
     this.payments = payments;
     this.writer = writer;
@@ -191,8 +196,8 @@ public final class ProcessingService
       if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
       }
-      CardDetails details = new CardDetails(CardBrands.mask(digits), cardVault.tokenize(p.shopId(), digits),
-          blankToNull(card.cardholderName()), card.expiryMonth(), card.expiryYear(), CardBrands.detect(digits), null);
+      CardDetails details = cards.describe(digits, cardVault.tokenize(p.shopId(), digits),
+          blankToNull(card.cardholderName()), card.expiryMonth(), card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
       return authorize(pending, OperationType.DEPOSIT, "checkout page");

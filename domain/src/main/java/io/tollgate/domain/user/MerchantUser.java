@@ -7,7 +7,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /** A member of a merchant's staff who signs in to the merchant API. */
-public record MerchantUser(long id, MerchantId merchantId, String email, Set<Permission> permissions) {
+public record MerchantUser(long id, MerchantId merchantId, String merchantName, String email,
+    Set<Permission> permissions) {
 
   public MerchantUser {
     Objects.requireNonNull(merchantId, "merchantId");

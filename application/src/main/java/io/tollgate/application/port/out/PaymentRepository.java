@@ -4,6 +4,7 @@ import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Instant;
 import java.util.List;
@@ -53,6 +54,19 @@ public interface PaymentRepository {
     /** Deposits still waiting for the customer (CHECKOUT, or PENDING on 3-D Secure) past the shop's timeout. */
     EXPIRED_CHECKOUTS
   }
+
+  /** A merchant's payments across its shops, newest first. */
+  Page<Payment> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore, int offset, int limit);
+
+  /**
+   * A merchant's operations across its shops, most recently completed first, each with its
+   * payment as it is now. Empty sets do not filter.
+   */
+  Page<OperationWithPayment> operationsForMerchant(MerchantId merchant, Instant completedFrom, Instant completedBefore,
+      java.util.Set<io.tollgate.domain.payment.OperationType> operations,
+      java.util.Set<io.tollgate.domain.payment.PaymentState> paymentStates, int offset, int limit);
+
+  record OperationWithPayment(PaymentOperation operation, Payment payment) {}
 
   /** Filters of a shop's payment list; null fields do not filter. Newest first. */
   record PaymentFilter(

@@ -1,0 +1,175 @@
+package io.tollgate.rest.merchant;
+
+import io.tollgate.application.port.in.MerchantQueries;
+import io.tollgate.application.port.in.ProvisioningUseCase;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.QueryParams;
+import io.tollgate.rest.common.Timestamps;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** The core lists every deployment offers: payments, operations, counterparties, terminals. */
+@Path("")
+@Produces(MediaType.APPLICATION_JSON)
+public final class MerchantListsResource {
+
+  record CounterpartyJson(long id, String name, String affiliateId, String affiliateName, String uniqueCode,
+      String registrationDate, String createdAt, List<String> counterpartyTypes) {}
+
+  record TerminalJson(long id, String name, String state, long merchantId, String merchantName, String providerName,
+      String apiCode, String apiName, String createdAt, List<String> apiTypes) {}
+
+  record AmountJson(String currency, BigDecimal amount) {}
+
+  record TerminalBalanceJson(List<AmountJson> available, List<AmountJson> reserved) {}
+
+  private final MerchantQueries queries;
+  private final ProvisioningUseCase shops;
+  private final Clock clock;
+
+  MerchantListsResource(MerchantQueries queries, ProvisioningUseCase shops, Clock clock) {
+    this.queries = queries;
+    this.shops = shops;
+    this.clock = clock;
+  }
+
+  private Map<Long, String> shopNames(MerchantUser user) {
+    return shops.shopsOf(user.merchantId()).stream().collect(Collectors.toMap(s -> s.id().value(), Shop::name));
+  }
+
+  private Instant startOfToday() {
+    return LocalDate.now(clock.withZone(ZoneOffset.UTC)).atStartOfDay().toInstant(ZoneOffset.UTC);
+  }
+
+  @GET
+  @Path("payments")
+  public Envelope payments(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @QueryParam("created.gte") String createdGte, @QueryParam("created.lt") String createdLt,
+      @Context ContainerRequestContext request) {
+    QueryParams params = new QueryParams();
+    Paging paging = Paging.read(params, offset, limit);
+    Instant from = createdGte == null ? startOfToday() : params.dateTime("created.gte", createdGte);
+    Instant before = params.dateTime("created.lt", createdLt);
+    params.validate();
+    MerchantUser user = BasicAuthFilter.user(request);
+    Map<Long, String> names = shopNames(user);
+    return Envelope.page(queries.payments(user, from, before, paging.offset(), paging.limit())
+        .map(p -> MerchantPaymentJson.payment(p, user.merchantId().value(), user.merchantName(), names)));
+  }
+
+  @GET
+  @Path("operations")
+  public Envelope operations(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @QueryParam("completed.gte") String completedGte, @QueryParam("completed.lt") String completedLt,
+      @QueryParam("operation.in") String operationIn, @QueryParam("paymentState.in") String stateIn,
+      @Context ContainerRequestContext request) {
+    QueryParams params = new QueryParams();
+    Paging paging = Paging.read(params, offset, limit);
+    Instant from = completedGte == null ? startOfToday() : params.dateTime("completed.gte", completedGte);
+    Instant before = params.dateTime("completed.lt", completedLt);
+    Set<OperationType> operations = names(params, "operation.in", operationIn, OperationType.class);
+    Set<PaymentState> states = names(params, "paymentState.in", stateIn, PaymentState.class);
+    params.validate();
+    MerchantUser user = BasicAuthFilter.user(request);
+    Map<Long, String> names = shopNames(user);
+    return Envelope.page(queries.operations(user, from, before, operations, states, paging.offset(), paging.limit())
+        .map(o -> MerchantPaymentJson.operation(o, user.merchantId().value(), user.merchantName(), names)));
+  }
+
+  /** A comma-separated list of enum names; an empty or unknown name is a violation. */
+  static <E extends Enum<E>> Set<E> names(QueryParams params, String field, String raw, Class<E> type) {
+    Set<E> result = EnumSet.noneOf(type);
+    if (raw == null) {
+      return result;
+    }
+    for (String part : raw.split(",", -1)) {
+      String name = part.strip();
+      E match = null;
+      for (E e : type.getEnumConstants()) {
+        if (e.name().equals(name)) {
+          match = e;
+        }
+      }
+      if (match == null) {
+        params.add(Violation.of(field, "unknown name '" + name + "'; expected one of "
+            + java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).collect(Collectors.joining(", ")), raw));
+      } else {
+        result.add(match);
+      }
+    }
+    return result;
+  }
+
+  @GET
+  @Path("counterparties")
+  public Envelope counterparties(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging paging = Paging.of(offset, limit);
+    return Envelope.list(queries.counterparties(BasicAuthFilter.user(request), paging.offset(), paging.limit()).stream()
+        .map(c -> new CounterpartyJson(c.id(), c.name(), c.affiliateId(), c.affiliateName(), c.uniqueCode(),
+            c.registrationDate() == null ? null : c.registrationDate().toString(), Timestamps.record(c.created()),
+            c.types()))
+        .toList());
+  }
+
+  @GET
+  @Path("terminals")
+  public Envelope terminals(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging paging = Paging.of(offset, limit);
+    MerchantUser user = BasicAuthFilter.user(request);
+    return Envelope.list(queries.terminals(user, paging.offset(), paging.limit()).stream()
+        .map(t -> terminal(t, user)).toList());
+  }
+
+  static TerminalJson terminal(ReferenceData.Terminal t, MerchantUser user) {
+    return new TerminalJson(t.id(), t.name(), t.state(), t.merchantId().value(), user.merchantName(),
+        t.providerName(), t.apiCode(), t.apiName(), Timestamps.record(t.created()), t.apiTypes());
+  }
+
+  @GET
+  @Path("terminals/{terminalId}/balance")
+  public Envelope terminalBalance(@PathParam("terminalId") String terminalId, @Context ContainerRequestContext request) {
+    long id = positiveId(terminalId, "Terminal not found");
+    MerchantQueries.TerminalBalance b = queries.terminalBalance(BasicAuthFilter.user(request), id);
+    Function<List<io.tollgate.domain.money.Money>, List<AmountJson>> json =
+        l -> l.stream().map(m -> new AmountJson(m.currency().code(), m.amount())).toList();
+    return Envelope.ok(new TerminalBalanceJson(json.apply(b.available()), json.apply(b.reserved())));
+  }
+
+  static long positiveId(String raw, String notFound) {
+    try {
+      long id = Long.parseLong(raw);
+      if (id > 0) {
+        return id;
+      }
+    } catch (NumberFormatException e) {
+      // falls through
+    }
+    throw new DomainException.NotFound(notFound);
+  }
+}

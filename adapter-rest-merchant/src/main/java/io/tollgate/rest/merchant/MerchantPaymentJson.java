@@ -1,0 +1,69 @@
+package io.tollgate.rest.merchant;
+
+import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
+import io.tollgate.domain.payment.BillingAddress;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.rest.common.Timestamps;
+import java.math.BigDecimal;
+import java.util.Map;
+
+/** The merchant API's flat {@code Payment} and {@code PaymentOperation} records. */
+final class MerchantPaymentJson {
+
+  private MerchantPaymentJson() {}
+
+  record PaymentJson(String id, String created, String updated, String state, String errorCode, String type,
+      String method, String description, String referenceId, String parentPaymentId, Boolean preAuth,
+      long merchantId, String merchantName, long shopId, String shopName, String terminalName, String externalId,
+      String externalResultCode, BigDecimal amount, String currency, BigDecimal customerAmount,
+      String customerCurrency, String customerReferenceId, String customerAccountNumber,
+      String customerCitizenshipCountryCode, String customerFirstName, String customerLastName,
+      String customerDateOfBirth, String customerEmail, String customerPhone, String customerIp,
+      String billingCountryCode, String billingPostalCode, String billingCity, String billingState,
+      String billingAddressLine1, String billingAddressLine2, String cardholderName, String cardBrand,
+      String cardCountryCode) {}
+
+  static PaymentJson payment(Payment p, long merchantId, String merchantName, Map<Long, String> shopNames) {
+    Customer c = p.customer();
+    BillingAddress b = p.billingAddress();
+    CardDetails card = p.card();
+    return new PaymentJson(p.id().value(), Timestamps.record(p.created()), Timestamps.record(p.updated()),
+        p.state().name(), p.errorCode() == null ? null : p.errorCode().code(), p.type().name(), p.method().name(),
+        p.description(), p.referenceId(), p.parentPaymentId() == null ? null : p.parentPaymentId().value(),
+        p.preAuth(), merchantId, merchantName, p.shopId().value(), shopNames.get(p.shopId().value()),
+        p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(), p.amount().currency().code(),
+        p.customerAmount() == null ? null : p.customerAmount().amount(),
+        p.customerAmount() == null ? null : p.customerAmount().currency().code(),
+        c == null ? null : c.referenceId(), card == null ? null : card.maskedNumber(),
+        c == null ? null : c.citizenshipCountryCode(), c == null ? null : c.firstName(),
+        c == null ? null : c.lastName(), c == null ? null : c.dateOfBirth(), c == null ? null : c.email(),
+        c == null ? null : c.phone(), c == null ? null : c.ip(),
+        b == null ? null : b.countryCode(), b == null ? null : b.postalCode(), b == null ? null : b.city(),
+        b == null ? null : b.state(), b == null ? null : b.addressLine1(), b == null ? null : b.addressLine2(),
+        card == null ? null : card.cardholderName(), card == null ? null : card.brand(),
+        card == null ? null : card.issuingCountry());
+  }
+
+  record OperationJson(long id, String paymentId, String operation, String paymentState, String started,
+      String completed, String terminalName, String paymentCreated, String paymentType, String paymentMethod,
+      String paymentDescription, String paymentReferenceId, BigDecimal paymentAmount, String paymentCurrency,
+      String parentPaymentId, long merchantId, String merchantName, long shopId, String shopName, String errorCode,
+      String errorMessage, String externalResultCode, String externalId, String details) {}
+
+  static OperationJson operation(OperationWithPayment ow, long merchantId, String merchantName,
+      Map<Long, String> shopNames) {
+    PaymentOperation o = ow.operation();
+    Payment p = ow.payment();
+    return new OperationJson(o.id(), p.id().value(), o.operation().name(), o.paymentState().name(),
+        Timestamps.record(o.started()), Timestamps.record(o.completed()), p.terminalName(),
+        Timestamps.record(p.created()), p.type().name(), p.method().name(), p.description(), p.referenceId(),
+        p.amount().amount(), p.amount().currency().code(),
+        p.parentPaymentId() == null ? null : p.parentPaymentId().value(), merchantId, merchantName,
+        p.shopId().value(), shopNames.get(p.shopId().value()),
+        o.errorCode() == null ? null : o.errorCode().code(), o.errorCode() == null ? null : o.errorCode().message(),
+        p.externalResultCode(), p.externalId(), o.details());
+  }
+}

@@ -1,0 +1,206 @@
+package io.tollgate.rest.merchant;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.application.port.in.MerchantQueries;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.Json;
+import io.tollgate.rest.common.QueryParams;
+import io.tollgate.rest.common.Timestamps;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The full profile's reference lists: BINs, customers, connectors, anti-fraud profiles, rates, banks, shop groups. */
+@Path("")
+@Produces(MediaType.APPLICATION_JSON)
+public final class ReferenceDataResource {
+
+  record BinJson(String bin, String cardBrand, String cardType, String issuingCountryCode, String issuingOrganization) {}
+
+  record CustomerJson(long id, long merchantId, String merchantName, long shopId, String shopName, String referenceId,
+      String firstName, String lastName, String email, String phone, String dateOfBirth) {}
+
+  record ConnectorJson(long id, long shopId, String state, String paymentMethod, long terminalId, String terminalName,
+      int priority, int weight, String terminalCurrency, Long cascadingErrorCodesWhitelistId,
+      Long cascadingErrorCodesBlacklistId, List<Map<String, Object>> limits) {}
+
+  record RuleJson(long id, String rule, Long groupId, Integer threshold, Integer windowMinutes) {}
+
+  record ProfileJson(long id, String name, String timeZoneToCheckLimits, List<RuleJson> paymentDataVerification) {}
+
+  record RateJson(String baseCurrency, String quoteCurrency, BigDecimal rate, String lastUpdate) {}
+
+  record BankCodeJson(String countryCode, String bankCode, String bankName) {}
+
+  record BankCodeMappingJson(long id, String countryCode, String bankCode, String apiCode, String apiBankCode) {}
+
+  record ShopRefJson(long id) {}
+
+  record ShopGroupJson(long id, String name, List<ShopRefJson> shops) {}
+
+  private final MerchantQueries queries;
+
+  ReferenceDataResource(MerchantQueries queries) {
+    this.queries = queries;
+  }
+
+  @GET
+  @Path("bins")
+  public Envelope bins(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging p = Paging.of(offset, limit);
+    return Envelope.page(queries.bins(BasicAuthFilter.user(request), p.offset(), p.limit())
+        .map(b -> new BinJson(b.bin(), b.cardBrand(), b.cardType(), b.issuingCountryCode(), b.issuingOrganization())));
+  }
+
+  @GET
+  @Path("customers")
+  public Envelope customers(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @QueryParam("shopId.eq") String shopId, @QueryParam("id.gt") String idGt,
+      @Context ContainerRequestContext request) {
+    QueryParams params = new QueryParams();
+    Paging p = Paging.read(params, offset, limit);
+    Long shop = params.id("shopId.eq", shopId);
+    Long after = params.id("id.gt", idGt);
+    params.validate();
+    MerchantUser user = BasicAuthFilter.user(request);
+    return Envelope.page(queries.customers(user, shop, after, p.offset(), p.limit())
+        .map(c -> new CustomerJson(c.id(), c.merchantId().value(), user.merchantName(), c.shopId(), c.shopName(),
+            c.referenceId(), c.firstName(), c.lastName(), c.email(), c.phone(), c.dateOfBirth())));
+  }
+
+  @GET
+  @Path("connectors")
+  public Envelope connectors(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging p = Paging.of(offset, limit);
+    return Envelope.page(queries.connectors(BasicAuthFilter.user(request), p.offset(), p.limit())
+        .map(ReferenceDataResource::connector));
+  }
+
+  static ConnectorJson connector(ReferenceData.Connector c) {
+    List<Map<String, Object>> limits = new ArrayList<>();
+    if (c.minAmount() != null || c.maxAmount() != null) {
+      Map<String, Object> limit = new java.util.LinkedHashMap<>();
+      limit.put("currency", c.terminalCurrency());
+      limit.put("minAmount", c.minAmount());
+      limit.put("maxAmount", c.maxAmount());
+      limits.add(limit);
+    }
+    return new ConnectorJson(c.id(), c.shopId(), c.state(), c.paymentMethod(), c.terminalId(), c.terminalName(),
+        c.priority(), c.weight(), c.terminalCurrency(), c.cascadingWhitelistGroupId(), c.cascadingBlacklistGroupId(),
+        limits);
+  }
+
+  @GET
+  @Path("antifraud-profiles")
+  public Envelope antifraudProfiles(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging p = Paging.of(offset, limit);
+    return Envelope.page(queries.antifraudProfiles(BasicAuthFilter.user(request), p.offset(), p.limit())
+        .map(a -> new ProfileJson(a.id(), a.name(), a.timeZone(), a.rules().stream()
+            .map(r -> new RuleJson(r.id(), r.rule(), r.groupId(), r.threshold(), r.windowMinutes())).toList())));
+  }
+
+  @GET
+  @Path("currency-rates")
+  public Envelope currencyRates(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging p = Paging.of(offset, limit);
+    return Envelope.page(queries.currencyRates(BasicAuthFilter.user(request), p.offset(), p.limit())
+        .map(r -> new RateJson(r.baseCurrency(), r.quoteCurrency(), r.rate(), Timestamps.record(r.lastUpdate()))));
+  }
+
+  @GET
+  @Path("bank-codes")
+  public Envelope bankCodes(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging p = Paging.of(offset, limit);
+    return Envelope.page(queries.bankCodes(BasicAuthFilter.user(request), p.offset(), p.limit())
+        .map(b -> new BankCodeJson(b.countryCode(), b.bankCode(), b.bankName())));
+  }
+
+  @GET
+  @Path("bank-code-mappings")
+  public Envelope bankCodeMappings(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging p = Paging.of(offset, limit);
+    return Envelope.page(queries.bankCodeMappings(BasicAuthFilter.user(request), p.offset(), p.limit())
+        .map(m -> new BankCodeMappingJson(m.id(), m.countryCode(), m.bankCode(), m.apiCode(), m.apiBankCode())));
+  }
+
+  @GET
+  @Path("shop-groups")
+  public Envelope shopGroups(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
+      @Context ContainerRequestContext request) {
+    Paging p = Paging.of(offset, limit);
+    return Envelope.page(queries.shopGroups(BasicAuthFilter.user(request), p.offset(), p.limit())
+        .map(ReferenceDataResource::shopGroup));
+  }
+
+  @GET
+  @Path("shop-groups/{groupId}")
+  public Envelope shopGroup(@PathParam("groupId") String groupId, @Context ContainerRequestContext request) {
+    long id = MerchantListsResource.positiveId(groupId, "Shop group not found");
+    return Envelope.ok(shopGroup(queries.shopGroup(BasicAuthFilter.user(request), id)));
+  }
+
+  @POST
+  @Path("shop-groups/{groupId}/shops")
+  public Response addShops(@PathParam("groupId") String groupId, byte[] body, @Context ContainerRequestContext request) {
+    long id = MerchantListsResource.positiveId(groupId, "Shop group not found");
+    queries.addShopsToGroup(BasicAuthFilter.user(request), id, shopIds(body));
+    return Response.status(201).build();
+  }
+
+  @DELETE
+  @Path("shop-groups/{groupId}/shops")
+  public Response removeShops(@PathParam("groupId") String groupId, byte[] body,
+      @Context ContainerRequestContext request) {
+    long id = MerchantListsResource.positiveId(groupId, "Shop group not found");
+    queries.removeShopsFromGroup(BasicAuthFilter.user(request), id, shopIds(body));
+    return Response.noContent().build();
+  }
+
+  static ShopGroupJson shopGroup(ReferenceData.ShopGroup g) {
+    return new ShopGroupJson(g.id(), g.name(), g.shopIds().stream().map(ShopRefJson::new).toList());
+  }
+
+  private static List<Long> shopIds(byte[] body) {
+    JsonNode array = Json.parseObject(body).get("shops");
+    if (array == null || !array.isArray() || array.isEmpty()) {
+      throw new DomainException.Invalid("Invalid shops", List.of(Violation.of("shops", "must be a non-empty array",
+          array == null || array.isNull() ? null : array.toString())));
+    }
+    List<Long> ids = new ArrayList<>();
+    List<Violation> problems = new ArrayList<>();
+    for (int i = 0; i < array.size(); i++) {
+      JsonNode n = array.get(i);
+      if (n.isIntegralNumber() && n.asLong() > 0) {
+        ids.add(n.asLong());
+      } else {
+        problems.add(Violation.of("shops[" + i + "]", "must be a shop id (a positive integer)", n.toString()));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new DomainException.Invalid("Invalid shops", problems);
+    }
+    return ids;
+  }
+}

@@ -1,0 +1,58 @@
+package io.tollgate.application.port.in;
+
+import io.tollgate.application.port.out.Page;
+import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.user.MerchantUser;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What merchant users read through the merchant API, scoped to their merchant: another
+ * merchant's record is a 404, never a 403.
+ */
+public interface MerchantQueries {
+
+  Page<Payment> payments(MerchantUser user, Instant createdFrom, Instant createdBefore, int offset, int limit);
+
+  Page<OperationWithPayment> operations(MerchantUser user, Instant completedFrom, Instant completedBefore,
+      Set<OperationType> operations, Set<PaymentState> paymentStates, int offset, int limit);
+
+  List<ReferenceData.Counterparty> counterparties(MerchantUser user, int offset, int limit);
+
+  List<ReferenceData.Terminal> terminals(MerchantUser user, int offset, int limit);
+
+  /** 404 for another merchant's terminal or one whose API has no BALANCE. */
+  TerminalBalance terminalBalance(MerchantUser user, long terminalId);
+
+  Page<ReferenceData.BinRecord> bins(MerchantUser user, int offset, int limit);
+
+  Page<ReferenceData.CustomerRecord> customers(MerchantUser user, Long shopId, Long idAfter, int offset, int limit);
+
+  Page<ReferenceData.Connector> connectors(MerchantUser user, int offset, int limit);
+
+  Page<ReferenceData.AntifraudProfile> antifraudProfiles(MerchantUser user, int offset, int limit);
+
+  Page<ReferenceData.CurrencyRate> currencyRates(MerchantUser user, int offset, int limit);
+
+  Page<ReferenceData.BankCode> bankCodes(MerchantUser user, int offset, int limit);
+
+  Page<ReferenceData.BankCodeMapping> bankCodeMappings(MerchantUser user, int offset, int limit);
+
+  Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, int offset, int limit);
+
+  /** Needs SHOP_GROUP_VIEW. */
+  ReferenceData.ShopGroup shopGroup(MerchantUser user, long groupId);
+
+  /** Needs SHOP_GROUP_EDIT; every shop must be the merchant's (else a 400 listing them), all or nothing. */
+  void addShopsToGroup(MerchantUser user, long groupId, List<Long> shopIds);
+
+  void removeShopsFromGroup(MerchantUser user, long groupId, List<Long> shopIds);
+
+  record TerminalBalance(List<Money> available, List<Money> reserved) {}
+}

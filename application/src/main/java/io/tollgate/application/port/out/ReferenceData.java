@@ -1,0 +1,118 @@
+package io.tollgate.application.port.out;
+
+import io.tollgate.domain.shop.MerchantId;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The records around payments that operators provision and merchants read: BINs, currency
+ * rates, bank codes and their mappings, counterparties, terminals, connectors, anti-fraud
+ * profiles, shop groups and customers. Lists are ordered by their key; a page asks for one
+ * more row than it shows to tell whether more exist.
+ */
+public interface ReferenceData {
+
+  record BinRecord(String bin, String cardBrand, String cardType, String issuingCountryCode,
+      String issuingOrganization) {}
+
+  record CurrencyRate(String baseCurrency, String quoteCurrency, BigDecimal rate, Instant lastUpdate) {}
+
+  record BankCode(String countryCode, String bankCode, String bankName) {}
+
+  record BankCodeMapping(long id, String countryCode, String bankCode, String apiCode, String apiBankCode) {}
+
+  record Counterparty(long id, MerchantId merchantId, String name, String affiliateId, String affiliateName,
+      String uniqueCode, LocalDate registrationDate, List<String> types, Instant created) {}
+
+  /** A merchant's account at an acquirer. {@code apiTypes}: DEPOSIT, WITHDRAWAL, REFUND, BALANCE. */
+  record Terminal(long id, MerchantId merchantId, String name, String state, String providerName, String apiCode,
+      String apiName, List<String> apiTypes, Instant created) {
+
+    public boolean supports(String apiType) {
+      return apiTypes.contains(apiType);
+    }
+  }
+
+  record Connector(long id, long shopId, long terminalId, String terminalName, String state, String paymentMethod,
+      String terminalCurrency, int priority, int weight, BigDecimal minAmount, BigDecimal maxAmount,
+      Long cascadingWhitelistGroupId, Long cascadingBlacklistGroupId) {}
+
+  /** One rule of an anti-fraud profile: a rule name, and the group or thresholds it uses. */
+  record AntifraudRule(long id, String rule, Long groupId, Integer threshold, Integer windowMinutes) {}
+
+  record AntifraudProfile(long id, MerchantId merchantId, String name, String timeZone, List<AntifraudRule> rules) {}
+
+  record ShopGroup(long id, MerchantId merchantId, String name, List<Long> shopIds) {}
+
+  record CustomerRecord(long id, MerchantId merchantId, long shopId, String shopName, String referenceId,
+      String firstName, String lastName, String email, String phone, String dateOfBirth) {}
+
+  // Reading
+
+  Page<BinRecord> bins(int offset, int limit);
+
+  Optional<BinRecord> bin(String cardNumberOrBin);
+
+  Page<CurrencyRate> currencyRates(int offset, int limit);
+
+  Optional<CurrencyRate> currencyRate(String base, String quote);
+
+  Page<BankCode> bankCodes(int offset, int limit);
+
+  Page<BankCodeMapping> bankCodeMappings(int offset, int limit);
+
+  List<Counterparty> counterparties(MerchantId merchant, int offset, int limit);
+
+  List<Terminal> terminals(MerchantId merchant, int offset, int limit);
+
+  Optional<Terminal> terminal(long id);
+
+  Page<Connector> connectors(MerchantId merchant, int offset, int limit);
+
+  /** A shop's active connectors, by priority. */
+  List<Connector> connectorsOf(long shopId);
+
+  Page<AntifraudProfile> antifraudProfiles(MerchantId merchant, int offset, int limit);
+
+  Optional<AntifraudProfile> antifraudProfile(long id);
+
+  Page<ShopGroup> shopGroups(MerchantId merchant, int offset, int limit);
+
+  Optional<ShopGroup> shopGroup(long id);
+
+  Page<CustomerRecord> customers(MerchantId merchant, Long shopId, Long idAfter, int offset, int limit);
+
+  // Writing (operators, imports, payments)
+
+  void upsertBin(BinRecord bin);
+
+  void upsertCurrencyRate(CurrencyRate rate);
+
+  void upsertBankCode(BankCode code);
+
+  void upsertBankCodeMapping(BankCodeMapping mapping);
+
+  long createCounterparty(Counterparty counterparty);
+
+  long createTerminal(Terminal terminal);
+
+  long createConnector(Connector connector, Instant now);
+
+  long createAntifraudProfile(MerchantId merchant, String name, String timeZone, Instant now);
+
+  long addAntifraudRule(long profileId, AntifraudRule rule);
+
+  void attachAntifraudProfile(long shopId, Long profileId);
+
+  long createShopGroup(MerchantId merchant, String name, Instant now);
+
+  void addShopsToGroup(long groupId, List<Long> shopIds);
+
+  void removeShopsFromGroup(long groupId, List<Long> shopIds);
+
+  /** Creates or refreshes the customer a payment names by {@code referenceId}, in the caller's transaction. */
+  void upsertCustomer(long shopId, io.tollgate.domain.payment.Customer customer, Instant now);
+}

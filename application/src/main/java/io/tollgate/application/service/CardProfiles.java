@@ -1,0 +1,22 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.payment.CardBrands;
+import io.tollgate.domain.payment.CardDetails;
+
+/** What a payment shows of its card: masked number, brand and issuing country from the BIN data. */
+final class CardProfiles {
+
+  private final ReferenceData reference;
+
+  CardProfiles(ReferenceData reference) {
+    this.reference = reference;
+  }
+
+  CardDetails describe(String digits, String token, String holder, String expiryMonth, String expiryYear) {
+    var bin = reference.bin(digits);
+    String brand = bin.map(ReferenceData.BinRecord::cardBrand).filter(b -> !b.isBlank()).orElse(CardBrands.detect(digits));
+    String country = bin.map(ReferenceData.BinRecord::issuingCountryCode).orElse(null);
+    return new CardDetails(CardBrands.mask(digits), token, holder, expiryMonth, expiryYear, brand, country);
+  }
+}

@@ -1,0 +1,191 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.port.in.MerchantQueries;
+import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
+import io.tollgate.application.port.out.Page;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.money.Currency;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.domain.user.Permission;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** The merchant API's reads, each scoped to the user's merchant. */
+public final class MerchantRecordsService implements MerchantQueries {
+
+  private final PaymentRepository payments;
+  private final ReferenceData reference;
+  private final ShopRepository shops;
+  private final BalanceRepository balances;
+
+  public MerchantRecordsService(PaymentRepository payments, ReferenceData reference, ShopRepository shops,
+      BalanceRepository balances) {
+    this.payments = payments;
+    this.reference = reference;
+    this.shops = shops;
+    this.balances = balances;
+  }
+
+  @Override
+  public Page<Payment> payments(MerchantUser user, Instant from, Instant before, int offset, int limit) {
+    return payments.listForMerchant(user.merchantId(), from, before, offset, limit);
+  }
+
+  @Override
+  public Page<OperationWithPayment> operations(MerchantUser user, Instant from, Instant before,
+      Set<OperationType> operations, Set<PaymentState> states, int offset, int limit) {
+    return payments.operationsForMerchant(user.merchantId(), from, before, operations, states, offset, limit);
+  }
+
+  @Override
+  public List<ReferenceData.Counterparty> counterparties(MerchantUser user, int offset, int limit) {
+    return reference.counterparties(user.merchantId(), offset, limit);
+  }
+
+  @Override
+  public List<ReferenceData.Terminal> terminals(MerchantUser user, int offset, int limit) {
+    return reference.terminals(user.merchantId(), offset, limit);
+  }
+
+  /**
+   * What the shops routed to the terminal hold in its currencies: the ledger is kept per shop,
+   * so a terminal's balance is the sum over the shops whose connectors use it.
+   */
+  @Override
+  public TerminalBalance terminalBalance(MerchantUser user, long terminalId) {
+    ReferenceData.Terminal terminal = reference.terminal(terminalId)
+        .filter(t -> t.merchantId().equals(user.merchantId()))
+        .orElseThrow(() -> new DomainException.NotFound("Terminal not found"));
+    if (!terminal.supports("BALANCE")) {
+      throw new DomainException.NotFound("The terminal's API does not report balances");
+    }
+    Map<Long, Set<String>> currenciesByShop = new LinkedHashMap<>();
+    for (int offset = 0; ; offset += 1000) {
+      Page<ReferenceData.Connector> page = reference.connectors(user.merchantId(), offset, 1000);
+      page.items().stream().filter(c -> c.terminalId() == terminalId).forEach(c ->
+          currenciesByShop.computeIfAbsent(c.shopId(), k -> new java.util.HashSet<>()).add(c.terminalCurrency()));
+      if (!page.hasMore()) {
+        break;
+      }
+    }
+    Map<Currency, BigDecimal[]> sums = new LinkedHashMap<>();
+    for (Shop shop : shops.shopsOf(user.merchantId())) {
+      Set<String> currencies = currenciesByShop.get(shop.id().value());
+      if (currencies == null) {
+        continue;
+      }
+      for (ShopBalance b : balances.balances(shop.id())) {
+        if (currencies.contains(b.currency().code())) {
+          BigDecimal[] sum = sums.computeIfAbsent(b.currency(), c -> new BigDecimal[] {BigDecimal.ZERO, BigDecimal.ZERO});
+          sum[0] = sum[0].add(b.available());
+          sum[1] = sum[1].add(b.reserved());
+        }
+      }
+    }
+    List<Money> available = new ArrayList<>();
+    List<Money> reserved = new ArrayList<>();
+    sums.forEach((currency, sum) -> {
+      available.add(new Money(sum[0].setScale(currency.scale(), java.math.RoundingMode.UNNECESSARY), currency));
+      reserved.add(new Money(sum[1].setScale(currency.scale(), java.math.RoundingMode.UNNECESSARY), currency));
+    });
+    return new TerminalBalance(available, reserved);
+  }
+
+  @Override
+  public Page<ReferenceData.BinRecord> bins(MerchantUser user, int offset, int limit) {
+    return reference.bins(offset, limit);
+  }
+
+  @Override
+  public Page<ReferenceData.CustomerRecord> customers(MerchantUser user, Long shopId, Long idAfter, int offset,
+      int limit) {
+    return reference.customers(user.merchantId(), shopId, idAfter, offset, limit);
+  }
+
+  @Override
+  public Page<ReferenceData.Connector> connectors(MerchantUser user, int offset, int limit) {
+    return reference.connectors(user.merchantId(), offset, limit);
+  }
+
+  @Override
+  public Page<ReferenceData.AntifraudProfile> antifraudProfiles(MerchantUser user, int offset, int limit) {
+    return reference.antifraudProfiles(user.merchantId(), offset, limit);
+  }
+
+  @Override
+  public Page<ReferenceData.CurrencyRate> currencyRates(MerchantUser user, int offset, int limit) {
+    return reference.currencyRates(offset, limit);
+  }
+
+  @Override
+  public Page<ReferenceData.BankCode> bankCodes(MerchantUser user, int offset, int limit) {
+    return reference.bankCodes(offset, limit);
+  }
+
+  @Override
+  public Page<ReferenceData.BankCodeMapping> bankCodeMappings(MerchantUser user, int offset, int limit) {
+    return reference.bankCodeMappings(offset, limit);
+  }
+
+  @Override
+  public Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, int offset, int limit) {
+    return reference.shopGroups(user.merchantId(), offset, limit);
+  }
+
+  @Override
+  public ReferenceData.ShopGroup shopGroup(MerchantUser user, long groupId) {
+    ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
+    user.require(Permission.SHOP_GROUP_VIEW);
+    return group;
+  }
+
+  @Override
+  public void addShopsToGroup(MerchantUser user, long groupId, List<Long> shopIds) {
+    ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
+    user.require(Permission.SHOP_GROUP_EDIT);
+    reference.addShopsToGroup(group.id(), ownShops(user, shopIds));
+  }
+
+  @Override
+  public void removeShopsFromGroup(MerchantUser user, long groupId, List<Long> shopIds) {
+    ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
+    user.require(Permission.SHOP_GROUP_EDIT);
+    reference.removeShopsFromGroup(group.id(), ownShops(user, shopIds));
+  }
+
+  private ReferenceData.ShopGroup ownedShopGroup(MerchantUser user, long groupId) {
+    return reference.shopGroup(groupId).filter(g -> g.merchantId().equals(user.merchantId()))
+        .orElseThrow(() -> new DomainException.NotFound("Shop group not found"));
+  }
+
+  private List<Long> ownShops(MerchantUser user, List<Long> shopIds) {
+    Set<Long> own = shops.shopsOf(user.merchantId()).stream().map(s -> s.id().value()).collect(Collectors.toSet());
+    List<Violation> problems = new ArrayList<>();
+    for (int i = 0; i < shopIds.size(); i++) {
+      if (!own.contains(shopIds.get(i))) {
+        problems.add(Violation.of("shops[" + i + "]", "is not a shop of this merchant", shopIds.get(i)));
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new DomainException.Invalid("Invalid shops", problems);
+    }
+    return shopIds.stream().distinct().toList();
+  }
+}

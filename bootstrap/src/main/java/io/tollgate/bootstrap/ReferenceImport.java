@@ -1,0 +1,190 @@
+package io.tollgate.bootstrap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.domain.group.Bin;
+import io.tollgate.domain.group.CountryCode;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.shop.MerchantId;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVRecord;
+
+/**
+ * Imports reference data from CSV (a header row names the fields) or JSON (an array of objects
+ * with the same field names). The whole file is checked first and every bad row reported;
+ * only a clean file is written, in one transaction.
+ */
+final class ReferenceImport {
+
+  enum Kind {
+    BINS("bin", "cardBrand", "cardType", "issuingCountryCode", "issuingOrganization"),
+    CURRENCY_RATES("baseCurrency", "quoteCurrency", "rate", "lastUpdate"),
+    BANK_CODES("countryCode", "bankCode", "bankName"),
+    BANK_CODE_MAPPINGS("countryCode", "bankCode", "apiCode", "apiBankCode"),
+    COUNTERPARTIES("name", "affiliateId", "affiliateName", "uniqueCode", "registrationDate", "counterpartyTypes");
+
+    final List<String> fields;
+
+    Kind(String... fields) {
+      this.fields = List.of(fields);
+    }
+
+    static Kind parse(String name) {
+      return valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_'));
+    }
+  }
+
+  /** Thrown with every problem of the file, one per line. */
+  static final class ImportFailed extends RuntimeException {
+    ImportFailed(List<String> problems) {
+      super(String.join("\n", problems));
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final ReferenceData reference;
+  private final TransactionRunner tx;
+  private final Currencies currencies;
+
+  ReferenceImport(ReferenceData reference, TransactionRunner tx, Currencies currencies) {
+    this.reference = reference;
+    this.tx = tx;
+    this.currencies = currencies;
+  }
+
+  /** Reads rows: JSON when the text starts with {@code [}, CSV otherwise. Row numbers count from 1. */
+  static List<Map<String, String>> rows(String text) throws IOException {
+    List<Map<String, String>> rows = new ArrayList<>();
+    String trimmed = text.strip();
+    if (trimmed.startsWith("[")) {
+      for (JsonNode node : JSON.readTree(trimmed)) {
+        Map<String, String> row = new LinkedHashMap<>();
+        node.fields().forEachRemaining(e -> row.put(e.getKey(), e.getValue().isArray()
+            ? String.join(";", toStrings(e.getValue())) : e.getValue().isNull() ? null : e.getValue().asText()));
+        rows.add(row);
+      }
+      return rows;
+    }
+    try (Reader in = new StringReader(text)) {
+      for (CSVRecord r : CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).setTrim(true)
+          .setIgnoreEmptyLines(true).build().parse(in)) {
+        Map<String, String> row = new LinkedHashMap<>(r.toMap());
+        row.replaceAll((k, v) -> v == null || v.isEmpty() ? null : v);
+        rows.add(row);
+      }
+    }
+    return rows;
+  }
+
+  private static List<String> toStrings(JsonNode array) {
+    List<String> out = new ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
+  }
+
+  /** Checks and writes the rows; returns how many were written. */
+  int importRows(Kind kind, List<Map<String, String>> rows, MerchantId merchant) {
+    List<String> problems = new ArrayList<>();
+    List<Runnable> writes = new ArrayList<>();
+    if (rows.isEmpty()) {
+      problems.add("the file holds no rows");
+    }
+    for (int i = 0; i < rows.size(); i++) {
+      Map<String, String> row = rows.get(i);
+      int number = i + 1;
+      try {
+        writes.add(write(kind, row, merchant));
+      } catch (IllegalArgumentException e) {
+        problems.add("row " + number + ": " + e.getMessage());
+      } catch (java.time.DateTimeException e) {
+        problems.add("row " + number + ": dates look like 2026-11-22, times like 2026-11-22T09:13:07");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ImportFailed(problems);
+    }
+    tx.run(() -> writes.forEach(Runnable::run));
+    return writes.size();
+  }
+
+  private Runnable write(Kind kind, Map<String, String> row, MerchantId merchant) {
+    return switch (kind) {
+      case BINS -> {
+        String bin = new Bin(required(row, "bin")).value();
+        String country = row.get("issuingCountryCode") == null ? null : new CountryCode(row.get("issuingCountryCode")).value();
+        var record = new ReferenceData.BinRecord(bin, row.get("cardBrand"), row.get("cardType"), country,
+            row.get("issuingOrganization"));
+        yield () -> reference.upsertBin(record);
+      }
+      case CURRENCY_RATES -> {
+        String base = currency(required(row, "baseCurrency"));
+        String quote = currency(required(row, "quoteCurrency"));
+        BigDecimal rate;
+        try {
+          rate = new BigDecimal(required(row, "rate"));
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("rate must be a decimal number");
+        }
+        if (rate.signum() <= 0) {
+          throw new IllegalArgumentException("rate must be positive");
+        }
+        Instant at = row.get("lastUpdate") == null ? Instant.now()
+            : LocalDateTime.parse(row.get("lastUpdate")).toInstant(ZoneOffset.UTC);
+        var record = new ReferenceData.CurrencyRate(base, quote, rate, at);
+        yield () -> reference.upsertCurrencyRate(record);
+      }
+      case BANK_CODES -> {
+        var record = new ReferenceData.BankCode(new CountryCode(required(row, "countryCode")).value(),
+            required(row, "bankCode"), required(row, "bankName"));
+        yield () -> reference.upsertBankCode(record);
+      }
+      case BANK_CODE_MAPPINGS -> {
+        var record = new ReferenceData.BankCodeMapping(0, new CountryCode(required(row, "countryCode")).value(),
+            required(row, "bankCode"), required(row, "apiCode"), required(row, "apiBankCode"));
+        yield () -> reference.upsertBankCodeMapping(record);
+      }
+      case COUNTERPARTIES -> {
+        if (merchant == null) {
+          throw new IllegalArgumentException("counterparties belong to a merchant: give --merchant");
+        }
+        LocalDate registered = row.get("registrationDate") == null ? null : LocalDate.parse(row.get("registrationDate"));
+        List<String> types = row.get("counterpartyTypes") == null ? List.of()
+            : List.of(row.get("counterpartyTypes").split("\\s*;\\s*"));
+        var record = new ReferenceData.Counterparty(0, merchant, required(row, "name"), row.get("affiliateId"),
+            row.get("affiliateName"), row.get("uniqueCode"), registered, types, Instant.now());
+        yield () -> reference.createCounterparty(record);
+      }
+    };
+  }
+
+  private String currency(String code) {
+    if (currencies.find(code).isEmpty()) {
+      throw new IllegalArgumentException("unknown currency " + code);
+    }
+    return code;
+  }
+
+  private static String required(Map<String, String> row, String field) {
+    String v = row.get(field);
+    if (v == null || v.isBlank()) {
+      throw new IllegalArgumentException(field + " is required");
+    }
+    return v.strip();
+  }
+}

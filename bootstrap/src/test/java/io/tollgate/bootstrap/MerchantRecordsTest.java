@@ -1,0 +1,253 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.user.Permission;
+import java.net.http.HttpRequest;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The merchant API's records: payments, operations, customers and the reference lists. */
+class MerchantRecordsTest {
+
+  static TestGateway gw;
+  static String[] reader;
+  static String[] viewer;
+  static String[] stranger;
+  static MerchantId other;
+  static String completed;
+  static String declined;
+  static long balanceTerminal;
+  static long plainTerminal;
+  static long shopGroup;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+    reader = gw.merchantUser(gw.merchant, "reader@records.example");
+    viewer = gw.merchantUser(gw.merchant, "viewer@records.example", Permission.SHOP_GROUP_VIEW, Permission.SHOP_GROUP_EDIT);
+    other = gw.app.services().shops().createMerchant("Other Merchant");
+    stranger = gw.merchantUser(other, "boss@other-records.example", Permission.values());
+
+    completed = HostToHostTestSupport.depositWithCard(gw, "4000000000000408", "15.00", false);
+    gw.patch("/api/v1/payments/" + completed, "{\"customerIp\":\"203.0.113.7\"}");
+    TestGateway.Answer d = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":7,"currency":"EUR",
+         "customer":{"referenceId":"cust-42","firstName":"Ann","lastName":"Lee","email":"ann@example.com"},
+         "billingAddress":{"countryCode":"DE","city":"Berlin","addressLine1":"Unter den Linden 1","postalCode":"10117"},
+         "card":{"cardNumber":"4000000000000416","expiryMonth":"12","expiryYear":"2030"}}""");
+    declined = d.json().at("/result/id").asText();
+    gw.patch("/api/v1/payments/" + declined, "{\"customerIp\":\"203.0.113.7\"}");
+
+    ReferenceData ref = gw.app.services().persistence().referenceData();
+    balanceTerminal = ref.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Acquirer With Balance", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox API", List.of("DEPOSIT", "BALANCE"), Instant.now()));
+    plainTerminal = ref.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Acquirer Without Balance", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox API", List.of("DEPOSIT"), Instant.now()));
+    ref.createConnector(new ReferenceData.Connector(0, gw.shop.value(), balanceTerminal, null, "ACTIVE", "BASIC_CARD",
+        "EUR", 1, 100, null, null, null, null), Instant.now());
+    ref.createCounterparty(new ReferenceData.Counterparty(0, gw.merchant, "Partner Ltd", "A-1", "Affiliates",
+        "P-1", java.time.LocalDate.of(2026, 3, 1), List.of("MERCHANT"), Instant.now()));
+    long profile = ref.createAntifraudProfile(gw.merchant, "Strict", "UTC", Instant.now());
+    ref.addAntifraudRule(profile, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 3, 60));
+    shopGroup = ref.createShopGroup(gw.merchant, "EU shops", Instant.now());
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  static JsonNode result(String path, String[] user) {
+    TestGateway.Answer a = gw.merchantGet(path, user);
+    assertThat(a.status()).as(path + " " + a.body()).isEqualTo(200);
+    return a.json().get("result");
+  }
+
+  static JsonNode byId(JsonNode list, String id) {
+    for (JsonNode n : list) {
+      if (n.get("id").asText().equals(id)) {
+        return n;
+      }
+    }
+    throw new AssertionError(id + " not in " + list);
+  }
+
+  @Test
+  void payments_are_listed_flat_newest_first_for_the_merchant_only() {
+    JsonNode payments = result("/merchant-api/v1/payments", reader);
+    assertThat(payments.get(0).get("id").asText()).isEqualTo(declined);
+    JsonNode p = byId(payments, declined);
+    assertThat(p.get("type").asText()).isEqualTo("DEPOSIT");
+    assertThat(p.get("method").asText()).isEqualTo("BASIC_CARD");
+    assertThat(p.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(p.get("errorCode").asText()).isEqualTo("4.00");
+    assertThat(p.get("merchantName").asText()).isEqualTo("Test Merchant");
+    assertThat(p.get("shopName").asText()).isEqualTo("Test Shop");
+    assertThat(p.get("customerReferenceId").asText()).isEqualTo("cust-42");
+    assertThat(p.get("customerEmail").asText()).isEqualTo("ann@example.com");
+    assertThat(p.get("billingCity").asText()).isEqualTo("Berlin");
+    assertThat(p.get("customerAccountNumber").asText()).isEqualTo("400000******0416");
+    assertThat(p.get("cardBrand").asText()).isEqualTo("VISA");
+    assertThat(p.get("cardCountryCode").asText()).as("issuing country from the seeded BIN data").isEqualTo("US");
+    assertThat(p.get("created").asText()).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}");
+
+    TestGateway.Answer first = gw.merchantGet("/merchant-api/v1/payments?limit=1", reader);
+    assertThat(first.json().get("hasMore").asBoolean()).isTrue();
+    assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=2", reader).json().get("hasMore").asBoolean()).isFalse();
+    assertThat(result("/merchant-api/v1/payments", stranger)).isEmpty();
+
+    String hourAgo = LocalDateTime.now(ZoneOffset.UTC).minusHours(1).format(DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss"));
+    assertThat(result("/merchant-api/v1/payments?created.lt=" + hourAgo, reader)).isEmpty();
+    assertThat(gw.merchantGet("/merchant-api/v1/payments?created.gte=today", reader).status()).isEqualTo(400);
+  }
+
+  @Test
+  void operations_filter_by_name_and_state_and_refuse_unknown_names() {
+    JsonNode all = result("/merchant-api/v1/operations?limit=100", reader);
+    assertThat(all.findValuesAsText("operation")).contains("CREATE_PAYMENT", "DEPOSIT");
+    JsonNode creates = result("/merchant-api/v1/operations?operation.in=CREATE_PAYMENT", reader);
+    assertThat(creates).hasSize(2);
+    assertThat(creates.findValuesAsText("operation")).containsOnly("CREATE_PAYMENT");
+    JsonNode done = result("/merchant-api/v1/operations?operation.in=DEPOSIT,CREATE_PAYMENT&paymentState.in=COMPLETED", reader);
+    assertThat(done.findValuesAsText("paymentId")).containsOnly(completed);
+    assertThat(done.get(0).get("shopName").asText()).isEqualTo("Test Shop");
+    assertThat(done.get(0).get("paymentAmount").decimalValue()).isEqualByComparingTo("15.00");
+
+    for (String bad : new String[] {"operation.in=FOO", "operation.in=DEPOSIT,deposit", "paymentState.in=DONE",
+        "operation.in=", "completed.gte=2026-13-01T00:00:00", "completed.lt=x"}) {
+      TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/operations?" + bad, reader);
+      assertThat(a.status()).as(bad).isEqualTo(400);
+      assertThat(a.json().get("errors").get(0).get("field").asText()).isEqualTo(bad.substring(0, bad.indexOf('=')));
+    }
+    assertThat(result("/merchant-api/v1/operations", stranger)).isEmpty();
+  }
+
+  @Test
+  void customers_come_from_payments_and_filter_by_shop_and_id() {
+    JsonNode customers = result("/merchant-api/v1/customers", reader);
+    assertThat(customers).hasSize(1);
+    JsonNode c = customers.get(0);
+    assertThat(c.get("referenceId").asText()).isEqualTo("cust-42");
+    assertThat(c.get("firstName").asText()).isEqualTo("Ann");
+    assertThat(c.get("shopId").asLong()).isEqualTo(gw.shop.value());
+    long id = c.get("id").asLong();
+    assertThat(result("/merchant-api/v1/customers?id.gt=" + id, reader)).isEmpty();
+    assertThat(result("/merchant-api/v1/customers?shopId.eq=" + gw.shop.value(), reader)).hasSize(1);
+    assertThat(result("/merchant-api/v1/customers?shopId.eq=999999", reader)).isEmpty();
+    assertThat(result("/merchant-api/v1/customers", stranger)).isEmpty();
+    assertThat(gw.merchantGet("/merchant-api/v1/customers?shopId.eq=abc", reader).status()).isEqualTo(400);
+    assertThat(gw.merchantGet("/merchant-api/v1/customers?id.gt=-1", reader).status()).isEqualTo(400);
+  }
+
+  @Test
+  void reference_lists_answer_in_their_shapes() {
+    assertThat(result("/merchant-api/v1/bins?limit=10000", reader).findValuesAsText("bin")).contains("400000", "555500");
+    JsonNode bin = result("/merchant-api/v1/bins?limit=1", reader).get(0);
+    assertThat(bin.has("cardBrand")).isTrue();
+    assertThat(result("/merchant-api/v1/currency-rates?limit=10000", reader).findValuesAsText("quoteCurrency")).contains("USD");
+    assertThat(result("/merchant-api/v1/bank-codes", reader).findValuesAsText("bankName")).isNotEmpty();
+    assertThat(result("/merchant-api/v1/bank-code-mappings", reader).findValuesAsText("apiBankCode")).isNotEmpty();
+
+    JsonNode counterparties = gw.merchantGet("/merchant-api/v1/counterparties", reader).json();
+    assertThat(counterparties.has("hasMore")).isFalse();
+    assertThat(counterparties.get("result").findValuesAsText("name")).containsExactly("Partner Ltd");
+    assertThat(counterparties.get("result").get(0).get("registrationDate").asText()).isEqualTo("2026-03-01");
+    assertThat(result("/merchant-api/v1/counterparties", stranger)).isEmpty();
+
+    JsonNode terminals = gw.merchantGet("/merchant-api/v1/terminals", reader).json();
+    assertThat(terminals.has("hasMore")).isFalse();
+    assertThat(terminals.get("result").findValuesAsText("name")).contains("Acquirer With Balance", "Acquirer Without Balance");
+
+    JsonNode connector = result("/merchant-api/v1/connectors", reader).get(0);
+    assertThat(connector.get("terminalId").asLong()).isEqualTo(balanceTerminal);
+    assertThat(connector.get("terminalCurrency").asText()).isEqualTo("EUR");
+    assertThat(result("/merchant-api/v1/connectors", stranger)).isEmpty();
+
+    JsonNode profile = result("/merchant-api/v1/antifraud-profiles", reader).get(0);
+    assertThat(profile.get("name").asText()).isEqualTo("Strict");
+    assertThat(profile.get("paymentDataVerification").get(0).get("rule").asText()).isEqualTo("DECLINED_DEPOSITS_PER_CARD");
+  }
+
+  @Test
+  void a_terminal_balance_needs_a_terminal_that_reports_one() {
+    TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/terminals/" + balanceTerminal + "/balance", reader);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    JsonNode available = a.json().at("/result/available");
+    assertThat(available.get(0).get("currency").asText()).isEqualTo("EUR");
+    assertThat(available.get(0).get("amount").decimalValue()).isGreaterThanOrEqualTo(new java.math.BigDecimal("15.00"));
+    assertThat(a.json().at("/result/reserved")).isNotNull();
+    assertThat(gw.merchantGet("/merchant-api/v1/terminals/" + plainTerminal + "/balance", reader).status()).isEqualTo(404);
+    assertThat(gw.merchantGet("/merchant-api/v1/terminals/" + balanceTerminal + "/balance", stranger).status()).isEqualTo(404);
+    assertThat(gw.merchantGet("/merchant-api/v1/terminals/abc/balance", reader).status()).isEqualTo(404);
+  }
+
+  @Test
+  void shop_groups_need_their_permissions_and_the_merchants_own_shops() {
+    String path = "/merchant-api/v1/shop-groups/" + shopGroup;
+    assertThat(result("/merchant-api/v1/shop-groups", reader).findValuesAsText("name")).contains("EU shops");
+    assertThat(gw.merchantGet(path, reader).status()).isEqualTo(403);
+    assertThat(gw.merchantGet(path, stranger).status()).isEqualTo(404);
+    String body = "{\"shops\":[" + gw.shop.value() + "]}";
+    assertThat(edit("POST", path + "/shops", body, reader).status()).isEqualTo(403);
+    assertThat(edit("POST", path + "/shops", body, viewer).status()).isEqualTo(201);
+    assertThat(edit("POST", path + "/shops", body, viewer).status()).isEqualTo(201);
+    assertThat(result(path, viewer).get("shops").findValuesAsText("id")).containsExactly(String.valueOf(gw.shop.value()));
+
+    var foreignShop = gw.createShop(other, "Not Yours", false);
+    TestGateway.Answer foreign = edit("POST", path + "/shops", "{\"shops\":[" + foreignShop.value() + ",\"x\"]}", viewer);
+    assertThat(foreign.status()).isEqualTo(400);
+    assertThat(edit("POST", path + "/shops", "{\"shops\":[]}", viewer).status()).isEqualTo(400);
+    assertThat(edit("DELETE", path + "/shops", body, viewer).status()).isEqualTo(204);
+    assertThat(result(path, viewer).get("shops")).isEmpty();
+  }
+
+  static TestGateway.Answer edit(String method, String path, String body, String[] user) {
+    return gw.send(HttpRequest.newBuilder(gw.uri(path)).method(method, HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json").header("Authorization", TestGateway.basic(user)));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"payments", "operations", "counterparties", "shops", "terminals", "bins", "bin-groups",
+      "customers", "shop-groups", "email-groups", "card-groups", "country-groups", "connectors", "antifraud-profiles",
+      "currency-rates", "bank-codes", "bank-code-mappings", "error-code-groups"})
+  void every_list_checks_its_paging(String list) {
+    for (String query : new String[] {"offset=-1", "offset=1000001", "limit=0", "limit=10001", "limit=abc"}) {
+      TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/" + list + "?" + query, reader);
+      assertThat(a.status()).as(list + "?" + query).isEqualTo(400);
+      assertThat(a.json().get("error").asText()).isEqualTo("Bad Request");
+      assertThat(a.json().get("path").asText()).isEqualTo("/merchant-api/v1/" + list);
+    }
+    assertThat(gw.merchantGet("/merchant-api/v1/" + list + "?offset=1000000&limit=10000", reader).status())
+        .as(list).isEqualTo(200);
+    assertThat(gw.merchantGet("/merchant-api/v1/" + list, new String[] {"nobody@records.example", "x"}).status())
+        .isEqualTo(401);
+  }
+
+  @Test
+  void the_core_profile_keeps_only_the_core_lists() throws Exception {
+    try (TestGateway core = TestGateway.start(Map.of("TOLLGATE_MERCHANT_API", "core"))) {
+      String[] user = core.merchantUser(core.merchant, "core@records.example");
+      for (String list : new String[] {"payments", "operations", "counterparties", "shops", "terminals", "balances",
+          "available-withdrawal-balances"}) {
+        assertThat(core.merchantGet("/merchant-api/v1/" + list, user).status()).as(list).isEqualTo(200);
+      }
+      for (String list : new String[] {"bins", "customers", "shop-groups", "connectors", "antifraud-profiles",
+          "currency-rates", "bank-codes", "bank-code-mappings"}) {
+        assertThat(core.merchantGet("/merchant-api/v1/" + list, user).status()).as(list).isEqualTo(404);
+      }
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package io.tollgate.domain.antifraud;
+
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.group.GroupKind;
+
+/**
+ * The rules an anti-fraud profile can hold: group rules reference one of the merchant's entry
+ * groups; velocity rules count a card's recent deposits within a window.
+ */
+public enum AntifraudRuleType {
+  BIN_BLACKLIST(GroupKind.BIN, ErrorCode.E6_39_CARD_BIN_BLACKLISTED),
+  CARD_BLACKLIST(GroupKind.CARD, ErrorCode.E6_01_CARD_PAN_BLACKLISTED),
+  CARD_WHITELIST(GroupKind.CARD, ErrorCode.E6_11_CARD_PAN_NOT_WHITELISTED),
+  EMAIL_BLACKLIST(GroupKind.EMAIL, ErrorCode.E6_02_CUSTOMER_EMAIL_BLACKLISTED),
+  CARD_COUNTRY_RESTRICTED(GroupKind.COUNTRY, ErrorCode.E6_03_CARD_ISSUING_COUNTRY_RESTRICTED),
+  BILLING_COUNTRY_RESTRICTED(GroupKind.COUNTRY, ErrorCode.E6_35_BILLING_COUNTRY_RESTRICTED),
+  CITIZENSHIP_COUNTRY_RESTRICTED(GroupKind.COUNTRY, ErrorCode.E6_36_CUSTOMER_CITIZENSHIP_COUNTRY_RESTRICTED),
+  /** More than {@code threshold} completed deposits with one card within the window. */
+  COMPLETED_DEPOSITS_PER_CARD(null, ErrorCode.E6_22_LIMIT_EXCEEDED_NUMBER_OF_COMPLETED_DEPOSITS_FOR_CARD),
+  /** More than {@code threshold} declined deposits with one card within the window. */
+  DECLINED_DEPOSITS_PER_CARD(null, ErrorCode.E6_23_LIMIT_EXCEEDED_NUMBER_OF_DECLINED_DEPOSITS_FOR_CARD);
+
+  private final GroupKind group;
+  private final ErrorCode declineCode;
+
+  AntifraudRuleType(GroupKind group, ErrorCode declineCode) {
+    this.group = group;
+    this.declineCode = declineCode;
+  }
+
+  /** The kind of group the rule reads, or null for a velocity rule. */
+  public GroupKind group() {
+    return group;
+  }
+
+  public boolean isVelocity() {
+    return group == null;
+  }
+
+  public ErrorCode declineCode() {
+    return declineCode;
+  }
+}
