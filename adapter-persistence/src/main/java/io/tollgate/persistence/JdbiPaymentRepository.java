@@ -123,6 +123,18 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
+  public int countCardDeposits(ShopId shop, String cardToken, io.tollgate.domain.payment.PaymentState state,
+      Instant since) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT count(*) FROM payments
+            WHERE shop_id = :shop AND payment_type = 'DEPOSIT' AND card->>'cardToken' = :token
+              AND state = :state AND updated >= :since
+            """)
+        .bind("shop", shop.value()).bind("token", cardToken).bind("state", state.name()).bind("since", since)
+        .mapTo(Integer.class).one());
+  }
+
+  @Override
   public Page<Payment> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore, int offset,
       int limit) {
     List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentDao.COLUMNS + """

@@ -180,6 +180,13 @@ final class JdbiReferenceData implements ReferenceData {
         .map((rs, ctx) -> profile(h, rs)).findOne());
   }
 
+  @Override
+  public Optional<AntifraudProfile> antifraudProfileOfShop(long shopId) {
+    return jdbi.withHandle(h -> h.createQuery(
+            "SELECT a.* FROM antifraud_profiles a JOIN shops s ON s.antifraud_profile_id = a.id WHERE s.id = :shop")
+        .bind("shop", shopId).map((rs, ctx) -> profile(h, rs)).findOne());
+  }
+
   private static final RowMapper<ShopGroup> SHOP_GROUP = (rs, ctx) -> new ShopGroup(rs.getLong("id"),
       new MerchantId(rs.getLong("merchant_id")), rs.getString("name"),
       Arrays.stream((Long[]) rs.getArray("shop_ids").getArray()).toList());

@@ -185,7 +185,7 @@ public final class Tollgate implements AutoCloseable {
           currencies, destinations, adapters.referenceData(), clock);
       ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
           writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock),
-          adapters.referenceData(), clock, config.sandboxBankDelay());
+          adapters.referenceData(), adapters.groups(), secrets, currencies, clock, config.sandboxBankDelay());
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock);
       WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),

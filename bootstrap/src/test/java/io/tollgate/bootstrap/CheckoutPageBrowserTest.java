@@ -221,6 +221,24 @@ class CheckoutPageBrowserTest {
   }
 
   @Test
+  void a_bank_transfer_shows_the_bank_details_and_then_the_result() throws Exception {
+    String id = deposit(",\"paymentMethod\":\"BANKTRANSFER\"");
+    open(id);
+    assertThat(browser.findElement(By.id("heading")).getText()).isEqualTo("Pay by bank transfer");
+    browser.findElement(By.id("show-bank-details")).click();
+    assertThat(browser.findElement(By.id("bank-iban")).getText()).isEqualTo("DE89370400440532013000");
+    String reference = browser.findElement(By.id("bank-paymentReference")).getText();
+    assertThat(reference).startsWith("TG");
+    assertThat(payment(id).get("state").asText()).isEqualTo("PENDING");
+    assertThat(payment(id).at("/externalRefs/paymentReference").asText()).isEqualTo(reference);
+
+    gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10));
+    browser.findElement(By.id("check-again")).click();
+    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "DEPOSIT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+  }
+
+  @Test
   void a_3ds_card_sent_with_the_request_goes_straight_to_the_challenge() {
     String id = deposit(",\"card\":{\"cardNumber\":\"5555000000000008\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}");
     open(id);

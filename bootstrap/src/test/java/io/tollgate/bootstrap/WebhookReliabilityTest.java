@@ -144,10 +144,11 @@ class WebhookReliabilityTest {
           .CreateShopCommand(merchant, "Crash Shop", null, null, null, false, false, "EUR"));
       apiKey = setup.services().shops().issueKeys(shop, setup.services().environment()).apiKey();
     }
-    try (WebhookReceiver receiver = new WebhookReceiver().delayEachAnswer(Duration.ofMillis(20))) {
+    // A slow receiver (about 10 events a second with 2 parallel sends) lets a backlog build up.
+    try (WebhookReceiver receiver = new WebhookReceiver().delayEachAnswer(Duration.ofMillis(200))) {
       Map<String, String> env = instanceEnv(Map.of("TOLLGATE_DB_URL", db.jdbcUrl(),
           "TOLLGATE_DB_USER", TestDatabase.user(), "TOLLGATE_DB_PASSWORD", TestDatabase.password(),
-          "TOLLGATE_WEBHOOK_TIMEOUT", "PT1S", "TOLLGATE_WEBHOOK_PARALLELISM", "4"));
+          "TOLLGATE_WEBHOOK_TIMEOUT", "PT1S", "TOLLGATE_WEBHOOK_PARALLELISM", "2"));
       Process child = startChild(env);
       try {
         URI base = URI.create("http://127.0.0.1:" + awaitPort(child));
@@ -164,7 +165,7 @@ class WebhookReliabilityTest {
             }
           });
         }
-        assertThat(WebhookReceiver.await(() -> receiver.received().size() >= 60, Duration.ofSeconds(60))).isTrue();
+        assertThat(WebhookReceiver.await(() -> receiver.received().size() >= 20, Duration.ofSeconds(60))).isTrue();
         child.destroyForcibly(); // SIGKILL: no shutdown hook, no release
         child.waitFor(10, TimeUnit.SECONDS);
         pool.shutdown();
@@ -185,8 +186,8 @@ class WebhookReliabilityTest {
             Duration.ofSeconds(60))).isTrue();
       }
       assertThat(receivedIds(receiver)).isEqualTo(eventIds(db));
-      // At least once: only what was in flight at the kill (at most its 4 parallel sends) arrives twice.
-      assertThat(receiver.received().size() - receivedIds(receiver).size()).isBetween(0, 4);
+      // At least once: only what was in flight at the kill (at most its 2 parallel sends) arrives twice.
+      assertThat(receiver.received().size() - receivedIds(receiver).size()).isBetween(0, 2);
     } finally {
       db.close();
     }

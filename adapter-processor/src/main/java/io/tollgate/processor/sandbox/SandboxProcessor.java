@@ -24,7 +24,9 @@ public final class SandboxProcessor implements PaymentProcessor {
 
   /** How a test card behaves. */
   enum Behaviour {
-    THREE_DS_APPROVED, THREE_DS_DECLINED, APPROVED, DECLINED_BY_ISSUER, INSUFFICIENT_FUNDS, EXPIRED, WRONG_CVV
+    THREE_DS_APPROVED, THREE_DS_DECLINED, APPROVED, DECLINED_BY_ISSUER, INSUFFICIENT_FUNDS, EXPIRED, WRONG_CVV,
+    /** Declined 4.02 Do Not Honor on the first terminal tried, approved on any later one (cascading). */
+    DO_NOT_HONOR_FIRST_ATTEMPT
   }
 
   private static final Map<String, Behaviour> TEST_CARDS = Map.ofEntries(
@@ -38,7 +40,8 @@ public final class SandboxProcessor implements PaymentProcessor {
       Map.entry("5555000000000115", Behaviour.DECLINED_BY_ISSUER),
       Map.entry("4000000000009995", Behaviour.INSUFFICIENT_FUNDS),
       Map.entry("4000000000000069", Behaviour.EXPIRED),
-      Map.entry("4000000000000127", Behaviour.WRONG_CVV));
+      Map.entry("4000000000000127", Behaviour.WRONG_CVV),
+      Map.entry("4000000000000424", Behaviour.DO_NOT_HONOR_FIRST_ATTEMPT));
 
   private final Clock clock;
 
@@ -60,6 +63,10 @@ public final class SandboxProcessor implements PaymentProcessor {
     Behaviour b = behaviour(charge.cardNumber());
     if (b == Behaviour.THREE_DS_APPROVED || b == Behaviour.THREE_DS_DECLINED) {
       return new Result(Result.Status.CHALLENGE, null, externalId(), "3DS_REQUIRED", Map.of(), null);
+    }
+    if (b == Behaviour.DO_NOT_HONOR_FIRST_ATTEMPT) {
+      return charge.attempt() <= 1 ? Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, externalId(), "05")
+          : Result.approved(externalId(), "00");
     }
     return outcome(b);
   }
@@ -169,7 +176,7 @@ public final class SandboxProcessor implements PaymentProcessor {
 
   private static Result outcome(Behaviour b) {
     return switch (b) {
-      case APPROVED, THREE_DS_APPROVED -> Result.approved(externalId(), "00");
+      case APPROVED, THREE_DS_APPROVED, DO_NOT_HONOR_FIRST_ATTEMPT -> Result.approved(externalId(), "00");
       case THREE_DS_DECLINED -> Result.declined(ErrorCode.E5_00_DECLINED_BY_3DS, externalId(), "3DS_FAILED");
       case DECLINED_BY_ISSUER -> Result.declined(ErrorCode.E4_00_DECLINED_BY_ISSUER, externalId(), "05");
       case INSUFFICIENT_FUNDS -> Result.declined(ErrorCode.E4_01_INSUFFICIENT_FUNDS, externalId(), "51");

@@ -117,6 +117,24 @@ public final class CheckoutResource {
   }
 
   @POST
+  @Path("{id}/bank-transfer")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Produces(MediaType.TEXT_HTML)
+  public Response bankTransfer(@PathParam("id") String id, @FormParam("csrf") String csrf) {
+    if (!validCsrf(id, csrf)) {
+      return forbidden();
+    }
+    try {
+      checkout.startBankTransfer(id);
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    } catch (DomainException.Conflict alreadyMoved) {
+      // asked twice: the first request opened the transfer
+    }
+    return seeOther(id);
+  }
+
+  @POST
   @Path("{id}/3ds")
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   @Produces(MediaType.TEXT_HTML)
@@ -172,12 +190,33 @@ public final class CheckoutResource {
     String base = "/checkout/" + p.id().value();
     boolean awaitingCard = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
     boolean awaitingChallenge = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD;
+    boolean choosingTransfer = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BANKTRANSFER;
+    boolean awaitingTransfer = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER;
     if (awaitingCard) {
       scope.put("title", "Pay by card");
       scope.put("cardForm", Map.of("action", base, "errors", errors, "values", values));
     } else if (awaitingChallenge) {
       scope.put("title", "Confirm with your bank");
       scope.put("challenge", Map.of("action", base + "/3ds"));
+    } else if (choosingTransfer) {
+      scope.put("title", "Pay by bank transfer");
+      scope.put("transferStart", Map.of("action", base + "/bank-transfer"));
+    } else if (awaitingTransfer) {
+      scope.put("title", "Waiting for your transfer");
+      java.util.List<Map<String, String>> rows = new java.util.ArrayList<>();
+      Map<String, String> labels = new LinkedHashMap<>();
+      labels.put("bankName", "Bank");
+      labels.put("accountHolder", "Account holder");
+      labels.put("iban", "IBAN");
+      labels.put("bic", "BIC");
+      labels.put("paymentReference", "Payment reference");
+      labels.forEach((key, label) -> {
+        String value = p.externalRefs().get(key);
+        if (value != null) {
+          rows.add(Map.of("label", label, "value", value, "key", key));
+        }
+      });
+      scope.put("transferDetails", Map.of("rows", rows, "refresh", base));
     } else if (done) {
       scope.put("title", "Payment " + p.state().name().toLowerCase(java.util.Locale.ROOT));
       scope.put("result", Map.of(
@@ -189,7 +228,7 @@ public final class CheckoutResource {
       scope.put("message", "This payment is being completed by " + view.shop().name()
           + ". You can close this page.");
     }
-    if (awaitingCard || awaitingChallenge) {
+    if (awaitingCard || awaitingChallenge || choosingTransfer) {
       scope.put("cancellable", true);
       scope.put("cancelAction", base + "/cancel");
     }

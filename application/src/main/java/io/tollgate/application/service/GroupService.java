@@ -43,7 +43,7 @@ public final class GroupService implements GroupsUseCase {
   }
 
   /** The value a plain card group stores for a PAN; matching a payment's card uses the same. */
-  public String cardFingerprint(String panDigits) {
+  public static String cardFingerprint(SecretBox secrets, String panDigits) {
     return secrets.fingerprint("card-group:" + panDigits);
   }
 
@@ -103,7 +103,7 @@ public final class GroupService implements GroupsUseCase {
           ? GroupEntries.parse(raw, same(v -> new MaskedCardNumber(v).canonical()), Pan::maskForDisplay)
           : GroupEntries.parse(raw, v -> {
             Pan pan = new Pan(v);
-            return new Entry(cardFingerprint(pan.digits()), pan.masked());
+            return new Entry(cardFingerprint(secrets, pan.digits()), pan.masked());
           }, Pan::maskForDisplay);
     };
     if (!parsed.isValid()) {

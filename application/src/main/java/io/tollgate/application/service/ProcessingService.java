@@ -11,7 +11,10 @@ import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
 import io.tollgate.application.port.out.PaymentProcessor.Result;
+import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.domain.money.Currencies;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.PaymentRepository.DueWork;
 import io.tollgate.application.port.out.ShopRepository;
@@ -65,12 +68,17 @@ public final class ProcessingService
 
   private final ReferenceData reference;
   private final CardProfiles cards;
+  private final FraudScreen fraud;
+  private final Routing routing;
 
   public ProcessingService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, CardVault cardVault, PaymentProcessor processor,
-      ReferenceData reference, Clock clock, Duration bankTransferDelay) {
+      ReferenceData reference, GroupRepository groups, SecretBox secrets, Currencies currencies, Clock clock,
+      Duration bankTransferDelay) {
     this.reference = reference;
     this.cards = new CardProfiles(reference);
+    this.fraud = new FraudScreen(reference, groups, payments, cardVault, secrets, clock);
+    this.routing = new Routing(reference, groups, currencies);
     this.tx = tx;
     this.payments = payments;
     this.writer = writer;
@@ -103,8 +111,7 @@ public final class ProcessingService
       }
       String details = "host-to-host from " + command.customerIp();
       if (p.method() == PaymentMethod.BANKTRANSFER) {
-        Result r = processor.startBankTransfer(p.id(), p.amount(), p.additionalParameters());
-        return record(p, OperationType.DEPOSIT, r, details);
+        return openBankTransfer(p, details);
       }
       if (p.card() == null || p.card().cardToken() == null) {
         throw new DomainException.Invalid(Violation.of("card",
@@ -218,6 +225,17 @@ public final class ProcessingService
   }
 
   @Override
+  public Payment startBankTransfer(String paymentId) {
+    return tx.inTransaction(() -> {
+      Payment p = lockCheckout(paymentId);
+      if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BANKTRANSFER) {
+        throw PaymentTransitions.illegal();
+      }
+      return openBankTransfer(p, "bank transfer chosen on the checkout page");
+    });
+  }
+
+  @Override
   public Payment completeChallenge(String paymentId, boolean passed) {
     return tx.inTransaction(() -> {
       Payment p = lockCheckout(paymentId);
@@ -252,14 +270,21 @@ public final class ProcessingService
   public int processPayouts(int batch) {
     return tx.inTransaction(() -> {
       List<Payment> due = payments.lockDue(DueWork.PAYOUTS, clock.instant(), batch);
-      for (Payment p : due) {
+      for (Payment due1 : due) {
+        Payment p = due1;
         if (p.type() == PaymentType.WITHDRAWAL) {
+          p = screen(p);
+          if (p.state().isFinal()) {
+            continue;
+          }
+          p = p.withRouting(p.amount(), p.customerAmount(), payoutTerminal(p));
           Result r = p.card() == null || p.card().cardToken() == null
               ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
-              : processor.payout(charge(p));
+              : processor.payout(charge(p, 1));
           recordFinal(p, OperationType.WITHDRAWAL, r);
         } else {
           Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
+          p = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
           recordFinal(p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()));
         }
       }
@@ -320,9 +345,92 @@ public final class ProcessingService
 
   // ---- the steps --------------------------------------------------------------------------
 
+  /** Anti-fraud, the first connector for bank transfers, then the bank's instructions (PENDING). */
+  private Payment openBankTransfer(Payment p, String details) {
+    Payment screened = screen(p);
+    if (screened.state().isFinal()) {
+      return screened;
+    }
+    Payment routed = screened;
+    List<ReferenceData.Connector> route = routing.candidates(screened);
+    if (!route.isEmpty()) {
+      Routing.Routed r = routing.route(screened, route.get(0));
+      if (r.refusal() != null) {
+        return writer.update(screened.apply(OperationType.DEPOSIT, PaymentState.DECLINED,
+            Outcome.error(r.refusal()).withDetails(r.why()), clock.instant()));
+      }
+      routed = r.payment();
+    } else if (!routing.hasConnectors(screened)) {
+      routed = screened.withRouting(screened.amount(), screened.customerAmount(), processor.terminalName());
+    } else {
+      return noConnector(screened, OperationType.DEPOSIT);
+    }
+    Result r = processor.startBankTransfer(routed.id(), routed.amount(), routed.additionalParameters());
+    return record(routed, OperationType.DEPOSIT, r, details);
+  }
+
+  /**
+   * Anti-fraud, then the shop's connectors in routing order: a decline whose code is in the
+   * connector's cascading group moves on to the next one (CASCADING), anything else is final.
+   * A shop without connectors goes straight to the default processor.
+   */
   private Payment authorize(Payment p, OperationType op, String details) {
-    Result r = processor.authorize(charge(p));
-    return record(p, op, r, details);
+    Payment current = screen(p);
+    if (current.state().isFinal()) {
+      return current;
+    }
+    List<ReferenceData.Connector> route = routing.candidates(current);
+    if (route.isEmpty()) {
+      if (routing.hasConnectors(current)) {
+        return noConnector(current, op);
+      }
+      Payment routed = current.withRouting(current.amount(), current.customerAmount(), processor.terminalName());
+      return record(routed, op, processor.authorize(charge(routed, 1)), details);
+    }
+    for (int i = 0; i < route.size(); i++) {
+      ReferenceData.Connector connector = route.get(i);
+      Routing.Routed routed = routing.route(current, connector);
+      if (routed.refusal() != null) {
+        return writer.update(current.apply(op, PaymentState.DECLINED,
+            Outcome.error(routed.refusal()).withDetails(routed.why()), clock.instant()));
+      }
+      Payment sent = routed.payment();
+      Result r = processor.authorize(charge(sent, i + 1));
+      boolean another = i + 1 < route.size();
+      if (r.status() == Result.Status.DECLINED && another && routing.cascades(connector, r.errorCode())) {
+        ReferenceData.Connector next = route.get(i + 1);
+        Payment tried = writer.update(sent.apply(op, PaymentState.PENDING, external(r).withDetails(details
+            + "; terminal " + connector.terminalName() + " declined " + describe(r)), clock.instant()));
+        current = writer.update(tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
+            describe(r) + " is in the cascading group of terminal " + connector.terminalName() + "; moving on to "
+                + next.terminalName()), clock.instant()));
+        continue;
+      }
+      return record(sent, op, r, details + " via terminal " + connector.terminalName());
+    }
+    throw new IllegalStateException("the loop returns on its last connector");
+  }
+
+  private static String describe(Result r) {
+    return r.errorCode() == null ? String.valueOf(r.externalResultCode()) : r.errorCode().describe();
+  }
+
+  /** DETECT_FRAUD when the shop has an anti-fraud profile: declined on a hit, unchanged otherwise. */
+  private Payment screen(Payment p) {
+    return fraud.screen(p).map(v -> writer.update(p.apply(OperationType.DETECT_FRAUD,
+            v.hit() == null ? p.state() : PaymentState.DECLINED,
+            (v.hit() == null ? Outcome.NONE : Outcome.error(v.hit())).withDetails(v.details()), clock.instant())))
+        .orElse(p);
+  }
+
+  private Payment noConnector(Payment p, OperationType op) {
+    return writer.update(p.apply(op, PaymentState.DECLINED, Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND)
+        .withDetails("the shop has no active connector for " + p.method()), clock.instant()));
+  }
+
+  private String payoutTerminal(Payment p) {
+    return routing.candidates(p).stream().findFirst().map(ReferenceData.Connector::terminalName)
+        .orElse(processor.terminalName());
   }
 
   /** Records the processor's answer to a deposit step: final, or PENDING for 3DS and bank transfers. */
@@ -345,10 +453,14 @@ public final class ProcessingService
   }
 
   private CardCharge charge(Payment p) {
+    return charge(p, 1);
+  }
+
+  private CardCharge charge(Payment p, int attempt) {
     String pan = cardVault.reveal(p.shopId(), p.card().cardToken())
         .orElseThrow(() -> new IllegalStateException("card token of payment " + p.id() + " is missing from the vault"));
     return new CardCharge(p.id(), p.amount(), pan, p.card().expiryMonth(), p.card().expiryYear(),
-        p.card().cardholderName(), !p.preAuth());
+        p.card().cardholderName(), !p.preAuth(), p.terminalName(), attempt);
   }
 
   private static Outcome external(Result r) {

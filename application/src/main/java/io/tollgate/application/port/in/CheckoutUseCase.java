@@ -15,6 +15,9 @@ public interface CheckoutUseCase {
   /** A card given with the request (StS mode): processing starts without the card form. */
   Payment processCardOnFile(String paymentId);
 
+  /** The customer chose to pay a BANKTRANSFER deposit: PENDING with the bank details in {@code externalRefs}. */
+  Payment startBankTransfer(String paymentId);
+
   /** The customer answered the issuer's 3-D Secure challenge. */
   Payment completeChallenge(String paymentId, boolean passed);
 

@@ -56,7 +56,13 @@ public interface PaymentProcessor {
   Result bankTransferStatus(PaymentId payment, String externalId, Money expected,
       Map<String, String> additionalParameters);
 
-  /** A card operation: the card number in clear is only ever passed here, never stored. */
+  /**
+   * A card operation: the card number in clear is only ever passed here, never stored.
+   *
+   * @param terminal the terminal the charge goes through; an implementation fronting several
+   *     acquirers dispatches on it
+   * @param attempt 1 for the first terminal tried, 2 after one cascade, ...
+   */
   record CardCharge(
       PaymentId payment,
       Money amount,
@@ -64,11 +70,14 @@ public interface PaymentProcessor {
       String expiryMonth,
       String expiryYear,
       String cardholderName,
-      boolean capture) {
+      boolean capture,
+      String terminal,
+      int attempt) {
 
     @Override
     public String toString() {
-      return "CardCharge[payment=" + payment + ", amount=" + amount + ", capture=" + capture + "]";
+      return "CardCharge[payment=" + payment + ", amount=" + amount + ", capture=" + capture + ", terminal="
+          + terminal + ", attempt=" + attempt + "]";
     }
   }
 

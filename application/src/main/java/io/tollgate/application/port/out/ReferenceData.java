@@ -79,6 +79,9 @@ public interface ReferenceData {
 
   Optional<AntifraudProfile> antifraudProfile(long id);
 
+  /** The profile attached to the shop, if any. */
+  Optional<AntifraudProfile> antifraudProfileOfShop(long shopId);
+
   Page<ShopGroup> shopGroups(MerchantId merchant, int offset, int limit);
 
   Optional<ShopGroup> shopGroup(long id);

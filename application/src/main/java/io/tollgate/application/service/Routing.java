@@ -1,0 +1,111 @@
+package io.tollgate.application.service;
+
+import io.tollgate.application.port.out.GroupRepository;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.application.port.out.ReferenceData.Connector;
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Currency;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.Payment;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+
+/**
+ * Chooses the terminals a payment is sent to: the shop's ACTIVE connectors for the payment's
+ * method, by priority (lower first); connectors of one priority in a random order weighted by
+ * their {@code weight}. Converts the requested amount when a connector's currency differs, and
+ * says whether a decline may cascade to the next connector.
+ */
+final class Routing {
+
+  /** The payment as sent through one connector, or why it cannot be. */
+  record Routed(Payment payment, ErrorCode refusal, String why) {}
+
+  private final ReferenceData reference;
+  private final GroupRepository groups;
+  private final Currencies currencies;
+
+  Routing(ReferenceData reference, GroupRepository groups, Currencies currencies) {
+    this.reference = reference;
+    this.groups = groups;
+    this.currencies = currencies;
+  }
+
+  /** The shop's connectors for this payment in the order to try them; empty when the shop has none at all. */
+  List<Connector> candidates(Payment p) {
+    List<Connector> matching = reference.connectorsOf(p.shopId().value()).stream()
+        .filter(c -> c.paymentMethod().equals(p.method().name())).toList();
+    Map<Integer, List<Connector>> byPriority = matching.stream()
+        .collect(Collectors.groupingBy(Connector::priority, TreeMap::new, Collectors.toList()));
+    List<Connector> ordered = new ArrayList<>();
+    byPriority.values().forEach(same -> ordered.addAll(weightedOrder(same)));
+    return ordered;
+  }
+
+  boolean hasConnectors(Payment p) {
+    return !reference.connectorsOf(p.shopId().value()).isEmpty();
+  }
+
+  private static List<Connector> weightedOrder(List<Connector> same) {
+    if (same.size() < 2) {
+      return same;
+    }
+    // Efraimidis–Spirakis: sort by u^(1/w) descending, a weighted random permutation.
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    Map<Connector, Double> keys = new java.util.HashMap<>();
+    for (Connector c : same) {
+      double weight = Math.max(c.weight(), 0) + 1e-9;
+      keys.put(c, Math.pow(random.nextDouble(), 1.0 / weight));
+    }
+    return same.stream().sorted(Comparator.comparing(keys::get, Comparator.reverseOrder())).toList();
+  }
+
+  /**
+   * The payment routed through the connector: in the connector's currency (the requested amount
+   * converted at the current rate, rounded half-even to the currency's decimals) and within its
+   * limits.
+   */
+  Routed route(Payment p, Connector c) {
+    Money requested = p.customerAmount() != null ? p.customerAmount() : p.amount();
+    Money sent = requested;
+    Money customer = null;
+    if (!c.terminalCurrency().equals(requested.currency().code())) {
+      Optional<Currency> target = currencies.find(c.terminalCurrency());
+      Optional<ReferenceData.CurrencyRate> rate = reference.currencyRate(requested.currency().code(), c.terminalCurrency());
+      if (target.isEmpty() || rate.isEmpty()) {
+        return new Routed(p, ErrorCode.E1_09_INVALID_CURRENCY, "no " + requested.currency().code() + " to "
+            + c.terminalCurrency() + " rate for terminal " + c.terminalName());
+      }
+      BigDecimal converted = requested.amount().multiply(rate.get().rate())
+          .setScale(target.get().scale(), RoundingMode.HALF_EVEN);
+      sent = new Money(converted, target.get());
+      customer = requested;
+    }
+    if ((c.minAmount() != null && sent.amount().compareTo(c.minAmount()) < 0)
+        || (c.maxAmount() != null && sent.amount().compareTo(c.maxAmount()) > 0)) {
+      return new Routed(p, ErrorCode.E1_08_INVALID_AMOUNT, sent + " is outside the limits of terminal "
+          + c.terminalName());
+    }
+    return new Routed(p.withRouting(sent, customer, c.terminalName()), null, null);
+  }
+
+  /** Whether a decline with this code moves on to the next connector. */
+  boolean cascades(Connector c, ErrorCode code) {
+    if (code == null || c.cascadingWhitelistGroupId() == null) {
+      return false;
+    }
+    if (c.cascadingBlacklistGroupId() != null && groups.contains(c.cascadingBlacklistGroupId(), code.code())) {
+      return false;
+    }
+    return groups.contains(c.cascadingWhitelistGroupId(), code.code());
+  }
+}

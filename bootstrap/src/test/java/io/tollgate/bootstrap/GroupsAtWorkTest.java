@@ -1,0 +1,268 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.shop.ShopId;
+import io.tollgate.domain.user.Permission;
+import java.math.BigDecimal;
+import java.net.http.HttpRequest;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Groups a merchant edits change what happens to the next payment: anti-fraud, cascading, conversion. */
+class GroupsAtWorkTest {
+
+  static TestGateway gw;
+  static String[] admin;
+  static ReferenceData reference;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+    admin = gw.merchantUser(gw.merchant, "admin@work.example", Permission.values());
+    reference = gw.app.services().persistence().referenceData();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  /** A shop of the test merchant with its own API key. */
+  record TestShop(ShopId id, String key) {}
+
+  static TestShop shop(String name) {
+    ShopId id = gw.createShop(gw.merchant, name, false);
+    return new TestShop(id, gw.issueKey(id, gw.app.services().environment()));
+  }
+
+  static long group(GroupKind kind, String name) {
+    return gw.app.services().groups().create(gw.merchant, kind, name, false).id();
+  }
+
+  static void profile(TestShop shop, ReferenceData.AntifraudRule... rules) {
+    long profile = reference.createAntifraudProfile(gw.merchant, "profile of " + shop.id(), "UTC", Instant.now());
+    for (ReferenceData.AntifraudRule r : rules) {
+      reference.addAntifraudRule(profile, r);
+    }
+    reference.attachAntifraudProfile(shop.id().value(), profile);
+  }
+
+  static ReferenceData.AntifraudRule rule(String type, Long group) {
+    return new ReferenceData.AntifraudRule(0, type, group, null, null);
+  }
+
+  static TestGateway.Answer edit(String method, String path, String body) {
+    TestGateway.Answer a = gw.send(HttpRequest.newBuilder(gw.uri(path)).method(method,
+            HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json").header("Authorization", TestGateway.basic(admin)));
+    assertThat(a.status()).as(a.body()).isIn(201, 204);
+    return a;
+  }
+
+  /** Pays a deposit host-to-host; returns the payment document after the PATCH. */
+  static JsonNode pay(TestShop shop, String card, String amount, String currency, String extra) {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":%s,"currency":"%s",%s
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}""".formatted(amount, currency, extra, card),
+        shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    String id = created.json().at("/result/id").asText();
+    TestGateway.Answer done = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + shop.key()));
+    assertThat(done.status()).as(done.body()).isEqualTo(200);
+    return done.json().get("result");
+  }
+
+  static List<JsonNode> operations(TestShop shop, String id) {
+    JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations", shop.key()).json().get("result");
+    List<JsonNode> oldestFirst = new ArrayList<>();
+    ops.forEach(o -> oldestFirst.add(0, o));
+    return oldestFirst;
+  }
+
+  static List<String> operationNames(TestShop shop, String id) {
+    return operations(shop, id).stream().map(o -> o.get("operation").asText()).toList();
+  }
+
+  @Test
+  void a_bin_added_to_the_blacklist_declines_the_next_deposit_and_deleting_it_lets_one_through() {
+    TestShop shop = shop("BIN shop");
+    long bins = group(GroupKind.BIN, "Blocked BINs");
+    profile(shop, rule("BIN_BLACKLIST", bins));
+
+    edit("POST", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"400000\"]}");
+    JsonNode blocked = pay(shop, "4000000000000408", "20.00", "EUR", "");
+    assertThat(blocked.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(blocked.get("errorCode").asText()).isEqualTo("6.39");
+    List<JsonNode> ops = operations(shop, blocked.get("id").asText());
+    JsonNode fraud = ops.get(ops.size() - 1);
+    assertThat(fraud.get("operation").asText()).isEqualTo("DETECT_FRAUD");
+    assertThat(fraud.get("details").asText()).contains("BIN_BLACKLIST").contains("400000").contains("Blocked BINs");
+    assertThat(blocked.has("externalId")).as("no processor was called").isFalse();
+
+    edit("DELETE", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"400000\"]}");
+    JsonNode passed = pay(shop, "4000000000000408", "20.00", "EUR", "");
+    assertThat(passed.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(operationNames(shop, passed.get("id").asText())).containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT");
+  }
+
+  @Test
+  void restricted_countries_decline_by_card_billing_and_citizenship_country() {
+    TestShop shop = shop("Country shop");
+    long cardCountries = group(GroupKind.COUNTRY, "No US cards");
+    long billing = group(GroupKind.COUNTRY, "No billing in FR");
+    long citizenship = group(GroupKind.COUNTRY, "No citizens of NL");
+    profile(shop, rule("CARD_COUNTRY_RESTRICTED", cardCountries), rule("BILLING_COUNTRY_RESTRICTED", billing),
+        rule("CITIZENSHIP_COUNTRY_RESTRICTED", citizenship));
+
+    assertThat(pay(shop, "4000000000000408", "5", "EUR", "").get("state").asText()).isEqualTo("COMPLETED");
+    edit("POST", "/merchant-api/v1/country-groups/" + cardCountries + "/countries", "{\"countries\":[\"us\"]}");
+    JsonNode us = pay(shop, "4000000000000408", "5", "EUR", "");
+    assertThat(us.get("errorCode").asText()).as("BIN 400000 is issued in the US").isEqualTo("6.03");
+    assertThat(us.at("/paymentMethodDetails/cardIssuingCountryCode").asText()).isEqualTo("US");
+
+    edit("POST", "/merchant-api/v1/country-groups/" + billing + "/countries", "{\"countries\":[\"FR\"]}");
+    JsonNode fr = pay(shop, "5555000000000107", "5", "EUR", "\"billingAddress\":{\"countryCode\":\"FR\"},");
+    assertThat(fr.get("errorCode").asText()).isEqualTo("6.35");
+
+    edit("POST", "/merchant-api/v1/country-groups/" + citizenship + "/countries", "{\"countries\":[\"NL\"]}");
+    JsonNode nl = pay(shop, "5555000000000107", "5", "EUR",
+        "\"customer\":{\"referenceId\":\"c-nl\",\"citizenshipCountryCode\":\"NL\"},");
+    assertThat(nl.get("errorCode").asText()).isEqualTo("6.36");
+    assertThat(pay(shop, "5555000000000107", "5", "EUR", "").get("state").asText()).isEqualTo("COMPLETED");
+  }
+
+  @Test
+  void e_mail_and_card_lists_decline_with_their_codes() {
+    TestShop shop = shop("List shop");
+    long emails = group(GroupKind.EMAIL, "Bad e-mails");
+    long cards = group(GroupKind.CARD, "Stolen cards");
+    profile(shop, rule("EMAIL_BLACKLIST", emails), rule("CARD_BLACKLIST", cards));
+    edit("POST", "/merchant-api/v1/email-groups/" + emails + "/emails", "{\"emails\":[\"Fraud@Example.com\"]}");
+    edit("POST", "/merchant-api/v1/card-groups/" + cards + "/cards", "{\"cardNumbers\":[\"5555000000000107\"]}");
+
+    assertThat(pay(shop, "4000000000000408", "5", "EUR", "\"customer\":{\"email\":\"fraud@example.COM\"},")
+        .get("errorCode").asText()).isEqualTo("6.02");
+    assertThat(pay(shop, "5555000000000107", "5", "EUR", "").get("errorCode").asText()).isEqualTo("6.01");
+    assertThat(pay(shop, "4000000000000408", "5", "EUR", "\"customer\":{\"email\":\"ann@example.com\"},")
+        .get("state").asText()).isEqualTo("COMPLETED");
+
+    TestShop strict = shop("Whitelist shop");
+    long allowed = group(GroupKind.CARD, "Known cards");
+    profile(strict, rule("CARD_WHITELIST", allowed));
+    edit("POST", "/merchant-api/v1/card-groups/" + allowed + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}");
+    assertThat(pay(strict, "4000000000000408", "5", "EUR", "").get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(pay(strict, "5555000000000107", "5", "EUR", "").get("errorCode").asText()).isEqualTo("6.11");
+  }
+
+  @Test
+  void too_many_declines_with_one_card_trip_the_velocity_rule() {
+    TestShop shop = shop("Velocity shop");
+    profile(shop, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 2, 60));
+    assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("4.00");
+    assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("4.00");
+    JsonNode third = pay(shop, "4000000000000416", "5", "EUR", "");
+    assertThat(third.get("errorCode").asText()).isEqualTo("6.23");
+    assertThat(pay(shop, "4000000000000408", "5", "EUR", "").get("state").asText())
+        .as("another card is not affected").isEqualTo("COMPLETED");
+  }
+
+  record Routes(TestShop shop, long first, long second, long cascadeGroup) {}
+
+  static Routes twoTerminals(String name, String secondCurrency) {
+    TestShop shop = shop(name);
+    long first = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, name + " terminal A", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
+    long second = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, name + " terminal B", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
+    long codes = group(GroupKind.ERROR_CODE, name + " cascading codes");
+    reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), first, null, "ACTIVE", "BASIC_CARD",
+        "EUR", 1, 100, null, null, codes, null), Instant.now());
+    reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), second, null, "ACTIVE", "BASIC_CARD",
+        secondCurrency, 2, 100, null, null, null, null), Instant.now());
+    return new Routes(shop, first, second, codes);
+  }
+
+  @Test
+  void a_decline_in_the_cascading_group_completes_on_the_next_connector() {
+    Routes r = twoTerminals("Cascade", "EUR");
+    JsonNode without = pay(r.shop(), "4000000000000424", "30.00", "EUR", "");
+    assertThat(without.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(without.get("errorCode").asText()).isEqualTo("4.02");
+    assertThat(without.get("terminalName").asText()).isEqualTo("Cascade terminal A");
+
+    edit("POST", "/merchant-api/v1/error-code-groups/" + r.cascadeGroup() + "/error-codes", "{\"errorCodes\":[\"4.02\"]}");
+    JsonNode cascaded = pay(r.shop(), "4000000000000424", "30.00", "EUR", "");
+    assertThat(cascaded.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(cascaded.has("errorCode")).isFalse();
+    assertThat(cascaded.get("terminalName").asText()).isEqualTo("Cascade terminal B");
+    String id = cascaded.get("id").asText();
+    assertThat(operationNames(r.shop(), id)).containsExactly("CREATE_PAYMENT", "DEPOSIT", "CASCADING", "DEPOSIT");
+    JsonNode cascading = operations(r.shop(), id).get(2);
+    assertThat(cascading.get("details").asText()).contains("4.02").contains("Cascade terminal A").contains("Cascade terminal B");
+    assertThat(operations(r.shop(), id).get(1).get("details").asText()).contains("declined 4.02");
+
+    long never = group(GroupKind.ERROR_CODE, "never cascade");
+    reference.createConnector(new ReferenceData.Connector(0, r.shop().id().value(), r.first(), null, "ACTIVE",
+        "BANKTRANSFER", "EUR", 1, 100, null, null, r.cascadeGroup(), never), Instant.now());
+    assertThat(pay(r.shop(), "4000000000000408", "30.00", "EUR", "").get("terminalName").asText())
+        .isEqualTo("Cascade terminal A");
+  }
+
+  @Test
+  void a_blacklisted_code_never_cascades() {
+    Routes r = twoTerminals("Blacklist", "EUR");
+    edit("POST", "/merchant-api/v1/error-code-groups/" + r.cascadeGroup() + "/error-codes", "{\"errorCodes\":[\"4.02\"]}");
+    long never = group(GroupKind.ERROR_CODE, "Blacklist never");
+    edit("POST", "/merchant-api/v1/error-code-groups/" + never + "/error-codes", "{\"errorCodes\":[\"4.02\"]}");
+    gw.database.jdbi().useHandle(h -> h.execute(
+        "UPDATE connectors SET cascading_blacklist_group_id = ? WHERE terminal_id = ?", never, r.first()));
+    JsonNode p = pay(r.shop(), "4000000000000424", "30.00", "EUR", "");
+    assertThat(p.get("errorCode").asText()).isEqualTo("4.02");
+    assertThat(operationNames(r.shop(), p.get("id").asText())).doesNotContain("CASCADING");
+  }
+
+  @Test
+  void a_eur_payment_routed_to_a_usd_connector_is_converted_half_even() {
+    TestShop shop = shop("Dollar shop");
+    long usd = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Dollar terminal", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
+    reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), usd, null, "ACTIVE", "BASIC_CARD",
+        "USD", 1, 100, null, null, null, null), Instant.now());
+    reference.upsertCurrencyRate(new ReferenceData.CurrencyRate("EUR", "USD", new BigDecimal("1.0850"), Instant.now()));
+
+    JsonNode p = pay(shop, "4000000000000408", "10.05", "EUR", "");
+    assertThat(p.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(p.get("currency").asText()).isEqualTo("USD");
+    // 10.05 x 1.0850 = 10.904250 -> 10.90 (half-even)
+    assertThat(p.get("amount").decimalValue()).isEqualByComparingTo("10.90");
+    assertThat(p.get("customerAmount").decimalValue()).isEqualByComparingTo("10.05");
+    assertThat(p.get("customerCurrency").asText()).isEqualTo("EUR");
+    JsonNode balances = gw.get("/api/v1/balances", shop.key()).json().get("result");
+    assertThat(balances.findValuesAsText("currency")).contains("USD").doesNotContain("EUR");
+
+    TestShop francs = shop("Franc shop");
+    long chf = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Franc terminal", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
+    reference.createConnector(new ReferenceData.Connector(0, francs.id().value(), chf, null, "ACTIVE", "BASIC_CARD",
+        "CHF", 1, 100, null, null, null, null), Instant.now());
+    JsonNode noRate = pay(francs, "4000000000000408", "10.00", "EUR", "");
+    assertThat(noRate.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(noRate.get("errorCode").asText()).isEqualTo("1.09");
+  }
+
+  @Test
+  void a_shop_without_connectors_uses_the_default_sandbox_terminal() {
+    JsonNode p = pay(new TestShop(gw.shop, gw.apiKey), "4000000000000408", "3.00", "EUR", "");
+    assertThat(p.get("terminalName").asText()).isEqualTo("Sandbox Acquirer");
+  }
+}
