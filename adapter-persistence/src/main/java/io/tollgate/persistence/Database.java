@@ -114,6 +114,35 @@ public final class Database implements AutoCloseable {
     return jdbi;
   }
 
+  /** What the readiness check needs to know about the database. */
+  public record Health(boolean reachable, boolean migrated, String problem) {}
+
+  /** Whether a connection can be had within two seconds and every migration is applied. */
+  public Health health() {
+    try (java.sql.Connection c = dataSource.getConnection()) {
+      if (!c.isValid(2)) {
+        return new Health(false, false, "the database does not answer");
+      }
+    } catch (java.sql.SQLException | RuntimeException e) {
+      return new Health(false, false, "no database connection: " + e.getMessage());
+    }
+    try {
+      int pending = Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load()
+          .info().pending().length;
+      return pending == 0 ? new Health(true, true, null)
+          : new Health(true, false, pending + " migrations are not applied");
+    } catch (RuntimeException e) {
+      return new Health(true, false, "cannot read the migration history: " + e.getMessage());
+    }
+  }
+
+  /** Publishes the connection pool's metrics (a Micrometer {@code MeterRegistry}). */
+  public void publishPoolMetrics(Object meterRegistry) {
+    if (dataSource.getMetricRegistry() == null) {
+      dataSource.setMetricRegistry(meterRegistry);
+    }
+  }
+
   public DataSource dataSource() {
     return dataSource;
   }

@@ -130,6 +130,12 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   }
 
   @Override
+  public long pendingCount() {
+    return jdbi.withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")
+        .mapTo(Long.class).one());
+  }
+
+  @Override
   public void requeue(String eventId, Instant now) {
     jdbi.useHandle(h -> h.createUpdate("""
             UPDATE webhook_events

@@ -4,6 +4,8 @@ import io.tollgate.application.port.in.WebhookDeliveryUseCase;
 import io.tollgate.application.port.in.WebhookDeliveryUseCase.Delivery;
 import io.tollgate.application.port.in.WebhookDeliveryUseCase.Result;
 import io.tollgate.application.port.out.DestinationPolicy;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -74,9 +76,25 @@ public final class WebhookDispatcher implements AutoCloseable {
   private final Thread poller;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean running = true;
+  private final MeterRegistry metrics;
+  private final Timer lag;
 
   public WebhookDispatcher(WebhookDeliveryUseCase deliveries, DestinationPolicy destinations, Settings settings,
       Clock clock) {
+    this(deliveries, destinations, settings, clock, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+  }
+
+  /**
+   * @param metrics receives {@code tollgate.webhooks.attempts} (by outcome),
+   *     {@code tollgate.webhooks.lag} (event written to delivered) and {@code tollgate.webhooks.inflight}
+   */
+  public WebhookDispatcher(WebhookDeliveryUseCase deliveries, DestinationPolicy destinations, Settings settings,
+      Clock clock, MeterRegistry metrics) {
+    this.metrics = metrics;
+    this.lag = Timer.builder("tollgate.webhooks.lag").description("from the state change to its delivery")
+        .publishPercentileHistogram().register(metrics);
+    io.micrometer.core.instrument.Gauge.builder("tollgate.webhooks.inflight", inFlight, AtomicInteger::get)
+        .description("deliveries in flight in this instance").register(metrics);
     this.deliveries = deliveries;
     this.destinations = destinations;
     this.settings = settings;
@@ -166,6 +184,11 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     Result result = new Result(started, took, status, error);
+    metrics.counter("tollgate.webhooks.attempts", "outcome", result.delivered() ? "delivered"
+        : status != null ? "http_" + (status / 100) + "xx" : "error").increment();
+    if (result.delivered()) {
+      lag.record(Duration.between(d.event().created(), clock.instant()));
+    }
     if (!result.delivered()) {
       LOG.info("webhook {} of payment {} to {} failed (attempt {}): {}", d.eventId(), d.event().paymentId().value(),
           d.url(), d.attempt(), status != null ? "HTTP " + status : error);
@@ -187,6 +210,11 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     Optional<String> refused = destinations.refusal(d.url());
     return refused.map(r -> "destination refused: " + r).orElse(null);
+  }
+
+  /** Whether the dispatcher is leasing and sending (false once closed or if its thread died). */
+  public boolean isRunning() {
+    return running && poller.isAlive();
   }
 
   /** Deliveries in flight right now. */

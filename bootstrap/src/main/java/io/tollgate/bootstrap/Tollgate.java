@@ -16,6 +16,7 @@ import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
 import io.tollgate.persistence.PersistenceAdapters;
 import io.tollgate.processor.sandbox.SandboxProcessor;
+import io.tollgate.rest.common.RequestMetricsFilter;
 import io.tollgate.rest.gateway.GatewayApi;
 import io.tollgate.rest.merchant.BcryptPasswordHasher;
 import io.tollgate.rest.merchant.MerchantApi;
@@ -50,7 +51,8 @@ public final class Tollgate implements AutoCloseable {
   private final Server server;
   private final String publicUrl;
   private final BackgroundJobs jobs;
-  private final WebhookDispatcher webhooks;
+  private volatile WebhookDispatcher webhooks;
+  private final Observability observability;
 
   /** The product version, as the jar's manifest says; "dev" when run from classes. */
   public static final String VERSION = java.util.Optional.ofNullable(Tollgate.class.getPackage().getImplementationVersion())
@@ -81,33 +83,55 @@ public final class Tollgate implements AutoCloseable {
     // The public URL may depend on the bound port, so bind first, then build the APIs.
     connector.open();
     this.publicUrl = config.publicUrlFor(connector.getLocalPort());
-    this.services = Services.wire(config, database, publicUrl);
+    this.observability = new Observability();
+    database.publishPoolMetrics(observability.registry);
+    this.services = Services.wire(config, database, publicUrl, observability.paymentMetrics());
+    observability.cachedGauge("tollgate.webhooks.outbox.pending", "webhook events not yet delivered",
+        () -> services.persistence().webhookOutbox().pendingCount());
     if (config.environment() == Environment.SANDBOX) {
       SandboxReference.loadIfEmpty(services, new Currencies(config.cryptoCurrencies()));
     }
 
     ServletContextHandler context = new ServletContextHandler("/", false, false);
     context.setErrorHandler(new ServletJsonErrorHandler());
-    context.addServlet(new ServletHolder("gateway", new ServletContainer(GatewayApi.application(
+    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RequestIdFilter()), "/*",
+        java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
             services.processing(), services.processing(), config.gatewayBalances(),
-            publicUrl, config.bodyLimitBytes(), Clock.systemUTC())))), "/api/v1/*");
+            publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
+    gateway.register(new RequestMetricsFilter(observability.registry, "gateway"));
+    context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");
     context.addServlet(new ServletHolder("checkout", new ServletContainer(GatewayApi.checkout(
         services.processing(), id -> services.secrets().fingerprint("checkout-csrf:" + id),
         config.bodyLimitBytes()))), "/checkout/*");
-    context.addServlet(new ServletHolder("merchant", new ServletContainer(MerchantApi.application(
+    var merchant = MerchantApi.application(
         new MerchantApi.Dependencies(services.users(), services.webhooks(), services.groups(), services.shops(),
             services.processing(), services.merchantRecords(),
             config.merchantApiCore() ? MerchantApi.Profile.CORE : MerchantApi.Profile.FULL,
-            config.bodyLimitBytes(), Clock.systemUTC())))),
-        "/merchant-api/v1/*");
+            config.bodyLimitBytes(), Clock.systemUTC()));
+    merchant.register(new RequestMetricsFilter(observability.registry, "merchant"));
+    context.addServlet(new ServletHolder("merchant", new ServletContainer(merchant)), "/merchant-api/v1/*");
+    ServletHolder ops = new ServletHolder("ops", new OpsServlet(observability, java.util.List.of(
+        new OpsServlet.Check("database", () -> {
+          var health = database.health();
+          return health.reachable() ? null : health.problem();
+        }),
+        new OpsServlet.Check("migrations", () -> {
+          var health = database.health();
+          return health.migrated() ? null : health.problem();
+        }),
+        new OpsServlet.Check("webhookDispatcher", () -> webhooks != null && webhooks.isRunning() ? null
+            : "the webhook dispatcher is not running"))));
+    context.addServlet(ops, "/health/*");
+    context.addServlet(ops, "/metrics");
     server.setHandler(new GracefulHandler(context));
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), config.jobInterval());
     this.webhooks = new WebhookDispatcher(services.webhooks(), services.destinations(),
         new WebhookDispatcher.Settings(config.webhookParallelism(), Duration.ofMillis(200), config.webhookTimeout(),
             config.webhookTimeout().multipliedBy(3), "Tollgate-Webhooks/" + VERSION),
-        Clock.systemUTC()).start();
+        Clock.systemUTC(), observability.registry).start();
     LOG.info("Tollgate {} listening on {} (public URL {})", config.environment().lowerName(),
         connector.getLocalPort(), publicUrl);
   }
@@ -159,6 +183,7 @@ public final class Tollgate implements AutoCloseable {
     }
     jobs.close();
     webhooks.close();
+    observability.close();
     if (ownsDatabase) {
       database.close();
     }
@@ -172,6 +197,11 @@ public final class Tollgate implements AutoCloseable {
       Environment environment, SecretBox secrets) {
 
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
+      return wire(config, database, publicUrl, io.tollgate.application.port.out.PaymentMetrics.NONE);
+    }
+
+    static Services wire(TollgateConfig config, Database database, String publicUrl,
+        io.tollgate.application.port.out.PaymentMetrics metrics) {
       Clock clock = Clock.systemUTC();
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(MasterKey.load(config));
@@ -179,7 +209,7 @@ public final class Tollgate implements AutoCloseable {
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;
       PaymentWriter writer = new PaymentWriter(adapters.payments(), adapters.balances(), adapters.webhookOutbox(),
-          new PaymentResultPayloads(publicUrl));
+          new PaymentResultPayloads(publicUrl), metrics);
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
           currencies, destinations, adapters.referenceData(), clock);

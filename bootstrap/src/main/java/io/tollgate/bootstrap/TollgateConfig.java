@@ -67,6 +67,7 @@ public record TollgateConfig(
           "comma-separated delays before each webhook retry; after the last one an event is marked failed"),
       new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer"),
       new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"),
+      new Setting("TOLLGATE_LOG_FORMAT", "text", "`json` writes one JSON object per log line (with the request id)"),
       new Setting("TOLLGATE_MERCHANT_API", "full",
           "`core` offers only payments, operations, counterparties, shops, terminals and balances in the merchant API"));
 
@@ -114,6 +115,10 @@ public record TollgateConfig(
     String merchantApi = get.apply("TOLLGATE_MERCHANT_API");
     if (merchantApi != null && !merchantApi.equals("full") && !merchantApi.equals("core")) {
       problems.add("TOLLGATE_MERCHANT_API must be full or core");
+    }
+    String logFormat = get.apply("TOLLGATE_LOG_FORMAT");
+    if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
+      problems.add("TOLLGATE_LOG_FORMAT must be text or json");
     }
     String masterKey = get.apply("TOLLGATE_MASTER_KEY");
     if (environment == Environment.PRODUCTION && masterKey == null) {

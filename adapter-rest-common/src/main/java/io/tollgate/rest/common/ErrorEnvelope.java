@@ -5,14 +5,18 @@ import io.tollgate.domain.Violation;
 import java.time.Instant;
 import java.util.List;
 
-/** The body of every 4xx and 5xx answer of both APIs. */
+/**
+ * The body of every 4xx and 5xx answer of both APIs; {@code requestId} (our addition) is the
+ * request's {@code X-Request-Id}, the same as in the server's log lines.
+ */
 public record ErrorEnvelope(
     String timestamp,
     int status,
     String error,
     String message,
     List<FieldError> errors,
-    String path) {
+    String path,
+    String requestId) {
 
   @JsonInclude(JsonInclude.Include.ALWAYS)
   public record FieldError(String field, String message, Object rejectedValue) {
@@ -23,6 +27,6 @@ public record ErrorEnvelope(
 
   public static ErrorEnvelope of(int status, String message, List<Violation> violations, String path) {
     return new ErrorEnvelope(Timestamps.envelope(Instant.now()), status, HttpReason.phrase(status),
-        message, violations.stream().map(FieldError::of).toList(), path);
+        message, violations.stream().map(FieldError::of).toList(), path, org.slf4j.MDC.get("requestId"));
   }
 }

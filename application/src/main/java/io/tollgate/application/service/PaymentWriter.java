@@ -2,6 +2,7 @@ package io.tollgate.application.service;
 
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
+import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Payment;
@@ -30,9 +31,11 @@ public final class PaymentWriter {
   private final BalanceRepository balances;
   private final WebhookOutbox outbox;
   private final WebhookPayloads payloads;
+  private final PaymentMetrics metrics;
 
   public PaymentWriter(PaymentRepository payments, BalanceRepository balances, WebhookOutbox outbox,
-      WebhookPayloads payloads) {
+      WebhookPayloads payloads, PaymentMetrics metrics) {
+    this.metrics = metrics;
     this.payments = payments;
     this.balances = balances;
     this.outbox = outbox;
@@ -45,6 +48,7 @@ public final class PaymentWriter {
       post(stored, stored.amount().amount().negate(), stored.amount().amount(), "reserved for " + describe(stored));
     }
     notifyMerchant(stored);
+    metrics.created(stored);
     return stored;
   }
 
@@ -63,6 +67,7 @@ public final class PaymentWriter {
       post(stored, stored.amount().amount(), stored.amount().amount().negate(), describe(stored) + " released");
     }
     notifyMerchant(stored);
+    metrics.moved(from, stored);
     return stored;
   }
 

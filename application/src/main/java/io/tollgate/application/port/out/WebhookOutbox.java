@@ -41,6 +41,9 @@ public interface WebhookOutbox {
   /** The newest event of the payment. */
   Optional<EventSummary> latestEvent(PaymentId payment);
 
+  /** Events still to be delivered (the outbox depth). */
+  long pendingCount();
+
   /** Makes an event due again now, with a fresh retry schedule. */
   void requeue(String eventId, Instant now);
 

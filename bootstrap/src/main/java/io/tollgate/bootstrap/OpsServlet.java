@@ -1,0 +1,74 @@
+package io.tollgate.bootstrap;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Operators' endpoints: {@code /health/live} (the process answers), {@code /health/ready}
+ * (database reachable, migrations applied, webhook dispatcher running; 503 otherwise) and
+ * {@code /metrics} (Prometheus text format).
+ */
+final class OpsServlet extends HttpServlet {
+
+  /** One readiness check: null when fine, else what is wrong. */
+  record Check(String name, Supplier<String> problem) {}
+
+  private final transient Observability observability;
+  private final transient java.util.List<Check> checks;
+
+  OpsServlet(Observability observability, java.util.List<Check> checks) {
+    this.observability = observability;
+    this.checks = checks;
+  }
+
+  @Override
+  protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    String path = request.getRequestURI();
+    response.setHeader("Cache-Control", "no-store");
+    switch (path) {
+      case "/health/live" -> json(response, 200, "{\"status\":\"UP\"}");
+      case "/health/ready" -> ready(response);
+      case "/metrics" -> {
+        response.setStatus(200);
+        response.setContentType("text/plain; version=0.0.4; charset=utf-8");
+        response.getOutputStream().write(observability.scrape().getBytes(StandardCharsets.UTF_8));
+      }
+      default -> response.sendError(404);
+    }
+  }
+
+  private void ready(HttpServletResponse response) throws IOException {
+    Map<String, String> results = new LinkedHashMap<>();
+    boolean up = true;
+    for (Check c : checks) {
+      String problem;
+      try {
+        problem = c.problem().get();
+      } catch (RuntimeException e) {
+        problem = e.toString();
+      }
+      results.put(c.name(), problem == null ? "UP" : problem);
+      up &= problem == null;
+    }
+    StringBuilder body = new StringBuilder("{\"status\":\"").append(up ? "UP" : "DOWN").append("\",\"checks\":{");
+    boolean first = true;
+    for (var e : results.entrySet()) {
+      body.append(first ? "" : ",").append('"').append(e.getKey()).append("\":\"")
+          .append(e.getValue().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+      first = false;
+    }
+    json(response, up ? 200 : 503, body.append("}}").toString());
+  }
+
+  private static void json(HttpServletResponse response, int status, String body) throws IOException {
+    response.setStatus(status);
+    response.setContentType("application/json");
+    response.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
+  }
+}

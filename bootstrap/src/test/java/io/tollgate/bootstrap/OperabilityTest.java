@@ -1,0 +1,147 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** Health, metrics and request ids: what an operator relies on. */
+class OperabilityTest {
+
+  static TestGateway gw;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  static TestGateway.Answer plainGet(String path) {
+    return gw.send(HttpRequest.newBuilder(gw.uri(path)).GET());
+  }
+
+  @Test
+  void liveness_and_readiness_report_their_checks() {
+    TestGateway.Answer live = plainGet("/health/live");
+    assertThat(live.status()).isEqualTo(200);
+    assertThat(live.json().get("status").asText()).isEqualTo("UP");
+    TestGateway.Answer ready = plainGet("/health/ready");
+    assertThat(ready.status()).as(ready.body()).isEqualTo(200);
+    JsonNode checks = ready.json().get("checks");
+    assertThat(checks.get("database").asText()).isEqualTo("UP");
+    assertThat(checks.get("migrations").asText()).isEqualTo("UP");
+    assertThat(checks.get("webhookDispatcher").asText()).isEqualTo("UP");
+  }
+
+  static double metric(String scrape, String name, String... labels) {
+    double sum = 0;
+    for (String line : scrape.split("\n")) {
+      if (!line.startsWith(name + "{") && !line.startsWith(name + " ")) {
+        continue;
+      }
+      boolean all = true;
+      for (String label : labels) {
+        all &= line.contains(label);
+      }
+      if (all) {
+        sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
+  }
+
+  @Test
+  void metrics_move_as_payments_and_webhooks_go_through() throws Exception {
+    String before = plainGet("/metrics").body();
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      for (int i = 0; i < 5; i++) {
+        String id = gw.post("/api/v1/payments", """
+            {"paymentType":"DEPOSIT","amount":4,"currency":"EUR","webhookUrl":"%s",
+             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}"""
+            .formatted(receiver.url("/m"))).json().at("/result/id").asText();
+        gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.1\"}");
+      }
+      assertThat(WebhookReceiver.await(() -> receiver.received().size() == 5, Duration.ofSeconds(10))).isTrue();
+    }
+    // The dispatcher counts an attempt once the receiver's answer is back: wait for it.
+    WebhookReceiver.await(() -> metric(plainGet("/metrics").body(), "tollgate_webhooks_attempts_total",
+        "outcome=\"delivered\"") - metric(before, "tollgate_webhooks_attempts_total", "outcome=\"delivered\"") >= 5,
+        Duration.ofSeconds(10));
+    TestGateway.Answer after = plainGet("/metrics");
+    assertThat(after.status()).isEqualTo(200);
+    assertThat(after.header("Content-Type")).startsWith("text/plain");
+    String now = after.body();
+    assertThat(metric(now, "http_server_requests_seconds_count", "api=\"gateway\"", "route=\"/payments\"",
+        "method=\"POST\"", "status=\"200\"")
+        - metric(before, "http_server_requests_seconds_count", "api=\"gateway\"", "route=\"/payments\"",
+        "method=\"POST\"", "status=\"200\"")).isEqualTo(5);
+    assertThat(metric(now, "http_server_requests_seconds_count", "route=\"/payments/{id}\"", "method=\"PATCH\""))
+        .isGreaterThanOrEqualTo(5);
+    assertThat(metric(now, "tollgate_payments_new_total", "type=\"DEPOSIT\"")
+        - metric(before, "tollgate_payments_new_total", "type=\"DEPOSIT\"")).isEqualTo(5);
+    assertThat(metric(now, "tollgate_payments_moved_total", "state=\"COMPLETED\"")
+        - metric(before, "tollgate_payments_moved_total", "state=\"COMPLETED\"")).isEqualTo(5);
+    assertThat(metric(now, "tollgate_webhooks_attempts_total", "outcome=\"delivered\"")
+        - metric(before, "tollgate_webhooks_attempts_total", "outcome=\"delivered\"")).isEqualTo(5);
+    assertThat(metric(now, "tollgate_webhooks_lag_seconds_count")).isGreaterThanOrEqualTo(5);
+    assertThat(now).contains("tollgate_webhooks_outbox_pending").contains("hikaricp_connections")
+        .contains("jvm_memory_used_bytes");
+  }
+
+  @Test
+  void every_answer_carries_a_request_id_which_the_error_envelope_and_the_log_repeat() {
+    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
+    ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    captured.start();
+    access.addAppender(captured);
+    try {
+      TestGateway.Answer generated = gw.get("/api/v1/payments");
+      assertThat(generated.header("X-Request-Id")).matches("[0-9a-f-]{36}");
+
+      TestGateway.Answer failed = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\"}"))
+          .header("Content-Type", "application/json").header("Authorization", "Bearer " + gw.apiKey)
+          .header("X-Request-Id", "order-1001.attempt-2"));
+      assertThat(failed.status()).isEqualTo(400);
+      assertThat(failed.header("X-Request-Id")).isEqualTo("order-1001.attempt-2");
+      assertThat(failed.json().get("requestId").asText()).isEqualTo("order-1001.attempt-2");
+
+      TestGateway.Answer hostile = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+          .GET().header("Authorization", "Bearer " + gw.apiKey).header("X-Request-Id", "bad id <script>"));
+      assertThat(hostile.header("X-Request-Id")).as("an unsafe id is replaced").matches("[0-9a-f-]{36}");
+
+      assertThat(captured.list).anySatisfy(e -> {
+        assertThat(e.getMDCPropertyMap().get("requestId")).isEqualTo("order-1001.attempt-2");
+        assertThat(e.getFormattedMessage()).contains("POST /api/v1/payments 400");
+      });
+    } finally {
+      access.detachAppender(captured);
+    }
+  }
+
+  @Test
+  void card_numbers_are_masked_in_log_messages() {
+    assertThat(MaskedMessageConverter.mask("card 4000000000000002 and 5555 0000 x"))
+        .isEqualTo("card 400000******0002 and 5555 0000 x");
+    String paymentId = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+    assertThat(MaskedMessageConverter.mask("payment " + paymentId)).isEqualTo("payment " + paymentId);
+    Matcher m = Pattern.compile("\\d+").matcher(MaskedMessageConverter.mask("/api/v1/payments/4242424242424242"));
+    while (m.find()) {
+      assertThat(m.group().length()).isLessThan(12);
+    }
+  }
+}
