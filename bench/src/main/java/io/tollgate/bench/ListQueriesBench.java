@@ -38,7 +38,7 @@ public final class ListQueriesBench {
     int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
     Path dir = Files.createTempDirectory("tollgate-bench");
     Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
-        "TOLLGATE_DATA_DIR", dir.toString(), "TOLLGATE_JOB_INTERVAL", "PT60S");
+        "TOLLGATE_DATA_DIR", dir.toString(), "TOLLGATE_JOB_INTERVAL", "PT60S", "TOLLGATE_RATE_LIMIT", "0");
     try (Database db = Database.start(new DatabaseSettings(null, null, null, dir.resolve("postgres"), 16));
         Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
       var shops = app.services().shops();

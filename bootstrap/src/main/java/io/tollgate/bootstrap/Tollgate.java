@@ -67,6 +67,11 @@ public final class Tollgate implements AutoCloseable {
     threads.setName("http");
     this.server = new Server(threads);
     HttpConfiguration http = new HttpConfiguration();
+    // Slow clients: a request body must arrive at 1 KiB/s or more, and an idle connection is
+    // closed after 30 s, so trickling bytes cannot hold threads forever.
+    http.setMinRequestDataRate(1024);
+    http.setMinResponseDataRate(1024);
+    http.setIdleTimeout(30_000);
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);
     http.setRequestHeaderSize(8 * 1024);
@@ -96,6 +101,12 @@ public final class Tollgate implements AutoCloseable {
     context.setErrorHandler(new ServletJsonErrorHandler());
     context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RequestIdFilter()), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    if (config.rateLimit() > 0) {
+      var limit = new org.eclipse.jetty.ee10.servlet.FilterHolder(new RateLimitFilter(config.rateLimit(),
+          config.rateLimitBurst()));
+      context.addFilter(limit, "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+      context.addFilter(limit, "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    }
     var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
             services.processing(), services.processing(), config.gatewayBalances(),

@@ -32,7 +32,9 @@ public record TollgateConfig(
     List<java.time.Duration> webhookRetrySchedule,
     java.time.Duration webhookTimeout,
     int webhookParallelism,
-    boolean merchantApiCore) {
+    boolean merchantApiCore,
+    int rateLimit,
+    int rateLimitBurst) {
 
   /** One environment variable: its name, default and meaning. */
   public record Setting(String name, String defaultValue, String description) {}
@@ -67,6 +69,9 @@ public record TollgateConfig(
           "comma-separated delays before each webhook retry; after the last one an event is marked failed"),
       new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer"),
       new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"),
+      new Setting("TOLLGATE_RATE_LIMIT", "200",
+          "API requests a second per key (or per client address without one) before 429; 0 switches the limit off"),
+      new Setting("TOLLGATE_RATE_LIMIT_BURST", "400", "requests a key may send at once above the steady rate"),
       new Setting("TOLLGATE_LOG_FORMAT", "text", "`json` writes one JSON object per log line (with the request id)"),
       new Setting("TOLLGATE_MERCHANT_API", "full",
           "`core` offers only payments, operations, counterparties, shops, terminals and balances in the merchant API"));
@@ -116,6 +121,9 @@ public record TollgateConfig(
     if (merchantApi != null && !merchantApi.equals("full") && !merchantApi.equals("core")) {
       problems.add("TOLLGATE_MERCHANT_API must be full or core");
     }
+    int rateLimit = integer(get.apply("TOLLGATE_RATE_LIMIT"), 200, 0, 1_000_000, "TOLLGATE_RATE_LIMIT", problems);
+    int rateLimitBurst = integer(get.apply("TOLLGATE_RATE_LIMIT_BURST"), 400, 1, 10_000_000,
+        "TOLLGATE_RATE_LIMIT_BURST", problems);
     String logFormat = get.apply("TOLLGATE_LOG_FORMAT");
     if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
       problems.add("TOLLGATE_LOG_FORMAT must be text or json");
@@ -150,7 +158,9 @@ public record TollgateConfig(
         List.copyOf(retries),
         webhookTimeout,
         webhookParallelism,
-        "core".equals(merchantApi));
+        "core".equals(merchantApi),
+        rateLimit,
+        rateLimitBurst);
   }
 
   /** The public URL, defaulting to localhost on the port actually bound. */

@@ -44,6 +44,7 @@ final class TestGateway implements AutoCloseable {
     all.putIfAbsent("TOLLGATE_HOST", "127.0.0.1");
     all.putIfAbsent("TOLLGATE_DATA_DIR", dataDirectory.toString());
     all.putIfAbsent("TOLLGATE_JOB_INTERVAL", "PT0.1S");
+    all.putIfAbsent("TOLLGATE_RATE_LIMIT", "0");
     all.putIfAbsent("TOLLGATE_SANDBOX_BANK_DELAY", "PT0.5S");
     all.putIfAbsent("TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
     if ("production".equals(all.get("TOLLGATE_ENVIRONMENT"))) {

@@ -1,0 +1,99 @@
+package io.tollgate.bootstrap;
+
+import io.tollgate.domain.Violation;
+import io.tollgate.rest.common.ErrorEnvelope;
+import io.tollgate.rest.common.Json;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A token bucket per credential (the {@code Authorization} header, kept only as a digest) or,
+ * for requests without one, per client address: {@code ratePerSecond} requests a second with
+ * bursts up to {@code burst}. Beyond it: 429 in the error envelope with {@code Retry-After}.
+ * The limit is per instance.
+ */
+final class RateLimitFilter implements Filter {
+
+  private static final int MAX_BUCKETS = 100_000;
+
+  private final double ratePerSecond;
+  private final double burst;
+  private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+
+  private static final class Bucket {
+    private double tokens;
+    private long refilledAt;
+
+    Bucket(double tokens, long now) {
+      this.tokens = tokens;
+      this.refilledAt = now;
+    }
+  }
+
+  RateLimitFilter(double ratePerSecond, double burst) {
+    this.ratePerSecond = ratePerSecond;
+    this.burst = Math.max(1, burst);
+  }
+
+  @Override
+  public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+    HttpServletRequest request = (HttpServletRequest) req;
+    long waitNanos = take(keyOf(request), System.nanoTime());
+    if (waitNanos == 0) {
+      chain.doFilter(req, res);
+      return;
+    }
+    HttpServletResponse response = (HttpServletResponse) res;
+    long seconds = Math.max(1, (waitNanos + 999_999_999L) / 1_000_000_000L);
+    response.setStatus(429);
+    response.setHeader("Retry-After", Long.toString(seconds));
+    response.setContentType("application/json");
+    response.setHeader("Cache-Control", "no-store");
+    response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(ErrorEnvelope.of(429,
+        "Too many requests for this key: at most " + (long) ratePerSecond + " a second; retry after " + seconds + " s",
+        List.<Violation>of(), request.getRequestURI())));
+  }
+
+  /** Takes a token; returns 0 when one was there, else how long until one will be. */
+  long take(String key, long now) {
+    if (buckets.size() > MAX_BUCKETS) {
+      buckets.clear(); // a flood of distinct keys: start over rather than grow without bound
+    }
+    Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(burst, now));
+    synchronized (b) {
+      double elapsed = (now - b.refilledAt) / 1e9;
+      b.tokens = Math.min(burst, b.tokens + elapsed * ratePerSecond);
+      b.refilledAt = now;
+      if (b.tokens >= 1) {
+        b.tokens -= 1;
+        return 0;
+      }
+      return (long) Math.ceil((1 - b.tokens) / ratePerSecond * 1e9);
+    }
+  }
+
+  private static String keyOf(HttpServletRequest request) {
+    String auth = request.getHeader("Authorization");
+    if (auth == null || auth.isBlank()) {
+      return "ip:" + request.getRemoteAddr();
+    }
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(auth.getBytes(StandardCharsets.UTF_8));
+      return "key:" + HexFormat.of().formatHex(digest, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

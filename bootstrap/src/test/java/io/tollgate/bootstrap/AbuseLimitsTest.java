@@ -1,0 +1,52 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.domain.user.Permission;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Per-key rate limits answer 429 with Retry-After, in the envelope, and keep keys apart. */
+class AbuseLimitsTest {
+
+  @Test
+  void a_key_over_its_rate_gets_429_with_retry_after_and_other_keys_do_not() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "5"))) {
+      for (int i = 0; i < 5; i++) {
+        assertThat(gw.get("/api/v1/payments").status()).isEqualTo(200);
+      }
+      TestGateway.Answer limited = gw.get("/api/v1/payments");
+      assertThat(limited.status()).isEqualTo(429);
+      assertThat(Integer.parseInt(limited.header("Retry-After"))).isBetween(1, 2);
+      assertThat(limited.json().get("error").asText()).isEqualTo("Too Many Requests");
+      assertThat(limited.json().get("path").asText()).isEqualTo("/api/v1/payments");
+      int before = gw.countPayments();
+      assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}")
+          .status()).isEqualTo(429);
+      assertThat(gw.countPayments()).isEqualTo(before);
+
+      String otherKey = gw.issueKey(gw.createShop(gw.merchant, "Quiet shop", false), gw.app.services().environment());
+      assertThat(gw.get("/api/v1/payments", otherKey).status()).isEqualTo(200);
+
+      String[] user = gw.merchantUser(gw.merchant, "limits@shop.example", Permission.SHOP_EDIT);
+      for (int i = 0; i < 5; i++) {
+        assertThat(gw.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
+      }
+      assertThat(gw.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(429);
+      assertThat(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/health/live")).GET()).status())
+          .as("health checks are never limited").isEqualTo(200);
+    }
+  }
+
+  @Test
+  void the_limit_refills_with_time() throws Exception {
+    RateLimitFilter limit = new RateLimitFilter(10, 2);
+    long t = 0;
+    assertThat(limit.take("k", t)).isZero();
+    assertThat(limit.take("k", t)).isZero();
+    long wait = limit.take("k", t);
+    assertThat(wait).isBetween(90_000_000L, 110_000_000L);
+    assertThat(limit.take("k", t + 100_000_000L)).isZero();
+    assertThat(limit.take("other", t)).isZero();
+  }
+}

@@ -1,0 +1,145 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.user.Permission;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** Shops and merchants stay apart, and no card number or security code is kept anywhere. */
+class IsolationAndSecretsTest {
+
+  static final List<String> TEST_PANS = List.of("4000000000000002", "5555000000000008", "4242424242424242",
+      "4000000000000408", "5555000000000107", "4000000000000416", "4000000000009995", "4000000000000069",
+      "4000000000000127", "4000000000000424");
+
+  @Test
+  void one_shops_key_never_reads_or_changes_another_shops_payments() throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      var shopB = gw.createShop(gw.merchant, "Shop B", false);
+      String keyB = gw.issueKey(shopB, Environment.SANDBOX);
+      String mine = HostToHostTestSupport.depositWithCard(gw, "4000000000000408", "5.00", true);
+      gw.patch("/api/v1/payments/" + mine, "{\"customerIp\":\"203.0.113.2\"}");
+
+      assertThat(gw.get("/api/v1/payments/" + mine, keyB).status()).isEqualTo(404);
+      assertThat(gw.get("/api/v1/payments/" + mine + "/operations", keyB).status()).isEqualTo(404);
+      assertThat(gw.post("/api/v1/payments/" + mine + "/capture", "{}", keyB, null).status()).isEqualTo(404);
+      assertThat(gw.post("/api/v1/payments/" + mine + "/void", "{}", keyB, null).status()).isEqualTo(404);
+      assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\","
+          + "\"parentPaymentId\":\"" + mine + "\"}", keyB, null).status()).isIn(400, 404);
+      assertThat(gw.get("/api/v1/payments?limit=1000", keyB).json().get("result")).isEmpty();
+      assertThat(gw.get("/api/v1/payments/" + mine).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+    }
+  }
+
+  @Test
+  void a_sandbox_key_is_refused_by_a_production_deployment() throws Exception {
+    try (TestGateway prod = TestGateway.start(Map.of("TOLLGATE_ENVIRONMENT", "production"))) {
+      String sandboxKey = prod.issueKey(prod.shop, Environment.SANDBOX);
+      assertThat(sandboxKey).startsWith("tg_test_");
+      TestGateway.Answer refused = prod.get("/api/v1/payments", sandboxKey);
+      assertThat(refused.status()).isEqualTo(401);
+      assertThat(refused.json().get("message").asText()).isEqualTo("Invalid token");
+      assertThat(prod.apiKey).startsWith("tg_live_");
+      assertThat(prod.get("/api/v1/payments").status()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void no_card_number_or_security_code_is_stored_logged_or_answered() throws Exception {
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ListAppender<ILoggingEvent> log = new ListAppender<>();
+    log.start();
+    root.addAppender(log);
+    List<String> responses = new ArrayList<>();
+    try (TestGateway gw = TestGateway.start()) {
+      String[] user = gw.merchantUser(gw.merchant, "secrets@shop.example", Permission.values());
+      long cards = gw.app.services().groups().create(gw.merchant, GroupKind.CARD, "cards", false).id();
+      for (String pan : TEST_PANS) {
+        // host-to-host, with the security code
+        TestGateway.Answer created = gw.post("/api/v1/payments", """
+            {"paymentType":"DEPOSIT","amount":7.00,"currency":"EUR","referenceId":"r-%s",
+             "card":{"cardNumber":"%s","cardholderName":"ANN LEE","cardSecurityCode":"987","expiryMonth":"12","expiryYear":"2030"}}
+            """.formatted(pan.substring(12), pan));
+        responses.add(created.body());
+        String id = created.json().at("/result/id").asText();
+        responses.add(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.3\"}").body());
+        responses.add(gw.get("/api/v1/payments/" + id).body());
+        responses.add(gw.get("/api/v1/payments/" + id + "/operations").body());
+        // the checkout form
+        String other = gw.deposit("3.00", "EUR");
+        String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other)).GET()).body();
+        var m = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+        assertThat(m.find()).isTrue();
+        String form = "csrf=" + m.group(1) + "&cardNumber=" + pan + "&cardholderName=Ann&expiryMonth=12"
+            + "&expiryYear=2030&cardSecurityCode=987";
+        responses.add(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other))
+            .POST(HttpRequest.BodyPublishers.ofString(form))
+            .header("Content-Type", "application/x-www-form-urlencoded")).body());
+        responses.add(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other)).GET()).body());
+        // a withdrawal to the card, a card group entry, and requests that fail with the number in them
+        responses.add(gw.post("/api/v1/payments", """
+            {"paymentType":"WITHDRAWAL","amount":1,"currency":"EUR","card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}
+            """.formatted(pan)).body());
+        responses.add(gw.merchantPost("/merchant-api/v1/card-groups/" + cards + "/cards",
+            "{\"cardNumbers\":[\"" + pan + "\"]}", user).body());
+        responses.add(gw.merchantPost("/merchant-api/v1/bin-groups/" + cards + "/bins",
+            "{\"bins\":[\"" + pan + "\"]}", user).body());
+        responses.add(gw.post("/api/v1/payments", """
+            {"paymentType":"DEPOSIT","amount":-1,"currency":"EUR","referenceId":"%s","description":"card %s",
+             "card":{"cardNumber":"%s","cardSecurityCode":"98765","expiryMonth":"13","expiryYear":"1999"}}
+            """.formatted(pan, pan, pan)).body());
+        responses.add(gw.get("/api/v1/payments?referenceId.eq=" + URLEncoder.encode(pan, StandardCharsets.UTF_8)).body());
+      }
+      Thread.sleep(1_500); // let the payout worker and webhooks run over these payments
+
+      StringBuilder dump = new StringBuilder();
+      List<String> tables = gw.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").mapTo(String.class).list());
+      for (String table : tables) {
+        gw.database.jdbi().useHandle(h -> h.createQuery("SELECT t::text FROM \"" + table + "\" t")
+            .mapTo(String.class).forEach(row -> dump.append(table).append(": ").append(row).append('\n')));
+      }
+      String columns = gw.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT string_agg(column_name, ',') FROM information_schema.columns WHERE table_schema = 'public'")
+          .mapTo(String.class).one());
+      StringBuilder logText = new StringBuilder();
+      for (ILoggingEvent e : log.list) {
+        logText.append(e.getFormattedMessage()).append('\n');
+        if (e.getThrowableProxy() != null) {
+          logText.append(e.getThrowableProxy().getMessage()).append('\n');
+        }
+      }
+      String answers = String.join("\n", responses);
+      assertThat(dump.length()).isGreaterThan(10_000);
+      for (String pan : TEST_PANS) {
+        assertThat(dump.toString()).as("database").doesNotContain(pan);
+        assertThat(logText.toString()).as("log").doesNotContain(pan);
+        assertThat(answers).as("responses").doesNotContain(pan);
+      }
+      assertThat(dump.toString()).doesNotContain("\"987\"").doesNotContain("cardSecurityCode");
+      assertThat(columns).doesNotContainIgnoringCase("cvv").doesNotContainIgnoringCase("security_code")
+          .doesNotContainIgnoringCase("pan,");
+      String storedKeys = gw.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT string_agg(api_key_hash || encode(signing_key_ciphertext, 'escape'), ',') FROM shop_keys")
+          .mapTo(String.class).one());
+      assertThat(storedKeys).doesNotContain(gw.apiKey).doesNotContain(gw.signingKey);
+      String hash = gw.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT password_hash FROM merchant_users WHERE email = 'secrets@shop.example'").mapTo(String.class).one());
+      assertThat(hash).startsWith("$2").doesNotContain(user[1]);
+    } finally {
+      root.detachAppender(log);
+    }
+  }
+}
