@@ -193,7 +193,7 @@ class WebhookReliabilityTest {
     }
   }
 
-  private static Process startChild(Map<String, String> env) throws Exception {
+  static Process startChild(Map<String, String> env) throws Exception {
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
     ProcessBuilder pb = new ProcessBuilder(java.toString(), "-Xmx256m", "-cp", classpath,
@@ -203,7 +203,7 @@ class WebhookReliabilityTest {
     return pb.start();
   }
 
-  private static int awaitPort(Process child) throws Exception {
+  static int awaitPort(Process child) throws Exception {
     Pattern running = Pattern.compile("running at http://[^:]+:(\\d+)");
     CompletableFuture<Integer> port = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
