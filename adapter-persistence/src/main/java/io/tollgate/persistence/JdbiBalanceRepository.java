@@ -30,40 +30,56 @@ final class JdbiBalanceRepository implements BalanceRepository {
           .bind("payment", e.payment() == null ? null : e.payment().value())
           .bind("reason", e.reason()).bind("at", e.at()).execute();
       h.createUpdate("""
-              INSERT INTO balances (shop_id, currency, available, reserved, updated)
-              VALUES (:shop, :currency, :available, :reserved, :at)
-              ON CONFLICT (shop_id, currency) DO UPDATE
+              INSERT INTO balances (shop_id, currency, slot, available, reserved, updated)
+              VALUES (:shop, :currency, :slot, :available, :reserved, :at)
+              ON CONFLICT (shop_id, currency, slot) DO UPDATE
                   SET available = balances.available + excluded.available,
                       reserved = balances.reserved + excluded.reserved,
                       updated = excluded.updated
               """)
           .bind("shop", e.shop().value()).bind("currency", e.currency().code())
-          .bind("available", e.available()).bind("reserved", e.reserved()).bind("at", e.at()).execute();
+          .bind("available", e.available()).bind("reserved", e.reserved()).bind("at", e.at())
+          .bind("slot", slotFor(e)).execute();
     });
+  }
+
+  /** Slots a balance is spread over; see V8__balance_slots.sql. */
+  static final int SLOTS = 8;
+
+  /** Only entries that purely add to the available balance spread over the slots. */
+  private static int slotFor(LedgerEntry e) {
+    boolean onlyAdds = e.available().signum() >= 0 && e.reserved().signum() == 0;
+    return onlyAdds ? java.util.concurrent.ThreadLocalRandom.current().nextInt(SLOTS) : 0;
   }
 
   @Override
   public ShopBalance lock(ShopId shop, Currency currency) {
     return jdbi.inTransaction(h -> {
       h.createUpdate("""
-              INSERT INTO balances (shop_id, currency, updated) VALUES (:shop, :currency, :now)
-              ON CONFLICT (shop_id, currency) DO NOTHING
+              INSERT INTO balances (shop_id, currency, slot, updated) VALUES (:shop, :currency, 0, :now)
+              ON CONFLICT (shop_id, currency, slot) DO NOTHING
               """)
           .bind("shop", shop.value()).bind("currency", currency.code()).bind("now", Instant.now()).execute();
       return h.createQuery("""
-              SELECT available, reserved FROM balances WHERE shop_id = :shop AND currency = :currency FOR UPDATE
+              SELECT available, reserved FROM balances WHERE shop_id = :shop AND currency = :currency
+              ORDER BY slot FOR UPDATE
               """)
           .bind("shop", shop.value()).bind("currency", currency.code())
-          .map((rs, ctx) -> new ShopBalance(shop, currency, rs.getBigDecimal("available").stripTrailingZeros(),
-              rs.getBigDecimal("reserved").stripTrailingZeros()))
-          .one();
+          .map((rs, ctx) -> new java.math.BigDecimal[] {rs.getBigDecimal("available"), rs.getBigDecimal("reserved")})
+          .list().stream()
+          .reduce((a, b) -> new java.math.BigDecimal[] {a[0].add(b[0]), a[1].add(b[1])})
+          .map(sum -> new ShopBalance(shop, currency, sum[0].stripTrailingZeros(), sum[1].stripTrailingZeros()))
+          .orElseThrow();
     });
   }
 
   @Override
   public List<ShopBalance> balances(ShopId shop) {
     return jdbi.withHandle(h -> h.createQuery(
-            "SELECT currency, available, reserved FROM balances WHERE shop_id = :shop ORDER BY currency")
+            """
+            SELECT currency, sum(available) AS available, sum(reserved) AS reserved FROM balances
+            WHERE shop_id = :shop GROUP BY currency ORDER BY currency
+            """)
         .bind("shop", shop.value())
         .map((rs, ctx) -> {
           Currency c = currencies.require(rs.getString("currency"));

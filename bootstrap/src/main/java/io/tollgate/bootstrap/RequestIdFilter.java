@@ -25,12 +25,19 @@ final class RequestIdFilter implements Filter {
   private static final Pattern SANE = Pattern.compile("^[A-Za-z0-9._:-]{1,128}$");
   private static final Logger ACCESS = LoggerFactory.getLogger("io.tollgate.access");
 
+  /** A random UUID from a non-blocking generator: request ids need to be unique, not secret. */
+  private static String newId() {
+    java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+    return new UUID((r.nextLong() & ~0xF000L) | 0x4000L, (r.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L)
+        .toString();
+  }
+
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
     HttpServletResponse response = (HttpServletResponse) res;
     String given = request.getHeader(HEADER);
-    String id = given != null && SANE.matcher(given).matches() ? given : UUID.randomUUID().toString();
+    String id = given != null && SANE.matcher(given).matches() ? given : newId();
     response.setHeader(HEADER, id);
     MDC.put("requestId", id);
     long t0 = System.nanoTime();

@@ -38,7 +38,12 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
   @Override
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
     // A request that succeeded has had its body read; only a refused one may have left some.
-    if (response.getStatus() < 400 || response.getStatus() == 413) {
+    if (response.getStatus() == 413) {
+      // The rest of an oversized body is not read: the connection cannot be reused, say so.
+      response.getHeaders().putSingle("Connection", "close");
+      return;
+    }
+    if (response.getStatus() < 400) {
       return;
     }
     try (InputStream in = request.getEntityStream()) {

@@ -59,6 +59,8 @@ public final class PaymentWriter {
     if (from == to) {
       return stored;
     }
+    // The outbox row first, the balance last: the balance row lock is then held the shortest time.
+    notifyMerchant(stored);
     if (stored.type() == PaymentType.DEPOSIT && to == PaymentState.COMPLETED) {
       post(stored, stored.amount().amount(), BigDecimal.ZERO, "deposit completed");
     } else if (holdsFunds(stored.type()) && to == PaymentState.COMPLETED) {
@@ -66,7 +68,6 @@ public final class PaymentWriter {
     } else if (holdsFunds(stored.type()) && (to == PaymentState.DECLINED || to == PaymentState.CANCELLED)) {
       post(stored, stored.amount().amount(), stored.amount().amount().negate(), describe(stored) + " released");
     }
-    notifyMerchant(stored);
     metrics.moved(from, stored);
     return stored;
   }

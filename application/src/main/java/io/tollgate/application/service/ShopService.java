@@ -46,14 +46,35 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       throw invalidToken();
     }
     String hash = SecretBox.sha256Hex(apiKey);
-    return shops.findActiveKey(hash, environment)
+    long now = System.nanoTime();
+    RecentKey recent = recentKeys.get(hash);
+    if (recent != null && now - recent.checkedAt() < KEY_CACHE_NANOS) {
+      return recent.shop();
+    }
+    ShopId shop = shops.findActiveKey(hash, environment)
         // The lookup is by hash; comparing again in constant time keeps the check itself
         // free of timing differences whatever the store does.
         .filter(k -> MessageDigest.isEqual(k.apiKeyHash().getBytes(StandardCharsets.US_ASCII),
             hash.getBytes(StandardCharsets.US_ASCII)))
         .map(ShopRepository.StoredKey::shopId)
         .orElseThrow(ShopService::invalidToken);
+    if (recentKeys.size() > 100_000) {
+      recentKeys.clear();
+    }
+    recentKeys.put(hash, new RecentKey(shop, now));
+    return shop;
   }
+
+  /**
+   * Keys found valid in the last few seconds: most requests then need no database round trip.
+   * A key revoked on another instance stops working here within {@link #KEY_CACHE_NANOS}.
+   */
+  private static final long KEY_CACHE_NANOS = java.time.Duration.ofSeconds(10).toNanos();
+
+  private record RecentKey(ShopId shop, long checkedAt) {}
+
+  private final java.util.concurrent.ConcurrentHashMap<String, RecentKey> recentKeys =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private static DomainException.Unauthenticated invalidToken() {
     return new DomainException.Unauthenticated("Invalid token");
@@ -92,6 +113,8 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       shops.storeKeys(shop, env, SecretBox.sha256Hex(apiKey), apiKey.substring(0, prefix.length() + 4),
           secrets.encrypt(signingKey), clock.instant());
     });
+    // The shop's old key is revoked: forget what this instance remembered of it at once.
+    recentKeys.values().removeIf(k -> k.shop().equals(shop));
     return new IssuedKeys(shop, env, apiKey, signingKey);
   }
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Tollgate's benchmark suite: builds the jar, starts the gateway on an embedded PostgreSQL,
+# loads it with wrk and pgbench, and prints one table. Needs a JDK, python3, wrk and pgbench
+# (Debian: apt-get install wrk postgresql-client); run from anywhere: bench/run.sh
+# Settings: DURATION (seconds per scenario, default 20), CONNECTIONS (default 16),
+# LIST_ROWS (payments seeded for S3, default 1000000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-20}
+CONNECTIONS=${CONNECTIONS:-16}
+LIST_ROWS=${LIST_ROWS:-1000000}
+
+for tool in wrk pgbench psql python3 java; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "bench/run.sh needs $tool (Debian: apt-get install wrk postgresql-client python3)" >&2
+    exit 2
+  fi
+done
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+WORK=$(mktemp -d /tmp/tollgate-bench.XXXXXX)
+PORT=$(free_port)
+HOOK_PORT=$(free_port)
+SERVICE_PID=""; RECEIVER_PID=""
+cleanup() {
+  [ -n "$SERVICE_PID" ] && kill "$SERVICE_PID" 2>/dev/null && wait "$SERVICE_PID" 2>/dev/null || true
+  [ -n "$RECEIVER_PID" ] && kill "$RECEIVER_PID" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+echo "building the jar ..." >&2
+./mvnw -q -DskipTests package
+
+echo "starting Tollgate (embedded PostgreSQL, data in $WORK) ..." >&2
+TOLLGATE_DATA_DIR="$WORK/data" TOLLGATE_PORT="$PORT" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
+  TOLLGATE_WEBHOOK_PARALLELISM=32 \
+  java -Xmx512m -XX:+UseG1GC ${BENCH_JAVA_OPTS:-} -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
+SERVICE_PID=$!
+for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; sleep 1; done
+grep -q "Tollgate is running" "$WORK/service.log" || { cat "$WORK/service.log" >&2; exit 1; }
+KEY=$(awk '/API key:/ {print $3}' "$WORK/service.log")
+PASSWORD=$(awk '/Merchant API user:/ {print $NF}' "$WORK/service.log")
+PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
+PSQL=(psql -X -q -At -h 127.0.0.1 -p "$PGPORT" -U postgres postgres)
+BASE="http://127.0.0.1:$PORT"
+
+python3 bench/receiver.py "$HOOK_PORT" & RECEIVER_PID=$!
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$SERVICE_PID/stat"; }
+heap_mb() {
+  curl -s "$BASE/metrics" | awk '/^jvm_memory_used_bytes\{area="heap"/ {sum += $NF} END {printf "%.0f", sum / 1048576}'
+}
+major_gcs() {
+  curl -s "$BASE/metrics" | awk '/^jvm_gc_pause_seconds_count\{.*major/ {sum += $NF} END {printf "%d", sum}'
+}
+TICKS=$(getconf CLK_TCK)
+ROWS=()
+CEILING=""
+
+# wrk_run NAME SCRIPT UNIT_DIVISOR -> appends a table row
+wrk_run() {
+  local name=$1 script=$2 divisor=$3
+  local t0 t1 out
+  t0=$(cpu_ticks)
+  out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$BASE" 2>&1 | grep '^RESULT')
+  t1=$(cpu_ticks)
+  eval "$(echo "$out" | sed 's/^RESULT //')"
+  local rate cpu
+  rate=$(python3 -c "print(round($requests / $seconds / $divisor, 1))")
+  cpu=$(python3 -c "print(round(($t1 - $t0) / $TICKS / $seconds * 100))")
+  ROWS+=("$name|$rate|$p50|$p99|$errors|$cpu|$(heap_mb)")
+}
+
+echo "S5: the database's own ceiling (pgbench, -c 16 -j 2) ..." >&2
+"${PSQL[@]}" -f bench/ceiling-schema.sql >/dev/null
+CEILING=$(pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql -h 127.0.0.1 -p "$PGPORT" -U postgres postgres 2>/dev/null \
+  | awk '/^tps/ {print $3; exit}')
+ROWS+=("S5 pgbench ceiling transaction (tx/s)|$(printf '%.0f' "$CEILING")|-|-|0|-|-")
+
+echo "warming the JIT up (S1 for ${WARMUP:-20}s, not counted) ..." >&2
+export TOLLGATE_BENCH_KEY=$KEY TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hooks"
+wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -s bench/wrk/s1-payment.lua "$BASE" >/dev/null 2>&1
+for _ in $(seq 1 60); do
+  [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
+done
+
+echo "S1: host-to-host card payments ..." >&2
+S1_START=$("${PSQL[@]}" -c "SELECT now()")
+wrk_run "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.lua 2
+
+echo "S4: webhook dispatch of S1's events ..." >&2
+for _ in $(seq 1 120); do
+  [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
+done
+S4=$("${PSQL[@]}" -F'|' -c "
+  SELECT count(*) / greatest(extract(epoch FROM max(finished) - min(created)), 0.001),
+         1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished - created)),
+         1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM finished - created)),
+         count(*) FILTER (WHERE status <> 'DELIVERED')
+  FROM webhook_events WHERE created >= '$S1_START'")
+IFS='|' read -r EV_RATE LAG50 LAG99 EV_FAILED <<< "$S4"
+ROWS+=("S4 webhook dispatch (events/s; p50/p99 = delivery lag)|$(printf '%.0f' "$EV_RATE")|$(printf '%.1f' "$LAG50")|$(printf '%.1f' "$LAG99")|$EV_FAILED|-|$(heap_mb)")
+
+echo "S2: reading payments by id ..." >&2
+"${PSQL[@]}" -c "SELECT id FROM payments ORDER BY random() LIMIT 20000" > "$WORK/ids.txt"
+export TOLLGATE_BENCH_IDS="$WORK/ids.txt"
+wrk_run "S2 GET /api/v1/payments/{id} (requests/s)" bench/wrk/s2-get.lua 1
+
+echo "S3: seeding $LIST_ROWS payments for the merchant list ..." >&2
+"${PSQL[@]}" -c "
+  INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency, pre_auth, created, updated, version)
+  SELECT md5('seed' || i), 1, 'DEPOSIT', (ARRAY['COMPLETED','DECLINED','CANCELLED'])[1 + i % 3], 'BASIC_CARD',
+         1 + i % 1000, 'EUR', false, now() - i * interval '1 second', now() - i * interval '1 second', 1
+  FROM generate_series(1, $LIST_ROWS) i;
+  ANALYZE payments;" >/dev/null
+export TOLLGATE_BENCH_BASIC=$(printf '%s' "demo@tollgate.test:$PASSWORD" | base64 -w0)
+TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" bench/wrk/s3-list.lua 1
+TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua 1
+
+echo
+echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m"
+printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "Scenario" "Rate" "p50 ms" "p99 ms" "Errors" "vs ceiling" "CPU %" "Heap MB"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------------" "------------" "----------" "----------" "--------" "--------------" "----------" "---------"
+for row in "${ROWS[@]}"; do
+  IFS='|' read -r name rate p50 p99 errors cpu heap <<< "$row"
+  ratio=$(python3 -c "print(f'{float(\"$rate\") / float(\"$CEILING\"):.2f}x')" 2>/dev/null || echo "-")
+  printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "$name" "$rate" "$p50" "$p99" "$errors" "$ratio" "$cpu" "$heap"
+done
+echo "major GCs during the run: $(major_gcs)"
