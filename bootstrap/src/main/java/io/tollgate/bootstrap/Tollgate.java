@@ -132,6 +132,12 @@ public final class Tollgate implements AutoCloseable {
         }),
         new OpsServlet.Check("webhookDispatcher", () -> webhooks != null && webhooks.isRunning() ? null
             : "the webhook dispatcher is not running"))));
+    ServletHolder docs = new ServletHolder("docs", new DocsServlet(GatewayApi.openApi().json(),
+        MerchantApi.openApi().json()));
+    context.addServlet(docs, "/api/v1/openapi.json");
+    context.addServlet(docs, "/merchant-api/v1/openapi.json");
+    context.addServlet(docs, "/docs");
+    context.addServlet(docs, "/docs/*");
     context.addServlet(ops, "/health/*");
     context.addServlet(ops, "/metrics");
     server.setHandler(new GracefulHandler(context));

@@ -147,6 +147,28 @@ class CheckoutPageBrowserTest {
   }
 
   @Test
+  void the_api_docs_page_renders_both_documents_from_local_assets() {
+    browser.get(gw.app.publicUrl() + "/docs/");
+    var wait = new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(20));
+    wait.until(d -> documentedPaths().contains("/payments/{id}/capture"));
+    assertThat(documentedPaths()).contains("/payments", "/payments/{id}", "/balances");
+
+    new org.openqa.selenium.support.ui.Select(browser.findElement(By.cssSelector(".topbar select")))
+        .selectByVisibleText("Merchant API (/merchant-api/v1)");
+    wait.until(d -> documentedPaths().contains("/bin-groups/{groupId}/bins"));
+    assertThat(documentedPaths()).contains("/operations", "/shop-groups/{groupId}/shops")
+        .doesNotContain("/payments/{id}/capture");
+  }
+
+  private static List<String> documentedPaths() {
+    List<String> paths = new ArrayList<>();
+    for (WebElement e : browser.findElements(By.cssSelector(".opblock-summary-path"))) {
+      paths.add(e.getAttribute("data-path"));
+    }
+    return paths;
+  }
+
+  @Test
   void the_customer_returns_to_the_merchant_with_the_placeholders_filled() {
     String id = deposit(",\"referenceId\":\"order 7/8\",\"returnUrl\":\"" + gw.app.publicUrl()
         + "/shop/return?payment={id}&ref={referenceId}&state={state}&type={type}\"");

@@ -76,6 +76,31 @@ class MerchantGroupsTest {
   }
 
   @Test
+  void emails_countries_and_error_codes_are_taken_out_again() {
+    long emails = group(GroupKind.EMAIL, "Mail list to prune", false);
+    String mailPath = "/merchant-api/v1/email-groups/" + emails;
+    assertThat(edit("POST", mailPath + "/emails", "{\"emails\":[\"a@x.example\",\"b@x.example\"]}", editor).status())
+        .isEqualTo(201);
+    assertThat(edit("DELETE", mailPath + "/emails", "{\"emails\":[\"A@x.example\"]}", editor).status()).isEqualTo(204);
+    assertThat(entries(mailPath)).containsExactly("b@x.example");
+
+    long countries = group(GroupKind.COUNTRY, "Countries to prune", false);
+    String countryPath = "/merchant-api/v1/country-groups/" + countries;
+    assertThat(edit("POST", countryPath + "/countries", "{\"countries\":[\"de\",\"FR\"]}", settings).status())
+        .isEqualTo(201);
+    assertThat(edit("DELETE", countryPath + "/countries", "{\"countries\":[\"fr\"]}", settings).status()).isEqualTo(204);
+    assertThat(entries(countryPath)).containsExactly("DE");
+
+    long codes = group(GroupKind.ERROR_CODE, "Codes to prune", false);
+    String codePath = "/merchant-api/v1/error-code-groups/" + codes;
+    assertThat(edit("POST", codePath + "/error-codes", "{\"errorCodes\":[\"4.01\",\"4.02\"]}", editor).status())
+        .isEqualTo(201);
+    assertThat(edit("DELETE", codePath + "/error-codes", "{\"errorCodes\":[\"4.01\"]}", editor).status())
+        .isEqualTo(204);
+    assertThat(entries(codePath)).containsExactly("4.02");
+  }
+
+  @Test
   void one_bad_bin_changes_nothing_and_every_bad_one_is_listed() {
     long id = group(GroupKind.BIN, "BIN blacklist B", false);
     String path = "/merchant-api/v1/bin-groups/" + id;

@@ -157,8 +157,13 @@ final class TestGateway implements AutoCloseable {
 
   Answer send(HttpRequest.Builder request) {
     try {
-      HttpResponse<String> r = http.send(request.timeout(Duration.ofSeconds(30)).build(),
-          HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      HttpRequest built = request.timeout(Duration.ofSeconds(30)).build();
+      HttpResponse<String> r = http.send(built, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      var problems = OpenApiContract.INSTANCE.problems(built.method(), built.uri().getRawPath(), r.statusCode(),
+          r.headers().firstValue("Content-Type").orElse(null), r.body());
+      if (!problems.isEmpty()) {
+        throw new AssertionError("the answer does not match the OpenAPI document:\n" + String.join("\n", problems));
+      }
       return new Answer(r.statusCode(), r.body(), r);
     } catch (IOException | InterruptedException e) {
       throw new IllegalStateException(e);

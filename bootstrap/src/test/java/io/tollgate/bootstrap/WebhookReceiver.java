@@ -30,6 +30,8 @@ final class WebhookReceiver implements AutoCloseable {
 
   private final HttpServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
+  /** Where a delivery differed from the gateway document's {@code paymentResult} webhook; {@link #close} fails on any. */
+  private final List<String> contractProblems = new CopyOnWriteArrayList<>();
   private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
   private volatile IntSupplier defaultStatus = () -> 200;
   private volatile Duration delay = Duration.ZERO;
@@ -47,7 +49,13 @@ final class WebhookReceiver implements AutoCloseable {
         }
         Integer scripted = script.poll();
         int status = scripted != null ? scripted : defaultStatus.getAsInt();
-        received.add(new Received(body, headers, exchange.getRequestURI().getPath()));
+        Received r = new Received(body, headers, exchange.getRequestURI().getPath());
+        contractProblems.addAll(OpenApiContract.INSTANCE.webhookProblems(r.bodyText()));
+        if (r.header("Signature") == null || !r.header("Signature").matches("[0-9a-f]{64}")
+            || r.header("Webhook-Id") == null || r.header("Webhook-Timestamp") == null) {
+          contractProblems.add("webhook headers differ from the document: " + headers);
+        }
+        received.add(r);
         exchange.sendResponseHeaders(status, -1);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -102,5 +110,9 @@ final class WebhookReceiver implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    if (!contractProblems.isEmpty()) {
+      throw new AssertionError("webhooks that do not match the OpenAPI document:\n"
+          + String.join("\n", contractProblems.subList(0, Math.min(10, contractProblems.size()))));
+    }
   }
 }

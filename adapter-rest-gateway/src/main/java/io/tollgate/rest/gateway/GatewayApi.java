@@ -37,6 +37,11 @@ public final class GatewayApi {
     return config;
   }
 
+  /** The API's OpenAPI 3.1 document ({@code openapi.yaml} beside this class). */
+  public static io.tollgate.rest.common.OpenApiDocument openApi() {
+    return io.tollgate.rest.common.OpenApiDocument.load(GatewayApi.class, "openapi.yaml");
+  }
+
   public static ResourceConfig application(Dependencies d) {
     ResourceConfig config = new ResourceConfig();
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);

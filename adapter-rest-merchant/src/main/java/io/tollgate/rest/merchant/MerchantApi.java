@@ -26,6 +26,11 @@ public final class MerchantApi {
       ProvisioningUseCase shops, BalanceQueries balances, MerchantQueries queries, Profile profile,
       int bodyLimitBytes, Clock clock) {}
 
+  /** The API's OpenAPI 3.1 document ({@code openapi.yaml} beside this class), describing the full profile. */
+  public static io.tollgate.rest.common.OpenApiDocument openApi() {
+    return io.tollgate.rest.common.OpenApiDocument.load(MerchantApi.class, "openapi.yaml");
+  }
+
   public static ResourceConfig application(Dependencies d) {
     ResourceConfig config = new ResourceConfig();
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
