@@ -100,6 +100,32 @@ final class JdbiGroupRepository implements GroupRepository {
         .bind("group", groupId).bind("value", value).mapTo(Boolean.class).one());
   }
 
+  @Override
+  public java.util.Map<Long, GroupRecord> findAll(Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return java.util.Map.of();
+    }
+    return jdbi.withHandle(h -> h.createQuery("SELECT " + COLUMNS
+            + " FROM entry_groups g JOIN merchants m ON m.id = g.merchant_id WHERE g.id = ANY(CAST(:ids AS bigint[]))")
+        .bind("ids", ids.stream().distinct().toArray(Long[]::new)).map(GROUP).list())
+        .stream().collect(java.util.stream.Collectors.toMap(GroupRecord::id, g -> g));
+  }
+
+  @Override
+  public java.util.Set<Member> members(Collection<Member> candidates) {
+    if (candidates.isEmpty()) {
+      return java.util.Set.of();
+    }
+    Long[] groups = candidates.stream().map(Member::groupId).toArray(Long[]::new);
+    String[] values = candidates.stream().map(Member::value).toArray(String[]::new);
+    return new java.util.HashSet<>(jdbi.withHandle(h -> h.createQuery("""
+            SELECT e.group_id, e.value FROM group_entries e
+            JOIN unnest(CAST(:groups AS bigint[]), CAST(:values AS text[])) AS c(group_id, value) ON e.group_id = c.group_id AND e.value = c.value
+            """)
+        .bind("groups", groups).bind("values", values)
+        .map((rs, ctx) -> new Member(rs.getLong("group_id"), rs.getString("value"))).list()));
+  }
+
   private static <T> Page<T> page(List<T> rows, int limit) {
     boolean more = rows.size() > limit;
     return new Page<>(more ? rows.subList(0, limit) : rows, more);

@@ -124,13 +124,16 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   @Override
   public int countCardDeposits(ShopId shop, String cardToken, io.tollgate.domain.payment.PaymentState state,
-      Instant since) {
+      Instant since, int atMost) {
     return jdbi.withHandle(h -> h.createQuery("""
-            SELECT count(*) FROM payments
-            WHERE shop_id = :shop AND payment_type = 'DEPOSIT' AND card->>'cardToken' = :token
-              AND state = :state AND updated >= :since
+            SELECT count(*) FROM (
+              SELECT 1 FROM payments
+              WHERE shop_id = :shop AND payment_type = 'DEPOSIT' AND card->>'cardToken' = :token
+                AND state = :state AND updated >= :since
+              LIMIT :atMost) c
             """)
         .bind("shop", shop.value()).bind("token", cardToken).bind("state", state.name()).bind("since", since)
+        .bind("atMost", atMost)
         .mapTo(Integer.class).one());
   }
 

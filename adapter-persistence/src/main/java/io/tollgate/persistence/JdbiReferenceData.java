@@ -146,13 +146,28 @@ final class JdbiReferenceData implements ReferenceData {
         """, CONNECTOR, "m", merchant.value(), "limit", limit + 1, "offset", offset), limit);
   }
 
+  /** How long another instance's edit of connectors or anti-fraud profiles may go unseen here. */
+  static final java.time.Duration ROUTING_CACHE = java.time.Duration.ofSeconds(5);
+
+  private final ShortLivedCache<Long, List<Connector>> connectorsByShop = new ShortLivedCache<>(ROUTING_CACHE);
+  private final ShortLivedCache<Long, Optional<AntifraudProfile>> profileByShop = new ShortLivedCache<>(ROUTING_CACHE);
+
+  private void routingChanged() {
+    connectorsByShop.clear();
+    profileByShop.clear();
+  }
+
   @Override
   public List<Connector> connectorsOf(long shopId) {
-    return query("SELECT " + CONNECTOR_COLUMNS + """
+    return connectorsByShop.get(shopId, this::loadConnectorsOf);
+  }
+
+  private List<Connector> loadConnectorsOf(long shopId) {
+    return List.copyOf(query("SELECT " + CONNECTOR_COLUMNS + """
          FROM connectors c JOIN terminals t ON t.id = c.terminal_id
         WHERE c.shop_id = :shop AND c.state = 'ACTIVE' AND t.state = 'ACTIVE'
         ORDER BY c.priority, c.id
-        """, CONNECTOR, "shop", shopId);
+        """, CONNECTOR, "shop", shopId));
   }
 
   private AntifraudProfile profile(Handle h, ResultSet rs) throws SQLException {
@@ -182,6 +197,10 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public Optional<AntifraudProfile> antifraudProfileOfShop(long shopId) {
+    return profileByShop.get(shopId, this::loadAntifraudProfileOfShop);
+  }
+
+  private Optional<AntifraudProfile> loadAntifraudProfileOfShop(long shopId) {
     return jdbi.withHandle(h -> h.createQuery(
             "SELECT a.* FROM antifraud_profiles a JOIN shops s ON s.antifraud_profile_id = a.id WHERE s.id = :shop")
         .bind("shop", shopId).map((rs, ctx) -> profile(h, rs)).findOne());
@@ -274,6 +293,7 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public long createTerminal(Terminal t) {
+    routingChanged();
     return jdbi.withHandle(h -> h.createQuery("""
             INSERT INTO terminals (merchant_id, name, state, provider_name, api_code, api_name, api_types, created)
             VALUES (:m, :name, :state, :provider, :code, :api, :types, :created) RETURNING id
@@ -285,6 +305,7 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public long createConnector(Connector c, Instant now) {
+    routingChanged();
     return jdbi.withHandle(h -> h.createQuery("""
             INSERT INTO connectors (shop_id, terminal_id, state, payment_method, terminal_currency, priority, weight,
                 min_amount, max_amount, cascading_whitelist_group_id, cascading_blacklist_group_id, created)
@@ -300,6 +321,7 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public long createAntifraudProfile(MerchantId merchant, String name, String timeZone, Instant now) {
+    routingChanged();
     return jdbi.withHandle(h -> h.createQuery("""
             INSERT INTO antifraud_profiles (merchant_id, name, time_zone, created) VALUES (:m, :name, :tz, :now)
             RETURNING id
@@ -309,6 +331,7 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public long addAntifraudRule(long profileId, AntifraudRule r) {
+    routingChanged();
     return jdbi.withHandle(h -> h.createQuery("""
             INSERT INTO antifraud_rules (profile_id, rule, group_id, threshold, window_minutes)
             VALUES (:p, :rule, :group, :threshold, :window) RETURNING id
@@ -318,6 +341,7 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public void attachAntifraudProfile(long shopId, Long profileId) {
+    routingChanged();
     jdbi.useHandle(h -> h.createUpdate("UPDATE shops SET antifraud_profile_id = :p WHERE id = :shop")
         .bind("p", profileId).bind("shop", shopId).execute());
   }

@@ -15,8 +15,16 @@ import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentState;
 import java.time.Clock;
 import java.time.Duration;
+import io.tollgate.application.port.out.GroupRepository.Member;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The shop's anti-fraud profile applied to a payment before any processor sees it. Rules run
@@ -45,7 +53,10 @@ final class FraudScreen {
     this.clock = clock;
   }
 
-  /** Empty when the shop has no anti-fraud profile. */
+  /**
+   * Empty when the shop has no anti-fraud profile. Every group the rules name is read in one
+   * query and every membership they ask about in one more, whatever the number of rules.
+   */
   Optional<Verdict> screen(Payment p) {
     Optional<AntifraudProfile> found = reference.antifraudProfileOfShop(p.shopId().value());
     if (found.isEmpty()) {
@@ -54,83 +65,138 @@ final class FraudScreen {
     AntifraudProfile profile = found.get();
     String digits = p.card() == null || p.card().cardToken() == null ? null
         : cardVault.reveal(p.shopId(), p.card().cardToken()).orElse(null);
+    List<RuleToRun> rules = new ArrayList<>();
     for (AntifraudRule rule : profile.rules()) {
-      AntifraudRuleType type;
       try {
-        type = AntifraudRuleType.valueOf(rule.rule());
+        rules.add(new RuleToRun(AntifraudRuleType.valueOf(rule.rule()), rule));
       } catch (IllegalArgumentException e) {
-        continue; // a rule this version does not know is skipped, never guessed at
+        // a rule this version does not know is skipped, never guessed at
       }
-      String why = check(type, rule, p, digits);
+    }
+    Map<Long, GroupRepository.GroupRecord> named = groups.findAll(rules.stream()
+        .map(r -> r.rule().groupId()).filter(Objects::nonNull).collect(Collectors.toSet()));
+    Set<Member> candidates = new LinkedHashSet<>();
+    for (RuleToRun r : rules) {
+      GroupRepository.GroupRecord group = r.rule().groupId() == null ? null : named.get(r.rule().groupId());
+      if (group != null) {
+        candidates.addAll(candidates(r.type(), group, p, digits));
+      }
+    }
+    Set<Member> held = groups.members(candidates);
+    for (RuleToRun r : rules) {
+      GroupRepository.GroupRecord group = r.rule().groupId() == null ? null : named.get(r.rule().groupId());
+      String why = check(r.type(), r.rule(), group, p, digits, held);
       if (why != null) {
-        return Optional.of(new Verdict(profile, type.declineCode(),
-            "anti-fraud profile '" + profile.name() + "', rule " + type.name() + ": " + why));
+        return Optional.of(new Verdict(profile, r.type().declineCode(),
+            "anti-fraud profile '" + profile.name() + "', rule " + r.type().name() + ": " + why));
       }
     }
     return Optional.of(new Verdict(profile, null,
         "anti-fraud profile '" + profile.name() + "': " + profile.rules().size() + " rules passed"));
   }
 
+  private record RuleToRun(AntifraudRuleType type, AntifraudRule rule) {}
+
+  /** The values a group rule compares with its group, most specific first. */
+  private List<Member> candidates(AntifraudRuleType type, GroupRepository.GroupRecord group, Payment p, String digits) {
+    long id = group.id();
+    List<Member> out = new ArrayList<>();
+    switch (type) {
+      case BIN_BLACKLIST -> {
+        if (digits != null) {
+          for (int n = Math.min(8, digits.length()); n >= 6; n--) {
+            out.add(new Member(id, digits.substring(0, n)));
+          }
+        }
+      }
+      case CARD_BLACKLIST, CARD_WHITELIST -> {
+        if (digits != null) {
+          out.add(new Member(id, cardValue(group, digits)));
+        }
+      }
+      case EMAIL_BLACKLIST -> {
+        String email = email(p);
+        if (email != null) {
+          out.add(new Member(id, email));
+        }
+      }
+      case CARD_COUNTRY_RESTRICTED, BILLING_COUNTRY_RESTRICTED, CITIZENSHIP_COUNTRY_RESTRICTED -> {
+        String code = countryOf(type, p);
+        if (code != null) {
+          out.add(new Member(id, code));
+        }
+      }
+      default -> { }
+    }
+    return out;
+  }
+
   /** Why the rule hits, or null when it does not. */
-  private String check(AntifraudRuleType type, AntifraudRule rule, Payment p, String digits) {
-    String inGroup = rule.groupId() == null ? null
-        : groups.find(rule.groupId()).map(g -> " is in group '" + g.name() + "' (#" + g.id() + ")").orElse(null);
-    if (!type.isVelocity() && inGroup == null) {
+  private String check(AntifraudRuleType type, AntifraudRule rule, GroupRepository.GroupRecord group, Payment p,
+      String digits, Set<Member> held) {
+    if (!type.isVelocity() && group == null) {
       return null; // the group is gone: nothing to match
     }
+    String inGroup = group == null ? null : " is in group '" + group.name() + "' (#" + group.id() + ")";
     return switch (type) {
       case BIN_BLACKLIST -> {
-        if (digits == null) {
-          yield null;
-        }
-        for (int n = Math.min(8, digits.length()); n >= 6; n--) {
-          if (groups.contains(rule.groupId(), digits.substring(0, n))) {
-            yield "BIN " + digits.substring(0, n) + inGroup;
+        for (Member m : candidates(type, group, p, digits)) {
+          if (held.contains(m)) {
+            yield "BIN " + m.value() + inGroup;
           }
         }
         yield null;
       }
-      case CARD_BLACKLIST -> digits != null && cardListed(rule.groupId(), digits)
+      case CARD_BLACKLIST -> digits != null && held.contains(new Member(group.id(), cardValue(group, digits)))
           ? "card " + CardBrands.mask(digits) + inGroup : null;
-      case CARD_WHITELIST -> digits != null && !cardListed(rule.groupId(), digits)
+      case CARD_WHITELIST -> digits != null && !held.contains(new Member(group.id(), cardValue(group, digits)))
           ? "card " + CardBrands.mask(digits) + " is not in group" + inGroup.substring(" is in group".length()) : null;
       case EMAIL_BLACKLIST -> {
-        String email = p.customer() == null || p.customer().email() == null ? null
-            : p.customer().email().strip().toLowerCase(Locale.ROOT);
-        yield email != null && groups.contains(rule.groupId(), email) ? "e-mail " + email + inGroup : null;
+        String email = email(p);
+        yield email != null && held.contains(new Member(group.id(), email)) ? "e-mail " + email + inGroup : null;
       }
-      case CARD_COUNTRY_RESTRICTED -> country(rule, p.card() == null ? null : p.card().issuingCountry(),
-          "card issuing country ", inGroup);
-      case BILLING_COUNTRY_RESTRICTED -> country(rule,
-          p.billingAddress() == null ? null : p.billingAddress().countryCode(), "billing country ", inGroup);
-      case CITIZENSHIP_COUNTRY_RESTRICTED -> country(rule,
-          p.customer() == null ? null : p.customer().citizenshipCountryCode(), "citizenship country ", inGroup);
+      case CARD_COUNTRY_RESTRICTED, BILLING_COUNTRY_RESTRICTED, CITIZENSHIP_COUNTRY_RESTRICTED -> {
+        String code = countryOf(type, p);
+        String what = switch (type) {
+          case CARD_COUNTRY_RESTRICTED -> "card issuing country ";
+          case BILLING_COUNTRY_RESTRICTED -> "billing country ";
+          default -> "citizenship country ";
+        };
+        yield code != null && held.contains(new Member(group.id(), code)) ? what + code + inGroup : null;
+      }
       case COMPLETED_DEPOSITS_PER_CARD -> velocity(rule, p, PaymentState.COMPLETED, "completed");
       case DECLINED_DEPOSITS_PER_CARD -> velocity(rule, p, PaymentState.DECLINED, "declined");
     };
   }
 
-  private boolean cardListed(long groupId, String digits) {
-    GroupRepository.GroupRecord group = groups.find(groupId).orElseThrow();
-    String value = group.masked() ? new MaskedCardNumber(CardBrands.mask(digits)).canonical()
+  /** How a card is matched in this group: its canonical mask, or the keyed fingerprint of its number. */
+  private String cardValue(GroupRepository.GroupRecord group, String digits) {
+    return group.masked() ? new MaskedCardNumber(CardBrands.mask(digits)).canonical()
         : GroupService.cardFingerprint(secrets, digits);
-    return groups.contains(groupId, value);
   }
 
-  private String country(AntifraudRule rule, String code, String what, String inGroup) {
-    if (code == null) {
-      return null;
-    }
-    String upper = code.strip().toUpperCase(Locale.ROOT);
-    return groups.contains(rule.groupId(), upper) ? what + upper + inGroup : null;
+  private static String email(Payment p) {
+    return p.customer() == null || p.customer().email() == null ? null
+        : p.customer().email().strip().toLowerCase(Locale.ROOT);
+  }
+
+  private static String countryOf(AntifraudRuleType type, Payment p) {
+    String code = switch (type) {
+      case CARD_COUNTRY_RESTRICTED -> p.card() == null ? null : p.card().issuingCountry();
+      case BILLING_COUNTRY_RESTRICTED -> p.billingAddress() == null ? null : p.billingAddress().countryCode();
+      case CITIZENSHIP_COUNTRY_RESTRICTED -> p.customer() == null ? null : p.customer().citizenshipCountryCode();
+      default -> null;
+    };
+    return code == null ? null : code.strip().toUpperCase(Locale.ROOT);
   }
 
   private String velocity(AntifraudRule rule, Payment p, PaymentState state, String word) {
     if (p.card() == null || p.card().cardToken() == null || rule.threshold() == null || rule.windowMinutes() == null) {
       return null;
     }
+    // a velocity rule only asks whether the threshold is reached: counting stops there
     int count = payments.countCardDeposits(p.shopId(), p.card().cardToken(), state,
-        clock.instant().minus(Duration.ofMinutes(rule.windowMinutes())));
+        clock.instant().minus(Duration.ofMinutes(rule.windowMinutes())), Math.max(0, rule.threshold()));
     return count >= rule.threshold()
         ? count + " " + word + " deposits with this card in the last " + rule.windowMinutes()
             + " minutes (limit " + rule.threshold() + ")"

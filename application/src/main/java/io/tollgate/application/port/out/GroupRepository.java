@@ -30,6 +30,15 @@ public interface GroupRepository {
   /** Whether the group holds this value (matching: a BIN, an e-mail, a card fingerprint, ...). */
   boolean contains(long groupId, String value);
 
+  /** The groups of these ids that exist, by id: one round trip for every rule of a profile. */
+  java.util.Map<Long, GroupRecord> findAll(Collection<Long> ids);
+
+  /** Which of these (group, value) pairs the groups hold: one round trip however many rules ask. */
+  java.util.Set<Member> members(Collection<Member> candidates);
+
+  /** A value asked about in a group. */
+  record Member(long groupId, String value) {}
+
   record GroupRecord(long id, MerchantId merchantId, String merchantName, GroupKind kind, String name,
       boolean masked) {}
 
