@@ -41,9 +41,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
   public Payment insert(Payment.Transition creation) {
     Payment payment = creation.after().withVersion(1);
     return jdbi.inTransaction(h -> {
-      PaymentDao dao = h.attach(PaymentDao.class);
-      dao.insert(toRow(payment));
-      dao.insertOperation(toRow(payment, creation.operation()));
+      h.attach(PaymentDao.class).insertWithOperation(toRow(payment), toRow(payment, creation.operation()));
       return payment;
     });
   }
@@ -53,12 +51,10 @@ final class JdbiPaymentRepository implements PaymentRepository {
     long expected = step.before().version();
     Payment after = step.after();
     return jdbi.inTransaction(h -> {
-      PaymentDao dao = h.attach(PaymentDao.class);
-      if (dao.update(toRow(after), expected) != 1) {
+      if (h.attach(PaymentDao.class).updateWithOperation(toRow(after), expected, toRow(after, step.operation())) != 1) {
         throw new DomainException.Conflict("concurrent_modification",
             "The payment was changed by another request; retry");
       }
-      dao.insertOperation(toRow(after, step.operation()));
       return after.withVersion(expected + 1);
     });
   }

@@ -6,7 +6,6 @@ import java.util.Optional;
 import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.customizer.Bind;
 import org.jdbi.v3.sqlobject.customizer.BindMethods;
-import org.jdbi.v3.sqlobject.statement.GetGeneratedKeys;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
@@ -22,40 +21,51 @@ interface PaymentDao {
       external_result_code, external_refs::text AS external_refs, terminal_name, created, updated, version
       """;
 
+  /** The payment and its first operation in one round trip. */
   @SqlUpdate("""
-      INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
-          customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
-          card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
-          error_message, external_id, external_result_code, external_refs, terminal_name, created,
-          updated, version)
-      VALUES (:p.id, :p.shopId, :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
-          :p.customerAmount, :p.customerCurrency, :p.referenceId, :p.description, :p.parentPaymentId,
-          :p.preAuth, CAST(:p.card AS jsonb), CAST(:p.customer AS jsonb), CAST(:p.billingAddress AS jsonb),
-          :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
-          :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
-          :p.terminalName, :p.created, :p.updated, :p.version)
-      """)
-  void insert(@BindMethods("p") PaymentRow row);
-
-  @SqlUpdate("""
-      UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
-          customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
-          card = CAST(:p.card AS jsonb), error_code = :p.errorCode, error_message = :p.errorMessage,
-          external_id = :p.externalId,
-          external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
-          terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
-      WHERE id = :p.id AND version = :expected
-      """)
-  int update(@BindMethods("p") PaymentRow row, @Bind("expected") long expectedVersion);
-
-  @SqlUpdate("""
+      WITH written AS (
+        INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
+            customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
+            card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
+            error_message, external_id, external_result_code, external_refs, terminal_name, created,
+            updated, version)
+        VALUES (:p.id, :p.shopId, :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
+            :p.customerAmount, :p.customerCurrency, :p.referenceId, :p.description, :p.parentPaymentId,
+            :p.preAuth, CAST(:p.card AS jsonb), CAST(:p.customer AS jsonb), CAST(:p.billingAddress AS jsonb),
+            :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
+            :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
+            :p.terminalName, :p.created, :p.updated, :p.version)
+        RETURNING id)
       INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
           error_code, details)
-      VALUES (:o.paymentId, :o.shopId, :o.operation, :o.started, :o.completed, :o.paymentState,
-          :o.errorCode, :o.details)
+      SELECT written.id, CAST(:o.shopId AS bigint), CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
+          CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
+          CAST(:o.details AS text)
+      FROM written
       """)
-  @GetGeneratedKeys("id")
-  long insertOperation(@BindMethods("o") OperationRow row);
+  int insertWithOperation(@BindMethods("p") PaymentRow row, @BindMethods("o") OperationRow operation);
+
+  /** A transition and its operation in one round trip; 0 when the version moved on (nothing written). */
+  @SqlUpdate("""
+      WITH written AS (
+        UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
+            customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
+            card = CAST(:p.card AS jsonb), error_code = :p.errorCode, error_message = :p.errorMessage,
+            external_id = :p.externalId,
+            external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
+            terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
+        WHERE id = :p.id AND version = :expected
+        RETURNING id)
+      INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
+          error_code, details)
+      SELECT written.id, CAST(:o.shopId AS bigint), CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
+          CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
+          CAST(:o.details AS text)
+      FROM written
+      """)
+  int updateWithOperation(@BindMethods("p") PaymentRow row, @Bind("expected") long expectedVersion,
+      @BindMethods("o") OperationRow operation);
+
 
   @SqlQuery("SELECT " + COLUMNS + " FROM payments WHERE id = :id")
   Optional<PaymentRow> find(@Bind("id") String id);
