@@ -107,7 +107,7 @@ public final class Tollgate implements AutoCloseable {
     }
     var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
-            services.processing(), services.processing(), config.gatewayBalances(),
+            services.processing(), services.payments(), services.processing(), config.gatewayBalances(),
             publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
     gateway.register(new RequestMetricsFilter(observability.registry, "gateway"));
     context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");

@@ -45,6 +45,36 @@ class PreAuthAndTimeoutTest {
   }
 
   @Test
+  void a_capture_retried_with_its_idempotency_key_captures_once_and_says_it_is_a_replay() {
+    String id = authorized("40.00");
+    String path = "/api/v1/payments/" + id + "/capture";
+    Answer first = gw.post(path, "{\"amount\":15.00}", gw.apiKey, "capture-" + id);
+    assertThat(first.status()).as(first.body()).isEqualTo(200);
+    assertThat(first.header("Idempotent-Replayed")).isNull();
+    Answer again = gw.post(path, "{\"amount\": 15.00}", gw.apiKey, "capture-" + id);
+    assertThat(again.status()).as(again.body()).isEqualTo(200);
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(again.json().at("/result/amount").decimalValue()).isEqualByComparingTo("15.00");
+    long captures = gw.get("/api/v1/payments/" + id + "/operations").json().get("result").findValuesAsText("operation")
+        .stream().filter("CAPTURE"::equals).count();
+    assertThat(captures).isEqualTo(1);
+
+    Answer otherBody = gw.post(path, "{\"amount\":10.00}", gw.apiKey, "capture-" + id);
+    assertThat(otherBody.status()).isEqualTo(409);
+    assertThat(gw.post(path, "", gw.apiKey, "x".repeat(256)).status()).isEqualTo(400);
+
+    String other = authorized("5.00");
+    assertThat(gw.post("/api/v1/payments/" + other + "/void", "", gw.apiKey, "capture-" + id).status())
+        .as("a key names one request, whichever payment it acts on").isEqualTo(409);
+    Answer voided = gw.post("/api/v1/payments/" + other + "/void", "", gw.apiKey, "void-" + other);
+    Answer voidedAgain = gw.post("/api/v1/payments/" + other + "/void", "", gw.apiKey, "void-" + other);
+    assertThat(voided.json().at("/result/state").asText()).isEqualTo("CANCELLED");
+    assertThat(voidedAgain.status()).isEqualTo(200);
+    assertThat(voidedAgain.header("Idempotent-Replayed")).isEqualTo("true");
+  }
+
+  @Test
   void a_partial_capture_takes_the_captured_amount_and_more_than_authorized_is_refused() {
     String id = authorized("50.00");
     Answer over = gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":50.01}");

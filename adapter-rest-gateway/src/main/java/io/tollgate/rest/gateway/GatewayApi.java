@@ -20,6 +20,7 @@ public final class GatewayApi {
       CreatePaymentUseCase createPayment,
       PaymentQueries paymentQueries,
       PaymentActionsUseCase paymentActions,
+      io.tollgate.application.port.in.IdempotentActionUseCase idempotentActions,
       BalanceQueries balances,
       boolean balancesEnabled,
       String publicBaseUrl,
@@ -49,7 +50,7 @@ public final class GatewayApi {
     RestCommon.register(config, d.bodyLimitBytes());
     config.register(new BearerAuthFilter(d.authentication()));
     config.register(new PaymentResource(d.createPayment(), d.paymentQueries(), d.publicBaseUrl(), d.clock()));
-    config.register(new PaymentActionsResource(d.paymentActions(), d.publicBaseUrl()));
+    config.register(new PaymentActionsResource(d.paymentActions(), d.idempotentActions(), d.publicBaseUrl()));
     config.register(new BalanceResource(d.balances(), d.balancesEnabled()));
     return config;
   }

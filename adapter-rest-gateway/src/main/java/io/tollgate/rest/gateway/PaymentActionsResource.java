@@ -1,5 +1,10 @@
 package io.tollgate.rest.gateway;
 
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.shop.ShopId;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.core.Response;
+
 import io.tollgate.rest.common.PaymentResultJson;
 import io.tollgate.application.port.in.PaymentActionsUseCase;
 import io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand;
@@ -23,10 +28,13 @@ import java.math.BigDecimal;
 public final class PaymentActionsResource {
 
   private final PaymentActionsUseCase actions;
+  private final io.tollgate.application.port.in.IdempotentActionUseCase idempotency;
   private final String publicBaseUrl;
 
-  public PaymentActionsResource(PaymentActionsUseCase actions, String publicBaseUrl) {
+  public PaymentActionsResource(PaymentActionsUseCase actions,
+      io.tollgate.application.port.in.IdempotentActionUseCase idempotency, String publicBaseUrl) {
     this.actions = actions;
+    this.idempotency = idempotency;
     this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
   }
 
@@ -44,41 +52,70 @@ public final class PaymentActionsResource {
 
   @POST
   @Path("{id}/capture")
-  public Envelope capture(@PathParam("id") String id, byte[] body, @Context ContainerRequestContext request) {
+  public Response capture(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
+      @Context ContainerRequestContext request) {
     BigDecimal amount = null;
+    com.fasterxml.jackson.databind.node.ObjectNode json = null;
     if (hasContent(body)) {
-      JsonFields f = JsonFields.root(Json.parseObject(requireJson(request, body)));
+      json = Json.parseObject(requireJson(request, body));
+      JsonFields f = JsonFields.root(json);
       amount = f.number("amount");
       throwIfAny(f);
     }
-    return answer(actions.capture(BearerAuthFilter.shop(request), id, amount));
+    BigDecimal captured = amount;
+    ShopId shop = BearerAuthFilter.shop(request);
+    return once(shop, key, "capture", id, json, () -> actions.capture(shop, id, captured));
   }
 
   @POST
   @Path("{id}/void")
-  public Envelope voidAuthorization(@PathParam("id") String id, @Context ContainerRequestContext request) {
-    return answer(actions.voidAuthorization(BearerAuthFilter.shop(request), id));
+  public Response voidAuthorization(@PathParam("id") String id, @HeaderParam("Idempotency-Key") String key,
+      @Context ContainerRequestContext request) {
+    ShopId shop = BearerAuthFilter.shop(request);
+    return once(shop, key, "void", id, null, () -> actions.voidAuthorization(shop, id));
   }
 
   @POST
   @Path("{id}/approve")
-  public Envelope approve(@PathParam("id") String id, @Context ContainerRequestContext request) {
-    return answer(actions.approve(BearerAuthFilter.shop(request), id));
+  public Response approve(@PathParam("id") String id, @HeaderParam("Idempotency-Key") String key,
+      @Context ContainerRequestContext request) {
+    ShopId shop = BearerAuthFilter.shop(request);
+    return once(shop, key, "approve", id, null, () -> actions.approve(shop, id));
   }
 
   @POST
   @Path("{id}/reject")
-  public Envelope reject(@PathParam("id") String id, byte[] body, @Context ContainerRequestContext request) {
+  public Response reject(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
+      @Context ContainerRequestContext request) {
     String reason = null;
+    com.fasterxml.jackson.databind.node.ObjectNode json = null;
     if (hasContent(body)) {
-      JsonFields f = JsonFields.root(Json.parseObject(requireJson(request, body)));
+      json = Json.parseObject(requireJson(request, body));
+      JsonFields f = JsonFields.root(json);
       reason = f.text("rejectReason");
       throwIfAny(f);
     }
-    return answer(actions.reject(BearerAuthFilter.shop(request), id, reason));
+    String why = reason;
+    ShopId shop = BearerAuthFilter.shop(request);
+    return once(shop, key, "reject", id, json, () -> actions.reject(shop, id, why));
   }
 
-  private Envelope answer(io.tollgate.domain.payment.Payment p) {
+  /** The action, run once per {@code Idempotency-Key} when one is given; a replay says so in a header. */
+  private Response once(ShopId shop, String key, String action, String id,
+      com.fasterxml.jackson.databind.node.ObjectNode body, java.util.function.Supplier<Payment> run) {
+    if (key == null) {
+      return Response.ok(answer(run.get())).build();
+    }
+    String request = "POST /payments/" + id + "/" + action + " " + (body == null ? "" : Json.fingerprint(body));
+    var result = idempotency.once(shop, key, request, run);
+    Response.ResponseBuilder ok = Response.ok(answer(result.payment()));
+    if (result.replayed()) {
+      ok.header("Idempotent-Replayed", "true");
+    }
+    return ok.build();
+  }
+
+  private Envelope answer(Payment p) {
     return Envelope.ok(PaymentResultJson.of(p, publicBaseUrl));
   }
 

@@ -38,7 +38,8 @@ import java.util.List;
 import java.util.Optional;
 
 /** Creates payments and answers questions about them. */
-public final class PaymentService implements CreatePaymentUseCase, PaymentQueries {
+public final class PaymentService implements CreatePaymentUseCase, PaymentQueries,
+    io.tollgate.application.port.in.IdempotentActionUseCase {
 
   public static final Duration IDEMPOTENCY_WINDOW = Duration.ofHours(24);
 
@@ -138,6 +139,31 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       }
       return new CreatedPayment(stored, false);
     });
+  }
+
+  @Override
+  public CreatedPayment once(ShopId shop, String idempotencyKey, String request,
+      java.util.function.Supplier<Payment> action) {
+    checkIdempotencyKey(idempotencyKey);
+    return tx.inTransaction(() -> {
+      Instant now = clock.instant();
+      String fingerprint = secrets.fingerprint("action:" + request);
+      Optional<PriorUse> prior = idempotency.claim(shop, idempotencyKey, fingerprint, now,
+          now.minus(IDEMPOTENCY_WINDOW));
+      if (prior.isPresent()) {
+        return replay(prior.get(), fingerprint);
+      }
+      Payment done = action.get();
+      idempotency.complete(shop, idempotencyKey, done.id());
+      return new CreatedPayment(done, false);
+    });
+  }
+
+  private static void checkIdempotencyKey(String key) {
+    if (key != null && (key.isEmpty() || key.length() > 255)) {
+      throw new DomainException.Invalid(Violation.of("Idempotency-Key",
+          "must be 1 to 255 characters", Checks.abbreviate(key)));
+    }
   }
 
   private CreatedPayment replay(PriorUse prior, String fingerprint) {
