@@ -94,11 +94,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   @Override
   public CreatedPayment create(CreatePaymentCommand command) {
-    if (command.idempotencyKey() != null
-        && (command.idempotencyKey().isEmpty() || command.idempotencyKey().length() > 255)) {
-      throw new DomainException.Invalid(Violation.of("Idempotency-Key",
-          "must be 1 to 255 characters", Checks.abbreviate(command.idempotencyKey())));
-    }
+    checkIdempotencyKey(command.idempotencyKey());
     PaymentRequestRules.Valid valid = rules.check(command);
     refuseUnsafeDestinations(command);
     Shop shop = shops.find(command.shopId())
