@@ -30,16 +30,26 @@ final class JdbiCardVault implements CardVault {
     return jdbi.inTransaction(h -> {
       byte[] bytes = new byte[16];
       RANDOM.nextBytes(bytes);
-      h.createUpdate("""
-              INSERT INTO card_vault (shop_id, token, fingerprint, pan_ciphertext, created)
-              VALUES (:shop, :token, :fingerprint, :ciphertext, :now)
-              ON CONFLICT (shop_id, fingerprint) DO NOTHING
+      // One round trip: the new token, or the card's token from before this statement began.
+      Optional<String> token = h.createQuery("""
+              WITH added AS (
+                INSERT INTO card_vault (shop_id, token, fingerprint, pan_ciphertext, created)
+                VALUES (:shop, :token, :fingerprint, :ciphertext, :now)
+                ON CONFLICT (shop_id, fingerprint) DO NOTHING
+                RETURNING token)
+              SELECT token FROM added
+              UNION ALL
+              SELECT token FROM card_vault WHERE shop_id = :shop AND fingerprint = :fingerprint
+              LIMIT 1
               """)
           .bind("shop", shop.value()).bind("token", HexFormat.of().formatHex(bytes))
           .bind("fingerprint", fingerprint).bind("ciphertext", secrets.encrypt(pan))
-          .bind("now", clock.instant()).execute();
-      return h.createQuery("SELECT token FROM card_vault WHERE shop_id = :shop AND fingerprint = :fingerprint")
-          .bind("shop", shop.value()).bind("fingerprint", fingerprint).mapTo(String.class).one();
+          .bind("now", clock.instant()).mapTo(String.class).findOne();
+      // Empty only when a concurrent request stored the same card after this statement's
+      // snapshot was taken: its row is committed now, and a new statement sees it.
+      return token.orElseGet(() -> h.createQuery(
+              "SELECT token FROM card_vault WHERE shop_id = :shop AND fingerprint = :fingerprint")
+          .bind("shop", shop.value()).bind("fingerprint", fingerprint).mapTo(String.class).one());
     });
   }
 

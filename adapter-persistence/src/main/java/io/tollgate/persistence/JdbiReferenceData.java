@@ -77,13 +77,22 @@ final class JdbiReferenceData implements ReferenceData {
         "limit", limit + 1, "offset", offset), limit);
   }
 
+  /** BIN data changes only by import: an import from another process is seen within a minute. */
+  private final ShortLivedCache<String, Optional<BinRecord>> binsByPrefix = new ShortLivedCache<>(
+      java.time.Duration.ofMinutes(1));
+
   @Override
   public Optional<BinRecord> bin(String digits) {
     if (digits == null || digits.length() < 6) {
       return Optional.empty();
     }
+    // keyed by the first eight digits at most: a card number never enters the cache
+    return binsByPrefix.get(digits.substring(0, Math.min(8, digits.length())), this::loadBin);
+  }
+
+  private Optional<BinRecord> loadBin(String digits) {
     List<String> prefixes = new ArrayList<>();
-    for (int n = Math.min(8, digits.length()); n >= 6; n--) {
+    for (int n = digits.length(); n >= 6; n--) {
       prefixes.add(digits.substring(0, n));
     }
     return query("SELECT * FROM bins WHERE bin = ANY(:prefixes) ORDER BY length(bin) DESC LIMIT 1", BIN,
@@ -242,6 +251,7 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public void upsertBin(BinRecord b) {
+    binsByPrefix.clear();
     jdbi.useHandle(h -> h.createUpdate("""
             INSERT INTO bins (bin, card_brand, card_type, issuing_country, issuing_organization)
             VALUES (:bin, :brand, :type, :country, :org)

@@ -62,6 +62,30 @@ class SecretsAtRestTest {
   }
 
   @Test
+  void a_card_stored_by_many_requests_at_once_gets_one_token() throws Exception {
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      var start = new java.util.concurrent.CountDownLatch(1);
+      java.util.List<java.util.concurrent.Future<String>> tokens = new java.util.ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        tokens.add(pool.submit(() -> {
+          start.await();
+          return adapters.cardVault().tokenize(shop, "5555555555554444");
+        }));
+      }
+      start.countDown();
+      java.util.Set<String> distinct = new java.util.HashSet<>();
+      for (var t : tokens) {
+        distinct.add(t.get(30, java.util.concurrent.TimeUnit.SECONDS));
+      }
+      assertThat(distinct).hasSize(1);
+      assertThat(adapters.cardVault().reveal(shop, distinct.iterator().next())).contains("5555555555554444");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void only_the_active_key_of_the_environment_is_found() {
     adapters.shops().storeKeys(shop, Environment.SANDBOX, "hash-old", "tg_test_ab", new byte[] {1}, Instant.now());
     adapters.shops().storeKeys(shop, Environment.SANDBOX, "hash-new", "tg_test_cd", new byte[] {2}, Instant.now());
