@@ -3,6 +3,7 @@ package io.tollgate.rest.gateway;
 import io.tollgate.application.port.in.AuthenticateShopUseCase;
 import io.tollgate.application.port.in.BalanceQueries;
 import io.tollgate.application.port.in.CreatePaymentUseCase;
+import io.tollgate.application.port.in.IdempotentActionUseCase;
 import io.tollgate.application.port.in.PaymentActionsUseCase;
 import io.tollgate.application.port.in.PaymentQueries;
 import io.tollgate.rest.common.RestCommon;
@@ -20,7 +21,7 @@ public final class GatewayApi {
       CreatePaymentUseCase createPayment,
       PaymentQueries paymentQueries,
       PaymentActionsUseCase paymentActions,
-      io.tollgate.application.port.in.IdempotentActionUseCase idempotentActions,
+      IdempotentActionUseCase idempotentActions,
       BalanceQueries balances,
       boolean balancesEnabled,
       String publicBaseUrl,

@@ -1,16 +1,16 @@
 package io.tollgate.rest.gateway;
 
-import io.tollgate.domain.payment.Payment;
-import io.tollgate.domain.shop.ShopId;
-import jakarta.ws.rs.HeaderParam;
-import jakarta.ws.rs.core.Response;
-
-import io.tollgate.rest.common.PaymentResultJson;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.tollgate.application.port.in.IdempotentActionUseCase;
 import io.tollgate.application.port.in.PaymentActionsUseCase;
 import io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand;
 import io.tollgate.domain.DomainException;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.shop.ShopId;
 import io.tollgate.rest.common.Envelope;
 import io.tollgate.rest.common.Json;
+import io.tollgate.rest.common.PaymentResultJson;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.PATCH;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -20,7 +20,9 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
+import java.util.function.Supplier;
 
 /** Host-to-host execution, capture, void, approve and reject of one payment. */
 @Path("payments")
@@ -28,11 +30,11 @@ import java.math.BigDecimal;
 public final class PaymentActionsResource {
 
   private final PaymentActionsUseCase actions;
-  private final io.tollgate.application.port.in.IdempotentActionUseCase idempotency;
+  private final IdempotentActionUseCase idempotency;
   private final String publicBaseUrl;
 
   public PaymentActionsResource(PaymentActionsUseCase actions,
-      io.tollgate.application.port.in.IdempotentActionUseCase idempotency, String publicBaseUrl) {
+      IdempotentActionUseCase idempotency, String publicBaseUrl) {
     this.actions = actions;
     this.idempotency = idempotency;
     this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
@@ -55,7 +57,7 @@ public final class PaymentActionsResource {
   public Response capture(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
       @Context ContainerRequestContext request) {
     BigDecimal amount = null;
-    com.fasterxml.jackson.databind.node.ObjectNode json = null;
+    ObjectNode json = null;
     if (hasContent(body)) {
       json = Json.parseObject(requireJson(request, body));
       JsonFields f = JsonFields.root(json);
@@ -88,7 +90,7 @@ public final class PaymentActionsResource {
   public Response reject(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
       @Context ContainerRequestContext request) {
     String reason = null;
-    com.fasterxml.jackson.databind.node.ObjectNode json = null;
+    ObjectNode json = null;
     if (hasContent(body)) {
       json = Json.parseObject(requireJson(request, body));
       JsonFields f = JsonFields.root(json);
@@ -102,7 +104,7 @@ public final class PaymentActionsResource {
 
   /** The action, run once per {@code Idempotency-Key} when one is given; a replay says so in a header. */
   private Response once(ShopId shop, String key, String action, String id,
-      com.fasterxml.jackson.databind.node.ObjectNode body, java.util.function.Supplier<Payment> run) {
+      ObjectNode body, Supplier<Payment> run) {
     if (key == null) {
       return Response.ok(answer(run.get())).build();
     }

@@ -3,6 +3,7 @@ package io.tollgate.application.service;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.CreatePaymentCommand;
 import io.tollgate.application.port.in.CreatePaymentUseCase;
+import io.tollgate.application.port.in.IdempotentActionUseCase;
 import io.tollgate.application.port.in.ListPaymentsQuery;
 import io.tollgate.application.port.in.PaymentQueries;
 import io.tollgate.application.port.out.BalanceRepository;
@@ -36,10 +37,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /** Creates payments and answers questions about them. */
-public final class PaymentService implements CreatePaymentUseCase, PaymentQueries,
-    io.tollgate.application.port.in.IdempotentActionUseCase {
+public final class PaymentService implements CreatePaymentUseCase, PaymentQueries, IdempotentActionUseCase {
 
   public static final Duration IDEMPOTENCY_WINDOW = Duration.ofHours(24);
 
@@ -139,7 +140,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   @Override
   public CreatedPayment once(ShopId shop, String idempotencyKey, String request,
-      java.util.function.Supplier<Payment> action) {
+      Supplier<Payment> action) {
     checkIdempotencyKey(idempotencyKey);
     return tx.inTransaction(() -> {
       Instant now = clock.instant();

@@ -1,6 +1,7 @@
 package io.tollgate.application.port.in;
 
 import io.tollgate.application.port.in.CreatePaymentUseCase.CreatedPayment;
+import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.shop.ShopId;
 import java.util.function.Supplier;
 
@@ -17,5 +18,5 @@ public interface IdempotentActionUseCase {
    *
    * @param request what identifies the request (method, path and body); only a keyed digest of it is kept
    */
-  CreatedPayment once(ShopId shop, String idempotencyKey, String request, Supplier<io.tollgate.domain.payment.Payment> action);
+  CreatedPayment once(ShopId shop, String idempotencyKey, String request, Supplier<Payment> action);
 }
