@@ -12,11 +12,4 @@ end
 request = function()
   return wrk.format("GET", "/api/v1/payments/" .. ids[math.random(1, #ids)], {["Authorization"] = "Bearer " .. key})
 end
--- Shared summary: one line of key=value pairs the run script turns into the table.
-done = function(summary, latency, requests)
-  local errors = summary.errors.connect + summary.errors.read + summary.errors.write +
-    summary.errors.status + summary.errors.timeout
-  io.write(string.format("RESULT requests=%d seconds=%.3f p50=%.2f p99=%.2f errors=%d non2xx=%d\n",
-    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    errors, summary.errors.status))
-end
+dofile("bench/wrk/summary.lua")
