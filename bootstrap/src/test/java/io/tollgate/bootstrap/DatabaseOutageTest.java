@@ -61,6 +61,7 @@ class DatabaseOutageTest {
                         + "\"currency\":\"EUR\",\"referenceId\":\"load-" + (i++) + "\"}"))
                     .build(), HttpResponse.BodyHandlers.ofString());
                 statuses.computeIfAbsent(r.statusCode(), s -> new AtomicInteger()).incrementAndGet();
+                badBodies.addAll(OpenApiContract.INSTANCE.problems(r));
                 if (r.statusCode() == 200) {
                   confirmed.add(TestGateway.JSON.readTree(r.body()).at("/result/id").asText());
                 } else if (r.statusCode() != 503 || !r.body().contains("\"status\":503")

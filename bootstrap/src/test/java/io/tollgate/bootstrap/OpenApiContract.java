@@ -119,6 +119,21 @@ final class OpenApiContract {
     return ref == null ? node : document.at(ref.asText().substring(1));
   }
 
+  /** Every way this answer differs from the documents. */
+  List<String> problems(java.net.http.HttpResponse<String> r) {
+    return problems(r.request().method(), r.uri().getRawPath(), r.statusCode(),
+        r.headers().firstValue("Content-Type").orElse(null), r.body());
+  }
+
+  /** The answer, after failing the test if it differs from the documents (for tests with their own client). */
+  static java.net.http.HttpResponse<String> checked(java.net.http.HttpResponse<String> r) {
+    List<String> problems = INSTANCE.problems(r);
+    if (!problems.isEmpty()) {
+      throw new AssertionError("the answer does not match the OpenAPI document:\n" + String.join("\n", problems));
+    }
+    return r;
+  }
+
   /** Every way a webhook body differs from the {@code paymentResult} webhook of the gateway document. */
   List<String> webhookProblems(String body) {
     List<String> problems = new ArrayList<>();

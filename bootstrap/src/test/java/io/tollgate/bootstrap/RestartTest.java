@@ -26,10 +26,10 @@ class RestartTest {
     try (Tollgate first = Tollgate.start(TollgateConfig.from(env))) {
       var demo = DemoSeed.seedIfFresh(TollgateConfig.from(env), first.services()).orElseThrow();
       apiKey = demo.keys().apiKey();
-      HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(first.baseUri() + "/api/v1/payments"))
+      HttpResponse<String> created = OpenApiContract.checked(http.send(HttpRequest.newBuilder(URI.create(first.baseUri() + "/api/v1/payments"))
           .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
           .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\",\"amount\":7,\"currency\":\"EUR\"}"))
-          .build(), HttpResponse.BodyHandlers.ofString());
+          .build(), HttpResponse.BodyHandlers.ofString()));
       assertThat(created.statusCode()).isEqualTo(200);
       paymentId = TestGateway.JSON.readTree(created.body()).at("/result/id").asText();
     }
@@ -38,9 +38,9 @@ class RestartTest {
     try (Tollgate second = Tollgate.start(TollgateConfig.from(env))) {
       assertThat(DemoSeed.seedIfFresh(TollgateConfig.from(env), second.services()))
           .as("the demo merchant is seeded only once").isEmpty();
-      HttpResponse<String> read = http.send(HttpRequest.newBuilder(
+      HttpResponse<String> read = OpenApiContract.checked(http.send(HttpRequest.newBuilder(
               URI.create(second.baseUri() + "/api/v1/payments/" + paymentId))
-          .header("Authorization", "Bearer " + apiKey).GET().build(), HttpResponse.BodyHandlers.ofString());
+          .header("Authorization", "Bearer " + apiKey).GET().build(), HttpResponse.BodyHandlers.ofString()));
       assertThat(read.statusCode()).isEqualTo(200);
       assertThat(TestGateway.JSON.readTree(read.body()).at("/result/amount").decimalValue()).isEqualByComparingTo("7");
       assertThat(second.services().environment()).isEqualTo(Environment.SANDBOX);
