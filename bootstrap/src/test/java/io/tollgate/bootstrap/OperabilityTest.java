@@ -76,11 +76,12 @@ class OperabilityTest {
         gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.1\"}");
       }
       assertThat(WebhookReceiver.await(() -> receiver.received().size() == 5, Duration.ofSeconds(10))).isTrue();
+      // The dispatcher counts an attempt once the receiver's answer is back: wait for it with the
+      // receiver still open, or closing it would cut the last answers off mid-flight.
+      WebhookReceiver.await(() -> metric(plainGet("/metrics").body(), "tollgate_webhooks_attempts_total",
+          "outcome=\"delivered\"") - metric(before, "tollgate_webhooks_attempts_total", "outcome=\"delivered\"") >= 5,
+          Duration.ofSeconds(10));
     }
-    // The dispatcher counts an attempt once the receiver's answer is back: wait for it.
-    WebhookReceiver.await(() -> metric(plainGet("/metrics").body(), "tollgate_webhooks_attempts_total",
-        "outcome=\"delivered\"") - metric(before, "tollgate_webhooks_attempts_total", "outcome=\"delivered\"") >= 5,
-        Duration.ofSeconds(10));
     TestGateway.Answer after = plainGet("/metrics");
     assertThat(after.status()).isEqualTo(200);
     assertThat(after.header("Content-Type")).startsWith("text/plain");

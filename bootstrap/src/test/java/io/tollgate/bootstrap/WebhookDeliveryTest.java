@@ -130,6 +130,9 @@ class WebhookDeliveryTest {
       assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 5, Duration.ofSeconds(10))).isTrue();
       List<WebhookReceiver.Received> all = receiver.receivedFor(id);
       assertThat(all.get(4).header("Webhook-Id")).isEqualTo(all.get(0).header("Webhook-Id"));
+      // the attempt is logged once the receiver's answer is back, a moment after it arrived
+      WebhookReceiver.await(() -> gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor)
+          .json().get("result").size() == 5, Duration.ofSeconds(5));
       JsonNode after = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor).json().get("result");
       assertThat(after).hasSize(5);
       assertThat(after.get(0).get("status").asText()).isEqualTo("DELIVERED");
