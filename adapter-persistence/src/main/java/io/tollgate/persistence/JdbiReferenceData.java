@@ -1,5 +1,7 @@
 package io.tollgate.persistence;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.payment.Customer;
@@ -78,8 +80,7 @@ final class JdbiReferenceData implements ReferenceData {
   }
 
   /** BIN data changes only by import: an import from another process is seen within a minute. */
-  private final ShortLivedCache<String, Optional<BinRecord>> binsByPrefix = new ShortLivedCache<>(
-      java.time.Duration.ofMinutes(1));
+  private final Cache<String, Optional<BinRecord>> binsByPrefix = cache(java.time.Duration.ofMinutes(1));
 
   @Override
   public Optional<BinRecord> bin(String digits) {
@@ -158,12 +159,21 @@ final class JdbiReferenceData implements ReferenceData {
   /** How long another instance's edit of connectors or anti-fraud profiles may go unseen here. */
   static final java.time.Duration ROUTING_CACHE = java.time.Duration.ofSeconds(5);
 
-  private final ShortLivedCache<Long, List<Connector>> connectorsByShop = new ShortLivedCache<>(ROUTING_CACHE);
-  private final ShortLivedCache<Long, Optional<AntifraudProfile>> profileByShop = new ShortLivedCache<>(ROUTING_CACHE);
+  private final Cache<Long, List<Connector>> connectorsByShop = cache(ROUTING_CACHE);
+  private final Cache<Long, Optional<AntifraudProfile>> profileByShop = cache(ROUTING_CACHE);
+
+  /**
+   * Rarely edited rows read on every payment, kept {@code ttl}: edits through this process
+   * drop them at once, edits from elsewhere (another instance, the command line on a shared
+   * database) are seen within {@code ttl}.
+   */
+  private static <K, V> Cache<K, V> cache(java.time.Duration ttl) {
+    return Caffeine.newBuilder().expireAfterWrite(ttl).maximumSize(10_000).build();
+  }
 
   private void routingChanged() {
-    connectorsByShop.clear();
-    profileByShop.clear();
+    connectorsByShop.invalidateAll();
+    profileByShop.invalidateAll();
   }
 
   @Override
@@ -251,7 +261,7 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public void upsertBin(BinRecord b) {
-    binsByPrefix.clear();
+    binsByPrefix.invalidateAll();
     jdbi.useHandle(h -> h.createUpdate("""
             INSERT INTO bins (bin, card_brand, card_type, issuing_country, issuing_organization)
             VALUES (:bin, :brand, :type, :country, :org)

@@ -1,5 +1,7 @@
 package io.tollgate.application.service;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.MerchantUsersUseCase;
 import io.tollgate.application.port.out.PasswordHasher;
@@ -14,12 +16,11 @@ import io.tollgate.domain.user.Permission;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Merchant users. Passwords are kept as slow hashes; since HTTP Basic sends them on every
@@ -39,9 +40,8 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   private final SecretBox secrets;
   private final Clock clock;
   private volatile String dummyHash;
-  private final ConcurrentHashMap<String, Remembered> recent = new ConcurrentHashMap<>();
-
-  private record Remembered(MerchantUser user, Instant until) {}
+  /** Credentials found good lately, by a keyed digest: the slow hash runs once per user per window. */
+  private final Cache<String, MerchantUser> recent;
 
   public MerchantUserService(UserRepository users, ShopRepository merchants, PasswordHasher hasher,
       SecretBox secrets, Clock clock) {
@@ -50,6 +50,8 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     this.hasher = hasher;
     this.secrets = secrets;
     this.clock = clock;
+    this.recent = Caffeine.newBuilder().expireAfterWrite(REMEMBER_FOR).maximumSize(MAX_REMEMBERED)
+        .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis())).build();
   }
 
   @Override
@@ -57,11 +59,10 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     if (email == null || password == null) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
-    Instant now = clock.instant();
     String key = secrets.fingerprint("merchant-login:" + email.toLowerCase(Locale.ROOT) + "\u0000" + password);
-    Remembered r = recent.get(key);
-    if (r != null && r.until().isAfter(now)) {
-      return r.user();
+    MerchantUser remembered = recent.getIfPresent(key);
+    if (remembered != null) {
+      return remembered;
     }
     var stored = users.findByEmail(email.toLowerCase(Locale.ROOT).strip());
     // An unknown address costs the same slow hash as a wrong password: no timing tells them apart.
@@ -69,10 +70,7 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     if (stored.isEmpty() || !ok) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
-    if (recent.size() >= MAX_REMEMBERED) {
-      recent.clear();
-    }
-    recent.put(key, new Remembered(stored.get().user(), now.plus(REMEMBER_FOR)));
+    recent.put(key, stored.get().user());
     return stored.get().user();
   }
 

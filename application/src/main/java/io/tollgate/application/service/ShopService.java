@@ -1,5 +1,7 @@
 package io.tollgate.application.service;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.AuthenticateShopUseCase;
 import io.tollgate.application.port.in.ProvisioningUseCase;
@@ -46,10 +48,9 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       throw invalidToken();
     }
     String hash = SecretBox.sha256Hex(apiKey);
-    long now = System.nanoTime();
-    RecentKey recent = recentKeys.get(hash);
-    if (recent != null && now - recent.checkedAt() < KEY_CACHE_NANOS) {
-      return recent.shop();
+    ShopId recent = recentKeys.getIfPresent(hash);
+    if (recent != null) {
+      return recent;
     }
     ShopId shop = shops.findActiveKey(hash, environment)
         // The lookup is by hash; comparing again in constant time keeps the check itself
@@ -58,23 +59,17 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
             hash.getBytes(StandardCharsets.US_ASCII)))
         .map(ShopRepository.StoredKey::shopId)
         .orElseThrow(ShopService::invalidToken);
-    if (recentKeys.size() > 100_000) {
-      recentKeys.clear();
-    }
-    recentKeys.put(hash, new RecentKey(shop, now));
+    recentKeys.put(hash, shop);
     return shop;
   }
 
   /**
    * Keys found valid in the last few seconds: most requests then need no database round trip.
-   * A key revoked on another instance stops working here within {@link #KEY_CACHE_NANOS}.
+   * A key revoked on another instance stops working here within ten seconds.
    */
-  private static final long KEY_CACHE_NANOS = java.time.Duration.ofSeconds(10).toNanos();
-
-  private record RecentKey(ShopId shop, long checkedAt) {}
-
-  private final java.util.concurrent.ConcurrentHashMap<String, RecentKey> recentKeys =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Cache<String, ShopId> recentKeys =
+      Caffeine.newBuilder()
+          .expireAfterWrite(java.time.Duration.ofSeconds(10)).maximumSize(100_000).build();
 
   private static DomainException.Unauthenticated invalidToken() {
     return new DomainException.Unauthenticated("Invalid token");
@@ -114,7 +109,7 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
           secrets.encrypt(signingKey), clock.instant());
     });
     // The shop's old key is revoked: forget what this instance remembered of it at once.
-    recentKeys.values().removeIf(k -> k.shop().equals(shop));
+    recentKeys.asMap().values().removeIf(shop::equals);
     return new IssuedKeys(shop, env, apiKey, signingKey);
   }
 
