@@ -18,31 +18,11 @@ final class JdbiBalanceRepository implements BalanceRepository {
     this.currencies = currencies;
   }
 
-  @Override
-  public void post(LedgerEntry e) {
-    // One statement, one round trip: the entry and the balance it moves, or neither.
-    jdbi.useHandle(h -> h.createUpdate("""
-            WITH entry AS (
-              INSERT INTO ledger_entries (shop_id, currency, available, reserved, payment_id, reason, created)
-              VALUES (:shop, :currency, :available, :reserved, :payment, :reason, :at))
-            INSERT INTO balances (shop_id, currency, slot, available, reserved, updated)
-            VALUES (:shop, :currency, :slot, :available, :reserved, :at)
-            ON CONFLICT (shop_id, currency, slot) DO UPDATE
-                SET available = balances.available + excluded.available,
-                    reserved = balances.reserved + excluded.reserved,
-                    updated = excluded.updated
-            """)
-        .bind("shop", e.shop().value()).bind("currency", e.currency().code())
-        .bind("available", e.available()).bind("reserved", e.reserved())
-        .bind("payment", e.payment() == null ? null : e.payment().value())
-        .bind("reason", e.reason()).bind("at", e.at()).bind("slot", slotFor(e)).execute());
-  }
-
   /** Slots a balance is spread over; see V8__balance_slots.sql. */
   static final int SLOTS = 8;
 
   /** Only entries that purely add to the available balance spread over the slots. */
-  private static int slotFor(LedgerEntry e) {
+  static int slotFor(LedgerEntry e) {
     boolean onlyAdds = e.available().signum() >= 0 && e.reserved().signum() == 0;
     return onlyAdds ? java.util.concurrent.ThreadLocalRandom.current().nextInt(SLOTS) : 0;
   }

@@ -1,7 +1,9 @@
 package io.tollgate.persistence;
 
+import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
@@ -22,6 +24,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.reflect.ConstructorMapper;
 import org.jdbi.v3.core.statement.Query;
@@ -49,24 +53,56 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
-  public Payment insert(Payment.Transition creation) {
+  public Payment insert(Payment.Transition creation, Function<Payment, Effects> effects) {
     Payment payment = creation.after().withVersion(1);
-    return jdbi.inTransaction(h -> {
-      h.attach(PaymentDao.class).insertWithOperation(toRow(payment), toRow(payment, creation.operation()));
-      return payment;
-    });
+    write(PaymentDao.INSERT_WRITTEN, payment, null, creation.operation(), effects.apply(payment));
+    return payment;
   }
 
   @Override
-  public Payment update(Payment.Transition step) {
+  public Payment update(Payment.Transition step, Function<Payment, Effects> effects) {
     long expected = step.before().version();
-    Payment after = step.after();
+    Payment after = step.after().withVersion(expected + 1);
+    if (write(PaymentDao.UPDATE_WRITTEN, after, expected, step.operation(), effects.apply(after)) != 1) {
+      throw new DomainException.Conflict("concurrent_modification",
+          "The payment was changed by another request; retry");
+    }
+    return after;
+  }
+
+  /**
+   * One statement, one round trip: the payment row, its operation, and the outbox row and
+   * ledger entry the step causes, the last three only if the row was written.
+   */
+  private int write(String written, Payment p, Long expected, PaymentOperation operation, Effects effects) {
+    StringBuilder sql = new StringBuilder("WITH ").append(written).append(", ").append(PaymentDao.OPERATION);
+    WebhookOutbox.NewEvent event = effects.event();
+    BalanceRepository.LedgerEntry entry = effects.entry();
+    if (event != null) {
+      sql.append(", ").append(PaymentDao.EVENT);
+    }
+    if (entry != null) {
+      sql.append(", ").append(PaymentDao.LEDGER);
+    }
+    sql.append("SELECT count(*) FROM written");
+    PaymentRow row = toRow(p);
     return jdbi.inTransaction(h -> {
-      if (h.attach(PaymentDao.class).updateWithOperation(toRow(after), expected, toRow(after, step.operation())) != 1) {
-        throw new DomainException.Conflict("concurrent_modification",
-            "The payment was changed by another request; retry");
+      Query q = h.createQuery(sql.toString()).bindMethods("p", row).bindMethods("o", toRow(p, operation));
+      if (expected != null) {
+        q.bind("expected", expected.longValue());
       }
-      return after.withVersion(expected + 1);
+      if (event != null) {
+        q.bind("eventId", UUID.fromString(event.id())).bind("eventShop", event.shopId().value())
+            .bind("eventState", event.paymentState().name()).bind("eventUrl", event.targetUrl())
+            .bind("eventBody", event.body()).bind("eventAt", event.created());
+      }
+      if (entry != null) {
+        q.bind("entryShop", entry.shop().value()).bind("entryCurrency", entry.currency().code())
+            .bind("entryAvailable", entry.available()).bind("entryReserved", entry.reserved())
+            .bind("entryReason", entry.reason()).bind("entryAt", entry.at())
+            .bind("entrySlot", JdbiBalanceRepository.slotFor(entry));
+      }
+      return q.mapTo(Integer.class).one();
     });
   }
 

@@ -20,20 +20,6 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   }
 
   @Override
-  public void enqueue(NewEvent e) {
-    // Joins the caller's transaction: Jdbi hands out the handle the thread already holds.
-    jdbi.useHandle(h -> h.createUpdate("""
-            INSERT INTO webhook_events (id, payment_id, shop_id, payment_state, target_url, body,
-                next_attempt_at, created)
-            VALUES (:id, :payment, :shop, :state, :url, :body, :created, :created)
-            """)
-        .bind("id", UUID.fromString(e.id())).bind("payment", e.paymentId().value())
-        .bind("shop", e.shopId().value()).bind("state", e.paymentState().name())
-        .bind("url", e.targetUrl()).bind("body", e.body()).bind("created", e.created())
-        .execute());
-  }
-
-  @Override
   public List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit) {
     return jdbi.inTransaction(h -> h.createQuery("""
             WITH due AS (

@@ -5,9 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
 import org.jdbi.v3.sqlobject.customizer.Bind;
-import org.jdbi.v3.sqlobject.customizer.BindMethods;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
-import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
 @RegisterConstructorMapper(PaymentRow.class)
 @RegisterConstructorMapper(OperationRow.class)
@@ -21,9 +19,9 @@ interface PaymentDao {
       external_result_code, external_refs::text AS external_refs, terminal_name, created, updated, version
       """;
 
-  /** The payment and its first operation in one round trip. */
-  @SqlUpdate("""
-      WITH written AS (
+  /** A new payment row, as the CTE {@code written} that the other writes of the statement join. */
+  String INSERT_WRITTEN = """
+      written AS (
         INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
             customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
             card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
@@ -36,18 +34,11 @@ interface PaymentDao {
             :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
             :p.terminalName, :p.created, :p.updated, :p.version)
         RETURNING id)
-      INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
-          error_code, details)
-      SELECT written.id, CAST(:o.shopId AS bigint), CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
-          CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
-          CAST(:o.details AS text)
-      FROM written
-      """)
-  int insertWithOperation(@BindMethods("p") PaymentRow row, @BindMethods("o") OperationRow operation);
+      """;
 
-  /** A transition and its operation in one round trip; 0 when the version moved on (nothing written). */
-  @SqlUpdate("""
-      WITH written AS (
+  /** A transition of the row, as the CTE {@code written}: no row when the version moved on. */
+  String UPDATE_WRITTEN = """
+      written AS (
         UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
             customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
             card = CAST(:p.card AS jsonb), error_code = :p.errorCode, error_message = :p.errorMessage,
@@ -56,16 +47,47 @@ interface PaymentDao {
             terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
         WHERE id = :p.id AND version = :expected
         RETURNING id)
-      INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
-          error_code, details)
-      SELECT written.id, CAST(:o.shopId AS bigint), CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
-          CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
-          CAST(:o.details AS text)
-      FROM written
-      """)
-  int updateWithOperation(@BindMethods("p") PaymentRow row, @Bind("expected") long expectedVersion,
-      @BindMethods("o") OperationRow operation);
+      """;
 
+  /** The step's operation, written only with the row. */
+  String OPERATION = """
+      operation AS (
+        INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
+            error_code, details)
+        SELECT written.id, CAST(:o.shopId AS bigint), CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
+            CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
+            CAST(:o.details AS text)
+        FROM written)
+      """;
+
+  /** The outbox row of the step, written only with the row. */
+  String EVENT = """
+      event AS (
+        INSERT INTO webhook_events (id, payment_id, shop_id, payment_state, target_url, body, next_attempt_at,
+            created)
+        SELECT CAST(:eventId AS uuid), written.id, CAST(:eventShop AS bigint), CAST(:eventState AS text),
+            CAST(:eventUrl AS text), CAST(:eventBody AS bytea), CAST(:eventAt AS timestamptz),
+            CAST(:eventAt AS timestamptz)
+        FROM written)
+      """;
+
+  /** The ledger entry of the step and the balance slot it moves, written only with the row. */
+  String LEDGER = """
+      entry AS (
+        INSERT INTO ledger_entries (shop_id, currency, available, reserved, payment_id, reason, created)
+        SELECT CAST(:entryShop AS bigint), CAST(:entryCurrency AS text), CAST(:entryAvailable AS numeric),
+            CAST(:entryReserved AS numeric), written.id, CAST(:entryReason AS text), CAST(:entryAt AS timestamptz)
+        FROM written),
+      balance AS (
+        INSERT INTO balances (shop_id, currency, slot, available, reserved, updated)
+        SELECT CAST(:entryShop AS bigint), CAST(:entryCurrency AS text), CAST(:entrySlot AS smallint),
+            CAST(:entryAvailable AS numeric), CAST(:entryReserved AS numeric), CAST(:entryAt AS timestamptz)
+        FROM written
+        ON CONFLICT (shop_id, currency, slot) DO UPDATE
+            SET available = balances.available + excluded.available,
+                reserved = balances.reserved + excluded.reserved,
+                updated = excluded.updated)
+      """;
 
   @SqlQuery("SELECT " + COLUMNS + " FROM payments WHERE id = :id")
   Optional<PaymentRow> find(@Bind("id") String id);

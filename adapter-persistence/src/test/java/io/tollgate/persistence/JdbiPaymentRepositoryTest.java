@@ -1,15 +1,25 @@
 package io.tollgate.persistence;
 
 import io.tollgate.application.crypto.SecretBox;
+import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.WebhookOutbox;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Outcome;
 import io.tollgate.domain.shop.ShopId;
 import io.tollgate.persistence.testing.TestDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentState;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,6 +57,43 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   @Override
   ShopId otherShop() {
     return otherShop;
+  }
+
+  /**
+   * A step and what it causes are one write: the outbox event, the ledger entry and the moved
+   * balance exist exactly when the step was stored, and a step refused as stale leaves none.
+   */
+  @Test
+  void a_step_and_its_event_and_ledger_entry_are_stored_together_or_not_at_all() {
+    ShopId own = TestShops.create(adapters, "effects");
+    Payment p = repository().insert(Payment.create(draft(own, "7.25", "fx-1"), PaymentState.CHECKOUT, T0));
+    Payment.Transition complete = p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1));
+    Function<Payment, PaymentRepository.Effects> effects = stored -> new PaymentRepository.Effects(
+        new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(), stored.shopId(), stored.state(),
+            null, "{}".getBytes(StandardCharsets.UTF_8), stored.updated()),
+        new BalanceRepository.LedgerEntry(stored.shopId(), stored.amount().currency(), stored.amount().amount(),
+            BigDecimal.ZERO, stored.id(), "deposit completed", stored.updated()));
+
+    Payment done = repository().update(complete, effects);
+
+    assertThat(done.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(adapters.webhookOutbox().latestEvent(p.id())).get()
+        .extracting(WebhookOutbox.EventSummary::paymentState).isEqualTo(PaymentState.COMPLETED);
+    assertThat(adapters.balances().balances(own)).singleElement().satisfies(b -> {
+      assertThat(b.available()).isEqualByComparingTo("7.25");
+      assertThat(b.reserved()).isEqualByComparingTo("0");
+    });
+
+    Payment.Transition stale = p.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0.plusSeconds(2));
+    assertThatThrownBy(() -> repository().update(stale, effects)).isInstanceOf(DomainException.Conflict.class);
+
+    assertThat(repository().find(p.id()).orElseThrow().state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(repository().operations(p.id())).hasSize(2);
+    assertThat(adapters.balances().balances(own)).singleElement()
+        .satisfies(b -> assertThat(b.available()).isEqualByComparingTo("7.25"));
+    long events = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE payment_id = :id")
+        .bind("id", p.id().value()).mapTo(Long.class).one());
+    assertThat(events).isEqualTo(1);
   }
 
   /**

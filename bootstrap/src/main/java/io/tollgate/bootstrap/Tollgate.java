@@ -223,7 +223,7 @@ public final class Tollgate implements AutoCloseable {
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;
-      PaymentWriter writer = new PaymentWriter(adapters.payments(), adapters.balances(), adapters.webhookOutbox(),
+      PaymentWriter writer = new PaymentWriter(adapters.payments(),
           new PaymentResultPayloads(publicUrl), metrics);
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,

@@ -1,7 +1,6 @@
 package io.tollgate.application.service;
 
 import io.tollgate.application.crypto.SecretBox;
-import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ReferenceData;
@@ -24,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -39,16 +39,14 @@ final class FraudScreen {
   private final ReferenceData reference;
   private final GroupRepository groups;
   private final PaymentRepository payments;
-  private final CardVault cardVault;
   private final SecretBox secrets;
   private final Clock clock;
 
-  FraudScreen(ReferenceData reference, GroupRepository groups, PaymentRepository payments, CardVault cardVault,
+  FraudScreen(ReferenceData reference, GroupRepository groups, PaymentRepository payments,
       SecretBox secrets, Clock clock) {
     this.reference = reference;
     this.groups = groups;
     this.payments = payments;
-    this.cardVault = cardVault;
     this.secrets = secrets;
     this.clock = clock;
   }
@@ -57,14 +55,13 @@ final class FraudScreen {
    * Empty when the shop has no anti-fraud profile. Every group the rules name is read in one
    * query and every membership they ask about in one more, whatever the number of rules.
    */
-  Optional<Verdict> screen(Payment p) {
+  Optional<Verdict> screen(Payment p, Supplier<String> cardNumber) {
     Optional<AntifraudProfile> found = reference.antifraudProfileOfShop(p.shopId().value());
     if (found.isEmpty()) {
       return Optional.empty();
     }
     AntifraudProfile profile = found.get();
-    String digits = p.card() == null || p.card().cardToken() == null ? null
-        : cardVault.reveal(p.shopId(), p.card().cardToken()).orElse(null);
+    String digits = p.card() == null || p.card().cardToken() == null ? null : cardNumber.get();
     List<RuleToRun> rules = new ArrayList<>();
     for (AntifraudRule rule : profile.rules()) {
       try {

@@ -1,6 +1,5 @@
 package io.tollgate.application.service;
 
-import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
 import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.PaymentRepository;
@@ -28,56 +27,55 @@ import java.util.UUID;
 public final class PaymentWriter {
 
   private final PaymentRepository payments;
-  private final BalanceRepository balances;
-  private final WebhookOutbox outbox;
   private final WebhookPayloads payloads;
   private final PaymentMetrics metrics;
 
-  public PaymentWriter(PaymentRepository payments, BalanceRepository balances, WebhookOutbox outbox,
-      WebhookPayloads payloads, PaymentMetrics metrics) {
+  public PaymentWriter(PaymentRepository payments, WebhookPayloads payloads, PaymentMetrics metrics) {
     this.metrics = metrics;
     this.payments = payments;
-    this.balances = balances;
-    this.outbox = outbox;
     this.payloads = payloads;
   }
 
   public Payment create(Payment.Transition creation) {
-    Payment stored = payments.insert(creation);
-    if (holdsFunds(stored.type())) {
-      post(stored, stored.amount().amount().negate(), stored.amount().amount(), "reserved for " + describe(stored));
-    }
-    notifyMerchant(stored);
+    Payment stored = payments.insert(creation, p -> new PaymentRepository.Effects(notification(p),
+        holdsFunds(p.type()) ? entry(p, p.amount().amount().negate(), p.amount().amount(), "reserved for " + describe(p))
+            : null));
     metrics.created(stored);
     return stored;
   }
 
   public Payment update(Payment.Transition step) {
-    Payment stored = payments.update(step);
     PaymentState from = step.before().state();
-    PaymentState to = stored.state();
-    if (from == to) {
-      return stored;
+    if (from == step.after().state()) {
+      return payments.update(step);
     }
-    // The outbox row first, the balance last: the balance row lock is then held the shortest time.
-    notifyMerchant(stored);
-    if (stored.type() == PaymentType.DEPOSIT && to == PaymentState.COMPLETED) {
-      post(stored, stored.amount().amount(), BigDecimal.ZERO, "deposit completed");
-    } else if (holdsFunds(stored.type()) && to == PaymentState.COMPLETED) {
-      post(stored, BigDecimal.ZERO, stored.amount().amount().negate(), describe(stored) + " paid out");
-    } else if (holdsFunds(stored.type()) && (to == PaymentState.DECLINED || to == PaymentState.CANCELLED)) {
-      post(stored, stored.amount().amount(), stored.amount().amount().negate(), describe(stored) + " released");
-    }
+    // The payment, its operation, its outbox row and its ledger entry in one write.
+    Payment stored = payments.update(step, p -> new PaymentRepository.Effects(notification(p), ledgerEntry(p)));
     metrics.moved(from, stored);
     return stored;
   }
 
-  /** The outbox row of a state the merchant hears about, in the same transaction as the state. */
-  private void notifyMerchant(Payment p) {
-    if (p.state().notifiesMerchant()) {
-      outbox.enqueue(new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), p.id(), p.shopId(), p.state(),
-          p.webhookUrl(), payloads.render(p), p.updated()));
+  /** The ledger entry of entering the stored payment's state, or null when the state moves no money. */
+  private static LedgerEntry ledgerEntry(Payment stored) {
+    PaymentState to = stored.state();
+    BigDecimal amount = stored.amount().amount();
+    if (stored.type() == PaymentType.DEPOSIT && to == PaymentState.COMPLETED) {
+      return entry(stored, amount, BigDecimal.ZERO, "deposit completed");
+    } else if (holdsFunds(stored.type()) && to == PaymentState.COMPLETED) {
+      return entry(stored, BigDecimal.ZERO, amount.negate(), describe(stored) + " paid out");
+    } else if (holdsFunds(stored.type()) && (to == PaymentState.DECLINED || to == PaymentState.CANCELLED)) {
+      return entry(stored, amount, amount.negate(), describe(stored) + " released");
     }
+    return null;
+  }
+
+  /** The outbox row of a state the merchant hears about, or null. */
+  private WebhookOutbox.NewEvent notification(Payment p) {
+    if (!p.state().notifiesMerchant()) {
+      return null;
+    }
+    return new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), p.id(), p.shopId(), p.state(),
+        p.webhookUrl(), payloads.render(p), p.updated());
   }
 
   private static boolean holdsFunds(PaymentType type) {
@@ -88,8 +86,8 @@ public final class PaymentWriter {
     return p.type().name().toLowerCase(java.util.Locale.ROOT);
   }
 
-  private void post(Payment p, BigDecimal available, BigDecimal reserved, String reason) {
+  private static LedgerEntry entry(Payment p, BigDecimal available, BigDecimal reserved, String reason) {
     Money m = p.amount();
-    balances.post(new LedgerEntry(p.shopId(), m.currency(), available, reserved, p.id(), reason, p.updated()));
+    return new LedgerEntry(p.shopId(), m.currency(), available, reserved, p.id(), reason, p.updated());
   }
 }

@@ -77,7 +77,7 @@ public final class ProcessingService
       Duration bankTransferDelay) {
     this.reference = reference;
     this.cards = new CardProfiles(reference);
-    this.fraud = new FraudScreen(reference, groups, payments, cardVault, secrets, clock);
+    this.fraud = new FraudScreen(reference, groups, payments, secrets, clock);
     this.routing = new Routing(reference, groups, currencies);
     this.tx = tx;
     this.payments = payments;
@@ -375,7 +375,8 @@ public final class ProcessingService
    * A shop without connectors goes straight to the default processor.
    */
   private Payment authorize(Payment p, OperationType op, String details) {
-    Payment current = screen(p);
+    CardNumber pan = new CardNumber(p);
+    Payment current = screen(p, pan);
     if (current.state().isFinal()) {
       return current;
     }
@@ -385,7 +386,7 @@ public final class ProcessingService
         return noConnector(current, op);
       }
       Payment routed = current.withRouting(current.amount(), current.customerAmount(), processor.terminalName());
-      return record(routed, op, processor.authorize(charge(routed, 1)), details);
+      return record(routed, op, processor.authorize(charge(routed, 1, pan)), details);
     }
     for (int i = 0; i < route.size(); i++) {
       ReferenceData.Connector connector = route.get(i);
@@ -395,7 +396,7 @@ public final class ProcessingService
             Outcome.error(routed.refusal()).withDetails(routed.why()), clock.instant()));
       }
       Payment sent = routed.payment();
-      Result r = processor.authorize(charge(sent, i + 1));
+      Result r = processor.authorize(charge(sent, i + 1, pan));
       boolean another = i + 1 < route.size();
       if (r.status() == Result.Status.DECLINED && another && routing.cascades(connector, r.errorCode())) {
         ReferenceData.Connector next = route.get(i + 1);
@@ -417,7 +418,11 @@ public final class ProcessingService
 
   /** DETECT_FRAUD when the shop has an anti-fraud profile: declined on a hit, unchanged otherwise. */
   private Payment screen(Payment p) {
-    return fraud.screen(p).map(v -> writer.update(p.apply(OperationType.DETECT_FRAUD,
+    return screen(p, new CardNumber(p));
+  }
+
+  private Payment screen(Payment p, CardNumber pan) {
+    return fraud.screen(p, pan::digits).map(v -> writer.update(p.apply(OperationType.DETECT_FRAUD,
             v.hit() == null ? p.state() : PaymentState.DECLINED,
             (v.hit() == null ? Outcome.NONE : Outcome.error(v.hit())).withDetails(v.details()), clock.instant())))
         .orElse(p);
@@ -453,14 +458,45 @@ public final class ProcessingService
   }
 
   private CardCharge charge(Payment p) {
-    return charge(p, 1);
+    return charge(p, 1, new CardNumber(p));
   }
 
   private CardCharge charge(Payment p, int attempt) {
-    String pan = cardVault.reveal(p.shopId(), p.card().cardToken())
-        .orElseThrow(() -> new IllegalStateException("card token of payment " + p.id() + " is missing from the vault"));
-    return new CardCharge(p.id(), p.amount(), pan, p.card().expiryMonth(), p.card().expiryYear(),
+    return charge(p, attempt, new CardNumber(p));
+  }
+
+  private CardCharge charge(Payment p, int attempt, CardNumber pan) {
+    String digits = pan.digits();
+    if (digits == null) {
+      throw new IllegalStateException("card token of payment " + p.id() + " is missing from the vault");
+    }
+    return new CardCharge(p.id(), p.amount(), digits, p.card().expiryMonth(), p.card().expiryYear(),
         p.card().cardholderName(), !p.preAuth(), p.terminalName(), attempt);
+  }
+
+  /**
+   * A payment's card number, read from the vault on first use and at most once per request:
+   * the anti-fraud screen and every connector tried share it. It lives only as long as the
+   * request's call and is never logged.
+   */
+  private final class CardNumber {
+    private final Payment payment;
+    private String digits;
+    private boolean read;
+
+    CardNumber(Payment payment) {
+      this.payment = payment;
+    }
+
+    String digits() {
+      if (!read) {
+        read = true;
+        CardDetails card = payment.card();
+        digits = card == null || card.cardToken() == null ? null
+            : cardVault.reveal(payment.shopId(), card.cardToken()).orElse(null);
+      }
+      return digits;
+    }
   }
 
   private static Outcome external(Result r) {

@@ -9,12 +9,10 @@ import java.util.List;
 
 /**
  * A ledger per shop and currency: every movement is an entry, and the balance row is their
- * running sum, written in the transaction of the state change that caused it.
+ * running sum, written by {@link PaymentRepository} in the same statement as the state change
+ * that caused it (see {@link PaymentRepository.Effects}).
  */
 public interface BalanceRepository {
-
-  /** Appends an entry and moves the balance by it. */
-  void post(LedgerEntry entry);
 
   /** The shop's balance in the currency, locked until the transaction ends (zero if none yet). */
   ShopBalance lock(ShopId shop, Currency currency);

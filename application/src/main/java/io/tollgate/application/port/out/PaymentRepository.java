@@ -9,12 +9,21 @@ import io.tollgate.domain.shop.ShopId;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /** Stores payments and their operations. Implementations must join the caller's transaction. */
 public interface PaymentRepository {
 
   /** Stores a new payment with its CREATE_PAYMENT operation; returns it at version 1. */
-  Payment insert(Payment.Transition creation);
+  default Payment insert(Payment.Transition creation) {
+    return insert(creation, stored -> Effects.NONE);
+  }
+
+  /**
+   * Stores a new payment, its CREATE_PAYMENT operation and what the stored payment causes, as
+   * one write: all of it or none.
+   */
+  Payment insert(Payment.Transition creation, Function<Payment, Effects> effects);
 
   /**
    * Stores a step: the new payment row and its operation, only if the row is still at the
@@ -23,7 +32,24 @@ public interface PaymentRepository {
    * @return the payment at its new version
    * @throws io.tollgate.domain.DomainException.Conflict when another writer got there first
    */
-  Payment update(Payment.Transition step);
+  default Payment update(Payment.Transition step) {
+    return update(step, stored -> Effects.NONE);
+  }
+
+  /**
+   * Stores a step as {@link #update(Payment.Transition)} does, together with what the stored
+   * payment causes (its webhook event, its ledger entry), as one write: all of it or none.
+   */
+  Payment update(Payment.Transition step, Function<Payment, Effects> effects);
+
+  /**
+   * What storing a payment causes besides its row and operation; either may be null: the
+   * webhook event of a state the merchant hears about (a new outbox row), and the ledger entry
+   * of a state that moves money (an entry row, and the shop's balance moved by it).
+   */
+  record Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry) {
+    public static final Effects NONE = new Effects(null, null);
+  }
 
   Optional<Payment> find(PaymentId id);
 

@@ -11,13 +11,12 @@ import java.util.Optional;
 /**
  * The transactional outbox of webhook events and the log of their delivery attempts.
  *
- * <p>{@link #enqueue} joins the caller's transaction, so an event exists exactly when the state
- * change that caused it was committed. Claims are leases: an event claimed by an instance that
+ * <p>Events are written by {@link PaymentRepository} in the same statement as the state change
+ * that caused them (see {@link PaymentRepository.Effects}), so an event exists exactly when
+ * that change was committed. Claims are leases: an event claimed by an instance that
  * dies becomes due again when its lease runs out.
  */
 public interface WebhookOutbox {
-
-  void enqueue(NewEvent event);
 
   /**
    * Leases up to {@code limit} due events, at most one per payment and only the oldest pending
