@@ -13,7 +13,6 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.postgres.PostgresPlugin;
-import org.jdbi.v3.sqlobject.SqlObjectPlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,23 +33,7 @@ public final class Database implements AutoCloseable {
     this.embedded = embedded;
     this.dataSource = dataSource;
     this.jdbcUrl = jdbcUrl;
-    this.jdbi = Jdbi.create(dataSource).installPlugin(new SqlObjectPlugin()).installPlugin(new PostgresPlugin());
-    warmSqlObjects(jdbi, PaymentDao.class);
-  }
-
-  /**
-   * Builds the SQL object metadata once on the shared configuration. Every handle works on a
-   * copy of that configuration, and metadata built on a copy dies with it: without this, each
-   * {@code handle.attach(PaymentDao.class)} rebuilt it by reflection, which a profile of the
-   * payment benchmark showed as a seventh of the service's CPU.
-   */
-  private static void warmSqlObjects(Jdbi jdbi, Class<?>... types) {
-    org.jdbi.v3.core.extension.Extensions extensions = jdbi.getConfig(org.jdbi.v3.core.extension.Extensions.class);
-    extensions.findFactory(org.jdbi.v3.sqlobject.SqlObjectFactory.class).ifPresent(factory -> {
-      for (Class<?> type : types) {
-        extensions.findMetadata(type, factory);
-      }
-    });
+    this.jdbi = Jdbi.create(dataSource).installPlugin(new PostgresPlugin());
   }
 
   public static Database start(DatabaseSettings settings) {

@@ -20,6 +20,7 @@ import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +28,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
 import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.mapper.reflect.ConstructorMapper;
 import org.jdbi.v3.core.statement.Query;
 import org.jdbi.v3.core.statement.StatementCustomizer;
 import org.postgresql.PGStatement;
@@ -49,13 +49,12 @@ final class JdbiPaymentRepository implements PaymentRepository {
   JdbiPaymentRepository(Jdbi jdbi, Currencies currencies) {
     this.jdbi = jdbi;
     this.currencies = currencies;
-    jdbi.registerRowMapper(ConstructorMapper.factory(PaymentRow.class));
   }
 
   @Override
   public Payment insert(Payment.Transition creation, Function<Payment, Effects> effects) {
     Payment payment = creation.after().withVersion(1);
-    write(PaymentDao.INSERT_WRITTEN, payment, null, creation.operation(), effects.apply(payment));
+    write(PaymentSql.INSERT_WRITTEN, payment, null, creation.operation(), effects.apply(payment));
     return payment;
   }
 
@@ -63,7 +62,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
   public Payment update(Payment.Transition step, Function<Payment, Effects> effects) {
     long expected = step.before().version();
     Payment after = step.after().withVersion(expected + 1);
-    if (write(PaymentDao.UPDATE_WRITTEN, after, expected, step.operation(), effects.apply(after)) != 1) {
+    if (write(PaymentSql.UPDATE_WRITTEN, after, expected, step.operation(), effects.apply(after)) != 1) {
       throw new DomainException.Conflict("concurrent_modification",
           "The payment was changed by another request; retry");
     }
@@ -75,19 +74,23 @@ final class JdbiPaymentRepository implements PaymentRepository {
    * ledger entry the step causes, the last three only if the row was written.
    */
   private int write(String written, Payment p, Long expected, PaymentOperation operation, Effects effects) {
-    StringBuilder sql = new StringBuilder("WITH ").append(written).append(", ").append(PaymentDao.OPERATION);
+    StringBuilder sql = new StringBuilder("WITH ").append(written).append(", ").append(PaymentSql.OPERATION);
     WebhookOutbox.NewEvent event = effects.event();
     BalanceRepository.LedgerEntry entry = effects.entry();
     if (event != null) {
-      sql.append(", ").append(PaymentDao.EVENT);
+      sql.append(", ").append(PaymentSql.EVENT);
     }
     if (entry != null) {
-      sql.append(", ").append(PaymentDao.LEDGER);
+      sql.append(", ").append(PaymentSql.LEDGER);
     }
     sql.append("SELECT count(*) FROM written");
     PaymentRow row = toRow(p);
     return jdbi.inTransaction(h -> {
-      Query q = h.createQuery(sql.toString()).bindMethods("p", row).bindMethods("o", toRow(p, operation));
+      Query q = h.createQuery(sql.toString());
+      // one binding for both shapes of the row: an update leaves the immutable columns unused
+      q.getConfig(org.jdbi.v3.core.statement.SqlStatements.class).setUnusedBindingAllowed(true);
+      bind(q, row);
+      bind(q, toRow(p, operation));
       if (expected != null) {
         q.bind("expected", expected.longValue());
       }
@@ -108,17 +111,19 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   @Override
   public Optional<Payment> find(PaymentId id) {
-    return jdbi.withExtension(PaymentDao.class, dao -> dao.find(id.value())).map(this::toPayment);
+    return jdbi.withHandle(h -> h.createQuery(PaymentSql.FIND).bind("id", id.value())
+        .map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);
   }
 
   @Override
   public Optional<Payment> findForUpdate(PaymentId id) {
-    return jdbi.inTransaction(h -> h.attach(PaymentDao.class).findForUpdate(id.value())).map(this::toPayment);
+    return jdbi.inTransaction(h -> h.createQuery(PaymentSql.FIND_FOR_UPDATE).bind("id", id.value())
+        .map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);
   }
 
   @Override
   public Page<Payment> list(PaymentFilter f, int offset, int limit) {
-    StringBuilder sql = new StringBuilder("SELECT " + PaymentDao.COLUMNS + " FROM payments WHERE shop_id = :shop");
+    StringBuilder sql = new StringBuilder("SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE shop_id = :shop");
     if (f.createdFrom() != null) {
       sql.append(" AND created >= :createdFrom");
     }
@@ -155,7 +160,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
       if (f.referenceId() != null) {
         q.bind("referenceId", f.referenceId());
       }
-      return q.mapTo(PaymentRow.class).list();
+      return q.map(PaymentRows.PAYMENT).list();
     });
     boolean hasMore = rows.size() > limit;
     List<Payment> page = new ArrayList<>();
@@ -186,7 +191,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
   @Override
   public Page<Payment> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore, int offset,
       int limit) {
-    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentDao.COLUMNS + """
+    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentSql.COLUMNS + """
              FROM payments WHERE merchant_id = :merchant
               AND created >= coalesce(CAST(:from AS timestamptz), '-infinity')
               AND created < coalesce(CAST(:before AS timestamptz), 'infinity')
@@ -194,7 +199,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
             """)
         .bind("merchant", merchant.value()).bind("from", createdFrom).bind("before", createdBefore)
         .bind("limit", limit + 1).bind("offset", offset)
-        .mapTo(PaymentRow.class).list());
+        .map(PaymentRows.PAYMENT).list());
     boolean hasMore = rows.size() > limit;
     return new Page<>(rows.stream().limit(limit).map(this::toPayment).toList(), hasMore);
   }
@@ -203,9 +208,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
   public Page<OperationWithPayment> operationsForMerchant(MerchantId merchant, Instant completedFrom,
       Instant completedBefore, java.util.Set<io.tollgate.domain.payment.OperationType> operations,
       java.util.Set<io.tollgate.domain.payment.PaymentState> states, int offset, int limit) {
-    List<OperationRow> rows = jdbi.withHandle(h -> h.createQuery("""
-            SELECT id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details
-            FROM payment_operations WHERE merchant_id = :merchant
+    List<OperationRow> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentSql.OPERATION_COLUMNS + """
+             FROM payment_operations WHERE merchant_id = :merchant
               AND completed >= coalesce(CAST(:from AS timestamptz), '-infinity')
               AND completed < coalesce(CAST(:before AS timestamptz), 'infinity')
               AND (cardinality(CAST(:operations AS text[])) = 0 OR operation = ANY(CAST(:operations AS text[])))
@@ -216,14 +220,14 @@ final class JdbiPaymentRepository implements PaymentRepository {
         .bind("operations", operations.stream().map(Enum::name).toArray(String[]::new))
         .bind("states", states.stream().map(Enum::name).toArray(String[]::new))
         .bind("limit", limit + 1).bind("offset", offset)
-        .map(org.jdbi.v3.core.mapper.reflect.ConstructorMapper.of(OperationRow.class)).list());
+        .map(PaymentRows.OPERATION).list());
     boolean hasMore = rows.size() > limit;
     List<OperationRow> page = rows.stream().limit(limit).toList();
     String[] ids = page.stream().map(OperationRow::paymentId).distinct().toArray(String[]::new);
     java.util.Map<String, Payment> byId = new java.util.HashMap<>();
     if (ids.length > 0) {
-      jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentDao.COLUMNS + " FROM payments WHERE id = ANY(:ids)")
-          .bind("ids", ids).mapTo(PaymentRow.class).list())
+      jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE id = ANY(:ids)")
+          .bind("ids", ids).map(PaymentRows.PAYMENT).list())
           .forEach(r -> byId.put(r.id(), toPayment(r)));
     }
     return new Page<>(page.stream().map(o -> new OperationWithPayment(toOperation(o), byId.get(o.paymentId()))).toList(),
@@ -244,7 +248,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
             "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
                 + " ORDER BY p.updated LIMIT :limit FOR UPDATE OF p SKIP LOCKED")
         .bind("before", before).bind("limit", limit)
-        .mapTo(PaymentRow.class).list());
+        .map(PaymentRows.PAYMENT).list());
     return rows.stream().map(this::toPayment).toList();
   }
 
@@ -259,14 +263,14 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   @Override
   public List<PaymentOperation> operations(PaymentId id) {
-    return jdbi.withExtension(PaymentDao.class, dao -> dao.operations(id.value())).stream()
-        .map(JdbiPaymentRepository::toOperation).toList();
+    return jdbi.withHandle(h -> h.createQuery(PaymentSql.OPERATIONS).bind("id", id.value())
+        .map(PaymentRows.OPERATION).list()).stream().map(JdbiPaymentRepository::toOperation).toList();
   }
 
   @Override
   public Money refundedTotal(PaymentId parent, Money zero) {
-    return new Money(jdbi.withExtension(PaymentDao.class, dao -> dao.refundedTotal(parent.value())),
-        zero.currency());
+    return new Money(jdbi.withHandle(h -> h.createQuery(PaymentSql.REFUNDED_TOTAL).bind("parent", parent.value())
+        .mapTo(BigDecimal.class).one()), zero.currency());
   }
 
   private static PaymentRow toRow(Payment p) {
@@ -281,6 +285,29 @@ final class JdbiPaymentRepository implements PaymentRepository {
         p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(), p.externalId(),
         p.externalResultCode(), JsonColumns.write(p.externalRefs()), p.terminalName(), p.created(),
         p.updated(), p.version());
+  }
+
+  /** Binds the row as {@code :p.<component>}, explicitly: no reflection on the hot path. */
+  private static void bind(Query q, PaymentRow r) {
+    q.bind("p.id", r.id()).bind("p.shopId", r.shopId()).bind("p.paymentType", r.paymentType())
+        .bind("p.state", r.state()).bind("p.paymentMethod", r.paymentMethod()).bind("p.amount", r.amount())
+        .bind("p.currency", r.currency()).bind("p.customerAmount", r.customerAmount())
+        .bind("p.customerCurrency", r.customerCurrency()).bind("p.referenceId", r.referenceId())
+        .bind("p.description", r.description()).bind("p.parentPaymentId", r.parentPaymentId())
+        .bind("p.preAuth", r.preAuth()).bind("p.card", r.card()).bind("p.customer", r.customer())
+        .bind("p.billingAddress", r.billingAddress()).bind("p.returnUrl", r.returnUrl())
+        .bind("p.webhookUrl", r.webhookUrl()).bind("p.additionalParameters", r.additionalParameters())
+        .bind("p.errorCode", r.errorCode()).bind("p.errorMessage", r.errorMessage())
+        .bind("p.externalId", r.externalId()).bind("p.externalResultCode", r.externalResultCode())
+        .bind("p.externalRefs", r.externalRefs()).bind("p.terminalName", r.terminalName())
+        .bind("p.created", r.created()).bind("p.updated", r.updated()).bind("p.version", r.version());
+  }
+
+  /** Binds the operation as {@code :o.<component>}. */
+  private static void bind(Query q, OperationRow o) {
+    q.bind("o.shopId", o.shopId()).bind("o.operation", o.operation()).bind("o.started", o.started())
+        .bind("o.completed", o.completed()).bind("o.paymentState", o.paymentState())
+        .bind("o.errorCode", o.errorCode()).bind("o.details", o.details());
   }
 
   private static OperationRow toRow(Payment p, PaymentOperation o) {

@@ -3,7 +3,7 @@ package io.tollgate.persistence;
 import java.time.Instant;
 
 /** A row of {@code payment_operations}. */
-public record OperationRow(
+record OperationRow(
     long id,
     String paymentId,
     long shopId,

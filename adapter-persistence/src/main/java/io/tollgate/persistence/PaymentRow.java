@@ -3,8 +3,8 @@ package io.tollgate.persistence;
 import java.math.BigDecimal;
 import java.time.Instant;
 
-/** A row of {@code payments} as stored; JSON columns as text. Public for Jdbi's mappers only. */
-public record PaymentRow(
+/** A row of {@code payments} as stored; JSON columns as text. */
+record PaymentRow(
     String id,
     long shopId,
     String paymentType,

@@ -1,17 +1,11 @@
 package io.tollgate.persistence;
 
-import java.math.BigDecimal;
-import java.util.List;
-import java.util.Optional;
-import org.jdbi.v3.sqlobject.config.RegisterConstructorMapper;
-import org.jdbi.v3.sqlobject.customizer.Bind;
-import org.jdbi.v3.sqlobject.statement.SqlQuery;
+/** The SQL of {@link JdbiPaymentRepository}; rows are read by {@link PaymentRows}. */
+final class PaymentSql {
 
-@RegisterConstructorMapper(PaymentRow.class)
-@RegisterConstructorMapper(OperationRow.class)
-interface PaymentDao {
+  private PaymentSql() {}
 
-  String COLUMNS = """
+  static final String COLUMNS = """
       id, shop_id, payment_type, state, payment_method, amount, currency, customer_amount,
       customer_currency, reference_id, description, parent_payment_id, pre_auth, card::text AS card,
       customer::text AS customer, billing_address::text AS billing_address, return_url, webhook_url,
@@ -20,7 +14,7 @@ interface PaymentDao {
       """;
 
   /** A new payment row, as the CTE {@code written} that the other writes of the statement join. */
-  String INSERT_WRITTEN = """
+  static final String INSERT_WRITTEN = """
       written AS (
         INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
             customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
@@ -37,7 +31,7 @@ interface PaymentDao {
       """;
 
   /** A transition of the row, as the CTE {@code written}: no row when the version moved on. */
-  String UPDATE_WRITTEN = """
+  static final String UPDATE_WRITTEN = """
       written AS (
         UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
             customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
@@ -50,7 +44,7 @@ interface PaymentDao {
       """;
 
   /** The step's operation, written only with the row. */
-  String OPERATION = """
+  static final String OPERATION = """
       operation AS (
         INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
             error_code, details)
@@ -61,7 +55,7 @@ interface PaymentDao {
       """;
 
   /** The outbox row of the step, written only with the row. */
-  String EVENT = """
+  static final String EVENT = """
       event AS (
         INSERT INTO webhook_events (id, payment_id, shop_id, payment_state, target_url, body, next_attempt_at,
             created)
@@ -72,7 +66,7 @@ interface PaymentDao {
       """;
 
   /** The ledger entry of the step and the balance slot it moves, written only with the row. */
-  String LEDGER = """
+  static final String LEDGER = """
       entry AS (
         INSERT INTO ledger_entries (shop_id, currency, available, reserved, payment_id, reason, created)
         SELECT CAST(:entryShop AS bigint), CAST(:entryCurrency AS text), CAST(:entryAvailable AS numeric),
@@ -89,21 +83,18 @@ interface PaymentDao {
                 updated = excluded.updated)
       """;
 
-  @SqlQuery("SELECT " + COLUMNS + " FROM payments WHERE id = :id")
-  Optional<PaymentRow> find(@Bind("id") String id);
+  static final String FIND = "SELECT " + COLUMNS + " FROM payments WHERE id = :id";
 
-  @SqlQuery("SELECT " + COLUMNS + " FROM payments WHERE id = :id FOR UPDATE")
-  Optional<PaymentRow> findForUpdate(@Bind("id") String id);
+  static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";
 
-  @SqlQuery("""
-      SELECT id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details
-      FROM payment_operations WHERE payment_id = :id ORDER BY id DESC
-      """)
-  List<OperationRow> operations(@Bind("id") String paymentId);
+  static final String OPERATION_COLUMNS =
+      "id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details";
 
-  @SqlQuery("""
+  static final String OPERATIONS =
+      "SELECT " + OPERATION_COLUMNS + " FROM payment_operations WHERE payment_id = :id ORDER BY id DESC";
+
+  static final String REFUNDED_TOTAL = """
       SELECT coalesce(sum(amount), 0) FROM payments
       WHERE parent_payment_id = :parent AND payment_type = 'REFUND' AND state NOT IN ('DECLINED', 'CANCELLED')
-      """)
-  BigDecimal refundedTotal(@Bind("parent") String parentId);
+      """;
 }
