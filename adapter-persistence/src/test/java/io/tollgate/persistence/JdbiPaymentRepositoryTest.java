@@ -2,11 +2,13 @@ package io.tollgate.persistence;
 
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.Outcome;
+import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.ShopId;
 import io.tollgate.persistence.testing.TestDatabase;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,6 +20,8 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
@@ -94,6 +98,33 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     long events = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE payment_id = :id")
         .bind("id", p.id().value()).mapTo(Long.class).one());
     assertThat(events).isEqualTo(1);
+  }
+
+  /**
+   * Deep merchant pages are read by their ids first: whichever way a page is read, the pages
+   * around the switch join up in the same newest-first order, none skipped or repeated.
+   */
+  @Test
+  void merchant_pages_deep_and_shallow_join_up_in_one_order() {
+    ShopId own = TestShops.create(adapters, "deep-pages");
+    MerchantId merchant = adapters.shops().find(own).orElseThrow().merchantId();
+    List<String> newestFirst = new ArrayList<>();
+    for (int i = 0; i < 1_060; i++) {
+      newestFirst.add(0, repository().insert(Payment.create(draft(own, "1", "deep-" + i), PaymentState.CHECKOUT,
+          T0.plusSeconds(i))).id().value());
+    }
+    List<String> read = new ArrayList<>();
+    boolean more = true;
+    for (int offset = 0; more; offset += 40) {
+      Page<Payment> page = repository().listForMerchant(merchant, null, null, offset, 40);
+      page.items().forEach(p -> read.add(p.id().value()));
+      more = page.hasMore();
+    }
+    assertThat(read).containsExactlyElementsOf(newestFirst);
+
+    Page<Payment> last = repository().listForMerchant(merchant, null, T0.plusSeconds(1_050), 1_000, 50);
+    assertThat(last.items()).extracting(p -> p.id().value()).containsExactlyElementsOf(newestFirst.subList(1_010, 1_060));
+    assertThat(last.hasMore()).isFalse();
   }
 
   /**
