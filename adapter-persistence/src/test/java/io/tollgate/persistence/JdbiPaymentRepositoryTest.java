@@ -101,6 +101,63 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A delivery attempt is logged exactly when it settled its event: with the lease still held
+   * both change, and once the lease is lost (released, or taken by another instance) neither.
+   * A payment's later event waits for the earlier one, and for its retry time when it failed.
+   */
+  @Test
+  void a_webhook_attempt_is_logged_only_while_its_lease_is_held() {
+    ShopId own = TestShops.create(adapters, "attempts");
+    Payment p = repository().insert(Payment.create(draft(own, "3.10", "wh-1"), PaymentState.CHECKOUT, T0));
+    Payment.Transition complete = p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1));
+    repository().update(complete, stored -> new PaymentRepository.Effects(
+        new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(), stored.shopId(), stored.state(),
+            "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8), stored.updated()), null));
+    String later = UUID.randomUUID().toString();
+    db.jdbi().useHandle(h -> h.createUpdate("""
+            INSERT INTO webhook_events (id, payment_id, shop_id, payment_state, target_url, body, next_attempt_at, created)
+            SELECT CAST(:id AS uuid), payment_id, shop_id, payment_state, target_url, body, now(), now()
+            FROM webhook_events WHERE payment_id = :payment
+            """).bind("id", later).bind("payment", p.id().value()).execute());
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    Instant now = Instant.now();
+    java.time.Duration lease = java.time.Duration.ofMinutes(2);
+
+    List<WebhookOutbox.ClaimedEvent> mine = outbox.claim("instance-a", now, lease, 100).stream()
+        .filter(e -> e.paymentId().equals(p.id())).toList();
+    assertThat(mine).singleElement().extracting(WebhookOutbox.ClaimedEvent::id).isNotEqualTo(later);
+    WebhookOutbox.ClaimedEvent first = mine.get(0);
+
+    Instant retryAt = now.plusSeconds(60);
+    WebhookOutbox.Attempt failed = new WebhookOutbox.Attempt(first.id(), PaymentState.COMPLETED, 1, first.url(), now,
+        java.time.Duration.ofMillis(40), 503, null, WebhookOutbox.Status.PENDING);
+    assertThat(outbox.recordAttempt(first, failed, WebhookOutbox.Status.PENDING, retryAt)).isTrue();
+    assertThat(outbox.attempts(p.id())).singleElement().satisfies(a -> {
+      assertThat(a.statusCode()).isEqualTo(503);
+      assertThat(a.eventStatus()).isEqualTo(WebhookOutbox.Status.PENDING);
+    });
+    Instant laterDue = db.jdbi().withHandle(h -> h.createQuery(
+            "SELECT next_attempt_at FROM webhook_events WHERE id = CAST(:id AS uuid)")
+        .bind("id", later).mapTo(Instant.class).one());
+    assertThat(laterDue).isAfterOrEqualTo(retryAt.truncatedTo(ChronoUnit.MILLIS));
+    assertThat(outbox.claim("instance-a", now, lease, 100)).noneMatch(e -> e.paymentId().equals(p.id()));
+
+    // Due again, leased, then given back (as on shutdown): the late report of that lease is refused.
+    WebhookOutbox.ClaimedEvent second = outbox.claim("instance-a", retryAt.plusSeconds(1), lease, 100).stream()
+        .filter(e -> e.paymentId().equals(p.id())).findFirst().orElseThrow();
+    assertThat(second.id()).isEqualTo(first.id());
+    outbox.release("instance-a");
+    WebhookOutbox.Attempt late = new WebhookOutbox.Attempt(second.id(), PaymentState.COMPLETED, 2, second.url(), now,
+        java.time.Duration.ofMillis(30), 200, null, WebhookOutbox.Status.DELIVERED);
+    assertThat(outbox.recordAttempt(second, late, WebhookOutbox.Status.DELIVERED, null)).isFalse();
+    assertThat(outbox.attempts(p.id())).hasSize(1);
+    int attempts = db.jdbi().withHandle(h -> h.createQuery(
+            "SELECT attempts FROM webhook_events WHERE id = CAST(:id AS uuid)")
+        .bind("id", first.id()).mapTo(Integer.class).one());
+    assertThat(attempts).isEqualTo(1);
+  }
+
+  /**
    * Deep merchant pages are read by their ids first: whichever way a page is read, the pages
    * around the switch join up in the same newest-first order, none skipped or repeated.
    */
