@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -25,6 +27,16 @@ final class JdbiShopRepository implements ShopRepository {
       Duration.ofSeconds(rs.getInt("checkout_timeout_seconds")), rs.getBoolean("check_withdrawal_balance"),
       rs.getBoolean("requires_approval"), rs.getString("base_currency"));
 
+  /**
+   * A shop's row is written once, when the shop is created, and read on every payment and every
+   * merchant list: each instance keeps the rows it read for a few seconds. A shop created here
+   * is seen at once; one created by another process within {@link #KEPT}.
+   */
+  static final Duration KEPT = Duration.ofSeconds(10);
+
+  private final Cache<ShopId, Shop> byId = Caffeine.newBuilder().expireAfterWrite(KEPT).maximumSize(100_000).build();
+  private final Cache<MerchantId, List<Shop>> byMerchant =
+      Caffeine.newBuilder().expireAfterWrite(KEPT).maximumSize(10_000).build();
   private final Jdbi jdbi;
 
   JdbiShopRepository(Jdbi jdbi) {
@@ -52,7 +64,8 @@ final class JdbiShopRepository implements ShopRepository {
 
   @Override
   public ShopId createShop(Shop shop, Instant now) {
-    return new ShopId(jdbi.withHandle(h -> h.createUpdate("""
+    return jdbi.withHandle(h -> {
+      ShopId id = new ShopId(h.createUpdate("""
             INSERT INTO shops (merchant_id, name, webhook_url, return_url, checkout_timeout_seconds,
                 check_withdrawal_balance, requires_approval, base_currency, created)
             VALUES (:merchant, :name, :webhookUrl, :returnUrl, :timeout, :checkBalance, :approval,
@@ -67,20 +80,34 @@ final class JdbiShopRepository implements ShopRepository {
         .bind("approval", shop.requiresApproval())
         .bind("baseCurrency", shop.baseCurrency())
         .bind("now", now)
-        .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one()));
+        .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
+      // Once the new shop is visible: a list read before the commit must not be kept.
+      if (h.isInTransaction()) {
+        h.afterCommit(() -> byMerchant.invalidate(shop.merchantId()));
+      } else {
+        byMerchant.invalidate(shop.merchantId());
+      }
+      return id;
+    });
   }
 
   @Override
   public Optional<Shop> find(ShopId id) {
-    return jdbi.withHandle(h -> h.createQuery("SELECT " + SHOP_COLUMNS + " FROM shops WHERE id = :id")
+    Shop kept = byId.getIfPresent(id);
+    if (kept != null) {
+      return Optional.of(kept);
+    }
+    Optional<Shop> read = jdbi.withHandle(h -> h.createQuery("SELECT " + SHOP_COLUMNS + " FROM shops WHERE id = :id")
         .bind("id", id.value()).map(SHOP).findOne());
+    read.ifPresent(shop -> byId.put(id, shop));
+    return read;
   }
 
   @Override
   public List<Shop> shopsOf(MerchantId merchant) {
-    return jdbi.withHandle(h -> h.createQuery(
+    return byMerchant.get(merchant, m -> jdbi.withHandle(h -> h.createQuery(
             "SELECT " + SHOP_COLUMNS + " FROM shops WHERE merchant_id = :m ORDER BY id")
-        .bind("m", merchant.value()).map(SHOP).list());
+        .bind("m", m.value()).map(SHOP).list()));
   }
 
   @Override
