@@ -3,7 +3,8 @@
 # loads it with wrk and pgbench, and prints one table. Needs a JDK, python3, wrk and pgbench
 # (Debian: apt-get install wrk postgresql-client); run from anywhere: bench/run.sh
 # Settings: DURATION (seconds per scenario, default 20), CONNECTIONS (default 16),
-# LIST_ROWS (payments seeded for S3, default 1000000).
+# LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
+# S4 on its own, default 1000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
