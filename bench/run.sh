@@ -115,6 +115,7 @@ s4_row "S4 webhooks of S1 (events/s; p50/p99 = delivery lag)" "$S1_START"
 EVENT_RATE=${EVENT_RATE:-1000}
 echo "S4: webhook dispatch at $EVENT_RATE events/s offered ..." >&2
 SOURCES=$("${PSQL[@]}" -c "
+  SET client_min_messages = warning;
   DROP TABLE IF EXISTS bench_s4_sources;
   CREATE TABLE bench_s4_sources AS
     SELECT row_number() OVER () AS n, payment_id, shop_id, payment_state, target_url, body
