@@ -273,14 +273,15 @@ public final class ProcessingService
       for (Payment due1 : due) {
         Payment p = due1;
         if (p.type() == PaymentType.WITHDRAWAL) {
-          p = screen(p);
+          CardNumber pan = new CardNumber(p);
+          p = screen(p, pan);
           if (p.state().isFinal()) {
             continue;
           }
           p = p.withRouting(p.amount(), p.customerAmount(), payoutTerminal(p));
           Result r = p.card() == null || p.card().cardToken() == null
               ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
-              : processor.payout(charge(p, 1));
+              : processor.payout(charge(p, 1, pan));
           recordFinal(p, OperationType.WITHDRAWAL, r);
         } else {
           Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
@@ -459,10 +460,6 @@ public final class ProcessingService
 
   private CardCharge charge(Payment p) {
     return charge(p, 1, new CardNumber(p));
-  }
-
-  private CardCharge charge(Payment p, int attempt) {
-    return charge(p, attempt, new CardNumber(p));
   }
 
   private CardCharge charge(Payment p, int attempt, CardNumber pan) {
