@@ -101,30 +101,37 @@ final class JdbiGroupRepository implements GroupRepository {
   }
 
   @Override
-  public java.util.Map<Long, GroupRecord> findAll(Collection<Long> ids) {
-    if (ids.isEmpty()) {
-      return java.util.Map.of();
+  public Lookup lookup(Collection<Long> groupIds, Collection<Member> candidates) {
+    if (groupIds.isEmpty()) {
+      return new Lookup(java.util.Map.of(), java.util.Set.of());
     }
-    return jdbi.withHandle(h -> h.createQuery("SELECT " + COLUMNS
-            + " FROM entry_groups g JOIN merchants m ON m.id = g.merchant_id WHERE g.id = ANY(CAST(:ids AS bigint[]))")
-        .bind("ids", ids.stream().distinct().toArray(Long[]::new)).map(GROUP).list())
-        .stream().collect(java.util.stream.Collectors.toMap(GroupRecord::id, g -> g));
+    // one row per group and value it holds, or one with a null value when it holds none
+    List<Held> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + COLUMNS + """
+            , e.value AS held
+             FROM entry_groups g JOIN merchants m ON m.id = g.merchant_id
+             LEFT JOIN LATERAL (
+               SELECT e.value FROM unnest(CAST(:groups AS bigint[]), CAST(:values AS text[])) AS c(group_id, value)
+                 JOIN group_entries e ON e.group_id = c.group_id AND e.value = c.value
+                WHERE c.group_id = g.id) e ON true
+            WHERE g.id = ANY(CAST(:ids AS bigint[]))
+            """)
+        .bind("ids", groupIds.stream().distinct().toArray(Long[]::new))
+        .bind("groups", candidates.stream().map(Member::groupId).toArray(Long[]::new))
+        .bind("values", candidates.stream().map(Member::value).toArray(String[]::new))
+        .map((rs, ctx) -> new Held(GROUP.map(rs, ctx), rs.getString("held")))
+        .list());
+    java.util.Map<Long, GroupRecord> groups = new java.util.HashMap<>();
+    java.util.Set<Member> held = new java.util.HashSet<>();
+    for (Held row : rows) {
+      groups.putIfAbsent(row.group().id(), row.group());
+      if (row.value() != null) {
+        held.add(new Member(row.group().id(), row.value()));
+      }
+    }
+    return new Lookup(groups, held);
   }
 
-  @Override
-  public java.util.Set<Member> members(Collection<Member> candidates) {
-    if (candidates.isEmpty()) {
-      return java.util.Set.of();
-    }
-    Long[] groups = candidates.stream().map(Member::groupId).toArray(Long[]::new);
-    String[] values = candidates.stream().map(Member::value).toArray(String[]::new);
-    return new java.util.HashSet<>(jdbi.withHandle(h -> h.createQuery("""
-            SELECT e.group_id, e.value FROM group_entries e
-            JOIN unnest(CAST(:groups AS bigint[]), CAST(:values AS text[])) AS c(group_id, value) ON e.group_id = c.group_id AND e.value = c.value
-            """)
-        .bind("groups", groups).bind("values", values)
-        .map((rs, ctx) -> new Member(rs.getLong("group_id"), rs.getString("value"))).list()));
-  }
+  private record Held(GroupRecord group, String value) {}
 
   private static <T> Page<T> page(List<T> rows, int limit) {
     boolean more = rows.size() > limit;

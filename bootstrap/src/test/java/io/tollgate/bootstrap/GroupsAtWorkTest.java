@@ -89,6 +89,14 @@ class GroupsAtWorkTest {
     return oldestFirst;
   }
 
+  /** What the last operation, the anti-fraud screen's, says. */
+  static String fraudDetails(TestShop shop, JsonNode payment) {
+    List<JsonNode> ops = operations(shop, payment.get("id").asText());
+    JsonNode last = ops.get(ops.size() - 1);
+    assertThat(last.get("operation").asText()).isEqualTo("DETECT_FRAUD");
+    return last.get("details").asText();
+  }
+
   static List<String> operationNames(TestShop shop, String id) {
     return operations(shop, id).stream().map(o -> o.get("operation").asText()).toList();
   }
@@ -162,6 +170,25 @@ class GroupsAtWorkTest {
     edit("POST", "/merchant-api/v1/card-groups/" + allowed + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}");
     assertThat(pay(strict, "4000000000000408", "5", "EUR", "").get("state").asText()).isEqualTo("COMPLETED");
     assertThat(pay(strict, "5555000000000107", "5", "EUR", "").get("errorCode").asText()).isEqualTo("6.11");
+  }
+
+  @Test
+  void masked_and_full_number_card_lists_each_match_the_cards_they_hold() {
+    TestShop shop = shop("Two card lists shop");
+    long masked = gw.app.services().groups().create(gw.merchant, GroupKind.CARD, "Masked stolen", true).id();
+    long full = group(GroupKind.CARD, "Full stolen");
+    profile(shop, rule("CARD_BLACKLIST", masked), rule("CARD_BLACKLIST", full));
+    edit("POST", "/merchant-api/v1/card-groups/" + masked + "/cards", "{\"cardNumbers\":[\"555500******0107\"]}");
+    edit("POST", "/merchant-api/v1/card-groups/" + full + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}");
+
+    JsonNode byMask = pay(shop, "5555000000000107", "5", "EUR", "");
+    assertThat(byMask.get("errorCode").asText()).isEqualTo("6.01");
+    assertThat(fraudDetails(shop, byMask)).contains("Masked stolen");
+    JsonNode byNumber = pay(shop, "4000000000000408", "5", "EUR", "");
+    assertThat(byNumber.get("errorCode").asText()).isEqualTo("6.01");
+    assertThat(fraudDetails(shop, byNumber)).contains("Full stolen");
+    // the same BIN with other last digits is not the masked card
+    assertThat(pay(shop, "5555000000000206", "5", "EUR", "").get("state").asText()).isEqualTo("COMPLETED");
   }
 
   @Test

@@ -70,16 +70,20 @@ final class FraudScreen {
         // a rule this version does not know is skipped, never guessed at
       }
     }
-    Map<Long, GroupRepository.GroupRecord> named = groups.findAll(rules.stream()
-        .map(r -> r.rule().groupId()).filter(Objects::nonNull).collect(Collectors.toSet()));
+    // The groups and their memberships in one round trip: a card rule's value depends on how
+    // its group stores cards, not yet known here, so both forms are asked about.
+    Set<Long> groupIds = new LinkedHashSet<>();
     Set<Member> candidates = new LinkedHashSet<>();
     for (RuleToRun r : rules) {
-      GroupRepository.GroupRecord group = r.rule().groupId() == null ? null : named.get(r.rule().groupId());
-      if (group != null) {
-        candidates.addAll(candidates(r.type(), group, p, digits));
+      Long groupId = r.rule().groupId();
+      if (groupId != null) {
+        groupIds.add(groupId);
+        candidates.addAll(candidates(r.type(), groupId, p, digits));
       }
     }
-    Set<Member> held = groups.members(candidates);
+    GroupRepository.Lookup lookup = groups.lookup(groupIds, candidates);
+    Map<Long, GroupRepository.GroupRecord> named = lookup.groups();
+    Set<Member> held = lookup.held();
     for (RuleToRun r : rules) {
       GroupRepository.GroupRecord group = r.rule().groupId() == null ? null : named.get(r.rule().groupId());
       String why = check(r.type(), r.rule(), group, p, digits, held);
@@ -94,21 +98,22 @@ final class FraudScreen {
 
   private record RuleToRun(AntifraudRuleType type, AntifraudRule rule) {}
 
-  /** The values a group rule compares with its group, most specific first. */
-  private List<Member> candidates(AntifraudRuleType type, GroupRepository.GroupRecord group, Payment p, String digits) {
-    long id = group.id();
+  /**
+   * The values a group rule may compare with its group, most specific first; for a card, both
+   * the forms a group can store it in.
+   */
+  private List<Member> candidates(AntifraudRuleType type, long id, Payment p, String digits) {
     List<Member> out = new ArrayList<>();
     switch (type) {
       case BIN_BLACKLIST -> {
         if (digits != null) {
-          for (int n = Math.min(8, digits.length()); n >= 6; n--) {
-            out.add(new Member(id, digits.substring(0, n)));
-          }
+          out.addAll(bins(id, digits));
         }
       }
       case CARD_BLACKLIST, CARD_WHITELIST -> {
         if (digits != null) {
-          out.add(new Member(id, cardValue(group, digits)));
+          out.add(new Member(id, cardValue(true, digits)));
+          out.add(new Member(id, cardValue(false, digits)));
         }
       }
       case EMAIL_BLACKLIST -> {
@@ -128,6 +133,15 @@ final class FraudScreen {
     return out;
   }
 
+  /** A card's BINs a group may list, longest first. */
+  private static List<Member> bins(long id, String digits) {
+    List<Member> out = new ArrayList<>();
+    for (int n = Math.min(8, digits.length()); n >= 6; n--) {
+      out.add(new Member(id, digits.substring(0, n)));
+    }
+    return out;
+  }
+
   /** Why the rule hits, or null when it does not. */
   private String check(AntifraudRuleType type, AntifraudRule rule, GroupRepository.GroupRecord group, Payment p,
       String digits, Set<Member> held) {
@@ -137,16 +151,16 @@ final class FraudScreen {
     String inGroup = group == null ? null : " is in group '" + group.name() + "' (#" + group.id() + ")";
     return switch (type) {
       case BIN_BLACKLIST -> {
-        for (Member m : candidates(type, group, p, digits)) {
+        for (Member m : digits == null ? List.<Member>of() : bins(group.id(), digits)) {
           if (held.contains(m)) {
             yield "BIN " + m.value() + inGroup;
           }
         }
         yield null;
       }
-      case CARD_BLACKLIST -> digits != null && held.contains(new Member(group.id(), cardValue(group, digits)))
+      case CARD_BLACKLIST -> digits != null && held.contains(new Member(group.id(), cardValue(group.masked(), digits)))
           ? "card " + CardBrands.mask(digits) + inGroup : null;
-      case CARD_WHITELIST -> digits != null && !held.contains(new Member(group.id(), cardValue(group, digits)))
+      case CARD_WHITELIST -> digits != null && !held.contains(new Member(group.id(), cardValue(group.masked(), digits)))
           ? "card " + CardBrands.mask(digits) + " is not in group" + inGroup.substring(" is in group".length()) : null;
       case EMAIL_BLACKLIST -> {
         String email = email(p);
@@ -167,8 +181,8 @@ final class FraudScreen {
   }
 
   /** How a card is matched in this group: its canonical mask, or the keyed fingerprint of its number. */
-  private String cardValue(GroupRepository.GroupRecord group, String digits) {
-    return group.masked() ? new MaskedCardNumber(CardBrands.mask(digits)).canonical()
+  private String cardValue(boolean masked, String digits) {
+    return masked ? new MaskedCardNumber(CardBrands.mask(digits)).canonical()
         : GroupService.cardFingerprint(secrets, digits);
   }
 

@@ -30,11 +30,14 @@ public interface GroupRepository {
   /** Whether the group holds this value (matching: a BIN, an e-mail, a card fingerprint, ...). */
   boolean contains(long groupId, String value);
 
-  /** The groups of these ids that exist, by id: one round trip for every rule of a profile. */
-  java.util.Map<Long, GroupRecord> findAll(Collection<Long> ids);
+  /**
+   * The groups of these ids that exist, and which of the candidate (group, value) pairs they
+   * hold: what an anti-fraud screen asks, in one round trip however many rules ask it.
+   */
+  Lookup lookup(Collection<Long> groupIds, Collection<Member> candidates);
 
-  /** Which of these (group, value) pairs the groups hold: one round trip however many rules ask. */
-  java.util.Set<Member> members(Collection<Member> candidates);
+  /** What {@link #lookup} found: the groups that exist, by id, and the candidates they hold. */
+  record Lookup(java.util.Map<Long, GroupRecord> groups, java.util.Set<Member> held) {}
 
   /** A value asked about in a group. */
   record Member(long groupId, String value) {}
