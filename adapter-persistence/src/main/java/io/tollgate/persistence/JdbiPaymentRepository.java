@@ -57,15 +57,17 @@ final class JdbiPaymentRepository implements PaymentRepository {
   @Override
   public Payment insert(Payment.Transition creation, Function<Payment, Effects> effects) {
     Payment payment = creation.after().withVersion(1);
-    write(PaymentSql.INSERT_WRITTEN, payment, null, creation.operation(), effects.apply(payment));
+    write(PaymentSql.INSERT_WRITTEN, payment, null, List.of(creation.operation()), effects.apply(payment));
     return payment;
   }
 
   @Override
-  public Payment update(Payment.Transition step, Function<Payment, Effects> effects) {
+  public Payment update(Payment.Transition step, List<PaymentOperation> earlier, Function<Payment, Effects> effects) {
     long expected = step.before().version();
     Payment after = step.after().withVersion(expected + 1);
-    if (write(PaymentSql.UPDATE_WRITTEN, after, expected, step.operation(), effects.apply(after)) != 1) {
+    List<PaymentOperation> operations = new ArrayList<>(earlier);
+    operations.add(step.operation());
+    if (write(PaymentSql.UPDATE_WRITTEN, after, expected, operations, effects.apply(after)) != 1) {
       throw new DomainException.Conflict("concurrent_modification",
           "The payment was changed by another request; retry");
     }
@@ -76,8 +78,9 @@ final class JdbiPaymentRepository implements PaymentRepository {
    * One statement, one round trip: the payment row, its operation, and the outbox row and
    * ledger entry the step causes, the last three only if the row was written.
    */
-  private int write(String written, Payment p, Long expected, PaymentOperation operation, Effects effects) {
-    StringBuilder sql = new StringBuilder("WITH ").append(written).append(", ").append(PaymentSql.OPERATION);
+  private int write(String written, Payment p, Long expected, List<PaymentOperation> operations, Effects effects) {
+    StringBuilder sql = new StringBuilder("WITH ").append(written).append(", ")
+        .append(operations.size() == 1 ? PaymentSql.OPERATION : PaymentSql.operations(operations.size()));
     WebhookOutbox.NewEvent event = effects.event();
     BalanceRepository.LedgerEntry entry = effects.entry();
     if (event != null) {
@@ -93,7 +96,13 @@ final class JdbiPaymentRepository implements PaymentRepository {
       // one binding for both shapes of the row: an update leaves the immutable columns unused
       q.getConfig(org.jdbi.v3.core.statement.SqlStatements.class).setUnusedBindingAllowed(true);
       bind(q, row);
-      bind(q, toRow(p, operation));
+      if (operations.size() == 1) {
+        bind(q, "o", toRow(p, operations.get(0)));
+      } else {
+        for (int i = 0; i < operations.size(); i++) {
+          bind(q, "o" + i, toRow(p, operations.get(i)));
+        }
+      }
       if (expected != null) {
         q.bind("expected", expected.longValue());
       }
@@ -315,10 +324,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   /** Binds the operation as {@code :o.<component>}. */
-  private static void bind(Query q, OperationRow o) {
-    q.bind("o.shopId", o.shopId()).bind("o.operation", o.operation()).bind("o.started", o.started())
-        .bind("o.completed", o.completed()).bind("o.paymentState", o.paymentState())
-        .bind("o.errorCode", o.errorCode()).bind("o.details", o.details());
+  private static void bind(Query q, String prefix, OperationRow o) {
+    q.bind(prefix + ".shopId", o.shopId()).bind(prefix + ".operation", o.operation())
+        .bind(prefix + ".started", o.started()).bind(prefix + ".completed", o.completed())
+        .bind(prefix + ".paymentState", o.paymentState()).bind(prefix + ".errorCode", o.errorCode())
+        .bind(prefix + ".details", o.details());
   }
 
   private static OperationRow toRow(Payment p, PaymentOperation o) {

@@ -54,6 +54,30 @@ final class PaymentSql {
         FROM written)
       """;
 
+  /**
+   * Several operations of one write (:o0, :o1, ...), stored in that order: volatile
+   * expressions such as the id's sequence are evaluated after ORDER BY, so ids follow it.
+   */
+  static String operations(int count) {
+    StringBuilder values = new StringBuilder();
+    for (int i = 0; i < count; i++) {
+      String o = ":o" + i;
+      values.append(i == 0 ? "" : ",\n          ").append("(").append(i).append(", CAST(").append(o)
+          .append(".shopId AS bigint), CAST(").append(o).append(".operation AS text), CAST(").append(o)
+          .append(".started AS timestamptz), CAST(").append(o).append(".completed AS timestamptz), CAST(").append(o)
+          .append(".paymentState AS text), CAST(").append(o).append(".errorCode AS text), CAST(").append(o)
+          .append(".details AS text))");
+    }
+    return """
+        operation AS (
+          INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
+              error_code, details)
+          SELECT written.id, o.shop_id, o.operation, o.started, o.completed, o.payment_state, o.error_code, o.details
+          FROM written, (VALUES %s) AS o(n, shop_id, operation, started, completed, payment_state, error_code, details)
+          ORDER BY o.n)
+        """.formatted(values);
+  }
+
   /** The outbox row of the step, written only with the row. */
   static final String EVENT = """
       event AS (

@@ -4,7 +4,9 @@ import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.WebhookOutbox;
+import io.tollgate.application.service.PaymentWriter;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.Outcome;
@@ -98,6 +100,42 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     long events = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE payment_id = :id")
         .bind("id", p.id().value()).mapTo(Long.class).one());
     assertThat(events).isEqualTo(1);
+  }
+
+  /**
+   * A held step (an anti-fraud screen that found nothing) is stored with the next step, its
+   * operation first, in one write; the next step written without it is refused, so the held
+   * operation cannot be lost.
+   */
+  @Test
+  void a_held_step_is_stored_first_with_the_next_one_and_cannot_be_skipped() {
+    ShopId own = TestShops.create(adapters, "held");
+    PaymentWriter writer = new PaymentWriter(repository(), stored -> "{}".getBytes(StandardCharsets.UTF_8),
+        PaymentMetrics.NONE);
+    Payment p = writer.create(Payment.create(draft(own, "3.10", "held-1"), PaymentState.CHECKOUT, T0));
+    Instant at = T0.plusSeconds(1);
+    PaymentWriter.Held held = writer.hold(p.apply(OperationType.DETECT_FRAUD, PaymentState.CHECKOUT,
+        Outcome.NONE.withDetails("2 rules passed"), at));
+    Payment.Transition next = held.payment().apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, at);
+
+    assertThatThrownBy(() -> writer.update(next)).isInstanceOf(DomainException.Conflict.class);
+    assertThat(repository().operations(p.id())).hasSize(1);
+
+    Payment done = writer.update(held, next);
+
+    assertThat(repository().find(p.id()).orElseThrow()).satisfies(stored -> {
+      assertThat(stored.state()).isEqualTo(PaymentState.COMPLETED);
+      assertThat(stored.version()).isEqualTo(done.version()).isEqualTo(p.version() + 1);
+    });
+    // newest first; both at the same instant, so their order is the order they were stored in
+    assertThat(repository().operations(p.id())).extracting(o -> o.operation() + " " + o.details())
+        .containsExactly("DEPOSIT null", "DETECT_FRAUD 2 rules passed", "CREATE_PAYMENT null");
+    assertThat(adapters.balances().balances(own)).singleElement()
+        .satisfies(b -> assertThat(b.available()).isEqualByComparingTo("3.10"));
+    // a step that moves the payment is never held: its webhook and ledger entry are due now
+    Payment.Transition cancel = writer.create(Payment.create(draft(own, "1.00", "held-2"), PaymentState.CHECKOUT, T0))
+        .apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, at);
+    assertThatThrownBy(() -> writer.hold(cancel)).isInstanceOf(IllegalArgumentException.class);
   }
 
   /**

@@ -245,6 +245,40 @@ class GroupsAtWorkTest {
         .isEqualTo("Cascade terminal A");
   }
 
+  /**
+   * A screen that finds nothing is stored with the step after it, whichever that is: a
+   * cascade, a 3-D Secure challenge, a shop with no connector for the currency. Its operation
+   * comes right after the creation every time.
+   */
+  @Test
+  void a_passed_screen_is_recorded_before_whatever_follows_it() {
+    Routes r = twoTerminals("Screened cascade", "EUR");
+    profile(r.shop(), rule("BIN_BLACKLIST", group(GroupKind.BIN, "Screened cascade BINs")));
+    edit("POST", "/merchant-api/v1/error-code-groups/" + r.cascadeGroup() + "/error-codes", "{\"errorCodes\":[\"4.02\"]}");
+
+    JsonNode cascaded = pay(r.shop(), "4000000000000424", "30.00", "EUR", "");
+    assertThat(cascaded.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(operationNames(r.shop(), cascaded.get("id").asText()))
+        .containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT", "CASCADING", "DEPOSIT");
+
+    JsonNode challenged = pay(r.shop(), "4000000000000002", "30.00", "EUR", "");
+    assertThat(challenged.get("state").asText()).isEqualTo("PENDING");
+    assertThat(operationNames(r.shop(), challenged.get("id").asText()))
+        .containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT");
+
+    // a bank transfer to a shop whose connectors all take cards
+    TestGateway.Answer created = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"paymentMethod\":\"BANKTRANSFER\",\"amount\":30.00,\"currency\":\"EUR\"}",
+        r.shop().key(), null);
+    String unrouted = created.json().at("/result/id").asText();
+    TestGateway.Answer done = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + unrouted))
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + r.shop().key()));
+    assertThat(done.json().at("/result/errorCode").asText()).isEqualTo("1.05");
+    assertThat(operationNames(r.shop(), unrouted)).containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT");
+    assertThat(operations(r.shop(), unrouted).get(1).get("details").asText()).contains("1 rules passed");
+  }
+
   @Test
   void a_blacklisted_code_never_cascades() {
     Routes r = twoTerminals("Blacklist", "EUR");

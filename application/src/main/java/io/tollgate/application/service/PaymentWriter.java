@@ -9,7 +9,9 @@ import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.application.port.out.WebhookPayloads;
+import io.tollgate.domain.payment.PaymentOperation;
 import java.math.BigDecimal;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -45,12 +47,51 @@ public final class PaymentWriter {
   }
 
   public Payment update(Payment.Transition step) {
+    return store(step, List.of());
+  }
+
+  /**
+   * Holds a step that records an operation and changes nothing else about the payment (an
+   * anti-fraud screen that found nothing), to be stored with the request's next step by
+   * {@link #update(Held, Payment.Transition)}: one write fewer. The held payment carries the
+   * version its row will have once both are stored, so a next step written without the held
+   * one fails as a concurrent modification instead of losing the operation.
+   */
+  public Held hold(Payment.Transition step) {
+    Payment before = step.before();
+    if (before == null || before.state() != step.after().state()) {
+      throw new IllegalArgumentException("only a step that keeps the payment's state can be held");
+    }
+    return new Held(step);
+  }
+
+  /** A step not stored yet; {@link #payment()} is what the next step starts from. */
+  public record Held(Payment.Transition step) {
+    public Payment payment() {
+      return step.after().withVersion(step.before().version() + 1);
+    }
+  }
+
+  /** Stores {@code next}, and the held step before it when there is one, as one write. */
+  public Payment update(Held held, Payment.Transition next) {
+    if (held == null) {
+      return update(next);
+    }
+    Payment start = held.payment();
+    if (!next.before().id().equals(start.id()) || next.before().version() != start.version()) {
+      throw new IllegalStateException("payment " + next.before().id() + ": the step does not follow the held one");
+    }
+    Payment before = next.before().withVersion(held.step().before().version());
+    return store(new Payment.Transition(before, next.after(), next.operation()), List.of(held.step().operation()));
+  }
+
+  private Payment store(Payment.Transition step, List<PaymentOperation> earlier) {
     PaymentState from = step.before().state();
     if (from == step.after().state()) {
-      return payments.update(step);
+      return payments.update(step, earlier, p -> PaymentRepository.Effects.NONE);
     }
-    // The payment, its operation, its outbox row and its ledger entry in one write.
-    Payment stored = payments.update(step, p -> new PaymentRepository.Effects(notification(p), ledgerEntry(p)));
+    // The payment, its operations, its outbox row and its ledger entry in one write.
+    Payment stored = payments.update(step, earlier, p -> new PaymentRepository.Effects(notification(p), ledgerEntry(p)));
     metrics.moved(from, stored);
     return stored;
   }

@@ -40,6 +40,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.YearMonth;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -274,7 +275,8 @@ public final class ProcessingService
         Payment p = due1;
         if (p.type() == PaymentType.WITHDRAWAL) {
           CardNumber pan = new CardNumber(p);
-          p = screen(p, pan);
+          Screened screened = screen(p, pan);
+          p = screened.payment();
           if (p.state().isFinal()) {
             continue;
           }
@@ -282,11 +284,11 @@ public final class ProcessingService
           Result r = p.card() == null || p.card().cardToken() == null
               ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
               : processor.payout(charge(p, 1, pan));
-          recordFinal(p, OperationType.WITHDRAWAL, r);
+          recordFinal(screened.held(), p, OperationType.WITHDRAWAL, r);
         } else {
           Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
           p = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
-          recordFinal(p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()));
+          recordFinal(null, p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()));
         }
       }
       return due.size();
@@ -348,7 +350,8 @@ public final class ProcessingService
 
   /** Anti-fraud, the first connector for bank transfers, then the bank's instructions (PENDING). */
   private Payment openBankTransfer(Payment p, String details) {
-    Payment screened = screen(p);
+    Screened screen = screen(p, new CardNumber(p));
+    Payment screened = screen.payment();
     if (screened.state().isFinal()) {
       return screened;
     }
@@ -357,17 +360,17 @@ public final class ProcessingService
     if (!route.isEmpty()) {
       Routing.Routed r = routing.route(screened, route.get(0));
       if (r.refusal() != null) {
-        return writer.update(screened.apply(OperationType.DEPOSIT, PaymentState.DECLINED,
+        return writer.update(screen.held(), screened.apply(OperationType.DEPOSIT, PaymentState.DECLINED,
             Outcome.error(r.refusal()).withDetails(r.why()), clock.instant()));
       }
       routed = r.payment();
     } else if (!routing.hasConnectors(screened)) {
       routed = screened.withRouting(screened.amount(), screened.customerAmount(), processor.terminalName());
     } else {
-      return noConnector(screened, OperationType.DEPOSIT);
+      return noConnector(screen.held(), screened, OperationType.DEPOSIT);
     }
     Result r = processor.startBankTransfer(routed.id(), routed.amount(), routed.additionalParameters());
-    return record(routed, OperationType.DEPOSIT, r, details);
+    return record(screen.held(), routed, OperationType.DEPOSIT, r, details);
   }
 
   /**
@@ -377,23 +380,26 @@ public final class ProcessingService
    */
   private Payment authorize(Payment p, OperationType op, String details) {
     CardNumber pan = new CardNumber(p);
-    Payment current = screen(p, pan);
+    Screened screened = screen(p, pan);
+    Payment current = screened.payment();
+    // the screen's step when it found nothing: stored with the first step written after it
+    PaymentWriter.Held held = screened.held();
     if (current.state().isFinal()) {
       return current;
     }
     List<ReferenceData.Connector> route = routing.candidates(current);
     if (route.isEmpty()) {
       if (routing.hasConnectors(current)) {
-        return noConnector(current, op);
+        return noConnector(held, current, op);
       }
       Payment routed = current.withRouting(current.amount(), current.customerAmount(), processor.terminalName());
-      return record(routed, op, processor.authorize(charge(routed, 1, pan)), details);
+      return record(held, routed, op, processor.authorize(charge(routed, 1, pan)), details);
     }
     for (int i = 0; i < route.size(); i++) {
       ReferenceData.Connector connector = route.get(i);
       Routing.Routed routed = routing.route(current, connector);
       if (routed.refusal() != null) {
-        return writer.update(current.apply(op, PaymentState.DECLINED,
+        return writer.update(held, current.apply(op, PaymentState.DECLINED,
             Outcome.error(routed.refusal()).withDetails(routed.why()), clock.instant()));
       }
       Payment sent = routed.payment();
@@ -401,14 +407,15 @@ public final class ProcessingService
       boolean another = i + 1 < route.size();
       if (r.status() == Result.Status.DECLINED && another && routing.cascades(connector, r.errorCode())) {
         ReferenceData.Connector next = route.get(i + 1);
-        Payment tried = writer.update(sent.apply(op, PaymentState.PENDING, external(r).withDetails(details
+        Payment tried = writer.update(held, sent.apply(op, PaymentState.PENDING, external(r).withDetails(details
             + "; terminal " + connector.terminalName() + " declined " + describe(r)), clock.instant()));
+        held = null;
         current = writer.update(tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
             describe(r) + " is in the cascading group of terminal " + connector.terminalName() + "; moving on to "
                 + next.terminalName()), clock.instant()));
         continue;
       }
-      return record(sent, op, r, details + " via terminal " + connector.terminalName());
+      return record(held, sent, op, r, details + " via terminal " + connector.terminalName());
     }
     throw new IllegalStateException("the loop returns on its last connector");
   }
@@ -417,20 +424,30 @@ public final class ProcessingService
     return r.errorCode() == null ? String.valueOf(r.externalResultCode()) : r.errorCode().describe();
   }
 
-  /** DETECT_FRAUD when the shop has an anti-fraud profile: declined on a hit, unchanged otherwise. */
-  private Payment screen(Payment p) {
-    return screen(p, new CardNumber(p));
+  /** A payment after its anti-fraud screen; {@code held} is the screen's step when it found nothing. */
+  private record Screened(Payment payment, PaymentWriter.Held held) {}
+
+  /**
+   * DETECT_FRAUD when the shop has an anti-fraud profile: declined (and stored) on a hit;
+   * otherwise the state is unchanged and the step is held, to be stored with the next one.
+   */
+  private Screened screen(Payment p, CardNumber pan) {
+    Optional<FraudScreen.Verdict> found = fraud.screen(p, pan::digits);
+    if (found.isEmpty()) {
+      return new Screened(p, null);
+    }
+    FraudScreen.Verdict v = found.get();
+    if (v.hit() != null) {
+      return new Screened(writer.update(p.apply(OperationType.DETECT_FRAUD, PaymentState.DECLINED,
+          Outcome.error(v.hit()).withDetails(v.details()), clock.instant())), null);
+    }
+    PaymentWriter.Held held = writer.hold(p.apply(OperationType.DETECT_FRAUD, p.state(),
+        Outcome.NONE.withDetails(v.details()), clock.instant()));
+    return new Screened(held.payment(), held);
   }
 
-  private Payment screen(Payment p, CardNumber pan) {
-    return fraud.screen(p, pan::digits).map(v -> writer.update(p.apply(OperationType.DETECT_FRAUD,
-            v.hit() == null ? p.state() : PaymentState.DECLINED,
-            (v.hit() == null ? Outcome.NONE : Outcome.error(v.hit())).withDetails(v.details()), clock.instant())))
-        .orElse(p);
-  }
-
-  private Payment noConnector(Payment p, OperationType op) {
-    return writer.update(p.apply(op, PaymentState.DECLINED, Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND)
+  private Payment noConnector(PaymentWriter.Held held, Payment p, OperationType op) {
+    return writer.update(held, p.apply(op, PaymentState.DECLINED, Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND)
         .withDetails("the shop has no active connector for " + p.method()), clock.instant()));
   }
 
@@ -440,21 +457,21 @@ public final class ProcessingService
   }
 
   /** Records the processor's answer to a deposit step: final, or PENDING for 3DS and bank transfers. */
-  private Payment record(Payment p, OperationType op, Result r, String details) {
+  private Payment record(PaymentWriter.Held held, Payment p, OperationType op, Result r, String details) {
     Instant now = clock.instant();
     return switch (r.status()) {
-      case APPROVED -> writer.update(p.apply(op, p.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED,
+      case APPROVED -> writer.update(held, p.apply(op, p.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED,
           external(r).withDetails(details), now));
-      case DECLINED -> writer.update(p.apply(op, PaymentState.DECLINED, declined(r).withDetails(details), now));
-      case CHALLENGE -> writer.update(p.apply(op, PaymentState.PENDING,
+      case DECLINED -> writer.update(held, p.apply(op, PaymentState.DECLINED, declined(r).withDetails(details), now));
+      case CHALLENGE -> writer.update(held, p.apply(op, PaymentState.PENDING,
           external(r).withDetails(details + "; 3-D Secure challenge required"), now));
-      case PENDING -> writer.update(p.apply(op, PaymentState.PENDING,
+      case PENDING -> writer.update(held, p.apply(op, PaymentState.PENDING,
           external(r).withExternalRefs(r.externalRefs()).withDetails(details + "; waiting for the bank transfer"), now));
     };
   }
 
-  private void recordFinal(Payment p, OperationType op, Result r) {
-    writer.update(p.apply(op, r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED,
+  private void recordFinal(PaymentWriter.Held held, Payment p, OperationType op, Result r) {
+    writer.update(held, p.apply(op, r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED,
         r.status() == Result.Status.APPROVED ? external(r) : declined(r), clock.instant()));
   }
 

@@ -40,7 +40,17 @@ public interface PaymentRepository {
    * Stores a step as {@link #update(Payment.Transition)} does, together with what the stored
    * payment causes (its webhook event, its ledger entry), as one write: all of it or none.
    */
-  Payment update(Payment.Transition step, Function<Payment, Effects> effects);
+  default Payment update(Payment.Transition step, Function<Payment, Effects> effects) {
+    return update(step, java.util.List.of(), effects);
+  }
+
+  /**
+   * Stores a step as {@link #update(Payment.Transition, Function)} does, with operations the
+   * same request recorded before it (steps that changed nothing else about the payment),
+   * stored first: one write instead of one per step.
+   */
+  Payment update(Payment.Transition step, java.util.List<io.tollgate.domain.payment.PaymentOperation> earlier,
+      Function<Payment, Effects> effects);
 
   /**
    * What storing a payment causes besides its row and operation; either may be null: the
