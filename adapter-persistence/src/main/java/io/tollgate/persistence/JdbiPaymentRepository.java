@@ -115,6 +115,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         q.bind("entryShop", entry.shop().value()).bind("entryCurrency", entry.currency().code())
             .bind("entryAvailable", entry.available()).bind("entryReserved", entry.reserved())
             .bind("entryReason", entry.reason()).bind("entryAt", entry.at())
+            .bind("entrySpread", JdbiBalanceRepository.spreads(entry))
             .bind("entrySlot", JdbiBalanceRepository.slotFor(entry));
       }
       return q.mapTo(Integer.class).one();

@@ -98,7 +98,12 @@ final class PaymentSql {
         FROM written),
       balance AS (
         INSERT INTO balances (shop_id, currency, slot, available, reserved, updated)
-        SELECT CAST(:entryShop AS bigint), CAST(:entryCurrency AS text), CAST(:entrySlot AS smallint),
+        SELECT CAST(:entryShop AS bigint), CAST(:entryCurrency AS text),
+            COALESCE(CASE WHEN CAST(:entrySpread AS boolean) THEN (
+                SELECT b.slot FROM balances b
+                 WHERE b.shop_id = CAST(:entryShop AS bigint) AND b.currency = CAST(:entryCurrency AS text)
+                   AND b.slot > 0
+                 LIMIT 1 FOR UPDATE SKIP LOCKED) END, CAST(:entrySlot AS smallint)),
             CAST(:entryAvailable AS numeric), CAST(:entryReserved AS numeric), CAST(:entryAt AS timestamptz)
         FROM written
         ON CONFLICT (shop_id, currency, slot) DO UPDATE
