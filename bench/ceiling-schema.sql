@@ -1,3 +1,4 @@
+SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS bench_ceiling CASCADE;
 CREATE SCHEMA bench_ceiling;
 CREATE TABLE bench_ceiling.payments (
