@@ -251,7 +251,7 @@ class GroupsAtWorkTest {
    * comes right after the creation every time.
    */
   @Test
-  void a_passed_screen_is_recorded_before_whatever_follows_it() {
+  void a_passed_screen_is_recorded_before_whatever_follows_it() throws Exception {
     Routes r = twoTerminals("Screened cascade", "EUR");
     profile(r.shop(), rule("BIN_BLACKLIST", group(GroupKind.BIN, "Screened cascade BINs")));
     edit("POST", "/merchant-api/v1/error-code-groups/" + r.cascadeGroup() + "/error-codes", "{\"errorCodes\":[\"4.02\"]}");
@@ -277,6 +277,18 @@ class GroupsAtWorkTest {
     assertThat(done.json().at("/result/errorCode").asText()).isEqualTo("1.05");
     assertThat(operationNames(r.shop(), unrouted)).containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT");
     assertThat(operations(r.shop(), unrouted).get(1).get("details").asText()).contains("1 rules passed");
+
+    // a withdrawal is screened by the payout worker, and paid out in the same write
+    TestShop payouts = shop("Screened payouts");
+    profile(payouts, rule("BIN_BLACKLIST", group(GroupKind.BIN, "Screened payout BINs")));
+    gw.completedDeposit("50.00", "EUR", payouts.key());
+    TestGateway.Answer withdrawal = gw.post("/api/v1/payments", """
+        {"paymentType":"WITHDRAWAL","amount":20.00,"currency":"EUR",
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""", payouts.key(), null);
+    String paidOut = withdrawal.json().at("/result/id").asText();
+    JsonNode settled = gw.awaitStateOtherThan(paidOut, "PENDING", java.time.Duration.ofSeconds(15), payouts.key());
+    assertThat(settled.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(operationNames(payouts, paidOut)).containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "WITHDRAWAL");
   }
 
   @Test
