@@ -2,36 +2,18 @@ package io.tollgate.persistence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.GroupRepository.Entry;
 import io.tollgate.application.port.out.GroupRepository.Member;
 import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.shop.MerchantId;
-import io.tollgate.persistence.testing.TestDatabase;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** What the anti-fraud screen asks of groups, answered in one statement. */
-class JdbiGroupRepositoryTest {
-
-  static Database db;
-  static PersistenceAdapters adapters;
-
-  @BeforeAll
-  static void start() {
-    db = TestDatabase.fresh();
-    adapters = new PersistenceAdapters(db, new SecretBox(SecretBox.randomKey()), AbstractPaymentRepositoryContractTest.CURRENCIES);
-  }
-
-  @AfterAll
-  static void stop() {
-    db.close();
-  }
+class JdbiGroupRepositoryTest extends FreshDatabaseTest {
 
   @Test
   void a_lookup_returns_the_groups_that_exist_and_only_the_candidates_they_hold() {

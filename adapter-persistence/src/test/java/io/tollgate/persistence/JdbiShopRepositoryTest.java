@@ -2,35 +2,17 @@ package io.tollgate.persistence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
-import io.tollgate.persistence.testing.TestDatabase;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Shops are kept in memory for a few seconds; a shop created in this process shows at once. */
-class JdbiShopRepositoryTest {
-
-  static Database db;
-  static PersistenceAdapters adapters;
-
-  @BeforeAll
-  static void start() {
-    db = TestDatabase.fresh();
-    adapters = new PersistenceAdapters(db, new SecretBox(SecretBox.randomKey()), AbstractPaymentRepositoryContractTest.CURRENCIES);
-  }
-
-  @AfterAll
-  static void stop() {
-    db.close();
-  }
+class JdbiShopRepositoryTest extends FreshDatabaseTest {
 
   @Test
   void a_new_shop_is_listed_at_once_and_only_once_committed() {
