@@ -75,8 +75,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   /**
-   * One statement, one round trip: the payment row, its operation, and the outbox row and
-   * ledger entry the step causes, the last three only if the row was written.
+   * One statement, one round trip: the payment row, its operations, and the outbox row, ledger
+   * entry and customer the step causes, the others only if the row was written.
    */
   private int write(String written, Payment p, Long expected, List<PaymentOperation> operations, Effects effects) {
     StringBuilder sql = new StringBuilder("WITH ").append(written).append(", ")
@@ -88,6 +88,13 @@ final class JdbiPaymentRepository implements PaymentRepository {
     }
     if (entry != null) {
       sql.append(", ").append(PaymentSql.LEDGER);
+    }
+    Customer customer = effects.customer();
+    if (customer != null && expected != null) {
+      throw new IllegalArgumentException("a customer is recorded with a new payment only");
+    }
+    if (customer != null) {
+      sql.append(", ").append(PaymentSql.CUSTOMER);
     }
     sql.append("SELECT count(*) FROM written");
     PaymentRow row = toRow(p);
@@ -117,6 +124,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
             .bind("entryReason", entry.reason()).bind("entryAt", entry.at())
             .bind("entrySpread", JdbiBalanceRepository.spreads(entry))
             .bind("entrySlot", JdbiBalanceRepository.slotFor(entry));
+      }
+      if (customer != null) {
+        q.bind("customerRef", customer.referenceId()).bind("customerFirst", customer.firstName())
+            .bind("customerLast", customer.lastName()).bind("customerEmail", customer.email())
+            .bind("customerPhone", customer.phone()).bind("customerBirth", customer.dateOfBirth());
       }
       return q.mapTo(Integer.class).one();
     });

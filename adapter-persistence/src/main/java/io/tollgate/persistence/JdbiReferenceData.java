@@ -386,22 +386,4 @@ final class JdbiReferenceData implements ReferenceData {
     jdbi.useHandle(h -> h.createUpdate("DELETE FROM shop_group_members WHERE group_id = :g AND shop_id = ANY(:shops)")
         .bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).execute());
   }
-
-  @Override
-  public void upsertCustomer(long shopId, Customer c, Instant now) {
-    jdbi.useHandle(h -> h.createUpdate("""
-            INSERT INTO customers (merchant_id, shop_id, reference_id, first_name, last_name, email, phone,
-                date_of_birth, created, updated)
-            SELECT s.merchant_id, s.id, :ref, :first, :last, :email, :phone, :dob, :now, :now FROM shops s WHERE s.id = :shop
-            ON CONFLICT (shop_id, reference_id) DO UPDATE SET
-                first_name = coalesce(excluded.first_name, customers.first_name),
-                last_name = coalesce(excluded.last_name, customers.last_name),
-                email = coalesce(excluded.email, customers.email),
-                phone = coalesce(excluded.phone, customers.phone),
-                date_of_birth = coalesce(excluded.date_of_birth, customers.date_of_birth),
-                updated = excluded.updated
-            """)
-        .bind("shop", shopId).bind("ref", c.referenceId()).bind("first", c.firstName()).bind("last", c.lastName())
-        .bind("email", c.email()).bind("phone", c.phone()).bind("dob", c.dateOfBirth()).bind("now", now).execute());
-  }
 }

@@ -112,6 +112,27 @@ final class PaymentSql {
                 updated = excluded.updated)
       """;
 
+  /**
+   * The customer a new payment names, added to its shop's customers or refreshed there (a field
+   * the payment leaves out keeps its stored value), written only with the row.
+   */
+  static final String CUSTOMER = """
+      customer AS (
+        INSERT INTO customers (merchant_id, shop_id, reference_id, first_name, last_name, email, phone,
+            date_of_birth, created, updated)
+        SELECT s.merchant_id, s.id, CAST(:customerRef AS text), CAST(:customerFirst AS text),
+            CAST(:customerLast AS text), CAST(:customerEmail AS text), CAST(:customerPhone AS text),
+            CAST(:customerBirth AS text), CAST(:p.created AS timestamptz), CAST(:p.created AS timestamptz)
+        FROM written, shops s WHERE s.id = CAST(:p.shopId AS bigint)
+        ON CONFLICT (shop_id, reference_id) DO UPDATE SET
+            first_name = coalesce(excluded.first_name, customers.first_name),
+            last_name = coalesce(excluded.last_name, customers.last_name),
+            email = coalesce(excluded.email, customers.email),
+            phone = coalesce(excluded.phone, customers.phone),
+            date_of_birth = coalesce(excluded.date_of_birth, customers.date_of_birth),
+            updated = excluded.updated)
+      """;
+
   static final String FIND = "SELECT " + COLUMNS + " FROM payments WHERE id = :id";
 
   static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";

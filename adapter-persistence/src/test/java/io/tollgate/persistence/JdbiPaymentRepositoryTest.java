@@ -338,4 +338,41 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       }
     }
   }
+
+  /**
+   * A new payment's customer is recorded in the same write: added once per shop and
+   * reference id, its fields refreshed by a later payment that gives them and kept when a
+   * later payment leaves them out. A step of an existing payment cannot record one.
+   */
+  @Test
+  void a_new_payment_records_its_customer_in_the_same_write() {
+    ShopId own = TestShops.create(adapters, "customers");
+    Function<Payment, PaymentRepository.Effects> withCustomer =
+        stored -> new PaymentRepository.Effects(null, null, stored.customer());
+    Payment.Draft first = draft(own, "1.00", "cust-a");
+    Payment p = repository().insert(Payment.create(first, PaymentState.CHECKOUT, T0), withCustomer);
+    Payment.Draft base = draft(own, "2.00", "cust-b");
+    Payment.Draft second = new Payment.Draft(base.id(), own, base.type(), base.method(), base.amount(),
+        base.referenceId(), base.description(), null, false, base.card(),
+        new io.tollgate.domain.payment.Customer("cust-1", null, null, "Lee-Smith", null, null, null, null, null),
+        base.billingAddress(), base.returnUrl(), base.webhookUrl(), base.additionalParameters());
+    repository().insert(Payment.create(second, PaymentState.CHECKOUT, T0.plusSeconds(5)), withCustomer);
+
+    List<java.util.Map<String, Object>> rows = db.jdbi().withHandle(h -> h.createQuery("""
+            SELECT c.reference_id, c.first_name, c.last_name, c.email, c.created, c.updated,
+                   c.merchant_id = s.merchant_id AS own_merchant
+            FROM customers c JOIN shops s ON s.id = c.shop_id WHERE c.shop_id = :shop""")
+        .bind("shop", own.value()).mapToMap().list());
+    assertThat(rows).singleElement().satisfies(c -> {
+      assertThat(c).containsEntry("reference_id", "cust-1").containsEntry("first_name", "Ann")
+          .containsEntry("last_name", "Lee-Smith").containsEntry("email", "ann@example.com")
+          .containsEntry("own_merchant", true);
+      assertThat(((java.sql.Timestamp) c.get("created")).toInstant()).isEqualTo(T0);
+      assertThat(((java.sql.Timestamp) c.get("updated")).toInstant()).isEqualTo(T0.plusSeconds(5));
+    });
+
+    Payment.Transition step = p.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0.plusSeconds(9));
+    assertThatThrownBy(() -> repository().update(step, withCustomer)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(repository().find(p.id()).orElseThrow().state()).isEqualTo(PaymentState.CHECKOUT);
+  }
 }

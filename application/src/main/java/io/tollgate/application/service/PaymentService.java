@@ -55,14 +55,12 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private final PaymentRequestRules rules;
   private final SecretBox secrets;
   private final DestinationPolicy destinations;
-  private final ReferenceData referenceData;
   private final CardProfiles cards;
 
   public PaymentService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, IdempotencyRepository idempotency,
       CardVault cardVault, SecretBox secrets, Currencies currencies, DestinationPolicy destinations,
       ReferenceData referenceData, Clock clock) {
-    this.referenceData = referenceData;
     this.cards = new CardProfiles(referenceData);
     this.destinations = destinations;
     this.writer = writer;
@@ -122,9 +120,6 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         case REFUND -> PaymentState.PENDING;
       };
       Payment stored = writer.create(Payment.create(draft, initial, now));
-      if (stored.customer() != null && stored.customer().referenceId() != null) {
-        referenceData.upsertCustomer(shop.id().value(), stored.customer(), now);
-      }
       if (balanceShort) {
         // The balance row stays locked until commit, so two withdrawals can never both pass.
         stored = writer.update(stored.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,

@@ -38,10 +38,15 @@ public final class PaymentWriter {
     this.payloads = payloads;
   }
 
+  /**
+   * Stores a new payment; a customer it names by reference id is added to the shop's
+   * customers (or updated there) in the same write.
+   */
   public Payment create(Payment.Transition creation) {
     Payment stored = payments.insert(creation, p -> new PaymentRepository.Effects(notification(p),
         holdsFunds(p.type()) ? entry(p, p.amount().amount().negate(), p.amount().amount(), "reserved for " + describe(p))
-            : null));
+            : null,
+        p.customer() != null && p.customer().referenceId() != null ? p.customer() : null));
     metrics.created(stored);
     return stored;
   }

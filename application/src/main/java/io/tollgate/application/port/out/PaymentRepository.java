@@ -53,12 +53,19 @@ public interface PaymentRepository {
       Function<Payment, Effects> effects);
 
   /**
-   * What storing a payment causes besides its row and operation; either may be null: the
-   * webhook event of a state the merchant hears about (a new outbox row), and the ledger entry
-   * of a state that moves money (an entry row, and the shop's balance moved by it).
+   * What storing a payment causes besides its row and operation; any may be null: the
+   * webhook event of a state the merchant hears about (a new outbox row), the ledger entry
+   * of a state that moves money (an entry row, and the shop's balance moved by it), and the
+   * customer a new payment names by its reference id (added to the shop's customers, or the
+   * fields it gives written over the ones stored before; only with {@link #insert}).
    */
-  record Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry) {
-    public static final Effects NONE = new Effects(null, null);
+  record Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry,
+      io.tollgate.domain.payment.Customer customer) {
+    public static final Effects NONE = new Effects(null, null, null);
+
+    public Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry) {
+      this(event, entry, null);
+    }
   }
 
   Optional<Payment> find(PaymentId id);

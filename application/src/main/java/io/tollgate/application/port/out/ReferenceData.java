@@ -115,7 +115,4 @@ public interface ReferenceData {
   void addShopsToGroup(long groupId, List<Long> shopIds);
 
   void removeShopsFromGroup(long groupId, List<Long> shopIds);
-
-  /** Creates or refreshes the customer a payment names by {@code referenceId}, in the caller's transaction. */
-  void upsertCustomer(long shopId, io.tollgate.domain.payment.Customer customer, Instant now);
 }
