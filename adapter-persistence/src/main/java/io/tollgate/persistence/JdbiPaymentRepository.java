@@ -1,6 +1,7 @@
 package io.tollgate.persistence;
 
 import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.WebhookOutbox;
@@ -57,8 +58,16 @@ final class JdbiPaymentRepository implements PaymentRepository {
   @Override
   public Payment insert(Payment.Transition creation, Function<Payment, Effects> effects) {
     Payment payment = creation.after().withVersion(1);
-    write(PaymentSql.INSERT_WRITTEN, payment, null, List.of(creation.operation()), effects.apply(payment));
-    return payment;
+    Effects caused = effects.apply(payment);
+    if (caused.card() != null && (payment.card() == null || !caused.card().token().equals(payment.card().cardToken())
+        || !caused.card().shop().equals(payment.shopId()))) {
+      throw new IllegalArgumentException("the vault entry must be the payment's own card");
+    }
+    Written written = write(caused.card() == null ? PaymentSql.INSERT_WRITTEN : PaymentSql.INSERT_WRITTEN_VAULTED,
+        payment, null, List.of(creation.operation()), caused);
+    // A card the shop stored before tokens were derived keeps the token it was given then.
+    return written.cardToken() == null || written.cardToken().equals(payment.card().cardToken())
+        ? payment : payment.withCardToken(written.cardToken());
   }
 
   @Override
@@ -67,7 +76,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
     Payment after = step.after().withVersion(expected + 1);
     List<PaymentOperation> operations = new ArrayList<>(earlier);
     operations.add(step.operation());
-    if (write(PaymentSql.UPDATE_WRITTEN, after, expected, operations, effects.apply(after)) != 1) {
+    if (write(PaymentSql.UPDATE_WRITTEN, after, expected, operations, effects.apply(after)).rows() != 1) {
       throw new DomainException.Conflict("concurrent_modification",
           "The payment was changed by another request; retry");
     }
@@ -76,10 +85,19 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   /**
    * One statement, one round trip: the payment row, its operations, and the outbox row, ledger
-   * entry and customer the step causes, the others only if the row was written.
+   * entry, customer and vault entry the step causes, the others only if the row was written
+   * (the vault entry before it, as the row carries its token).
    */
-  private int write(String written, Payment p, Long expected, List<PaymentOperation> operations, Effects effects) {
-    StringBuilder sql = new StringBuilder("WITH ").append(written).append(", ")
+  private Written write(String written, Payment p, Long expected, List<PaymentOperation> operations, Effects effects) {
+    CardVault.Sealed card = effects.card();
+    if (card != null && expected != null) {
+      throw new IllegalArgumentException("a card is stored with a new payment only");
+    }
+    StringBuilder sql = new StringBuilder("WITH ");
+    if (card != null) {
+      sql.append(JdbiCardVault.STORE).append(", ");
+    }
+    sql.append(written).append(", ")
         .append(operations.size() == 1 ? PaymentSql.OPERATION : PaymentSql.operations(operations.size()));
     WebhookOutbox.NewEvent event = effects.event();
     BalanceRepository.LedgerEntry entry = effects.entry();
@@ -96,7 +114,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
     if (customer != null) {
       sql.append(", ").append(PaymentSql.CUSTOMER);
     }
-    sql.append("SELECT count(*) FROM written");
+    sql.append("SELECT count(*), ").append(card == null ? "CAST(NULL AS text)" : "(SELECT token FROM vault)")
+        .append(" FROM written");
     PaymentRow row = toRow(p);
     return jdbi.inTransaction(h -> {
       Query q = h.createQuery(sql.toString());
@@ -130,9 +149,15 @@ final class JdbiPaymentRepository implements PaymentRepository {
             .bind("customerLast", customer.lastName()).bind("customerEmail", customer.email())
             .bind("customerPhone", customer.phone()).bind("customerBirth", customer.dateOfBirth());
       }
-      return q.mapTo(Integer.class).one();
+      if (card != null) {
+        JdbiCardVault.bind(q, card, p.created());
+      }
+      return q.map((rs, ctx) -> new Written(rs.getInt(1), rs.getString(2))).one();
     });
   }
+
+  /** How many payment rows a write stored (0 or 1), and the token the vault holds for its card, if it stored one. */
+  private record Written(int rows, String cardToken) {}
 
   @Override
   public Optional<Payment> find(PaymentId id) {

@@ -14,21 +14,33 @@ final class PaymentSql {
       """;
 
   /** A new payment row, as the CTE {@code written} that the other writes of the statement join. */
-  static final String INSERT_WRITTEN = """
-      written AS (
-        INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
-            customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
-            card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
-            error_message, external_id, external_result_code, external_refs, terminal_name, created,
-            updated, version)
-        VALUES (:p.id, :p.shopId, :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
-            :p.customerAmount, :p.customerCurrency, :p.referenceId, :p.description, :p.parentPaymentId,
-            :p.preAuth, CAST(:p.card AS jsonb), CAST(:p.customer AS jsonb), CAST(:p.billingAddress AS jsonb),
-            :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
-            :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
-            :p.terminalName, :p.created, :p.updated, :p.version)
-        RETURNING id)
-      """;
+  static final String INSERT_WRITTEN = insertWritten("CAST(:p.card AS jsonb)");
+
+  /**
+   * {@link #INSERT_WRITTEN} after {@link JdbiCardVault#STORE}: the card's token is the one the
+   * vault holds for it.
+   */
+  static final String INSERT_WRITTEN_VAULTED = insertWritten("""
+      jsonb_set(CAST(:p.card AS jsonb), '{cardToken}',
+                to_jsonb(COALESCE((SELECT token FROM vault), CAST(:vaultToken AS text))))""");
+
+  private static String insertWritten(String card) {
+    return """
+        written AS (
+          INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
+              customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
+              card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
+              error_message, external_id, external_result_code, external_refs, terminal_name, created,
+              updated, version)
+          VALUES (:p.id, :p.shopId, :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
+              :p.customerAmount, :p.customerCurrency, :p.referenceId, :p.description, :p.parentPaymentId,
+              :p.preAuth, %s, CAST(:p.customer AS jsonb), CAST(:p.billingAddress AS jsonb),
+              :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
+              :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
+              :p.terminalName, :p.created, :p.updated, :p.version)
+          RETURNING id)
+        """.formatted(card);
+  }
 
   /** A transition of the row, as the CTE {@code written}: no row when the version moved on. */
   static final String UPDATE_WRITTEN = """

@@ -2,12 +2,14 @@ package io.tollgate.persistence;
 
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.application.service.PaymentWriter;
 import io.tollgate.domain.DomainException;
+import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.Outcome;
 import io.tollgate.domain.shop.MerchantId;
@@ -348,7 +350,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   void a_new_payment_records_its_customer_in_the_same_write() {
     ShopId own = TestShops.create(adapters, "customers");
     Function<Payment, PaymentRepository.Effects> withCustomer =
-        stored -> new PaymentRepository.Effects(null, null, stored.customer());
+        stored -> new PaymentRepository.Effects(null, null, stored.customer(), null);
     Payment.Draft first = draft(own, "1.00", "cust-a");
     Payment p = repository().insert(Payment.create(first, PaymentState.CHECKOUT, T0), withCustomer);
     Payment.Draft base = draft(own, "2.00", "cust-b");
@@ -374,5 +376,127 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     Payment.Transition step = p.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0.plusSeconds(9));
     assertThatThrownBy(() -> repository().update(step, withCustomer)).isInstanceOf(IllegalArgumentException.class);
     assertThat(repository().find(p.id()).orElseThrow().state()).isEqualTo(PaymentState.CHECKOUT);
+  }
+
+  private Payment.Draft paidWith(ShopId own, String reference, CardVault.Sealed card) {
+    Payment.Draft d = draft(own, "3.00", reference);
+    CardDetails c = d.card();
+    return new Payment.Draft(d.id(), own, d.type(), d.method(), d.amount(), reference, d.description(), null, false,
+        new CardDetails(c.maskedNumber(), card.token(), c.cardholderName(), c.expiryMonth(), c.expiryYear(),
+            c.brand(), c.issuingCountry()),
+        d.customer(), d.billingAddress(), d.returnUrl(), d.webhookUrl(), d.additionalParameters());
+  }
+
+  private Payment insertPaidWith(ShopId own, String reference, String pan) {
+    CardVault.Sealed card = adapters.cardVault().seal(own, pan);
+    return repository().insert(Payment.create(paidWith(own, reference, card), PaymentState.CHECKOUT, T0),
+        stored -> new PaymentRepository.Effects(null, null, null, card));
+  }
+
+  private String storedToken(Payment p) {
+    return db.jdbi().withHandle(h -> h.createQuery("SELECT card->>'cardToken' FROM payments WHERE id = :id")
+        .bind("id", p.id().value()).mapTo(String.class).one());
+  }
+
+  /**
+   * A card number given with a new payment is stored in the vault by the payment's own
+   * write: once per shop, under one token that the payment carries and that reveals the
+   * number; another shop's payment with the same card gets a token of its own.
+   */
+  @Test
+  void a_new_payment_stores_its_card_in_the_vault_in_the_same_write() {
+    ShopId own = TestShops.create(adapters, "vaulted");
+    ShopId second = TestShops.create(adapters, "vaulted-too");
+
+    Payment first = insertPaidWith(own, "v-1", "4000000000000002");
+    Payment again = insertPaidWith(own, "v-2", "4000000000000002");
+    Payment elsewhere = insertPaidWith(second, "v-3", "4000000000000002");
+
+    String token = first.card().cardToken();
+    assertThat(again.card().cardToken()).isEqualTo(token);
+    assertThat(storedToken(first)).isEqualTo(token);
+    assertThat(storedToken(again)).isEqualTo(token);
+    assertThat(adapters.cardVault().reveal(own, token)).contains("4000000000000002");
+    assertThat(elsewhere.card().cardToken()).isNotEqualTo(token);
+    assertThat(adapters.cardVault().reveal(second, elsewhere.card().cardToken())).contains("4000000000000002");
+    assertThat(adapters.cardVault().tokenize(own, "4000000000000002")).isEqualTo(token);
+    long rows = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM card_vault WHERE shop_id = :shop")
+        .bind("shop", own.value()).mapTo(Long.class).one());
+    assertThat(rows).isEqualTo(1);
+  }
+
+  /**
+   * A card the shop stored under a random token (before tokens were derived from the card)
+   * keeps it: a new payment with that card is stored and returned with the stored token, and
+   * no second vault row is added.
+   */
+  @Test
+  void a_card_stored_under_an_older_token_keeps_it() {
+    ShopId own = TestShops.create(adapters, "legacy-vault");
+    String legacy = "0123456789abcdef0123456789abcdef";
+    CardVault.Sealed sealed = adapters.cardVault().seal(own, "4242424242424242");
+    db.jdbi().useHandle(h -> h.createUpdate("""
+            INSERT INTO card_vault (shop_id, token, fingerprint, pan_ciphertext, created)
+            VALUES (:shop, :token, :fingerprint, :ciphertext, now())""")
+        .bind("shop", own.value()).bind("token", legacy).bind("fingerprint", sealed.fingerprint())
+        .bind("ciphertext", sealed.ciphertext()).execute());
+
+    Payment p = insertPaidWith(own, "legacy-1", "4242424242424242");
+
+    assertThat(p.card().cardToken()).isEqualTo(legacy);
+    assertThat(storedToken(p)).isEqualTo(legacy);
+    assertThat(repository().find(p.id()).orElseThrow()).isEqualTo(p);
+    long rows = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM card_vault WHERE shop_id = :shop")
+        .bind("shop", own.value()).mapTo(Long.class).one());
+    assertThat(rows).isEqualTo(1);
+  }
+
+  /**
+   * Payments that bring the same new card at once, each in its own open transaction, all get
+   * the one token that reveals it, whichever of them stored it.
+   */
+  @Test
+  void payments_storing_one_new_card_at_once_share_its_token() throws Exception {
+    ShopId own = TestShops.create(adapters, "vault-race");
+    int at = 8;
+    java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(at);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(at);
+    try {
+      List<java.util.concurrent.Future<Payment>> done = new ArrayList<>();
+      for (int i = 0; i < at; i++) {
+        String reference = "race-" + i;
+        done.add(pool.submit(() -> adapters.transactionRunner().inTransaction(() -> {
+          try {
+            together.await(30, java.util.concurrent.TimeUnit.SECONDS);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+          return insertPaidWith(own, reference, "5555555555554444");
+        })));
+      }
+      java.util.Set<String> tokens = new java.util.HashSet<>();
+      for (var f : done) {
+        Payment p = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        tokens.add(p.card().cardToken());
+        tokens.add(storedToken(p));
+      }
+      assertThat(tokens).hasSize(1);
+      assertThat(adapters.cardVault().reveal(own, tokens.iterator().next())).contains("5555555555554444");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void a_vault_entry_must_be_the_new_payments_own_card() {
+    ShopId own = TestShops.create(adapters, "vault-guard");
+    CardVault.Sealed card = adapters.cardVault().seal(own, "4000000000000002");
+    CardVault.Sealed foreign = adapters.cardVault().seal(otherShop, "4000000000000002");
+    assertThatThrownBy(() -> repository().insert(Payment.create(paidWith(own, "g-1", card), PaymentState.CHECKOUT, T0),
+        stored -> new PaymentRepository.Effects(null, null, null, foreign))).isInstanceOf(IllegalArgumentException.class);
+    Payment p = insertPaidWith(own, "g-2", "4000000000000002");
+    Payment.Transition step = p.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0.plusSeconds(1));
+    assertThatThrownBy(() -> repository().update(step, stored -> new PaymentRepository.Effects(null, null, null, card)))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -50,6 +50,9 @@ class SecretsAtRestTest {
     assertThat(adapters.cardVault().tokenize(shop, "4242424242424242")).isNotEqualTo(token);
     assertThat(adapters.cardVault().reveal(shop, token)).contains("4000000000000002");
     assertThat(adapters.cardVault().reveal(other, token)).as("another shop's token").isEmpty();
+    assertThat(adapters.cardVault().tokenize(other, "4000000000000002")).as("another shop's own token")
+        .isNotEqualTo(token);
+    assertThat(adapters.cardVault().seal(shop, "4000000000000002").fingerprint()).doesNotContain(token);
 
     List<byte[]> stored = db.jdbi().withHandle(h -> h.createQuery("SELECT pan_ciphertext FROM card_vault")
         .mapTo(byte[].class).list());

@@ -24,6 +24,7 @@ public final class SecretBox {
 
   private final SecretKeySpec encryptionKey;
   private final SecretKeySpec fingerprintKey;
+  private final SecretKeySpec tokenKey;
 
   public SecretBox(byte[] masterKey) {
     if (masterKey.length != 32) {
@@ -31,6 +32,7 @@ public final class SecretBox {
     }
     this.encryptionKey = new SecretKeySpec(derive(masterKey, "tollgate-encryption"), "AES");
     this.fingerprintKey = new SecretKeySpec(derive(masterKey, "tollgate-fingerprint"), "HmacSHA256");
+    this.tokenKey = new SecretKeySpec(derive(masterKey, "tollgate-token"), "HmacSHA256");
   }
 
   public byte[] encrypt(String plaintext) {
@@ -61,10 +63,23 @@ public final class SecretBox {
 
   /** A stable keyed digest (hex) of {@code value}: equal inputs give equal fingerprints. */
   public String fingerprint(String value) {
+    return HexFormat.of().formatHex(hmac(fingerprintKey, value));
+  }
+
+  /**
+   * A stable keyed identifier (32 hex digits, 128 bits) of {@code value}, under a key of its
+   * own: equal inputs give equal tokens, and neither the value nor its fingerprint can be
+   * told from a token without the master key.
+   */
+  public String token(String value) {
+    return HexFormat.of().formatHex(hmac(tokenKey, value), 0, 16);
+  }
+
+  private static byte[] hmac(SecretKeySpec key, String value) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(fingerprintKey);
-      return HexFormat.of().formatHex(mac.doFinal(value.getBytes(StandardCharsets.UTF_8)));
+      mac.init(key);
+      return mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException(e);
     }

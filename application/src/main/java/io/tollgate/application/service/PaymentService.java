@@ -110,7 +110,10 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           return replay(prior.get(), fingerprint);
         }
       }
-      Payment.Draft draft = draft(command, valid, shop);
+      // A card number given in clear is sealed for the vault now and stored with the payment.
+      CardVault.Sealed sealed = valid.type() != PaymentType.REFUND && valid.cardDigits() != null
+          ? cardVault.seal(shop.id(), valid.cardDigits()) : null;
+      Payment.Draft draft = draft(command, valid, shop, sealed);
       java.math.BigDecimal available = valid.type() == PaymentType.WITHDRAWAL && shop.checkWithdrawalBalance()
           ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
       boolean balanceShort = available != null && available.compareTo(valid.amount().amount()) < 0;
@@ -119,7 +122,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         case WITHDRAWAL -> shop.requiresApproval() && !balanceShort ? PaymentState.AWAITING_APPROVAL : PaymentState.PENDING;
         case REFUND -> PaymentState.PENDING;
       };
-      Payment stored = writer.create(Payment.create(draft, initial, now));
+      Payment stored = writer.create(Payment.create(draft, initial, now), sealed);
       if (balanceShort) {
         // The balance row stays locked until commit, so two withdrawals can never both pass.
         stored = writer.update(stored.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
@@ -168,7 +171,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     return new CreatedPayment(earlier, true);
   }
 
-  private Payment.Draft draft(CreatePaymentCommand c, PaymentRequestRules.Valid v, Shop shop) {
+  private Payment.Draft draft(CreatePaymentCommand c, PaymentRequestRules.Valid v, Shop shop, CardVault.Sealed sealed) {
     PaymentMethod method = v.method();
     CardDetails card = null;
     if (v.type() == PaymentType.REFUND) {
@@ -176,18 +179,18 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       method = parent.method();
       card = parent.card();
     } else if (v.card() != null) {
-      card = cardDetails(shop.id(), v);
+      card = cardDetails(shop.id(), v, sealed);
     }
     return new Payment.Draft(PaymentId.random(), shop.id(), v.type(), method, v.amount(),
         c.referenceId(), c.description(), v.parentPaymentId(), v.preAuth(), card, v.customer(),
         v.billingAddress(), c.returnUrl(), c.webhookUrl(), c.additionalParameters());
   }
 
-  private CardDetails cardDetails(ShopId shop, PaymentRequestRules.Valid v) {
+  private CardDetails cardDetails(ShopId shop, PaymentRequestRules.Valid v, CardVault.Sealed sealed) {
     String digits = v.cardDigits();
     String token;
     if (digits != null) {
-      token = cardVault.tokenize(shop, digits);
+      token = sealed.token();
     } else {
       token = v.card().cardToken();
       digits = cardVault.reveal(shop, token).orElseThrow(() -> new DomainException.Invalid(

@@ -1,6 +1,7 @@
 package io.tollgate.application.service;
 
 import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
+import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.domain.money.Money;
@@ -38,15 +39,21 @@ public final class PaymentWriter {
     this.payloads = payloads;
   }
 
+  public Payment create(Payment.Transition creation) {
+    return create(creation, null);
+  }
+
   /**
    * Stores a new payment; a customer it names by reference id is added to the shop's
-   * customers (or updated there) in the same write.
+   * customers (or updated there), and {@code card}, the number behind its card token when the
+   * request gave one, is stored in the vault, in the same write. The payment returned carries
+   * the token the vault holds for its card.
    */
-  public Payment create(Payment.Transition creation) {
+  public Payment create(Payment.Transition creation, CardVault.Sealed card) {
     Payment stored = payments.insert(creation, p -> new PaymentRepository.Effects(notification(p),
         holdsFunds(p.type()) ? entry(p, p.amount().amount().negate(), p.amount().amount(), "reserved for " + describe(p))
             : null,
-        p.customer() != null && p.customer().referenceId() != null ? p.customer() : null));
+        p.customer() != null && p.customer().referenceId() != null ? p.customer() : null, card));
     metrics.created(stored);
     return stored;
   }

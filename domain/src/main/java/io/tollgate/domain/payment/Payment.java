@@ -135,6 +135,20 @@ public record Payment(
         externalRefs, terminalName, created, updated, newVersion);
   }
 
+  /** The same payment whose card is known by {@code token} (the token the vault holds for it). */
+  public Payment withCardToken(String token) {
+    if (card == null) {
+      throw new IllegalStateException("payment " + id + " has no card");
+    }
+    CardDetails tokenized = new CardDetails(card.maskedNumber(), token, card.cardholderName(), card.expiryMonth(),
+        card.expiryYear(), card.brand(), card.issuingCountry());
+    return new Payment(
+        id, shopId, type, state, method, amount, customerAmount, referenceId, description,
+        parentPaymentId, preAuth, tokenized, customer, billingAddress, returnUrl, webhookUrl,
+        additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
+        externalRefs, terminalName, created, updated, version);
+  }
+
   public Payment withRouting(Money processedAmount, Money requestedAmount, String terminal) {
     return new Payment(
         id, shopId, type, state, method, processedAmount, requestedAmount, referenceId,

@@ -9,8 +9,18 @@ import java.util.Optional;
  */
 public interface CardVault {
 
-  /** The shop's token for this card number; the same number always gets the same token. */
+  /** The shop's token for this card number, stored now if it was not; the same number always gets the same token. */
   String tokenize(ShopId shop, String pan);
+
+  /**
+   * The card number ready to be stored with a new payment (see
+   * {@link PaymentRepository.Effects#card()}), without a round trip: its token, the same for
+   * the same number and shop, its keyed fingerprint and its ciphertext.
+   */
+  Sealed seal(ShopId shop, String pan);
+
+  /** A card number as the vault stores it; never holds the number in clear. */
+  record Sealed(ShopId shop, String token, String fingerprint, byte[] ciphertext) {}
 
   /** The card number behind a token of this shop; empty for an unknown or foreign token. */
   Optional<String> reveal(ShopId shop, String token);

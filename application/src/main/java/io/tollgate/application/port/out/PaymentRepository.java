@@ -57,14 +57,17 @@ public interface PaymentRepository {
    * webhook event of a state the merchant hears about (a new outbox row), the ledger entry
    * of a state that moves money (an entry row, and the shop's balance moved by it), and the
    * customer a new payment names by its reference id (added to the shop's customers, or the
-   * fields it gives written over the ones stored before; only with {@link #insert}).
+   * fields it gives written over the ones stored before), and the card number behind a new
+   * payment's card token (stored in the vault unless the shop has it: when the shop's stored
+   * token differs, the payment is stored and returned with that one). The last two only with
+   * {@link #insert}.
    */
   record Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry,
-      io.tollgate.domain.payment.Customer customer) {
-    public static final Effects NONE = new Effects(null, null, null);
+      io.tollgate.domain.payment.Customer customer, CardVault.Sealed card) {
+    public static final Effects NONE = new Effects(null, null, null, null);
 
     public Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry) {
-      this(event, entry, null);
+      this(event, entry, null, null);
     }
   }
 
