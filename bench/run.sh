@@ -4,7 +4,8 @@
 # (Debian: apt-get install wrk postgresql-client); run from anywhere: bench/run.sh
 # Settings: DURATION (seconds per scenario, default 20), CONNECTIONS (default 16),
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
-# S4 on its own, default 1000).
+# S4 on its own, default 1000), WARMUP (seconds of S1 that warm the JIT up first, default 120),
+# WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
@@ -58,10 +59,19 @@ TICKS=$(getconf CLK_TCK)
 ROWS=()
 CEILING=""
 
-# wrk_run NAME SCRIPT UNIT_DIVISOR -> appends a table row
+# CPU ticks the service's JIT compiler threads have used.
+jit_ticks() {
+  for task in /proc/"$SERVICE_PID"/task/*; do
+    if grep -q Compiler "$task/comm" 2>/dev/null; then awk '{print $14 + $15}' "$task/stat"; fi
+  done | awk '{sum += $1} END {print sum + 0}'
+}
+
+# wrk_run NAME SCRIPT UNIT_DIVISOR -> appends a table row, measured after WARM_EACH seconds of
+# the same load that are not counted (the JIT compiles each scenario's own code first).
 wrk_run() {
   local name=$1 script=$2 divisor=$3
   local t0 t1 out
+  wrk -t2 -c"$CONNECTIONS" -d"${WARM_EACH:-10}s" -s "$script" "$BASE" >/dev/null 2>&1
   t0=$(cpu_ticks)
   out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$BASE" 2>&1 | grep '^RESULT')
   t1=$(cpu_ticks)
@@ -78,16 +88,22 @@ CEILING=$(pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql -h 127.0.0.1
   | awk '/^tps/ {print $3; exit}')
 ROWS+=("S5 pgbench ceiling transaction (tx/s)|$(printf '%.0f' "$CEILING")|-|-|0|-|-")
 
-echo "warming the JIT up (S1 for ${WARMUP:-20}s, not counted) ..." >&2
+# On two cores the JIT compiles under S1 for minutes: a payment's path is long (Jetty, Jersey,
+# Jackson, Jdbi, the driver, the webhook client), and a busy machine leaves the compiler
+# threads little time. S1 runs for WARMUP seconds first, not counted: its rate stops rising
+# after about two minutes here (BENCHMARKS.md), when the compiler still takes a sixth of a core.
+echo "warming the JIT up (S1 for ${WARMUP:-120}s, not counted) ..." >&2
 export TOLLGATE_BENCH_KEY=$KEY TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hooks"
-wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-20}s" -s bench/wrk/s1-payment.lua "$BASE" >/dev/null 2>&1
+wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-120}s" -s bench/wrk/s1-payment.lua "$BASE" >/dev/null 2>&1
 for _ in $(seq 1 60); do
   [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
 done
 
 echo "S1: host-to-host card payments ..." >&2
 S1_START=$("${PSQL[@]}" -c "SELECT now()")
+J0=$(jit_ticks); S1_FROM=$(date +%s.%N)
 wrk_run "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.lua 2
+S1_JIT=$(python3 -c "print(round(($(jit_ticks) - $J0) / $TICKS / ($(date +%s.%N) - $S1_FROM) * 100))")
 
 # s4_row NAME SINCE -> a table row for the events written since SINCE, once all are settled:
 # events/s from the first written to the last delivered, delivery lag p50/p99, undelivered.
@@ -155,7 +171,7 @@ TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" 
 TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua 1
 
 echo
-echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m"
+echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m · S1 after ${WARMUP:-120}s of warm-up"
 printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "Scenario" "Rate" "p50 ms" "p99 ms" "Errors" "vs ceiling" "CPU %" "Heap MB"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------------" "------------" "----------" "----------" "--------" "--------------" "----------" "---------"
 for row in "${ROWS[@]}"; do
@@ -163,4 +179,4 @@ for row in "${ROWS[@]}"; do
   ratio=$(python3 -c "print(f'{float(\"$rate\") / float(\"$CEILING\"):.2f}x')" 2>/dev/null || echo "-")
   printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "$name" "$rate" "$p50" "$p99" "$errors" "$ratio" "$cpu" "$heap"
 done
-echo "major GCs during the run: $(major_gcs)"
+echo "major GCs during the run: $(major_gcs); the JIT's compiler threads during S1 (its CPU % includes them): ${S1_JIT}% of a core"
