@@ -68,7 +68,11 @@ public final class Database implements AutoCloseable {
           .setPort(freePort())
           .setPGStartupWait(Duration.ofSeconds(60))
           .setServerConfig("max_connections", "300")
-          .setServerConfig("fsync", dataDirectory == null ? "off" : "on");
+          // A database with a data directory keeps payments: a commit is on disk before the
+          // answer that reports it (the embedded server's own default would acknowledge a
+          // commit up to a few hundred milliseconds before writing it). A throwaway one skips both.
+          .setServerConfig("fsync", dataDirectory == null ? "off" : "on")
+          .setServerConfig("synchronous_commit", dataDirectory == null ? "off" : "on");
       if (dataDirectory != null) {
         Files.createDirectories(dataDirectory);
         builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);

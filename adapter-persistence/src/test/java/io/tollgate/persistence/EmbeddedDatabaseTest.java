@@ -13,6 +13,12 @@ class EmbeddedDatabaseTest {
     Path dir = Files.createTempDirectory("tollgate-embedded");
     try (Database first = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
       assertThat(first.isEmbedded()).isTrue();
+      // durable: an acknowledged commit is flushed to disk first
+      String fsync = first.jdbi().withHandle(h -> h.createQuery("SHOW fsync").mapTo(String.class).one());
+      String synchronousCommit = first.jdbi().withHandle(h -> h.createQuery("SHOW synchronous_commit")
+          .mapTo(String.class).one());
+      assertThat(fsync).isEqualTo("on");
+      assertThat(synchronousCommit).isEqualTo("on");
       first.jdbi().useHandle(h -> h.execute("INSERT INTO merchants (name, created) VALUES ('Kept', now())"));
     }
     try (Database second = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
