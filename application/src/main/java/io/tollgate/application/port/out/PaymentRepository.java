@@ -55,7 +55,7 @@ public interface PaymentRepository {
   /**
    * What storing a payment causes besides its row and operation; any may be null: the
    * webhook event of a state the merchant hears about (a new outbox row), the ledger entry
-   * of a state that moves money (an entry row, and the shop's balance moved by it), and the
+   * of a state that moves money (an entry row, and the shop's balance moved by it), the
    * customer a new payment names by its reference id (added to the shop's customers, or the
    * fields it gives written over the ones stored before), and the card number behind a new
    * payment's card token (stored in the vault unless the shop has it: when the shop's stored
