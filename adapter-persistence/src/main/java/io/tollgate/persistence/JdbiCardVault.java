@@ -24,12 +24,14 @@ final class JdbiCardVault implements CardVault {
    * {@code :vaultCiphertext} and {@code :vaultAt} unless the shop has it, as the CTE
    * {@code vault} that yields the stored token: the new one, or the card's token from before
    * the statement began (no row when a concurrent request stored the card after that).
+   * Two requests storing one new card at once collide on both keys, the token's as well as the
+   * fingerprint's, so a conflict on either does nothing.
    */
   static final String STORE = """
       vault_added AS (
         INSERT INTO card_vault (shop_id, token, fingerprint, pan_ciphertext, created)
         VALUES (:vaultShop, :vaultToken, :vaultFingerprint, :vaultCiphertext, :vaultAt)
-        ON CONFLICT (shop_id, fingerprint) DO NOTHING
+        ON CONFLICT DO NOTHING
         RETURNING token),
       vault AS (
         SELECT token FROM vault_added

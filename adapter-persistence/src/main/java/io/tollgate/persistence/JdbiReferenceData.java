@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.ReferenceData;
-import io.tollgate.domain.payment.Customer;
 import io.tollgate.domain.shop.MerchantId;
 import java.sql.Array;
 import java.sql.ResultSet;
