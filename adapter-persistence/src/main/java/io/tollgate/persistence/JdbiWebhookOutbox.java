@@ -96,6 +96,16 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   }
 
   @Override
+  public void recordAttempts(List<Outcome> outcomes) {
+    // The nested handles join this transaction: one commit for the batch.
+    jdbi.useTransaction(h -> {
+      for (Outcome o : outcomes) {
+        recordAttempt(o.event(), o.attempt(), o.status(), o.nextAttemptAt());
+      }
+    });
+  }
+
+  @Override
   public void release(String leaseToken) {
     jdbi.useHandle(h -> h.createUpdate("""
             UPDATE webhook_events SET lease_token = NULL, lease_until = NULL

@@ -503,4 +503,53 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     assertThatThrownBy(() -> repository().update(step, stored -> new PaymentRepository.Effects(null, null, null, card)))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  private Payment completedWithEvent(ShopId own, String reference) {
+    Payment p = repository().insert(Payment.create(draft(own, "4.00", reference), PaymentState.CHECKOUT, T0));
+    return repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
+        stored -> new PaymentRepository.Effects(new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(),
+            stored.shopId(), stored.state(), "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8),
+            stored.updated()), null));
+  }
+
+  private static WebhookOutbox.Outcome delivered(WebhookOutbox.ClaimedEvent e, String error) {
+    WebhookOutbox.Attempt a = new WebhookOutbox.Attempt(e.id(), PaymentState.COMPLETED, 1, e.url(), Instant.now(),
+        java.time.Duration.ofMillis(20), 200, error, WebhookOutbox.Status.DELIVERED);
+    return new WebhookOutbox.Outcome(e, a, WebhookOutbox.Status.DELIVERED, null);
+  }
+
+  /**
+   * A dispatcher records a batch of attempts in one transaction: each whose lease is still its
+   * own, skipping one whose lease was lost, and none of them when one cannot be stored.
+   */
+  @Test
+  void a_batch_of_attempts_is_recorded_all_or_nothing() {
+    ShopId own = TestShops.create(adapters, "attempt-batch");
+    List<Payment> paid = List.of(completedWithEvent(own, "b-1"), completedWithEvent(own, "b-2"),
+        completedWithEvent(own, "b-3"), completedWithEvent(own, "b-4"));
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    java.util.Set<io.tollgate.domain.payment.PaymentId> ours = new java.util.HashSet<>();
+    paid.forEach(p -> ours.add(p.id()));
+    List<WebhookOutbox.ClaimedEvent> claimed = outbox.claim("batcher", Instant.now(), java.time.Duration.ofMinutes(2),
+        1000).stream().filter(e -> ours.contains(e.paymentId())).toList();
+    assertThat(claimed).hasSize(4);
+    WebhookOutbox.ClaimedEvent lost = claimed.get(2);
+    db.jdbi().useHandle(h -> h.createUpdate("UPDATE webhook_events SET lease_token = 'someone-else' WHERE id = CAST(:id AS uuid)")
+        .bind("id", lost.id()).execute());
+
+    // A NUL character cannot be stored in text: the whole batch is refused, the first two included.
+    assertThatThrownBy(() -> outbox.recordAttempts(List.of(delivered(claimed.get(0), null),
+        delivered(claimed.get(1), null), delivered(claimed.get(3), "bad\u0000"))))
+        .isInstanceOf(RuntimeException.class);
+    assertThat(outbox.attempts(claimed.get(0).paymentId())).isEmpty();
+
+    outbox.recordAttempts(List.of(delivered(claimed.get(0), null), delivered(claimed.get(1), null),
+        delivered(lost, null), delivered(claimed.get(3), null)));
+    for (WebhookOutbox.ClaimedEvent e : claimed) {
+      assertThat(outbox.attempts(e.paymentId())).as(e.id()).hasSize(e == lost ? 0 : 1);
+    }
+    String lostStatus = db.jdbi().withHandle(h -> h.createQuery("SELECT status FROM webhook_events WHERE id = CAST(:id AS uuid)")
+        .bind("id", lost.id()).mapTo(String.class).one());
+    assertThat(lostStatus).isEqualTo("PENDING");
+  }
 }

@@ -2,6 +2,7 @@ package io.tollgate.webhook;
 
 import io.tollgate.application.port.in.WebhookDeliveryUseCase;
 import io.tollgate.application.port.in.WebhookDeliveryUseCase.Delivery;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase.Reported;
 import io.tollgate.application.port.in.WebhookDeliveryUseCase.Result;
 import io.tollgate.application.port.out.DestinationPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,11 +17,14 @@ import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,13 +37,21 @@ import org.slf4j.LoggerFactory;
  * the lease query hands out only the oldest pending event of a payment, so each payment's
  * events arrive in order.
  *
+ * <p>Attempts are recorded by one thread, as many at once as have finished meanwhile, in one
+ * transaction: one commit (and one wait for the database's log to reach the disk) for a batch
+ * instead of one per delivery. A delivery keeps its slot until its attempt is recorded, so the
+ * recording cannot fall behind the sending.
+ *
  * <p>Closing stops leasing, lets deliveries in flight finish (each is bounded by the request
- * timeout) and gives back what was leased but not sent. An instance that dies keeps nothing:
+ * timeout), records their attempts and gives back what was leased but not sent. An instance that dies keeps nothing:
  * its leases run out and other instances take the events over.
  */
 public final class WebhookDispatcher implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(WebhookDispatcher.class);
+
+  /** The most attempts recorded in one transaction. */
+  private static final int RECORD_BATCH = 128;
 
   /**
    * @param parallelism deliveries in flight at once
@@ -74,6 +86,9 @@ public final class WebhookDispatcher implements AutoCloseable {
   private final Semaphore slots;
   private final ExecutorService senders;
   private final Thread poller;
+  private final Thread recorder;
+  private final BlockingQueue<Reported> toRecord = new LinkedBlockingQueue<>();
+  private volatile boolean sending = true;
   private final AtomicInteger inFlight = new AtomicInteger();
   private volatile boolean running = true;
   private final MeterRegistry metrics;
@@ -113,9 +128,12 @@ public final class WebhookDispatcher implements AutoCloseable {
         .build();
     this.poller = new Thread(this::poll, "webhook-dispatcher");
     this.poller.setDaemon(true);
+    this.recorder = new Thread(this::record, "webhook-recorder");
+    this.recorder.setDaemon(true);
   }
 
   public WebhookDispatcher start() {
+    recorder.start();
     poller.start();
     return this;
   }
@@ -130,11 +148,15 @@ public final class WebhookDispatcher implements AutoCloseable {
         for (Delivery d : due) {
           inFlight.incrementAndGet();
           senders.execute(() -> {
+            Reported sent = null;
             try {
-              deliver(d);
+              sent = new Reported(d, deliver(d));
             } finally {
-              inFlight.decrementAndGet();
-              slots.release();
+              if (sent == null) {
+                done(1);
+              } else {
+                toRecord.add(sent);
+              }
             }
           });
         }
@@ -151,7 +173,41 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
   }
 
-  private void deliver(Delivery d) {
+  /** A delivery's slot is free again. */
+  private void done(int deliveries) {
+    inFlight.addAndGet(-deliveries);
+    slots.release(deliveries);
+  }
+
+  /** Records finished attempts in batches until the senders have stopped and all are recorded. */
+  private void record() {
+    List<Reported> batch = new ArrayList<>(RECORD_BATCH);
+    while (true) {
+      try {
+        Reported first = toRecord.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          if (!sending && toRecord.isEmpty()) {
+            return;
+          }
+          continue;
+        }
+        batch.add(first);
+        toRecord.drainTo(batch, RECORD_BATCH - 1);
+        deliveries.reportAll(batch);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        // Their leases run out and the events are sent again: at least once, never lost.
+        LOG.warn("could not record {} webhook attempts: {}", batch.size(), e.toString());
+      } finally {
+        done(batch.size());
+        batch.clear();
+      }
+    }
+  }
+
+  private Result deliver(Delivery d) {
     Instant started = clock.instant();
     long t0 = System.nanoTime();
     Integer status = null;
@@ -193,12 +249,7 @@ public final class WebhookDispatcher implements AutoCloseable {
       LOG.info("webhook {} of payment {} to {} failed (attempt {}): {}", d.eventId(), d.event().paymentId().value(),
           d.url(), d.attempt(), status != null ? "HTTP " + status : error);
     }
-    try {
-      deliveries.report(d, result);
-    } catch (RuntimeException e) {
-      // The lease runs out and the event is sent again: at least once, never lost.
-      LOG.warn("could not record webhook attempt {}: {}", d.eventId(), e.toString());
-    }
+    return result;
   }
 
   private String problemBeforeSending(Delivery d) {
@@ -233,6 +284,8 @@ public final class WebhookDispatcher implements AutoCloseable {
       if (!senders.awaitTermination(wait, TimeUnit.MILLISECONDS)) {
         senders.shutdownNow();
       }
+      sending = false;
+      recorder.join(10_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       senders.shutdownNow();

@@ -72,7 +72,15 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   }
 
   @Override
-  public void report(Delivery delivery, Result result) {
+  public void reportAll(List<Reported> reports) {
+    List<WebhookOutbox.Outcome> outcomes = new ArrayList<>(reports.size());
+    for (Reported r : reports) {
+      outcomes.add(outcome(r.delivery(), r.result()));
+    }
+    outbox.recordAttempts(outcomes);
+  }
+
+  private WebhookOutbox.Outcome outcome(Delivery delivery, Result result) {
     ClaimedEvent e = delivery.event();
     Status status;
     Instant next = null;
@@ -89,7 +97,7 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
     }
     Attempt attempt = new Attempt(e.id(), e.paymentState(), delivery.attempt(), delivery.url(),
         result.started(), result.duration(), result.statusCode(), result.error(), status);
-    outbox.recordAttempt(e, attempt, status, next);
+    return new WebhookOutbox.Outcome(e, attempt, status, next);
   }
 
   @Override

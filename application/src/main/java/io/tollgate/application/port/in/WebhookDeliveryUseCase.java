@@ -14,7 +14,18 @@ public interface WebhookDeliveryUseCase {
   List<Delivery> claim(String leaseToken, int limit, Duration lease);
 
   /** Records the attempt and schedules the retry, or marks the event delivered or failed. */
-  void report(Delivery delivery, Result result);
+  default void report(Delivery delivery, Result result) {
+    reportAll(List.of(new Reported(delivery, result)));
+  }
+
+  /**
+   * Records several attempts as {@link #report} does, in one transaction: one commit (and one
+   * flush of the database's log) for all of them, and none of them if it fails.
+   */
+  void reportAll(List<Reported> reports);
+
+  /** An attempt to record: the delivery and how it went. */
+  record Reported(Delivery delivery, Result result) {}
 
   /** Releases every event still leased under the token, due again at once. */
   void release(String leaseToken);

@@ -31,6 +31,15 @@ public interface WebhookOutbox {
    */
   boolean recordAttempt(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt);
 
+  /**
+   * Records attempts as {@link #recordAttempt} does, all in one transaction (one commit); an
+   * attempt whose lease was lost is skipped.
+   */
+  void recordAttempts(List<Outcome> outcomes);
+
+  /** One attempt to record, with the event's new status and next attempt (null unless PENDING). */
+  record Outcome(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt) {}
+
   /** Gives claimed events back undelivered (on shutdown); they are due again at once. */
   void release(String leaseToken);
 
