@@ -12,6 +12,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.TemplateEngine;
 import org.jdbi.v3.postgres.PostgresPlugin;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +35,9 @@ public final class Database implements AutoCloseable {
     this.dataSource = dataSource;
     this.jdbcUrl = jdbcUrl;
     this.jdbi = Jdbi.create(dataSource).installPlugin(new PostgresPlugin());
+    // Every statement is plain SQL with named parameters; nothing is templated, so Jdbi need not
+    // scan each one for <attributes> (about 1% of the CPU of a read by id, in a profile).
+    jdbi.setTemplateEngine(TemplateEngine.NOP);
   }
 
   public static Database start(DatabaseSettings settings) {
