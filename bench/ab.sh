@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Compares two builds of Tollgate on S1 (host-to-host card payments, webhooks delivered to a
+# local receiver) in a way a shared machine's drift does not swamp: both services run at once,
+# each on its own embedded PostgreSQL, are warmed up, then take S1 in turn (A B, B A, A B ...)
+# and each adjacent pair gives one ratio. Needs a JDK, python3 and wrk.
+# Usage: bench/ab.sh A.jar B.jar   (build each from a clean tree or a fresh clone)
+# Settings: ROUNDS (runs of each build, default 8), SECS (seconds per run, default 20),
+# WARM (seconds of S1 that warm each service up first, default 90), CONNECTIONS (default 16).
+set -euo pipefail
+if [ $# -ne 2 ] || [ ! -f "$1" ] || [ ! -f "$2" ]; then
+  echo "usage: bench/ab.sh A.jar B.jar" >&2
+  exit 2
+fi
+JAR_A=$(realpath "$1"); JAR_B=$(realpath "$2")
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-8}; SECS=${SECS:-20}; WARM=${WARM:-90}; CONNECTIONS=${CONNECTIONS:-16}
+for tool in wrk python3 java; do
+  command -v "$tool" >/dev/null || { echo "bench/ab.sh needs $tool" >&2; exit 2; }
+done
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+WORK=$(mktemp -d /tmp/tollgate-ab.XXXXXX)
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+HOOK_PORT=$(free_port)
+python3 bench/receiver.py "$HOOK_PORT" & PIDS+=($!)
+export TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hook"
+
+# start NAME JAR -> sets PORT_<NAME> and KEY_<NAME>
+start() {
+  local name=$1 jar=$2 port
+  port=$(free_port)
+  TOLLGATE_DATA_DIR="$WORK/$name" TOLLGATE_PORT="$port" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
+    TOLLGATE_WEBHOOK_PARALLELISM=32 java -Xmx512m -XX:+UseG1GC -jar "$jar" serve > "$WORK/$name.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/$name.log" && break; sleep 1; done
+  grep -q "Tollgate is running" "$WORK/$name.log" || { cat "$WORK/$name.log" >&2; exit 1; }
+  printf -v "PORT_$name" '%s' "$port"
+  printf -v "KEY_$name" '%s' "$(awk '/API key:/ {print $3}' "$WORK/$name.log")"
+}
+
+# s1 NAME SECONDS -> "requests p50 p99 errors"
+s1() {
+  local port="PORT_$1" key="KEY_$1"
+  TOLLGATE_BENCH_KEY=${!key} wrk -t2 -c"$CONNECTIONS" -d"${2}s" -s bench/wrk/s1-payment.lua "http://127.0.0.1:${!port}" \
+    | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+}
+
+echo "starting A ($JAR_A) and B ($JAR_B), data in $WORK ..." >&2
+start A "$JAR_A"
+start B "$JAR_B"
+echo "warming each up with ${WARM}s of S1 ..." >&2
+s1 A "$WARM" >/dev/null
+s1 B "$WARM" >/dev/null
+echo "S1, ${SECS}s per run, ${ROUNDS} runs each, alternating:" >&2
+for round in $(seq 1 "$ROUNDS"); do
+  if [ $((round % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
+  for name in $order; do echo "$name $(s1 "$name" "$SECS")"; done
+done | tee "$WORK/runs.txt" >&2
+
+python3 - "$WORK/runs.txt" "$SECS" <<'PY'
+import statistics, sys
+runs = [line.split() for line in open(sys.argv[1]) if len(line.split()) == 6]
+secs = float(sys.argv[2])
+for name in "AB":
+    mine = [r for r in runs if r[0] == name]
+    rate = [int(r[1]) / 2 / secs for r in mine]
+    p99 = [float(r[3]) for r in mine]
+    errors = sum(int(r[4]) + int(r[5]) for r in mine)
+    print(f"{name}: {statistics.median(rate):.1f} payments/s median ({min(rate):.1f}-{max(rate):.1f}), "
+          f"p99 {statistics.median(p99):.1f} ms median, errors {errors}")
+a = [int(r[1]) for r in runs if r[0] == "A"]
+b = [int(r[1]) for r in runs if r[0] == "B"]
+ratios = [y / x for x, y in zip(a, b)]
+print(f"B/A per pair: {' '.join(f'{r:.2f}' for r in ratios)}; median {statistics.median(ratios):.2f}, "
+      f"B ahead in {sum(r > 1 for r in ratios)} of {len(ratios)}")
+PY
