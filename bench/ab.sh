@@ -3,9 +3,12 @@
 # local receiver) in a way a shared machine's drift does not swamp: both services run at once,
 # each on its own embedded PostgreSQL, are warmed up, then take S1 in turn (A B, B A, A B ...)
 # and each adjacent pair gives one ratio. Needs a JDK, python3 and wrk.
-# Usage: bench/ab.sh A.jar B.jar   (build each from a clean tree or a fresh clone)
+# Usage: bench/ab.sh A.jar B.jar   (build each from a clean tree or a fresh clone; the same jar
+# twice to compare JVM options)
 # Settings: ROUNDS (runs of each build, default 8), SECS (seconds per run, default 20),
-# WARM (seconds of S1 that warm each service up first, default 90), CONNECTIONS (default 16).
+# WARM (seconds of S1 that warm each service up first, default 90), CONNECTIONS (default 16),
+# SCENARIO (s1, or s2 for reads by id of the payments the warm-up made; default s1),
+# JAVA_OPTS_A / JAVA_OPTS_B (default for both: -Xmx512m -XX:+UseG1GC, as bench/run.sh).
 set -euo pipefail
 if [ $# -ne 2 ] || [ ! -f "$1" ] || [ ! -f "$2" ]; then
   echo "usage: bench/ab.sh A.jar B.jar" >&2
@@ -14,6 +17,9 @@ fi
 JAR_A=$(realpath "$1"); JAR_B=$(realpath "$2")
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-8}; SECS=${SECS:-20}; WARM=${WARM:-90}; CONNECTIONS=${CONNECTIONS:-16}
+SCENARIO=${SCENARIO:-s1}
+JAVA_OPTS_A=${JAVA_OPTS_A:--Xmx512m -XX:+UseG1GC}; JAVA_OPTS_B=${JAVA_OPTS_B:--Xmx512m -XX:+UseG1GC}
+case "$SCENARIO" in s1|s2) ;; *) echo "SCENARIO is s1 or s2" >&2; exit 2;; esac
 for tool in wrk python3 java; do
   command -v "$tool" >/dev/null || { echo "bench/ab.sh needs $tool" >&2; exit 2; }
 done
@@ -28,12 +34,13 @@ HOOK_PORT=$(free_port)
 python3 bench/receiver.py "$HOOK_PORT" & PIDS+=($!)
 export TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hook"
 
-# start NAME JAR -> sets PORT_<NAME> and KEY_<NAME>
+# start NAME JAR JAVA_OPTS -> sets PORT_<NAME> and KEY_<NAME>
 start() {
-  local name=$1 jar=$2 port
+  local name=$1 jar=$2 opts=$3 port
   port=$(free_port)
+  # shellcheck disable=SC2086 # the options are words
   TOLLGATE_DATA_DIR="$WORK/$name" TOLLGATE_PORT="$port" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
-    TOLLGATE_WEBHOOK_PARALLELISM=32 java -Xmx512m -XX:+UseG1GC -jar "$jar" serve > "$WORK/$name.log" 2>&1 &
+    TOLLGATE_WEBHOOK_PARALLELISM=32 java $opts -jar "$jar" serve > "$WORK/$name.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/$name.log" && break; sleep 1; done
   grep -q "Tollgate is running" "$WORK/$name.log" || { cat "$WORK/$name.log" >&2; exit 1; }
@@ -48,28 +55,50 @@ s1() {
     | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
 }
 
+# s2 NAME SECONDS -> the same, for reads by id of the payments in NAME's database
+s2() {
+  local port="PORT_$1" key="KEY_$1"
+  TOLLGATE_BENCH_KEY=${!key} TOLLGATE_BENCH_IDS="$WORK/$1.ids" wrk -t2 -c"$CONNECTIONS" -d"${2}s" \
+    -s bench/wrk/s2-get.lua "http://127.0.0.1:${!port}" \
+    | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+}
+
+# ids NAME -> WORK/NAME.ids: up to 20,000 random payments of NAME's embedded database
+ids() {
+  local pgport
+  pgport=$(sed -n 4p "$WORK/$1/postgres/postmaster.pid")
+  psql -X -q -At -h 127.0.0.1 -p "$pgport" -U postgres postgres \
+    -c "SELECT id FROM payments ORDER BY random() LIMIT 20000" > "$WORK/$1.ids"
+}
+
 echo "starting A ($JAR_A) and B ($JAR_B), data in $WORK ..." >&2
-start A "$JAR_A"
-start B "$JAR_B"
+start A "$JAR_A" "$JAVA_OPTS_A"
+start B "$JAR_B" "$JAVA_OPTS_B"
 echo "warming each up with ${WARM}s of S1 ..." >&2
 s1 A "$WARM" >/dev/null
 s1 B "$WARM" >/dev/null
-echo "S1, ${SECS}s per run, ${ROUNDS} runs each, alternating:" >&2
+if [ "$SCENARIO" = s2 ]; then
+  command -v psql >/dev/null || { echo "SCENARIO=s2 needs psql" >&2; exit 2; }
+  ids A; ids B
+  s2 A 10 >/dev/null; s2 B 10 >/dev/null
+fi
+echo "$SCENARIO, ${SECS}s per run, ${ROUNDS} runs each, alternating:" >&2
 for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
-  for name in $order; do echo "$name $(s1 "$name" "$SECS")"; done
+  for name in $order; do echo "$name $("$SCENARIO" "$name" "$SECS")"; done
 done | tee "$WORK/runs.txt" >&2
 
-python3 - "$WORK/runs.txt" "$SECS" <<'PY'
+python3 - "$WORK/runs.txt" "$SECS" "$SCENARIO" <<'PY'
 import statistics, sys
 runs = [line.split() for line in open(sys.argv[1]) if len(line.split()) == 6]
 secs = float(sys.argv[2])
+per, unit = (2, "payments/s") if sys.argv[3] == "s1" else (1, "requests/s")
 for name in "AB":
     mine = [r for r in runs if r[0] == name]
-    rate = [int(r[1]) / 2 / secs for r in mine]
+    rate = [int(r[1]) / per / secs for r in mine]
     p99 = [float(r[3]) for r in mine]
     errors = sum(int(r[4]) + int(r[5]) for r in mine)
-    print(f"{name}: {statistics.median(rate):.1f} payments/s median ({min(rate):.1f}-{max(rate):.1f}), "
+    print(f"{name}: {statistics.median(rate):.1f} {unit} median ({min(rate):.1f}-{max(rate):.1f}), "
           f"p99 {statistics.median(p99):.1f} ms median, errors {errors}")
 a = [int(r[1]) for r in runs if r[0] == "A"]
 b = [int(r[1]) for r in runs if r[0] == "B"]
