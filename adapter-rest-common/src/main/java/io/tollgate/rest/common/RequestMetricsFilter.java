@@ -8,7 +8,10 @@ import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.PreMatching;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.glassfish.jersey.server.ExtendedUriInfo;
 import org.glassfish.jersey.uri.UriTemplate;
 
@@ -21,8 +24,13 @@ public final class RequestMetricsFilter implements ContainerRequestFilter, Conta
 
   private static final String STARTED = "tollgate.metrics.started";
 
+  private static final int MAX_CACHED_SERIES = 1_000;
+  private static final Pattern SLASHES = Pattern.compile("/+");
+
   private final MeterRegistry registry;
   private final String api;
+  private final Map<SeriesKey, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<List<UriTemplate>, String> routes = new ConcurrentHashMap<>();
 
   public RequestMetricsFilter(MeterRegistry registry, String api) {
     this.registry = registry;
@@ -40,16 +48,33 @@ public final class RequestMetricsFilter implements ContainerRequestFilter, Conta
     if (!(started instanceof Long t0)) {
       return;
     }
-    Timer.builder("http.server.requests")
-        .description("HTTP requests by API, route template and status")
-        .tags("api", api, "method", request.getMethod(), "route", route(request),
-            "status", Integer.toString(response.getStatus()))
-        .publishPercentileHistogram()
-        .register(registry)
+    timer(request.getMethod(), route(request), response.getStatus())
         .record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
   }
 
-  private static String route(ContainerRequestContext request) {
+  /**
+   * The timer of one series. Looking it up through Micrometer's builder costs a sorted tag set
+   * and a registry lookup per request; the series are few (the API's routes, methods and
+   * statuses), so each instance keeps the ones it has seen, up to a bound past which (odd
+   * methods or statuses sent on purpose) it goes back to the builder.
+   */
+  private Timer timer(String method, String route, int status) {
+    SeriesKey key = new SeriesKey(method, route, status);
+    Timer timer = timers.get(key);
+    if (timer == null) {
+      timer = Timer.builder("http.server.requests")
+          .description("HTTP requests by API, route template and status")
+          .tags("api", api, "method", method, "route", route, "status", Integer.toString(status))
+          .publishPercentileHistogram()
+          .register(registry);
+      if (timers.size() < MAX_CACHED_SERIES) {
+        timers.putIfAbsent(key, timer);
+      }
+    }
+    return timer;
+  }
+
+  private String route(ContainerRequestContext request) {
     if (!(request.getUriInfo() instanceof ExtendedUriInfo info)) {
       return "UNKNOWN";
     }
@@ -57,6 +82,18 @@ public final class RequestMetricsFilter implements ContainerRequestFilter, Conta
     if (templates.isEmpty()) {
       return "UNMATCHED";
     }
+    // Matched templates come from the resource classes, so they are few and each is named once.
+    String route = routes.get(templates);
+    if (route == null) {
+      route = routeOf(templates);
+      if (routes.size() < MAX_CACHED_SERIES) {
+        routes.putIfAbsent(List.copyOf(templates), route);
+      }
+    }
+    return route;
+  }
+
+  private static String routeOf(List<UriTemplate> templates) {
     StringBuilder route = new StringBuilder();
     for (int i = templates.size() - 1; i >= 0; i--) {
       String t = templates.get(i).getTemplate();
@@ -64,6 +101,8 @@ public final class RequestMetricsFilter implements ContainerRequestFilter, Conta
         route.append(t.startsWith("/") ? "" : "/").append(t);
       }
     }
-    return route.length() == 0 ? "/" : route.toString().replaceAll("/+", "/");
+    return route.length() == 0 ? "/" : SLASHES.matcher(route).replaceAll("/");
   }
+
+  private record SeriesKey(String method, String route, int status) {}
 }
