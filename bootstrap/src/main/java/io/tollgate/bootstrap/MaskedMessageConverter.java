@@ -18,6 +18,23 @@ public final class MaskedMessageConverter extends MessageConverter {
   }
 
   static String mask(String message) {
-    return message == null ? null : CARD_LIKE.matcher(message).replaceAll("$1******$2");
+    return message == null || !hasTwelveDigitsInARow(message) ? message
+        : CARD_LIKE.matcher(message).replaceAll("$1******$2");
+  }
+
+  /** What every match needs: most lines (an access-log line per request) have no such run. */
+  private static boolean hasTwelveDigitsInARow(String message) {
+    int run = 0;
+    for (int i = 0; i < message.length(); i++) {
+      char c = message.charAt(i);
+      if (c >= '0' && c <= '9') {
+        if (++run == 12) {
+          return true;
+        }
+      } else {
+        run = 0;
+      }
+    }
+    return false;
   }
 }
