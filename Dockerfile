@@ -19,5 +19,7 @@ EXPOSE 8080
 VOLUME /var/lib/tollgate
 # SIGTERM drains requests in flight and webhook deliveries before the JVM exits.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "/opt/tollgate/tollgate.jar"]
+# The throughput collector: on the few cores a gateway instance gets, G1's concurrent work costs
+# more than its shorter pauses save (BENCHMARKS.md).
+ENTRYPOINT ["java", "-XX:+UseParallelGC", "-XX:MaxRAMPercentage=75", "-jar", "/opt/tollgate/tollgate.jar"]
 CMD ["serve"]
