@@ -8,7 +8,8 @@
 # Settings: ROUNDS (runs of each build, default 8), SECS (seconds per run, default 20),
 # WARM (seconds of S1 that warm each service up first, default 90), CONNECTIONS (default 16),
 # SCENARIO (s1, or s2 for reads by id of the payments the warm-up made; default s1),
-# JAVA_OPTS_A / JAVA_OPTS_B (default for both: -Xmx512m -XX:+UseG1GC, as bench/run.sh).
+# JAVA_OPTS_A / JAVA_OPTS_B (default for both: -Xmx512m -XX:+UseParallelGC, as bench/run.sh),
+# KEEP_DATA (1 keeps both databases beside the services' logs in /tmp).
 set -euo pipefail
 if [ $# -ne 2 ] || [ ! -f "$1" ] || [ ! -f "$2" ]; then
   echo "usage: bench/ab.sh A.jar B.jar" >&2
@@ -18,7 +19,7 @@ JAR_A=$(realpath "$1"); JAR_B=$(realpath "$2")
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-8}; SECS=${SECS:-20}; WARM=${WARM:-90}; CONNECTIONS=${CONNECTIONS:-16}
 SCENARIO=${SCENARIO:-s1}
-JAVA_OPTS_A=${JAVA_OPTS_A:--Xmx512m -XX:+UseG1GC}; JAVA_OPTS_B=${JAVA_OPTS_B:--Xmx512m -XX:+UseG1GC}
+JAVA_OPTS_A=${JAVA_OPTS_A:--Xmx512m -XX:+UseParallelGC}; JAVA_OPTS_B=${JAVA_OPTS_B:--Xmx512m -XX:+UseParallelGC}
 case "$SCENARIO" in s1|s2) ;; *) echo "SCENARIO is s1 or s2" >&2; exit 2;; esac
 for tool in wrk python3 java; do
   command -v "$tool" >/dev/null || { echo "bench/ab.sh needs $tool" >&2; exit 2; }
@@ -27,7 +28,12 @@ done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 WORK=$(mktemp -d /tmp/tollgate-ab.XXXXXX)
 PIDS=()
-cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  # The logs stay; the two databases would fill a disk in a few runs.
+  [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$WORK/A" "$WORK/B"
+}
 trap cleanup EXIT
 
 HOOK_PORT=$(free_port)

@@ -4,8 +4,9 @@
 # (Debian: apt-get install wrk postgresql-client); run from anywhere: bench/run.sh
 # Settings: DURATION (seconds per scenario, default 20), CONNECTIONS (default 16),
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
-# S4 on its own, default 1000), WARMUP (seconds of S1 that warm the JIT up first, default 120),
-# WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 10).
+# S4 on its own, default 1000), WARMUP (seconds of S1 that warm the JIT up first, default 180),
+# WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 10),
+# KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log in /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
@@ -27,6 +28,8 @@ SERVICE_PID=""; RECEIVER_PID=""
 cleanup() {
   [ -n "$SERVICE_PID" ] && kill "$SERVICE_PID" 2>/dev/null && wait "$SERVICE_PID" 2>/dev/null || true
   [ -n "$RECEIVER_PID" ] && kill "$RECEIVER_PID" 2>/dev/null || true
+  # The service log stays for a look afterwards; the database would fill a disk in a few runs.
+  [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$WORK/data"
 }
 trap cleanup EXIT
 
@@ -36,7 +39,7 @@ echo "building the jar ..." >&2
 echo "starting Tollgate (embedded PostgreSQL, data in $WORK) ..." >&2
 TOLLGATE_DATA_DIR="$WORK/data" TOLLGATE_PORT="$PORT" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
   TOLLGATE_WEBHOOK_PARALLELISM=32 \
-  java -Xmx512m -XX:+UseG1GC ${BENCH_JAVA_OPTS:-} -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
+  java -Xmx512m -XX:+UseParallelGC ${BENCH_JAVA_OPTS:-} -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
 SERVICE_PID=$!
 for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; sleep 1; done
 grep -q "Tollgate is running" "$WORK/service.log" || { cat "$WORK/service.log" >&2; exit 1; }
@@ -90,11 +93,12 @@ ROWS+=("S5 pgbench ceiling transaction (tx/s)|$(printf '%.0f' "$CEILING")|-|-|0|
 
 # On two cores the JIT compiles under S1 for minutes: a payment's path is long (Jetty, Jersey,
 # Jackson, Jdbi, the driver, the webhook client), and a busy machine leaves the compiler
-# threads little time. S1 runs for WARMUP seconds first, not counted: its rate stops rising
-# after about two minutes here (BENCHMARKS.md), when the compiler still takes a sixth of a core.
-echo "warming the JIT up (S1 for ${WARMUP:-120}s, not counted) ..." >&2
+# threads little time. S1 runs for WARMUP seconds first, not counted: with the throughput
+# collector the compiler threads go quiet after 140-160 s of S1 here, and the rate stops rising
+# with them (BENCHMARKS.md).
+echo "warming the JIT up (S1 for ${WARMUP:-180}s, not counted) ..." >&2
 export TOLLGATE_BENCH_KEY=$KEY TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hooks"
-wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-120}s" -s bench/wrk/s1-payment.lua "$BASE" >/dev/null 2>&1
+wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-180}s" -s bench/wrk/s1-payment.lua "$BASE" >/dev/null 2>&1
 for _ in $(seq 1 60); do
   [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
 done
@@ -171,7 +175,7 @@ TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" 
 TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua 1
 
 echo
-echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m · S1 after ${WARMUP:-120}s of warm-up"
+echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m, ParallelGC · S1 after ${WARMUP:-180}s of warm-up"
 printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "Scenario" "Rate" "p50 ms" "p99 ms" "Errors" "vs ceiling" "CPU %" "Heap MB"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------------" "------------" "----------" "----------" "--------" "--------------" "----------" "---------"
 for row in "${ROWS[@]}"; do
