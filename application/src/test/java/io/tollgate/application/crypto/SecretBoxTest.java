@@ -1,0 +1,94 @@
+package io.tollgate.application.crypto;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.Test;
+
+class SecretBoxTest {
+
+  private static final byte[] MASTER = HexFormat.of().parseHex(
+      "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+
+  /** What the fingerprint and token are defined as, computed here from scratch. */
+  private static byte[] hmac(byte[] key, String value) throws Exception {
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(key, "HmacSHA256"));
+    return mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String expectedFingerprint(String value) throws Exception {
+    return HexFormat.of().formatHex(hmac(hmac(MASTER, "tollgate-fingerprint"), value));
+  }
+
+  private static String expectedToken(String value) throws Exception {
+    return HexFormat.of().formatHex(hmac(hmac(MASTER, "tollgate-token"), value), 0, 16);
+  }
+
+  @Test
+  void fingerprintsAndTokensAreKeyedDigestsUnderTheirOwnDerivedKeys() throws Exception {
+    SecretBox box = new SecretBox(MASTER);
+    for (String value : List.of("4000000000000002", "demo@tollgate.test:secret", "", "4000000000000002")) {
+      assertThat(box.fingerprint(value)).isEqualTo(expectedFingerprint(value));
+      assertThat(box.token(value)).isEqualTo(expectedToken(value)).hasSize(32);
+    }
+    assertThat(box.token("4000000000000002")).isNotEqualTo(box.fingerprint("4000000000000002").substring(0, 32));
+  }
+
+  @Test
+  void anotherMasterKeyGivesOtherDigests() {
+    byte[] other = MASTER.clone();
+    other[0] = 1;
+    assertThat(new SecretBox(other).fingerprint("4000000000000002"))
+        .isNotEqualTo(new SecretBox(MASTER).fingerprint("4000000000000002"));
+    assertThat(new SecretBox(other).token("4000000000000002"))
+        .isNotEqualTo(new SecretBox(MASTER).token("4000000000000002"));
+  }
+
+  @Test
+  void manyThreadsAtOnceGetTheSameDigests() throws Exception {
+    SecretBox box = new SecretBox(MASTER);
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Boolean>> results = new ArrayList<>();
+      for (int t = 0; t < 8; t++) {
+        results.add(pool.submit(() -> {
+          for (int i = 0; i < 500; i++) {
+            String value = "card-" + (i % 37);
+            if (!box.fingerprint(value).equals(expectedFingerprint(value))
+                || !box.token(value).equals(expectedToken(value))) {
+              return false;
+            }
+          }
+          return true;
+        }));
+      }
+      for (Future<Boolean> result : results) {
+        assertThat(result.get()).isTrue();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void sealedValuesOpenWithTheSameKeyOnly() {
+    SecretBox box = new SecretBox(MASTER);
+    byte[] sealed = box.encrypt("4000000000000002");
+    assertThat(new String(sealed, StandardCharsets.ISO_8859_1)).doesNotContain("4000000000000002");
+    assertThat(box.decrypt(sealed)).isEqualTo("4000000000000002");
+    byte[] other = MASTER.clone();
+    other[31] ^= 1;
+    assertThatThrownBy(() -> new SecretBox(other).decrypt(sealed))
+        .isInstanceOf(IllegalStateException.class);
+  }
+}
