@@ -1,0 +1,54 @@
+package io.tollgate.rest.common;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class TimestampsTest {
+
+  private static final DateTimeFormatter SPEC = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss");
+
+  private static String bySpec(Instant instant) {
+    return SPEC.format(LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.SECONDS), ZoneOffset.UTC));
+  }
+
+  @Test
+  void recordTimesAreUtcToTheSecond() {
+    assertThat(Timestamps.record(Instant.parse("2026-11-22T09:13:07.999Z"))).isEqualTo("2026-11-22T09:13:07");
+    assertThat(Timestamps.record(Instant.parse("2026-01-02T03:04:05Z"))).isEqualTo("2026-01-02T03:04:05");
+    assertThat(Timestamps.record(Instant.parse("0999-12-31T23:59:59Z"))).isEqualTo("0999-12-31T23:59:59");
+    assertThat(Timestamps.record(Instant.parse("1970-01-01T00:00:00Z"))).isEqualTo("1970-01-01T00:00:00");
+    assertThat(Timestamps.record(null)).isNull();
+  }
+
+  @Test
+  void recordTimesMatchTheFormatterAcrossTheRange() {
+    SplittableRandom random = new SplittableRandom(7);
+    long from = Instant.parse("0000-01-01T00:00:00Z").getEpochSecond();
+    long to = Instant.parse("9999-12-31T23:59:59Z").getEpochSecond();
+    for (int i = 0; i < 10_000; i++) {
+      Instant instant = Instant.ofEpochSecond(random.nextLong(from, to + 1), random.nextInt(1_000_000_000));
+      assertThat(Timestamps.record(instant)).isEqualTo(bySpec(instant));
+    }
+  }
+
+  @Test
+  void yearsOutsideFourDigitsFallBackToTheFormatter() {
+    Instant far = Instant.parse("+10000-01-01T00:00:00Z");
+    assertThat(Timestamps.record(far)).isEqualTo(bySpec(far)).startsWith("+10000-");
+    Instant before = Instant.parse("-0001-06-01T12:00:00Z");
+    assertThat(Timestamps.record(before)).isEqualTo(bySpec(before));
+  }
+
+  @Test
+  void recordTimesParseBackAsFilters() {
+    Instant t = Instant.parse("2026-11-22T09:13:07Z");
+    assertThat(Timestamps.parseFilter("created.gte", Timestamps.record(t))).isEqualTo(t);
+  }
+}
