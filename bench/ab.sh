@@ -7,7 +7,8 @@
 # twice to compare JVM options)
 # Settings: ROUNDS (runs of each build, default 8), SECS (seconds per run, default 20),
 # WARM (seconds of S1 that warm each service up first, default 90), CONNECTIONS (default 16),
-# SCENARIO (s1, or s2 for reads by id of the payments the warm-up made; default s1),
+# SCENARIO (s1; s2 for reads by id of the payments the warm-up made; s3 for the merchant list's
+# first page over LIST_ROWS more payments, default 200000; default s1),
 # JAVA_OPTS_A / JAVA_OPTS_B (default for both: -Xmx512m -XX:+UseParallelGC, as bench/run.sh),
 # KEEP_DATA (1 keeps both databases beside the services' logs in /tmp).
 set -euo pipefail
@@ -20,7 +21,8 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-8}; SECS=${SECS:-20}; WARM=${WARM:-90}; CONNECTIONS=${CONNECTIONS:-16}
 SCENARIO=${SCENARIO:-s1}
 JAVA_OPTS_A=${JAVA_OPTS_A:--Xmx512m -XX:+UseParallelGC}; JAVA_OPTS_B=${JAVA_OPTS_B:--Xmx512m -XX:+UseParallelGC}
-case "$SCENARIO" in s1|s2) ;; *) echo "SCENARIO is s1 or s2" >&2; exit 2;; esac
+case "$SCENARIO" in s1|s2|s3) ;; *) echo "SCENARIO is s1, s2 or s3" >&2; exit 2;; esac
+LIST_ROWS=${LIST_ROWS:-200000}
 for tool in wrk python3 java; do
   command -v "$tool" >/dev/null || { echo "bench/ab.sh needs $tool" >&2; exit 2; }
 done
@@ -69,6 +71,29 @@ s2() {
     | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
 }
 
+# s3 NAME SECONDS -> the same, for the merchant list's first page
+s3() {
+  local port="PORT_$1" basic="BASIC_$1"
+  TOLLGATE_BENCH_BASIC=${!basic} TOLLGATE_BENCH_OFFSET=0 wrk -t2 -c"$CONNECTIONS" -d"${2}s" \
+    -s bench/wrk/s3-list.lua "http://127.0.0.1:${!port}" \
+    | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+}
+
+# seed NAME -> LIST_ROWS payments in NAME's database (as bench/run.sh seeds S3) and BASIC_<NAME>
+seed() {
+  local pgport password port="PORT_$1"
+  pgport=$(sed -n 4p "$WORK/$1/postgres/postmaster.pid")
+  psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres postgres -c "
+    INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency, pre_auth, created, updated, version)
+    SELECT md5('seed' || i), 1, 'DEPOSIT', (ARRAY['COMPLETED','DECLINED','CANCELLED'])[1 + i % 3], 'BASIC_CARD',
+           1 + i % 1000, 'EUR', false, now() - i * interval '1 second', now() - i * interval '1 second', 1
+    FROM generate_series(1, $LIST_ROWS) i;" -c "VACUUM ANALYZE payments" >/dev/null
+  password=$(awk '/Merchant API user:/ {print $NF}' "$WORK/$1.log")
+  printf -v "BASIC_$1" '%s' "$(printf '%s' "demo@tollgate.test:$password" | base64 -w0)"
+  local basic="BASIC_$1"
+  curl -s -o /dev/null -H "Authorization: Basic ${!basic}" "http://127.0.0.1:${!port}/merchant-api/v1/shops"
+}
+
 # ids NAME -> WORK/NAME.ids: up to 20,000 random payments of NAME's embedded database
 ids() {
   local pgport
@@ -87,6 +112,11 @@ if [ "$SCENARIO" = s2 ]; then
   command -v psql >/dev/null || { echo "SCENARIO=s2 needs psql" >&2; exit 2; }
   ids A; ids B
   s2 A 10 >/dev/null; s2 B 10 >/dev/null
+fi
+if [ "$SCENARIO" = s3 ]; then
+  command -v psql >/dev/null || { echo "SCENARIO=s3 needs psql" >&2; exit 2; }
+  seed A; seed B
+  s3 A 10 >/dev/null; s3 B 10 >/dev/null
 fi
 echo "$SCENARIO, ${SECS}s per run, ${ROUNDS} runs each, alternating:" >&2
 for round in $(seq 1 "$ROUNDS"); do
