@@ -108,12 +108,6 @@ public final class SecretBox {
   }
 
   private static byte[] derive(byte[] masterKey, String purpose) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(masterKey, "HmacSHA256"));
-      return mac.doFinal(purpose.getBytes(StandardCharsets.UTF_8));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    return hmacUnder(new SecretKeySpec(masterKey, "HmacSHA256")).doFinal(purpose.getBytes(StandardCharsets.UTF_8));
   }
 }
