@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compares two builds of Tollgate on S1 (host-to-host card payments, webhooks delivered to a
-# local receiver) in a way a shared machine's drift does not swamp: both services run at once,
-# each on its own embedded PostgreSQL, are warmed up, then take S1 in turn (A B, B A, A B ...)
-# and each adjacent pair gives one ratio. Needs a JDK, python3 and wrk.
+# local receiver), S2 or S3 in a way a shared machine's drift does not swamp: both services run
+# at once, each on its own embedded PostgreSQL, are warmed up, then take the scenario in turn
+# (A B, B A, A B ...) and each adjacent pair gives one ratio. Needs a JDK, python3 and wrk.
 # Usage: bench/ab.sh A.jar B.jar   (build each from a clean tree or a fresh clone; the same jar
 # twice to compare JVM options)
 # Settings: ROUNDS (runs of each build, default 8), SECS (seconds per run, default 20),
@@ -56,11 +56,16 @@ start() {
   printf -v "KEY_$name" '%s' "$(awk '/API key:/ {print $3}' "$WORK/$name.log")"
 }
 
-# s1 NAME SECONDS -> "requests p50 p99 errors"
+# summary: wrk's RESULT line -> "requests p50 p99 errors non2xx"
+summary() {
+  sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+}
+
+# s1 NAME SECONDS -> its summary
 s1() {
   local port="PORT_$1" key="KEY_$1"
   TOLLGATE_BENCH_KEY=${!key} wrk -t2 -c"$CONNECTIONS" -d"${2}s" -s bench/wrk/s1-payment.lua "http://127.0.0.1:${!port}" \
-    | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+    | summary
 }
 
 # s2 NAME SECONDS -> the same, for reads by id of the payments in NAME's database
@@ -68,7 +73,7 @@ s2() {
   local port="PORT_$1" key="KEY_$1"
   TOLLGATE_BENCH_KEY=${!key} TOLLGATE_BENCH_IDS="$WORK/$1.ids" wrk -t2 -c"$CONNECTIONS" -d"${2}s" \
     -s bench/wrk/s2-get.lua "http://127.0.0.1:${!port}" \
-    | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+    | summary
 }
 
 # s3 NAME SECONDS -> the same, for the merchant list's first page
@@ -76,18 +81,14 @@ s3() {
   local port="PORT_$1" basic="BASIC_$1"
   TOLLGATE_BENCH_BASIC=${!basic} TOLLGATE_BENCH_OFFSET=0 wrk -t2 -c"$CONNECTIONS" -d"${2}s" \
     -s bench/wrk/s3-list.lua "http://127.0.0.1:${!port}" \
-    | sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+    | summary
 }
 
 # seed NAME -> LIST_ROWS payments in NAME's database (as bench/run.sh seeds S3) and BASIC_<NAME>
 seed() {
   local pgport password port="PORT_$1"
   pgport=$(sed -n 4p "$WORK/$1/postgres/postmaster.pid")
-  psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres postgres -c "
-    INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency, pre_auth, created, updated, version)
-    SELECT md5('seed' || i), 1, 'DEPOSIT', (ARRAY['COMPLETED','DECLINED','CANCELLED'])[1 + i % 3], 'BASIC_CARD',
-           1 + i % 1000, 'EUR', false, now() - i * interval '1 second', now() - i * interval '1 second', 1
-    FROM generate_series(1, $LIST_ROWS) i;" -c "VACUUM ANALYZE payments" >/dev/null
+  psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres postgres -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" -f bench/seed-list.sql >/dev/null
   password=$(awk '/Merchant API user:/ {print $NF}' "$WORK/$1.log")
   printf -v "BASIC_$1" '%s' "$(printf '%s' "demo@tollgate.test:$password" | base64 -w0)"
   local basic="BASIC_$1"

@@ -160,14 +160,7 @@ export TOLLGATE_BENCH_IDS="$WORK/ids.txt"
 wrk_run "S2 GET /api/v1/payments/{id} (requests/s)" bench/wrk/s2-get.lua 1
 
 echo "S3: seeding $LIST_ROWS payments for the merchant list ..." >&2
-"${PSQL[@]}" -c "
-  INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency, pre_auth, created, updated, version)
-  SELECT md5('seed' || i), 1, 'DEPOSIT', (ARRAY['COMPLETED','DECLINED','CANCELLED'])[1 + i % 3], 'BASIC_CARD',
-         1 + i % 1000, 'EUR', false, now() - i * interval '1 second', now() - i * interval '1 second', 1
-  FROM generate_series(1, $LIST_ROWS) i;" >/dev/null
-# What autovacuum would have done by the time a table is this big: the visibility map lets
-# the list's index-only scan skip the heap.
-"${PSQL[@]}" -c "VACUUM ANALYZE payments" >/dev/null
+"${PSQL[@]}" -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" -f bench/seed-list.sql >/dev/null
 export TOLLGATE_BENCH_BASIC=$(printf '%s' "demo@tollgate.test:$PASSWORD" | base64 -w0)
 # The first request of a credential pays for its bcrypt check; do it once before measuring.
 curl -s -o /dev/null -H "Authorization: Basic $TOLLGATE_BENCH_BASIC" "$BASE/merchant-api/v1/shops"
