@@ -79,4 +79,9 @@ final class JdbiCardVault implements CardVault {
         .bind("shop", shop.value()).bind("token", token).mapTo(byte[].class).findOne())
         .map(secrets::decrypt);
   }
+
+  @Override
+  public String open(byte[] ciphertext) {
+    return secrets.decrypt(ciphertext);
+  }
 }

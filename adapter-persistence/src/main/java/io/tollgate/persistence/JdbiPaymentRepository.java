@@ -172,6 +172,15 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
+  public Optional<Locked> findForUpdateWithCard(PaymentId id) {
+    return jdbi.inTransaction(h -> h.createQuery(PaymentSql.FIND_FOR_UPDATE_WITH_CARD).bind("id", id.value())
+        .map((rs, ctx) -> new LockedRow(PaymentRows.PAYMENT.map(rs, ctx), rs.getBytes("card_ciphertext"))).findOne())
+        .map(row -> new Locked(toPayment(row.payment()), row.cardCiphertext()));
+  }
+
+  private record LockedRow(PaymentRow payment, byte[] cardCiphertext) {}
+
+  @Override
   public Page<Payment> list(PaymentFilter f, int offset, int limit) {
     StringBuilder sql = new StringBuilder("SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE shop_id = :shop");
     if (f.createdFrom() != null) {

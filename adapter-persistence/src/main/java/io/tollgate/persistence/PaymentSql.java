@@ -149,6 +149,17 @@ final class PaymentSql {
 
   static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";
 
+  /**
+   * {@link #FIND_FOR_UPDATE} and, as its last column {@code card_ciphertext}, the vault's
+   * ciphertext of the payment's card: one primary-key probe more in the same round trip. Only
+   * the payment's row is locked.
+   */
+  static final String FIND_FOR_UPDATE_WITH_CARD = "SELECT " + COLUMNS + """
+      , (SELECT v.pan_ciphertext FROM card_vault v
+          WHERE v.shop_id = payments.shop_id
+            AND v.token = CAST(payments.card->>'cardToken' AS char(32))) AS card_ciphertext
+       FROM payments WHERE id = :id FOR UPDATE OF payments""";
+
   static final String OPERATION_COLUMNS =
       "id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details";
 

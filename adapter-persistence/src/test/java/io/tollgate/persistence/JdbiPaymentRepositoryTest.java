@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentState;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -426,6 +427,41 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A step that will charge the card locks its payment and reads the card's ciphertext in
+   * one round trip: the payment is the one stored, the ciphertext opens to its card number,
+   * only the payment's own shop's vault answers, and the payment's row stays locked until the
+   * transaction ends.
+   */
+  @Test
+  void a_locking_read_brings_the_ciphertext_of_its_shops_card() throws Exception {
+    ShopId own = TestShops.create(adapters, "locked-card");
+    ShopId other = TestShops.create(adapters, "locked-card-other");
+    Payment paid = insertPaidWith(own, "lk-1", "4000000000000002");
+    // a token of the first shop's card on a payment of a shop whose vault does not hold it
+    CardVault.Sealed foreignCard = adapters.cardVault().seal(own, "4000000000000002");
+    Payment foreign = repository().insert(
+        Payment.create(paidWith(other, "lk-2", foreignCard), PaymentState.CHECKOUT, T0));
+
+    adapters.transactionRunner().inTransaction(() -> {
+      PaymentRepository.Locked locked = repository().findForUpdateWithCard(paid.id()).orElseThrow();
+      assertThat(locked.payment()).isEqualTo(paid);
+      assertThat(adapters.cardVault().open(locked.cardCiphertext())).isEqualTo("4000000000000002");
+      // another transaction (on another thread: Jdbi shares a thread's handle) cannot take the row meanwhile
+      java.util.concurrent.CompletableFuture<String> rival = java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> db.jdbi().inTransaction(h -> h.createQuery("SELECT id FROM payments WHERE id = :id FOR UPDATE NOWAIT")
+              .bind("id", paid.id().value()).mapTo(String.class).one()));
+      assertThatThrownBy(rival::join).hasMessageContaining("could not obtain lock");
+      return null;
+    });
+    PaymentRepository.Locked withoutCard = adapters.transactionRunner().inTransaction(
+        () -> repository().findForUpdateWithCard(foreign.id()).orElseThrow());
+    assertThat(withoutCard.payment()).isEqualTo(foreign);
+    assertThat(withoutCard.cardCiphertext()).isNull();
+    assertThat(adapters.transactionRunner().inTransaction(
+        () -> repository().findForUpdateWithCard(PaymentId.random()))).isEmpty();
+  }
+
+  /**
    * A card the shop stored under a random token (before tokens were derived from the card)
    * keeps it: a new payment with that card is stored and returned with the stored token, and
    * no second vault row is added.
@@ -446,6 +482,9 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     assertThat(p.card().cardToken()).isEqualTo(legacy);
     assertThat(storedToken(p)).isEqualTo(legacy);
     assertThat(repository().find(p.id()).orElseThrow()).isEqualTo(p);
+    byte[] ciphertext = adapters.transactionRunner().inTransaction(
+        () -> repository().findForUpdateWithCard(p.id()).orElseThrow().cardCiphertext());
+    assertThat(adapters.cardVault().open(ciphertext)).isEqualTo("4242424242424242");
     long rows = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM card_vault WHERE shop_id = :shop")
         .bind("shop", own.value()).mapTo(Long.class).one());
     assertThat(rows).isEqualTo(1);

@@ -106,7 +106,8 @@ public final class ProcessingService
     checks.maxLength("browserLanguage", command.browserLanguage(), 32);
     checks.throwIfAny("Invalid host-to-host request");
     return tx.inTransaction(() -> {
-      Payment p = lockOwn(shop, paymentId);
+      PaymentRepository.Locked locked = lockOwnWithCard(shop, paymentId);
+      Payment p = locked.payment();
       if (p.type() != PaymentType.DEPOSIT || p.state() != PaymentState.CHECKOUT) {
         throw PaymentTransitions.illegal();
       }
@@ -118,7 +119,7 @@ public final class ProcessingService
         throw new DomainException.Invalid(Violation.of("card",
             "this deposit has no card: give one at creation, or send the customer to the checkout page", null));
       }
-      return authorize(p, OperationType.DEPOSIT, details);
+      return authorize(p, new CardNumber(p, locked.cardCiphertext()), OperationType.DEPOSIT, details);
     });
   }
 
@@ -208,20 +209,21 @@ public final class ProcessingService
           blankToNull(card.cardholderName()), card.expiryMonth(), card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
-      return authorize(pending, OperationType.DEPOSIT, "checkout page");
+      return authorize(pending, new CardNumber(digits), OperationType.DEPOSIT, "checkout page");
     });
   }
 
   @Override
   public Payment processCardOnFile(String paymentId) {
     return tx.inTransaction(() -> {
-      Payment p = lockCheckout(paymentId);
+      PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
+      Payment p = locked.payment();
       if (p.state() != PaymentState.CHECKOUT || p.card() == null || p.card().cardToken() == null) {
         throw PaymentTransitions.illegal();
       }
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
-      return authorize(pending, OperationType.DEPOSIT, "checkout page");
+      return authorize(pending, new CardNumber(p, locked.cardCiphertext()), OperationType.DEPOSIT, "checkout page");
     });
   }
 
@@ -239,11 +241,12 @@ public final class ProcessingService
   @Override
   public Payment completeChallenge(String paymentId, boolean passed) {
     return tx.inTransaction(() -> {
-      Payment p = lockCheckout(paymentId);
+      PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
+      Payment p = locked.payment();
       if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
       }
-      Result r = processor.completeChallenge(charge(p), passed);
+      Result r = processor.completeChallenge(charge(p, 1, new CardNumber(p, locked.cardCiphertext())), passed);
       if (r.status() != Result.Status.APPROVED) {
         return writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
             declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
@@ -378,8 +381,7 @@ public final class ProcessingService
    * connector's cascading group moves on to the next one (CASCADING), anything else is final.
    * A shop without connectors goes straight to the default processor.
    */
-  private Payment authorize(Payment p, OperationType op, String details) {
-    CardNumber pan = new CardNumber(p);
+  private Payment authorize(Payment p, CardNumber pan, OperationType op, String details) {
     Screened screened = screen(p, pan);
     Payment current = screened.payment();
     // the screen's step when it found nothing: stored with the first step written after it
@@ -475,10 +477,6 @@ public final class ProcessingService
         r.status() == Result.Status.APPROVED ? external(r) : declined(r), clock.instant()));
   }
 
-  private CardCharge charge(Payment p) {
-    return charge(p, 1, new CardNumber(p));
-  }
-
   private CardCharge charge(Payment p, int attempt, CardNumber pan) {
     String digits = pan.digits();
     if (digits == null) {
@@ -489,25 +487,51 @@ public final class ProcessingService
   }
 
   /**
-   * A payment's card number, read from the vault on first use and at most once per request:
-   * the anti-fraud screen and every connector tried share it. It lives only as long as the
-   * request's call and is never logged.
+   * A payment's card number, opened on first use and at most once per request: the
+   * anti-fraud screen and every connector tried share it. Its ciphertext comes with the
+   * payment's locking read, or from the vault when the payment was read without it. It lives
+   * only as long as the request's call and is never logged.
    */
   private final class CardNumber {
     private final Payment payment;
+    private final boolean withCiphertext;
+    private byte[] ciphertext;
     private String digits;
     private boolean read;
 
+    /** The card of a payment read without its ciphertext: the vault is asked on first use. */
     CardNumber(Payment payment) {
       this.payment = payment;
+      this.withCiphertext = false;
+    }
+
+    /** The card of a payment read with its ciphertext (null: the vault has no such card). */
+    CardNumber(Payment payment, byte[] ciphertext) {
+      this.payment = payment;
+      this.withCiphertext = true;
+      this.ciphertext = ciphertext;
+    }
+
+    /** A card number the request itself gave. */
+    CardNumber(String digits) {
+      this.payment = null;
+      this.withCiphertext = false;
+      this.digits = digits;
+      this.read = true;
     }
 
     String digits() {
       if (!read) {
         read = true;
         CardDetails card = payment.card();
-        digits = card == null || card.cardToken() == null ? null
-            : cardVault.reveal(payment.shopId(), card.cardToken()).orElse(null);
+        if (card == null || card.cardToken() == null) {
+          digits = null;
+        } else if (withCiphertext) {
+          digits = ciphertext == null ? null : cardVault.open(ciphertext);
+          ciphertext = null;
+        } else {
+          digits = cardVault.reveal(payment.shopId(), card.cardToken()).orElse(null);
+        }
       }
       return digits;
     }
@@ -527,6 +551,23 @@ public final class ProcessingService
       throw notFound();
     }
     return payments.findForUpdate(new PaymentId(paymentId)).filter(p -> p.shopId().equals(shop))
+        .orElseThrow(ProcessingService::notFound);
+  }
+
+  private PaymentRepository.Locked lockOwnWithCard(ShopId shop, String paymentId) {
+    if (!PaymentId.isWellFormed(paymentId)) {
+      throw notFound();
+    }
+    return payments.findForUpdateWithCard(new PaymentId(paymentId)).filter(l -> l.payment().shopId().equals(shop))
+        .orElseThrow(ProcessingService::notFound);
+  }
+
+  private PaymentRepository.Locked lockCheckoutWithCard(String paymentId) {
+    if (!PaymentId.isWellFormed(paymentId)) {
+      throw notFound();
+    }
+    return payments.findForUpdateWithCard(new PaymentId(paymentId))
+        .filter(l -> l.payment().type() == PaymentType.DEPOSIT)
         .orElseThrow(ProcessingService::notFound);
   }
 

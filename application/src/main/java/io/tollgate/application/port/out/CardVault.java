@@ -24,4 +24,7 @@ public interface CardVault {
 
   /** The card number behind a token of this shop; empty for an unknown or foreign token. */
   Optional<String> reveal(ShopId shop, String token);
+
+  /** The card number in a ciphertext the vault stored, as read along with its payment. */
+  String open(byte[] ciphertext);
 }

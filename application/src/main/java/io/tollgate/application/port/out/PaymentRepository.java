@@ -76,6 +76,19 @@ public interface PaymentRepository {
   /** Reads the payment and locks its row until the transaction ends. */
   Optional<Payment> findForUpdate(PaymentId id);
 
+  /**
+   * {@link #findForUpdate} with, in the same round trip, the vault's ciphertext of the
+   * payment's card number, for a step that will charge or screen the card.
+   */
+  Optional<Locked> findForUpdateWithCard(PaymentId id);
+
+  /**
+   * A locked payment and the ciphertext of its card number as the vault of its shop holds it
+   * (see {@link CardVault#open}); null when the payment has no card token or the vault has no
+   * such card.
+   */
+  record Locked(Payment payment, byte[] cardCiphertext) {}
+
   Page<Payment> list(PaymentFilter filter, int offset, int limit);
 
   /** The payment's operations, most recent first. */
