@@ -5,7 +5,7 @@
 # Settings: DURATION (seconds per scenario, default 20), CONNECTIONS (default 16),
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
 # S4 on its own, default 1000), WARMUP (seconds of S1 that warm the JIT up first, default 180),
-# WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 10),
+# WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 30),
 # KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log in /tmp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,7 +74,7 @@ jit_ticks() {
 wrk_run() {
   local name=$1 script=$2 divisor=$3
   local t0 t1 out
-  wrk -t2 -c"$CONNECTIONS" -d"${WARM_EACH:-10}s" -s "$script" "$BASE" >/dev/null 2>&1
+  wrk -t2 -c"$CONNECTIONS" -d"${WARM_EACH:-30}s" -s "$script" "$BASE" >/dev/null 2>&1
   t0=$(cpu_ticks)
   out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$BASE" 2>&1 | grep '^RESULT')
   t1=$(cpu_ticks)
