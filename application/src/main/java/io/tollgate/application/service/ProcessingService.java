@@ -41,6 +41,7 @@ import java.time.Instant;
 import java.time.YearMonth;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -119,7 +120,7 @@ public final class ProcessingService
         throw new DomainException.Invalid(Violation.of("card",
             "this deposit has no card: give one at creation, or send the customer to the checkout page", null));
       }
-      return authorize(p, new CardNumber(p, locked.cardCiphertext()), OperationType.DEPOSIT, details);
+      return authorize(p, fromLock(locked), OperationType.DEPOSIT, details);
     });
   }
 
@@ -209,7 +210,7 @@ public final class ProcessingService
           blankToNull(card.cardholderName()), card.expiryMonth(), card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
-      return authorize(pending, new CardNumber(digits), OperationType.DEPOSIT, "checkout page");
+      return authorize(pending, typed(digits), OperationType.DEPOSIT, "checkout page");
     });
   }
 
@@ -223,7 +224,7 @@ public final class ProcessingService
       }
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
-      return authorize(pending, new CardNumber(p, locked.cardCiphertext()), OperationType.DEPOSIT, "checkout page");
+      return authorize(pending, fromLock(locked), OperationType.DEPOSIT, "checkout page");
     });
   }
 
@@ -246,7 +247,7 @@ public final class ProcessingService
       if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
       }
-      Result r = processor.completeChallenge(charge(p, 1, new CardNumber(p, locked.cardCiphertext())), passed);
+      Result r = processor.completeChallenge(charge(p, 1, fromLock(locked)), passed);
       if (r.status() != Result.Status.APPROVED) {
         return writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
             declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
@@ -277,7 +278,7 @@ public final class ProcessingService
       for (Payment due1 : due) {
         Payment p = due1;
         if (p.type() == PaymentType.WITHDRAWAL) {
-          CardNumber pan = new CardNumber(p);
+          CardNumber pan = fromVault(p);
           Screened screened = screen(p, pan);
           p = screened.payment();
           if (p.state().isFinal()) {
@@ -353,7 +354,7 @@ public final class ProcessingService
 
   /** Anti-fraud, the first connector for bank transfers, then the bank's instructions (PENDING). */
   private Payment openBankTransfer(Payment p, String details) {
-    Screened screen = screen(p, new CardNumber(p));
+    Screened screen = screen(p, fromVault(p));
     Payment screened = screen.payment();
     if (screened.state().isFinal()) {
       return screened;
@@ -487,54 +488,42 @@ public final class ProcessingService
   }
 
   /**
-   * A payment's card number, opened on first use and at most once per request: the
-   * anti-fraud screen and every connector tried share it. Its ciphertext comes with the
-   * payment's locking read, or from the vault when the payment was read without it. It lives
-   * only as long as the request's call and is never logged.
+   * A payment's card number, taken from its source on first use and at most once per request:
+   * the anti-fraud screen and every connector tried share it. It lives only as long as the
+   * request's call and is never logged.
    */
-  private final class CardNumber {
-    private final Payment payment;
-    private final boolean withCiphertext;
-    private byte[] ciphertext;
+  private static final class CardNumber {
+    private Supplier<String> source;
     private String digits;
-    private boolean read;
 
-    /** The card of a payment read without its ciphertext: the vault is asked on first use. */
-    CardNumber(Payment payment) {
-      this.payment = payment;
-      this.withCiphertext = false;
-    }
-
-    /** The card of a payment read with its ciphertext (null: the vault has no such card). */
-    CardNumber(Payment payment, byte[] ciphertext) {
-      this.payment = payment;
-      this.withCiphertext = true;
-      this.ciphertext = ciphertext;
-    }
-
-    /** A card number the request itself gave. */
-    CardNumber(String digits) {
-      this.payment = null;
-      this.withCiphertext = false;
-      this.digits = digits;
-      this.read = true;
+    private CardNumber(Supplier<String> source) {
+      this.source = source;
     }
 
     String digits() {
-      if (!read) {
-        read = true;
-        CardDetails card = payment.card();
-        if (card == null || card.cardToken() == null) {
-          digits = null;
-        } else if (withCiphertext) {
-          digits = ciphertext == null ? null : cardVault.open(ciphertext);
-          ciphertext = null;
-        } else {
-          digits = cardVault.reveal(payment.shopId(), card.cardToken()).orElse(null);
-        }
+      if (source != null) {
+        digits = source.get();
+        source = null;
       }
       return digits;
     }
+  }
+
+  /** The card of a payment read without its ciphertext: the vault is asked on first use. */
+  private CardNumber fromVault(Payment p) {
+    return new CardNumber(() -> p.card() == null || p.card().cardToken() == null ? null
+        : cardVault.reveal(p.shopId(), p.card().cardToken()).orElse(null));
+  }
+
+  /** The card of a payment locked with its ciphertext (none: the vault has no such card). */
+  private CardNumber fromLock(PaymentRepository.Locked locked) {
+    byte[] ciphertext = locked.cardCiphertext();
+    return new CardNumber(() -> ciphertext == null ? null : cardVault.open(ciphertext));
+  }
+
+  /** A card number the request itself gave. */
+  private static CardNumber typed(String digits) {
+    return new CardNumber(() -> digits);
   }
 
   private static Outcome external(Result r) {
@@ -547,43 +536,35 @@ public final class ProcessingService
   }
 
   private Payment lockOwn(ShopId shop, String paymentId) {
-    if (!PaymentId.isWellFormed(paymentId)) {
-      throw notFound();
-    }
-    return payments.findForUpdate(new PaymentId(paymentId)).filter(p -> p.shopId().equals(shop))
+    return payments.findForUpdate(wellFormed(paymentId)).filter(p -> p.shopId().equals(shop))
         .orElseThrow(ProcessingService::notFound);
   }
 
   private PaymentRepository.Locked lockOwnWithCard(ShopId shop, String paymentId) {
-    if (!PaymentId.isWellFormed(paymentId)) {
-      throw notFound();
-    }
-    return payments.findForUpdateWithCard(new PaymentId(paymentId)).filter(l -> l.payment().shopId().equals(shop))
-        .orElseThrow(ProcessingService::notFound);
-  }
-
-  private PaymentRepository.Locked lockCheckoutWithCard(String paymentId) {
-    if (!PaymentId.isWellFormed(paymentId)) {
-      throw notFound();
-    }
-    return payments.findForUpdateWithCard(new PaymentId(paymentId))
-        .filter(l -> l.payment().type() == PaymentType.DEPOSIT)
+    return payments.findForUpdateWithCard(wellFormed(paymentId)).filter(l -> l.payment().shopId().equals(shop))
         .orElseThrow(ProcessingService::notFound);
   }
 
   private Payment lockCheckout(String paymentId) {
-    if (!PaymentId.isWellFormed(paymentId)) {
-      throw notFound();
-    }
-    return payments.findForUpdate(new PaymentId(paymentId)).filter(p -> p.type() == PaymentType.DEPOSIT)
+    return payments.findForUpdate(wellFormed(paymentId)).filter(p -> p.type() == PaymentType.DEPOSIT)
+        .orElseThrow(ProcessingService::notFound);
+  }
+
+  private PaymentRepository.Locked lockCheckoutWithCard(String paymentId) {
+    return payments.findForUpdateWithCard(wellFormed(paymentId)).filter(l -> l.payment().type() == PaymentType.DEPOSIT)
         .orElseThrow(ProcessingService::notFound);
   }
 
   private Payment findAny(String paymentId) {
+    return payments.find(wellFormed(paymentId)).orElseThrow(ProcessingService::notFound);
+  }
+
+  /** An id that cannot be a payment's is answered like an unknown one, without a query. */
+  private static PaymentId wellFormed(String paymentId) {
     if (!PaymentId.isWellFormed(paymentId)) {
       throw notFound();
     }
-    return payments.find(new PaymentId(paymentId)).orElseThrow(ProcessingService::notFound);
+    return new PaymentId(paymentId);
   }
 
   private static DomainException.NotFound notFound() {
