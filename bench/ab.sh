@@ -58,9 +58,9 @@ start() {
   printf -v "KEY_$name" '%s' "$(awk '/API key:/ {print $3}' "$WORK/$name.log")"
 }
 
-# summary: wrk's RESULT line -> "requests p50 p99 errors non2xx"
+# summary: wrk's RESULT line -> "units p50 p99 errors non2xx" (units: completed payments in S1, else requests)
 summary() {
-  sed -nE 's/^RESULT requests=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+  sed -nE 's/^RESULT requests=[0-9]+ units=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
 }
 
 # s1 NAME SECONDS -> its summary
@@ -131,10 +131,10 @@ python3 - "$WORK/runs.txt" "$SECS" "$SCENARIO" <<'PY'
 import statistics, sys
 runs = [line.split() for line in open(sys.argv[1]) if len(line.split()) == 6]
 secs = float(sys.argv[2])
-per, unit = (2, "payments/s") if sys.argv[3] == "s1" else (1, "requests/s")
+unit = "payments/s" if sys.argv[3] == "s1" else "requests/s"
 for name in "AB":
     mine = [r for r in runs if r[0] == name]
-    rate = [int(r[1]) / per / secs for r in mine]
+    rate = [int(r[1]) / secs for r in mine]
     p99 = [float(r[3]) for r in mine]
     errors = sum(int(r[4]) + int(r[5]) for r in mine)
     print(f"{name}: {statistics.median(rate):.1f} {unit} median ({min(rate):.1f}-{max(rate):.1f}), "

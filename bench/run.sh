@@ -69,10 +69,10 @@ jit_ticks() {
   done | awk '{sum += $1} END {print sum + 0}'
 }
 
-# wrk_run NAME SCRIPT UNIT_DIVISOR -> appends a table row, measured after WARM_EACH seconds of
+# wrk_run NAME SCRIPT -> appends a table row, measured after WARM_EACH seconds of
 # the same load that are not counted (the JIT compiles each scenario's own code first).
 wrk_run() {
-  local name=$1 script=$2 divisor=$3
+  local name=$1 script=$2
   local t0 t1 out
   wrk -t2 -c"$CONNECTIONS" -d"${WARM_EACH:-30}s" -s "$script" "$BASE" >/dev/null 2>&1
   t0=$(cpu_ticks)
@@ -80,7 +80,7 @@ wrk_run() {
   t1=$(cpu_ticks)
   eval "$(echo "$out" | sed 's/^RESULT //')"
   local rate cpu
-  rate=$(python3 -c "print(round($requests / $seconds / $divisor, 1))")
+  rate=$(python3 -c "print(round($units / $seconds, 1))")
   cpu=$(python3 -c "print(round(($t1 - $t0) / $TICKS / $seconds * 100))")
   ROWS+=("$name|$rate|$p50|$p99|$errors|$cpu|$(heap_mb)")
 }
@@ -109,7 +109,7 @@ LEFT=$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PEND
 echo "S1: host-to-host card payments ..." >&2
 S1_START=$("${PSQL[@]}" -c "SELECT now()")
 J0=$(jit_ticks); S1_FROM=$(date +%s.%N)
-wrk_run "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.lua 2
+wrk_run "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.lua
 S1_JIT=$(python3 -c "print(round(($(jit_ticks) - $J0) / $TICKS / ($(date +%s.%N) - $S1_FROM) * 100))")
 
 # s4_row NAME SINCE -> a table row for the events written since SINCE, once all are settled:
@@ -160,15 +160,15 @@ s4_row "S4 webhooks at $EVENT_RATE/s offered (events/s; p50/p99 = lag)" "$S4_STA
 echo "S2: reading payments by id ..." >&2
 "${PSQL[@]}" -c "SELECT id FROM payments ORDER BY random() LIMIT 20000" > "$WORK/ids.txt"
 export TOLLGATE_BENCH_IDS="$WORK/ids.txt"
-wrk_run "S2 GET /api/v1/payments/{id} (requests/s)" bench/wrk/s2-get.lua 1
+wrk_run "S2 GET /api/v1/payments/{id} (requests/s)" bench/wrk/s2-get.lua
 
 echo "S3: seeding $LIST_ROWS payments for the merchant list ..." >&2
 "${PSQL[@]}" -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" -f bench/seed-list.sql >/dev/null
 export TOLLGATE_BENCH_BASIC=$(printf '%s' "demo@tollgate.test:$PASSWORD" | base64 -w0)
 # The first request of a credential pays for its bcrypt check; do it once before measuring.
 curl -s -o /dev/null -H "Authorization: Basic $TOLLGATE_BENCH_BASIC" "$BASE/merchant-api/v1/shops"
-TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" bench/wrk/s3-list.lua 1
-TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua 1
+TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" bench/wrk/s3-list.lua
+TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua
 
 echo
 echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m, ParallelGC · S1 after ${WARMUP:-180}s of warm-up"
