@@ -303,20 +303,29 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   @Override
   public List<Payment> lockDue(DueWork work, Instant before, int limit) {
+    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery(dueSql(work))
+        .bind("before", before).bind("limit", limit)
+        .map(PaymentRows.PAYMENT).list());
+    return rows.stream().map(this::toPayment).toList();
+  }
+
+  /** The statement of {@link #lockDue}, with parameters {@code :before} and {@code :limit}. */
+  static String dueSql(DueWork work) {
     String where = switch (work) {
       case PAYOUTS -> "p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING'";
       case BANK_TRANSFERS -> "p.payment_type = 'DEPOSIT' AND p.payment_method = 'BANKTRANSFER'"
           + " AND p.state = 'PENDING' AND p.updated < :before";
-      case EXPIRED_CHECKOUTS -> "p.payment_type = 'DEPOSIT' AND (p.state = 'CHECKOUT'"
-          + " OR (p.state = 'PENDING' AND p.payment_method = 'BASIC_CARD'))"
+      // The shortest timeout of any shop bounds the index scan (payments_open_checkouts): only
+      // checkouts older than that are read, not every customer still on the payment page.
+      case EXPIRED_CHECKOUTS -> "p.payment_type = 'DEPOSIT' AND p.state IN ('CHECKOUT', 'PENDING')"
+          + " AND (p.state = 'CHECKOUT' OR p.payment_method = 'BASIC_CARD')"
+          + " AND p.created < CAST(:before AS timestamptz)"
+          + " - (SELECT min(checkout_timeout_seconds) FROM shops) * interval '1 second'"
           + " AND p.created < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'";
     };
-    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery(
-            "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
-                + " ORDER BY p.updated LIMIT :limit FOR UPDATE OF p SKIP LOCKED")
-        .bind("before", before).bind("limit", limit)
-        .map(PaymentRows.PAYMENT).list());
-    return rows.stream().map(this::toPayment).toList();
+    String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "p.updated";
+    return "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
+        + " ORDER BY " + order + " LIMIT :limit FOR UPDATE OF p SKIP LOCKED";
   }
 
   /** The payment columns qualified with the {@code p} alias, for joins. */

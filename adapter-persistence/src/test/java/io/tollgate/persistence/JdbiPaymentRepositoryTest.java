@@ -462,6 +462,48 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * The expiry job locks the deposits still waiting for their customer past their own shop's
+   * timeout, oldest first: a checkout, and a card deposit left PENDING (on 3-D Secure); not a
+   * younger one, not a completed one, not one of a shop with a longer timeout.
+   */
+  @Test
+  void the_expiry_job_takes_only_deposits_past_their_shops_checkout_timeout() {
+    ShopId quick = TestShops.create(adapters, "quick-checkout");
+    ShopId patient = TestShops.create(adapters, "patient-checkout");
+    db.jdbi().useHandle(h -> h.execute("UPDATE shops SET checkout_timeout_seconds = 60 WHERE id = ?", quick.value()));
+    Payment oldest = insert(quick, "1", "exp-1", T0);
+    Payment onThreeDs = insert(quick, "1", "exp-2", T0.plusSeconds(10));
+    repository().update(onThreeDs.apply(OperationType.DEPOSIT, PaymentState.PENDING, Outcome.NONE, T0.plusSeconds(15)));
+    Payment young = insert(quick, "1", "exp-3", T0.plusSeconds(90));
+    Payment completed = insert(quick, "1", "exp-4", T0);
+    repository().update(completed.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(5)));
+    Payment withinLongerTimeout = insert(patient, "1", "exp-5", T0);
+
+    List<PaymentId> due = adapters.transactionRunner().inTransaction(
+        () -> repository().lockDue(PaymentRepository.DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(120), 10))
+        .stream().map(Payment::id).toList();
+
+    assertThat(due).containsExactly(oldest.id(), onThreeDs.id())
+        .doesNotContain(young.id(), completed.id(), withinLongerTimeout.id());
+  }
+
+  /**
+   * Customers on the payment page are many at any time: the expiry job, which looks every few
+   * seconds, reads only the open checkouts older than the shortest timeout of any shop (an index
+   * range on the creation time), never all of them.
+   */
+  @Test
+  void the_expiry_job_reads_only_checkouts_older_than_the_shortest_timeout() {
+    List<String> plan = db.jdbi().inTransaction(h -> {
+      h.execute("SET LOCAL enable_seqscan = off");
+      return h.createQuery("EXPLAIN " + JdbiPaymentRepository.dueSql(PaymentRepository.DueWork.EXPIRED_CHECKOUTS))
+          .bind("before", T0).bind("limit", 100).mapTo(String.class).list();
+    });
+    assertThat(plan).anySatisfy(line -> assertThat(line).contains("Index Scan using payments_open_checkouts"));
+    assertThat(plan).anySatisfy(line -> assertThat(line).containsPattern("Index Cond: \\(created < "));
+  }
+
+  /**
    * A card the shop stored under a random token (before tokens were derived from the card)
    * keeps it: a new payment with that card is stored and returned with the stored token, and
    * no second vault row is added.
