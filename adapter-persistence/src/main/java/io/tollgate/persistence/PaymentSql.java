@@ -13,7 +13,10 @@ final class PaymentSql {
       external_result_code, external_refs::text AS external_refs, terminal_name, created, updated, version
       """;
 
-  /** A new payment row, as the CTE {@code written} that the other writes of the statement join. */
+  /**
+   * A new payment row, as the CTE {@code written} that the other writes of the statement join;
+   * it returns the shop's merchant, which the rows that carry it take from there.
+   */
   static final String INSERT_WRITTEN = insertWritten("CAST(:p.card AS jsonb)");
 
   /**
@@ -27,18 +30,18 @@ final class PaymentSql {
   private static String insertWritten(String card) {
     return """
         written AS (
-          INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency,
+          INSERT INTO payments (id, shop_id, merchant_id, payment_type, state, payment_method, amount, currency,
               customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
               card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
               error_message, external_id, external_result_code, external_refs, terminal_name, created,
               updated, version)
-          VALUES (:p.id, :p.shopId, :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
+          VALUES (:p.id, :p.shopId, (SELECT merchant_id FROM shops WHERE id = :p.shopId), :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
               :p.customerAmount, :p.customerCurrency, :p.referenceId, :p.description, :p.parentPaymentId,
               :p.preAuth, %s, CAST(:p.customer AS jsonb), CAST(:p.billingAddress AS jsonb),
               :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
               :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
               :p.terminalName, :p.created, :p.updated, :p.version)
-          RETURNING id)
+          RETURNING id, merchant_id)
         """.formatted(card);
   }
 
@@ -52,15 +55,15 @@ final class PaymentSql {
             external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
             terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
         WHERE id = :p.id AND version = :expected
-        RETURNING id)
+        RETURNING id, merchant_id)
       """;
 
   /** The step's operation, written only with the row. */
   static final String OPERATION = """
       operation AS (
-        INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
-            error_code, details)
-        SELECT written.id, CAST(:o.shopId AS bigint), CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
+        INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
+            payment_state, error_code, details)
+        SELECT written.id, CAST(:o.shopId AS bigint), written.merchant_id, CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
             CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
             CAST(:o.details AS text)
         FROM written)
@@ -82,9 +85,9 @@ final class PaymentSql {
     }
     return """
         operation AS (
-          INSERT INTO payment_operations (payment_id, shop_id, operation, started, completed, payment_state,
-              error_code, details)
-          SELECT written.id, o.shop_id, o.operation, o.started, o.completed, o.payment_state, o.error_code, o.details
+          INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
+              payment_state, error_code, details)
+          SELECT written.id, o.shop_id, written.merchant_id, o.operation, o.started, o.completed, o.payment_state, o.error_code, o.details
           FROM written, (VALUES %s) AS o(n, shop_id, operation, started, completed, payment_state, error_code, details)
           ORDER BY o.n)
         """.formatted(values);
@@ -132,10 +135,10 @@ final class PaymentSql {
       customer AS (
         INSERT INTO customers (merchant_id, shop_id, reference_id, first_name, last_name, email, phone,
             date_of_birth, created, updated)
-        SELECT s.merchant_id, s.id, CAST(:customerRef AS text), CAST(:customerFirst AS text),
+        SELECT written.merchant_id, CAST(:p.shopId AS bigint), CAST(:customerRef AS text), CAST(:customerFirst AS text),
             CAST(:customerLast AS text), CAST(:customerEmail AS text), CAST(:customerPhone AS text),
             CAST(:customerBirth AS text), CAST(:p.created AS timestamptz), CAST(:p.created AS timestamptz)
-        FROM written, shops s WHERE s.id = CAST(:p.shopId AS bigint)
+        FROM written
         ON CONFLICT (shop_id, reference_id) DO UPDATE SET
             first_name = coalesce(excluded.first_name, customers.first_name),
             last_name = coalesce(excluded.last_name, customers.last_name),

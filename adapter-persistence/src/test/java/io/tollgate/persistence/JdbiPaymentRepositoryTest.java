@@ -106,6 +106,30 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * The merchant API lists by merchant: a payment and its operations carry the
+   * merchant of the payment's shop, on creation and on each step, and another merchant's shop
+   * gives its own.
+   */
+  @Test
+  void a_payment_and_its_operations_carry_the_merchant_of_their_shop() {
+    ShopId own = TestShops.create(adapters, "carries-merchant");
+    ShopId other = TestShops.create(adapters, "carries-merchant-other");
+    Payment p = repository().insert(Payment.create(draft(own, "1", "cm-1"), PaymentState.CHECKOUT, T0));
+    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)));
+    Payment q = repository().insert(Payment.create(draft(other, "1", "cm-2"), PaymentState.CHECKOUT, T0));
+
+    for (Payment each : List.of(p, q)) {
+      List<Boolean> ownMerchant = db.jdbi().withHandle(h -> h.createQuery("""
+              SELECT r.merchant_id = s.merchant_id FROM shops s,
+                LATERAL (SELECT merchant_id FROM payments WHERE id = :id
+                         UNION ALL SELECT merchant_id FROM payment_operations WHERE payment_id = :id) r
+              WHERE s.id = :shop""")
+          .bind("id", each.id().value()).bind("shop", each.shopId().value()).mapTo(Boolean.class).list());
+      assertThat(ownMerchant).hasSize(each == p ? 3 : 2).containsOnly(true);
+    }
+  }
+
+  /**
    * Completed deposits of one shop and currency do not queue on each other's balance row:
    * each takes a slot row no open transaction holds, so twelve of them can sit uncommitted at
    * once, and the balance is their sum once they commit. (With slots picked at random among
