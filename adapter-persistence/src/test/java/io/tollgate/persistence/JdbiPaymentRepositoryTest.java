@@ -625,7 +625,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
   /**
    * A dispatcher records a batch of attempts in one transaction: each whose lease is still its
-   * own, skipping one whose lease was lost, and none of them when one cannot be stored.
+   * own (a refused one stays pending until its next attempt), skipping one whose lease was
+   * lost, and none of them when one cannot be stored.
    */
   @Test
   void a_batch_of_attempts_is_recorded_all_or_nothing() {
@@ -648,11 +649,25 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         .isInstanceOf(RuntimeException.class);
     assertThat(outbox.attempts(claimed.get(0).paymentId())).isEmpty();
 
-    outbox.recordAttempts(List.of(delivered(claimed.get(0), null), delivered(claimed.get(1), null),
+    Instant retryAt = Instant.parse("2030-01-01T00:00:00Z");
+    WebhookOutbox.ClaimedEvent refused = claimed.get(1);
+    WebhookOutbox.Attempt answered503 = new WebhookOutbox.Attempt(refused.id(), PaymentState.COMPLETED, 1, refused.url(),
+        Instant.now(), java.time.Duration.ofMillis(30), 503, null, WebhookOutbox.Status.PENDING);
+    outbox.recordAttempts(List.of(delivered(claimed.get(0), null),
+        new WebhookOutbox.Outcome(refused, answered503, WebhookOutbox.Status.PENDING, retryAt),
         delivered(lost, null), delivered(claimed.get(3), null)));
     for (WebhookOutbox.ClaimedEvent e : claimed) {
       assertThat(outbox.attempts(e.paymentId())).as(e.id()).hasSize(e == lost ? 0 : 1);
     }
+    assertThat(outbox.attempts(refused.paymentId())).singleElement()
+        .satisfies(a -> assertThat(a.statusCode()).isEqualTo(503));
+    var retried = db.jdbi().withHandle(h -> h.createQuery("""
+            SELECT status, attempts, failures_in_row, next_attempt_at, lease_token IS NULL AS released
+            FROM webhook_events WHERE id = CAST(:id AS uuid)""")
+        .bind("id", refused.id()).mapToMap().one());
+    assertThat(retried).containsEntry("status", "PENDING").containsEntry("attempts", 1)
+        .containsEntry("failures_in_row", 1).containsEntry("released", true);
+    assertThat(((java.sql.Timestamp) retried.get("next_attempt_at")).toInstant()).isEqualTo(retryAt);
     String lostStatus = db.jdbi().withHandle(h -> h.createQuery("SELECT status FROM webhook_events WHERE id = CAST(:id AS uuid)")
         .bind("id", lost.id()).mapTo(String.class).one());
     assertThat(lostStatus).isEqualTo("PENDING");
