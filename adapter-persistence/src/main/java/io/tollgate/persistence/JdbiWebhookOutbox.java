@@ -60,50 +60,25 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
 
   @Override
   public boolean recordAttempt(ClaimedEvent event, Attempt a, Status status, Instant nextAttemptAt) {
-    // One statement: the attempt is logged only if the lease was still ours, and both or neither.
-    return jdbi.withHandle(h -> h.createUpdate("""
-            WITH settled AS (
-                UPDATE webhook_events
-                SET status = :status, attempts = attempts + 1,
-                    failures_in_row = CASE WHEN :delivered THEN 0 ELSE failures_in_row + 1 END,
-                    next_attempt_at = coalesce(CAST(:next AS timestamptz), next_attempt_at),
-                    lease_token = NULL, lease_until = NULL,
-                    finished = CAST(:finished AS timestamptz)
-                WHERE id = :event AND lease_token = :token
-                RETURNING id, payment_id, seq, status, next_attempt_at),
-            -- A retried event holds its payment's later events back anyway; they wait for its
-            -- next attempt instead of being looked at (and passed over) by every claim meanwhile.
-            held_back AS (
-                UPDATE webhook_events later SET next_attempt_at = settled.next_attempt_at
-                FROM settled
-                WHERE settled.status = 'PENDING' AND later.payment_id = settled.payment_id
-                  AND later.seq > settled.seq AND later.status = 'PENDING'
-                  AND later.next_attempt_at < settled.next_attempt_at)
-            INSERT INTO webhook_attempts (event_id, payment_id, payment_state, attempt, url, started,
-                duration_ms, status_code, error, event_status)
-            SELECT settled.id, :payment, :state, :attempt, :url, :started, :duration, :code, :error, :status
-            FROM settled
-            """)
-        .bind("status", status.name()).bind("next", nextAttemptAt)
-        .bind("delivered", status == Status.DELIVERED)
-        .bind("finished", status == Status.PENDING ? null : a.started().plus(a.duration()))
-        .bind("event", UUID.fromString(event.id())).bind("token", event.leaseToken())
-        .bind("payment", event.paymentId().value())
-        .bind("state", a.paymentState().name()).bind("attempt", a.number()).bind("url", a.url())
-        .bind("started", a.started()).bind("duration", a.duration().toMillis())
-        .bind("code", a.statusCode()).bind("error", a.error())
-        .execute() == 1);
+    return settle(List.of(new Outcome(event, a, status, nextAttemptAt))) == 1;
+  }
+
+  @Override
+  public void recordAttempts(List<Outcome> outcomes) {
+    if (!outcomes.isEmpty()) {
+      settle(outcomes);
+    }
   }
 
   /**
-   * The batch in one statement (one round trip and one commit, instead of one statement per
-   * attempt): what {@link #recordAttempt} does for each, from arrays of the outcomes' values.
+   * Settles each outcome's event and logs its attempt, for the events whose lease is still
+   * ours, both or neither; a retried event's later events wait for its next attempt instead of
+   * being looked at (and passed over) by every claim meanwhile. One statement for a whole
+   * batch (one round trip and one commit), from arrays of the outcomes' values.
+   *
+   * @return the attempts logged
    */
-  @Override
-  public void recordAttempts(List<Outcome> outcomes) {
-    if (outcomes.isEmpty()) {
-      return;
-    }
+  private int settle(List<Outcome> outcomes) {
     int n = outcomes.size();
     String[] events = new String[n];
     String[] tokens = new String[n];
@@ -135,7 +110,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
       codes[i] = a.statusCode();
       errors[i] = a.error();
     }
-    jdbi.useHandle(h -> h.createUpdate("""
+    return jdbi.withHandle(h -> h.createUpdate("""
             WITH input AS (
                 SELECT * FROM unnest(CAST(:events AS uuid[]), CAST(:tokens AS text[]), CAST(:statuses AS text[]),
                     CAST(:nexts AS timestamptz[]), CAST(:finished AS timestamptz[]), CAST(:payments AS text[]),
