@@ -30,14 +30,15 @@ final class PaymentSql {
   private static String insertWritten(String card) {
     return """
         written AS (
-          INSERT INTO payments (id, shop_id, merchant_id, payment_type, state, payment_method, amount, currency,
-              customer_amount, customer_currency, reference_id, description, parent_payment_id, pre_auth,
-              card, customer, billing_address, return_url, webhook_url, additional_parameters, error_code,
-              error_message, external_id, external_result_code, external_refs, terminal_name, created,
-              updated, version)
-          VALUES (:p.id, :p.shopId, (SELECT merchant_id FROM shops WHERE id = :p.shopId), :p.paymentType, :p.state, :p.paymentMethod, :p.amount, :p.currency,
-              :p.customerAmount, :p.customerCurrency, :p.referenceId, :p.description, :p.parentPaymentId,
-              :p.preAuth, %s, CAST(:p.customer AS jsonb), CAST(:p.billingAddress AS jsonb),
+          INSERT INTO payments (id, shop_id, merchant_id, payment_type, state, payment_method, amount,
+              currency, customer_amount, customer_currency, reference_id, description, parent_payment_id,
+              pre_auth, card, customer, billing_address, return_url, webhook_url, additional_parameters,
+              error_code, error_message, external_id, external_result_code, external_refs, terminal_name,
+              created, updated, version)
+          VALUES (:p.id, :p.shopId, (SELECT merchant_id FROM shops WHERE id = :p.shopId), :p.paymentType,
+              :p.state, :p.paymentMethod, :p.amount, :p.currency, :p.customerAmount, :p.customerCurrency,
+              :p.referenceId, :p.description, :p.parentPaymentId, :p.preAuth, %s, CAST(:p.customer AS jsonb),
+              CAST(:p.billingAddress AS jsonb),
               :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
               :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
               :p.terminalName, :p.created, :p.updated, :p.version)
