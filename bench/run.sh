@@ -4,7 +4,7 @@
 # (Debian: apt-get install wrk postgresql-client); run from anywhere: bench/run.sh
 # Settings: DURATION (seconds per scenario, default 20), CONNECTIONS (default 16),
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
-# S4 on its own, default 1000), WARMUP (seconds of S1 that warm the JIT up first, default 180),
+# S4 on its own, default 1500), WARMUP (seconds of S1 that warm the JIT up first, default 180),
 # WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 30),
 # KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log in /tmp).
 set -euo pipefail
@@ -135,7 +135,7 @@ s4_row "S4 webhooks of S1 (events/s; p50/p99 = delivery lag)" "$S1_START"
 # S1 makes events only as fast as it makes payments. To load the dispatcher on its own,
 # pgbench writes outbox events at a fixed rate (copies of S1's events under new ids, signed
 # and delivered like any other) and the lag is measured from each one's writing.
-EVENT_RATE=${EVENT_RATE:-1000}
+EVENT_RATE=${EVENT_RATE:-1500}
 echo "S4: webhook dispatch at $EVENT_RATE events/s offered ..." >&2
 SOURCES=$("${PSQL[@]}" -c "
   SET client_min_messages = warning;
