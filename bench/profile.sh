@@ -1,28 +1,59 @@
 #!/usr/bin/env bash
-# Profiles scenario S1 (host-to-host card payments) with async-profiler, taken from Maven
-# Central, and prints where the service's CPU goes. Needs what bench/run.sh needs.
-# Settings: DURATION (seconds of load, default 60), CONNECTIONS (default 16).
+# Profiles a warm service with async-profiler, taken from Maven Central, and prints where its
+# CPU goes. Builds the jar, starts it on an embedded PostgreSQL with S1's webhook receiver,
+# warms it up with S1 (not profiled), then profiles the scenario. Needs what bench/run.sh needs.
+# Settings: SCENARIO (s1, host-to-host card payments as bench/run.sh's S1, or s2, reads by id
+# of the warm-up's payments; default s1), WARMUP (seconds of S1 first, default 120; for s2
+# also 30 s of s2), DURATION (seconds profiled, default 60), CONNECTIONS (default 16).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SCENARIO=${SCENARIO:-s1}
+WARMUP=${WARMUP:-120}
 DURATION=${DURATION:-60}
 CONNECTIONS=${CONNECTIONS:-16}
+case "$SCENARIO" in s1|s2) ;; *) echo "SCENARIO is s1 or s2" >&2; exit 2;; esac
+for tool in wrk psql python3 java; do
+  command -v "$tool" >/dev/null || { echo "bench/profile.sh needs $tool" >&2; exit 2; }
+done
 AP_VERSION=4.1
 WORK=$(mktemp -d /tmp/tollgate-profile.XXXXXX)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 ./mvnw -q -B dependency:get -Dartifact=tools.profiler:async-profiler:$AP_VERSION >/dev/null
 (cd "$WORK" && unzip -q "$HOME/.m2/repository/tools/profiler/async-profiler/$AP_VERSION/async-profiler-$AP_VERSION.jar" 'linux-x64/*')
-[ -f bootstrap/target/tollgate.jar ] || ./mvnw -q -DskipTests package
+AGENT="$WORK/linux-x64/libasyncProfiler.so"
+echo "building the jar ..." >&2
+./mvnw -q -DskipTests package
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port); HOOK_PORT=$(free_port)
+python3 bench/receiver.py "$HOOK_PORT" & RECEIVER=$!
 TOLLGATE_DATA_DIR="$WORK/data" TOLLGATE_PORT="$PORT" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
-  java "-agentpath:$WORK/linux-x64/libasyncProfiler.so=start,event=cpu,interval=1ms,file=$WORK/s1.collapsed,collapsed" \
-  -Xmx512m -XX:+UseParallelGC -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
+  TOLLGATE_WEBHOOK_PARALLELISM=32 \
+  java -Xmx512m -XX:+UseParallelGC -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
 PID=$!
-trap 'kill $PID 2>/dev/null || true' EXIT
+trap 'kill $PID $RECEIVER 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; sleep 1; done
 export TOLLGATE_BENCH_KEY=$(awk '/API key:/ {print $3}' "$WORK/service.log")
-wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s bench/wrk/s1-payment.lua "http://127.0.0.1:$PORT" | grep RESULT
+export TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hooks"
+URL="http://127.0.0.1:$PORT"
+
+echo "warming up with ${WARMUP}s of S1 (not profiled) ..." >&2
+wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" -s bench/wrk/s1-payment.lua "$URL" >/dev/null
+SCRIPT=bench/wrk/s1-payment.lua
+if [ "$SCENARIO" = s2 ]; then
+  PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
+  psql -X -q -At -h 127.0.0.1 -p "$PGPORT" -U postgres postgres \
+    -c "SELECT id FROM payments ORDER BY random() LIMIT 20000" > "$WORK/ids.txt"
+  export TOLLGATE_BENCH_IDS="$WORK/ids.txt"
+  SCRIPT=bench/wrk/s2-get.lua
+  wrk -t2 -c"$CONNECTIONS" -d30s -s "$SCRIPT" "$URL" >/dev/null
+fi
+
+echo "profiling ${DURATION}s of $SCENARIO ..." >&2
+java bench/Attach.java "$PID" "$AGENT" start,event=cpu,interval=1ms
+wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "$SCRIPT" "$URL" | grep RESULT
+java bench/Attach.java "$PID" "$AGENT" "stop,file=$WORK/$SCENARIO.collapsed,collapsed"
 kill "$PID"; wait "$PID" 2>/dev/null || true
 rm -rf "$WORK/data"
-python3 bench/profile_summary.py "$WORK/s1.collapsed"
-echo "collapsed stacks (for a flame graph): $WORK/s1.collapsed"
+python3 bench/profile_summary.py "$WORK/$SCENARIO.collapsed"
+echo "collapsed stacks (for a flame graph): $WORK/$SCENARIO.collapsed"
