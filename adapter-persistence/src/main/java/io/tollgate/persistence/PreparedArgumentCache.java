@@ -21,13 +21,13 @@ import org.jdbi.v3.core.qualifier.QualifiedType;
  *
  * <p>Each Jdbi statement works on its own copy of the configuration, and the copy's cache of
  * prepared argument factories starts empty; so for every statement and every type it binds,
- * Jdbi asks each registered factory in turn (about twenty) whether it handles the type. A
- * completed payment's statements bind some seventy arguments, and those walks were 4% of the
+ * Jdbi asks each registered factory in turn (twenty-odd) whether it handles the type. A
+ * completed payment's statements bind dozens of arguments, and those walks were 4% of the
  * service's CPU under load (bench/profile.sh). Installed last, this factory is asked first: it
  * answers from a cache filled once per type with the answer of the factories registered before
- * it, in their order, so each value is bound by the same JDBC call as without it. Only types
- * whose binding cannot depend on a statement's configuration are cached; everything else, and
- * every qualified type, goes down Jdbi's usual path.
+ * it, in their order, so each value is bound by the same JDBC call as without it. Only these
+ * plain types are cached, whose binding nothing in Tollgate configures per statement; every
+ * other type, and every qualified one, goes down Jdbi's usual path.
  */
 final class PreparedArgumentCache implements QualifiedArgumentFactory.Preparable {
 
