@@ -30,19 +30,8 @@ import java.util.UUID;
 import java.util.function.Function;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.Query;
-import org.jdbi.v3.core.statement.StatementCustomizer;
-import org.postgresql.PGStatement;
 
 final class JdbiPaymentRepository implements PaymentRepository {
-
-  /** pgjdbc's unnamed statement: PostgreSQL plans it for the values bound, every time. */
-  private static final StatementCustomizer CUSTOM_PLAN = new StatementCustomizer() {
-    @Override
-    public void beforeExecution(java.sql.PreparedStatement stmt, org.jdbi.v3.core.statement.StatementContext ctx)
-        throws java.sql.SQLException {
-      stmt.unwrap(PGStatement.class).setPrepareThreshold(0);
-    }
-  };
 
   /** From this offset on, a merchant page is read by its ids first (see listForMerchant). */
   private static final int DEFERRED_ROWS_FROM = 1_000;
@@ -232,18 +221,10 @@ final class JdbiPaymentRepository implements PaymentRepository {
   @Override
   public int countCardDeposits(ShopId shop, String cardToken, io.tollgate.domain.payment.PaymentState state,
       Instant since, int atMost) {
-    return jdbi.withHandle(h -> h.createQuery("""
-            SELECT count(*) FROM (
-              SELECT 1 FROM payments
-              WHERE shop_id = :shop AND payment_type = 'DEPOSIT' AND card->>'cardToken' = :token
-                AND state = :state AND updated >= :since
-              LIMIT :atMost) c
-            """)
+    // a function whose cached plan can only be a scan of payments_card_state (migration V12)
+    return jdbi.withHandle(h -> h.createQuery("SELECT card_deposits(:shop, :token, :state, :since, :atMost)")
         .bind("shop", shop.value()).bind("token", cardToken).bind("state", state.name()).bind("since", since)
         .bind("atMost", atMost)
-        // Planned with the values each time: a plan cached for "any card, any state" is chosen
-        // while the table is still small and can keep walking a shop's whole payment history.
-        .addCustomizer(CUSTOM_PLAN)
         .mapTo(Integer.class).one());
   }
 
