@@ -64,6 +64,10 @@ public final class Tollgate implements AutoCloseable {
     this.ownsDatabase = ownsDatabase;
 
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+    // No reserved threads: the selector queues each request for an idle worker instead of
+    // running it itself and waking a reserved thread to select in its place. On two cores that
+    // spared wake-up is worth 6% of reads by id and 4% of card payments (BENCHMARKS.md, ninth round).
+    threads.setReservedThreads(0);
     threads.setName("http");
     this.server = new Server(threads);
     HttpConfiguration http = new HttpConfiguration();
