@@ -2,15 +2,14 @@ package io.tollgate.persistence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class EmbeddedDatabaseTest {
 
   @Test
-  void the_embedded_database_keeps_its_data_across_restarts() throws Exception {
-    Path dir = Files.createTempDirectory("tollgate-embedded");
+  void the_embedded_database_keeps_its_data_across_restarts(@TempDir Path dir) throws Exception {
     try (Database first = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
       assertThat(first.isEmbedded()).isTrue();
       // durable: an acknowledged commit is flushed to disk first

@@ -43,7 +43,7 @@ class CheckoutPageBrowserTest {
     options.setBinary(CHROMIUM.toFile());
     options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage",
-        "--user-data-dir=" + Files.createTempDirectory("chromium"));
+        "--user-data-dir=" + ScratchDirectories.create("tollgate-chromium"));
     ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
         .usingAnyFreePort().build();
     browser = new ChromeDriver(service, options);

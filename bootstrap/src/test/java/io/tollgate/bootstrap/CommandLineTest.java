@@ -28,7 +28,7 @@ class CommandLineTest {
     env.put("TOLLGATE_DB_URL", db.jdbcUrl());
     env.put("TOLLGATE_DB_USER", TestDatabase.user());
     env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
-    env.put("TOLLGATE_DATA_DIR", Files.createTempDirectory("tollgate-cli").toString());
+    env.put("TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-cli").toString());
     env.put("TOLLGATE_PORT", "0");
     env.put("TOLLGATE_HOST", "127.0.0.1");
   }
@@ -131,7 +131,7 @@ class CommandLineTest {
 
   @Test
   void imports_reference_data_all_or_nothing() throws Exception {
-    java.nio.file.Path dir = Files.createTempDirectory("imports");
+    java.nio.file.Path dir = ScratchDirectories.create("tollgate-imports");
     java.nio.file.Path good = Files.writeString(dir.resolve("bins.csv"),
         "bin,cardBrand,cardType,issuingCountryCode,issuingOrganization\n"
             + "48151623,VISA,DEBIT,de,Lost Bank\n"

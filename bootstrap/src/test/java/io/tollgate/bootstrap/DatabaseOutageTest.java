@@ -9,7 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +33,7 @@ class DatabaseOutageTest {
         String proxied = "jdbc:postgresql://127.0.0.1:" + proxy.port() + target.getPath()
             + (target.getQuery() == null ? "" : "?" + target.getQuery());
         Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
-            "TOLLGATE_DATA_DIR", Files.createTempDirectory("outage").toString(),
+            "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-outage").toString(),
             "TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=", "TOLLGATE_RATE_LIMIT", "0",
             "TOLLGATE_JOB_INTERVAL", "PT0.2S");
         try (Database viaProxy = Database.start(new DatabaseSettings(proxied, TestDatabase.user(),

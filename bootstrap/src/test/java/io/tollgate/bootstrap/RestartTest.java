@@ -7,7 +7,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -17,7 +16,7 @@ class RestartTest {
 
   @Test
   void restarting_the_service_keeps_every_payment_and_key() throws Exception {
-    Path data = Files.createTempDirectory("tollgate-restart");
+    Path data = ScratchDirectories.create("tollgate-restart");
     Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
         "TOLLGATE_DATA_DIR", data.toString());
     HttpClient http = HttpClient.newHttpClient();

@@ -15,7 +15,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -38,7 +37,7 @@ final class TestGateway implements AutoCloseable {
   final Path dataDirectory;
 
   private TestGateway(Map<String, String> env) throws Exception {
-    this.dataDirectory = Files.createTempDirectory("tollgate-test");
+    this.dataDirectory = ScratchDirectories.create("tollgate-test");
     Map<String, String> all = new HashMap<>(env);
     all.putIfAbsent("TOLLGATE_PORT", "0");
     all.putIfAbsent("TOLLGATE_HOST", "127.0.0.1");

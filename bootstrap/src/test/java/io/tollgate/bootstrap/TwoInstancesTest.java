@@ -2,7 +2,6 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +18,7 @@ class TwoInstancesTest {
             + card + "}").status()).isEqualTo(200);
       }
       Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
-          "TOLLGATE_DATA_DIR", Files.createTempDirectory("second").toString(),
+          "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-second").toString(),
           "TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
           "TOLLGATE_JOB_INTERVAL", "PT0.02S");
       try (Tollgate first = Tollgate.start(TollgateConfig.from(env), gw.database);

@@ -11,7 +11,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +35,7 @@ class WebhookReliabilityTest {
 
   static Map<String, String> instanceEnv(Map<String, String> extra) throws Exception {
     Map<String, String> env = new HashMap<>(Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
-        "TOLLGATE_DATA_DIR", Files.createTempDirectory("instance").toString(),
+        "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-instance").toString(),
         "TOLLGATE_MASTER_KEY", MASTER_KEY, "TOLLGATE_JOB_INTERVAL", "PT0.1S", "TOLLGATE_RATE_LIMIT", "0"));
     env.putAll(extra);
     return env;
