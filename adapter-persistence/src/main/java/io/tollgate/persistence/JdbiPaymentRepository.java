@@ -106,7 +106,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
     sql.append("SELECT count(*), ").append(card == null ? "CAST(NULL AS text)" : "(SELECT token FROM vault)")
         .append(" FROM written");
     PaymentRow row = toRow(p);
-    return jdbi.inTransaction(h -> {
+    // One statement is atomic by itself; inside a TransactionRunner's transaction it joins it.
+    return jdbi.withHandle(h -> {
       Query q = h.createQuery(sql.toString());
       // one binding for both shapes of the row: an update leaves the immutable columns unused
       q.getConfig(org.jdbi.v3.core.statement.SqlStatements.class).setUnusedBindingAllowed(true);
