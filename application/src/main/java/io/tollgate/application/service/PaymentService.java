@@ -99,7 +99,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     Shop shop = shops.find(command.shopId())
         .orElseThrow(() -> new DomainException.Unauthenticated("Invalid token"));
 
-    java.util.function.Supplier<CreatedPayment> work = () -> {
+    Supplier<CreatedPayment> work = () -> {
       Instant now = clock.instant();
       // The body digest may stem from a card number: only a keyed digest of it is stored.
       String fingerprint = command.idempotencyKey() == null ? null : secrets.fingerprint(command.fingerprint());
