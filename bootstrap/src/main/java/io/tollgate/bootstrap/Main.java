@@ -72,10 +72,23 @@ public final class Main implements Callable<Integer> {
       TollgateConfig config = TollgateConfig.from(environment);
       Tollgate app = Tollgate.start(config);
       CountDownLatch stopped = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        app.close();
-        stopped.countDown();
-      }, "shutdown"));
+      java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+      Runnable stop = () -> {
+        if (!stopping.getAndSet(true)) {
+          app.close();
+          stopped.countDown();
+        }
+      };
+      Runtime.getRuntime().addShutdownHook(new Thread(stop, "shutdown"));
+      // The embedded PostgreSQL stops itself from a JVM shutdown hook of its own, which would run
+      // alongside ours and take the database away while requests and webhook deliveries drain.
+      // So SIGTERM and Ctrl+C drain first, and only then let the JVM exit (and its hooks run).
+      for (String name : new String[] {"TERM", "INT"}) {
+        sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(() -> {
+          stop.run();
+          System.exit(0);
+        }, "shutdown-" + name.toLowerCase(java.util.Locale.ROOT)).start());
+      }
       DemoSeed.seedIfFresh(config, app.services()).ifPresent(demo -> demo.print(spec.commandLine().getOut(), app.publicUrl()));
       spec.commandLine().getOut().println("Tollgate is running at " + app.publicUrl() + " (Ctrl+C stops it)");
       stopped.await();

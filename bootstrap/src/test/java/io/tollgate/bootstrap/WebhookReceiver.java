@@ -30,6 +30,7 @@ final class WebhookReceiver implements AutoCloseable {
 
   private final HttpServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger arrived = new java.util.concurrent.atomic.AtomicInteger();
   /** Where a delivery differed from the gateway document's {@code paymentResult} webhook; {@link #close} fails on any. */
   private final List<String> contractProblems = new CopyOnWriteArrayList<>();
   private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
@@ -42,6 +43,7 @@ final class WebhookReceiver implements AutoCloseable {
     server.createContext("/", exchange -> {
       try (InputStream in = exchange.getRequestBody()) {
         byte[] body = in.readAllBytes();
+        arrived.incrementAndGet();
         Map<String, String> headers = new java.util.HashMap<>();
         exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v.get(0)));
         if (!delay.isZero()) {
@@ -64,6 +66,11 @@ final class WebhookReceiver implements AutoCloseable {
       }
     });
     server.start();
+  }
+
+  /** Requests that have come in, including those still waiting for their (delayed) answer. */
+  int arrived() {
+    return arrived.get();
   }
 
   String url(String path) {
