@@ -207,24 +207,41 @@ class WebhookReliabilityTest {
   }
 
   static int awaitPort(Process child) throws Exception {
+    return awaitStarted(child).port();
+  }
+
+  /** What a child printed by the time it listens: its port, and the demo API key if it printed one. */
+  record Started(int port, String apiKey) {
+    URI base() {
+      return URI.create("http://127.0.0.1:" + port);
+    }
+  }
+
+  static Started awaitStarted(Process child) throws Exception {
     Pattern running = Pattern.compile("running at http://[^:]+:(\\d+)");
-    CompletableFuture<Integer> port = new CompletableFuture<>();
+    Pattern key = Pattern.compile("API key:\\s+(\\S+)");
+    CompletableFuture<Started> started = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
+      String apiKey = null;
       try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
         while ((line = in.readLine()) != null) {
+          Matcher k = key.matcher(line);
+          if (k.find()) {
+            apiKey = k.group(1);
+          }
           Matcher m = running.matcher(line);
           if (m.find()) {
-            port.complete(Integer.parseInt(m.group(1)));
+            started.complete(new Started(Integer.parseInt(m.group(1)), apiKey));
           }
         }
       } catch (Exception e) {
-        port.completeExceptionally(e);
+        started.completeExceptionally(e);
       }
-      port.completeExceptionally(new IllegalStateException("the instance exited before it listened"));
+      started.completeExceptionally(new IllegalStateException("the instance exited before it listened"));
     }, "child-output");
     reader.setDaemon(true);
     reader.start();
-    return port.get(60, TimeUnit.SECONDS);
+    return started.get(90, TimeUnit.SECONDS);
   }
 }
