@@ -13,10 +13,12 @@ import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -72,7 +74,7 @@ public final class Main implements Callable<Integer> {
       TollgateConfig config = TollgateConfig.from(environment);
       Tollgate app = Tollgate.start(config);
       CountDownLatch stopped = new CountDownLatch(1);
-      java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+      AtomicBoolean stopping = new AtomicBoolean();
       Runnable stop = () -> {
         if (!stopping.getAndSet(true)) {
           app.close();
@@ -87,7 +89,7 @@ public final class Main implements Callable<Integer> {
         sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(() -> {
           stop.run();
           System.exit(0);
-        }, "shutdown-" + name.toLowerCase(java.util.Locale.ROOT)).start());
+        }, "shutdown-" + name.toLowerCase(Locale.ROOT)).start());
       }
       DemoSeed.seedIfFresh(config, app.services()).ifPresent(demo -> demo.print(spec.commandLine().getOut(), app.publicUrl()));
       spec.commandLine().getOut().println("Tollgate is running at " + app.publicUrl() + " (Ctrl+C stops it)");
