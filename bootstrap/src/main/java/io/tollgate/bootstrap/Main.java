@@ -86,10 +86,16 @@ public final class Main implements Callable<Integer> {
       // alongside ours and take the database away while requests and webhook deliveries drain.
       // So SIGTERM and Ctrl+C drain first, and only then let the JVM exit (and its hooks run).
       for (String name : new String[] {"TERM", "INT"}) {
-        sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(() -> {
-          stop.run();
-          System.exit(0);
-        }, "shutdown-" + name.toLowerCase(Locale.ROOT)).start());
+        try {
+          sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(() -> {
+            stop.run();
+            System.exit(0);
+          }, "shutdown-" + name.toLowerCase(Locale.ROOT)).start());
+        } catch (IllegalArgumentException e) {
+          // The JVM keeps the signal (-Xrs): only the shutdown hook above stops the service.
+          spec.commandLine().getErr().println("warning: SIG" + name + " is not handled (" + e.getMessage()
+              + "); on the embedded database a stop may not drain");
+        }
       }
       DemoSeed.seedIfFresh(config, app.services()).ifPresent(demo -> demo.print(spec.commandLine().getOut(), app.publicUrl()));
       spec.commandLine().getOut().println("Tollgate is running at " + app.publicUrl() + " (Ctrl+C stops it)");
