@@ -88,8 +88,13 @@ public final class Main implements Callable<Integer> {
       for (String name : new String[] {"TERM", "INT"}) {
         try {
           sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(() -> {
-            stop.run();
-            System.exit(0);
+            int status = 1; // a drain that failed still ends the process
+            try {
+              stop.run();
+              status = 0;
+            } finally {
+              System.exit(status);
+            }
           }, "shutdown-" + name.toLowerCase(Locale.ROOT)).start());
         } catch (IllegalArgumentException e) {
           // The JVM keeps the signal (-Xrs): only the shutdown hook above stops the service.
