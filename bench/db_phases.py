@@ -28,6 +28,7 @@ PHASES = [
     ("reading from the client (and waiting)", {"secure_read", "pq_getbyte", "pq_getmessage", "WaitEventSetWait"}),
     ("writing to the client", {"secure_write", "pq_flush", "internal_flush"}),
 ]
+OTHER = "other (start of transaction, memory, kernel...)"
 
 
 def frames(sample):
@@ -50,13 +51,13 @@ def main():
                 counts[name] += 1
                 break
         else:
-            counts["other (start of transaction, memory, kernel...)"] += 1
+            counts[OTHER] += 1
     if total == 0:
         print("perf recorded no PostgreSQL samples")
         return
     print(f"PostgreSQL's CPU by phase (perf, {total} samples; each counted once, in the first phase"
           " of this list that it is in):")
-    for name, _ in PHASES + [("other (start of transaction, memory, kernel...)", None)]:
+    for name in [name for name, _ in PHASES] + [OTHER]:
         if counts[name]:
             print(f"  {100 * counts[name] / total:5.1f}%  {name}")
 
