@@ -101,37 +101,57 @@ final class JdbiGroupRepository implements GroupRepository {
   }
 
   @Override
-  public Lookup lookup(Collection<Long> groupIds, Collection<Member> candidates) {
-    if (groupIds.isEmpty()) {
-      return new Lookup(java.util.Map.of(), java.util.Set.of());
+  public Lookup lookup(Collection<Long> groupIds, Collection<Member> candidates, List<CardCount> counts) {
+    if (groupIds.isEmpty() && counts.isEmpty()) {
+      return new Lookup(java.util.Map.of(), java.util.Set.of(), List.of());
     }
-    // one row per group and value it holds, or one with a null value when it holds none
-    List<Held> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + COLUMNS + """
-            , e.value AS held
-             FROM entry_groups g JOIN merchants m ON m.id = g.merchant_id
-             LEFT JOIN LATERAL (
-               SELECT e.value FROM unnest(CAST(:groups AS bigint[]), CAST(:values AS text[])) AS c(group_id, value)
-                 JOIN group_entries e ON e.group_id = c.group_id AND e.value = c.value
-                WHERE c.group_id = g.id) e ON true
-            WHERE g.id = ANY(CAST(:ids AS bigint[]))
+    // One row per group and value it holds, or one with a null value when it holds none; the
+    // counts, asked once, ride on every row, and on a row of nulls when no group is found.
+    // card_deposits (migration V12) keeps its plan for the session.
+    List<Held> rows = jdbi.withHandle(h -> h.createQuery("""
+            SELECT q.counts, x.* FROM (
+              SELECT ARRAY(
+                SELECT card_deposits(c.shop, c.token, c.state, CAST(c.since AS timestamptz), c.at_most)
+                  FROM unnest(CAST(:countShops AS bigint[]), CAST(:countTokens AS text[]),
+                              CAST(:countStates AS text[]), CAST(:countSince AS text[]),
+                              CAST(:countAtMost AS integer[])) WITH ORDINALITY AS c(shop, token, state, since, at_most, n)
+                 ORDER BY c.n) AS counts) q
+            LEFT JOIN (
+              SELECT\s""" + COLUMNS + """
+                , e.value AS held
+                 FROM entry_groups g JOIN merchants m ON m.id = g.merchant_id
+                 LEFT JOIN LATERAL (
+                   SELECT e.value FROM unnest(CAST(:groups AS bigint[]), CAST(:values AS text[])) AS c(group_id, value)
+                     JOIN group_entries e ON e.group_id = c.group_id AND e.value = c.value
+                    WHERE c.group_id = g.id) e ON true
+                WHERE g.id = ANY(CAST(:ids AS bigint[]))) x ON true
             """)
         .bind("ids", groupIds.stream().distinct().toArray(Long[]::new))
         .bind("groups", candidates.stream().map(Member::groupId).toArray(Long[]::new))
         .bind("values", candidates.stream().map(Member::value).toArray(String[]::new))
-        .map((rs, ctx) -> new Held(GROUP.map(rs, ctx), rs.getString("held")))
+        .bind("countShops", counts.stream().map(c -> c.shop().value()).toArray(Long[]::new))
+        .bind("countTokens", counts.stream().map(CardCount::cardToken).toArray(String[]::new))
+        .bind("countStates", counts.stream().map(c -> c.state().name()).toArray(String[]::new))
+        .bind("countSince", counts.stream().map(c -> c.since().toString()).toArray(String[]::new))
+        .bind("countAtMost", counts.stream().map(CardCount::atMost).toArray(Integer[]::new))
+        .map((rs, ctx) -> new Held(rs.getObject("id") == null ? null : GROUP.map(rs, ctx), rs.getString("held"),
+            (Integer[]) rs.getArray("counts").getArray()))
         .list());
     java.util.Map<Long, GroupRecord> groups = new java.util.HashMap<>();
     java.util.Set<Member> held = new java.util.HashSet<>();
     for (Held row : rows) {
+      if (row.group() == null) {
+        continue;
+      }
       groups.putIfAbsent(row.group().id(), row.group());
       if (row.value() != null) {
         held.add(new Member(row.group().id(), row.value()));
       }
     }
-    return new Lookup(groups, held);
+    return new Lookup(groups, held, List.of(rows.get(0).counts()));
   }
 
-  private record Held(GroupRecord group, String value) {}
+  private record Held(GroupRecord group, String value, Integer[] counts) {}
 
   private static <T> Page<T> page(List<T> rows, int limit) {
     boolean more = rows.size() > limit;

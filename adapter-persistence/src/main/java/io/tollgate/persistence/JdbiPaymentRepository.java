@@ -220,16 +220,6 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
-  public int countCardDeposits(ShopId shop, String cardToken, io.tollgate.domain.payment.PaymentState state,
-      Instant since, int atMost) {
-    // a function whose cached plan can only be a scan of payments_card_state (migration V12)
-    return jdbi.withHandle(h -> h.createQuery("SELECT card_deposits(:shop, :token, :state, :since, :atMost)")
-        .bind("shop", shop.value()).bind("token", cardToken).bind("state", state.name()).bind("since", since)
-        .bind("atMost", atMost)
-        .mapTo(Integer.class).one());
-  }
-
-  @Override
   public Page<Payment> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore, int offset,
       int limit) {
     String where = """

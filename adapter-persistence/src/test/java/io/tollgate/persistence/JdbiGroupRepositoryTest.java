@@ -31,7 +31,7 @@ class JdbiGroupRepositoryTest extends FreshDatabaseTest {
         new Member(bins.id(), "40000000"), new Member(bins.id(), "400000"),
         new Member(emails.id(), "a@example.com"), new Member(emails.id(), "b@example.com"),
         // a value held by another group is not held by this one
-        new Member(empty.id(), "411111"), new Member(gone, "400000")));
+        new Member(empty.id(), "411111"), new Member(gone, "400000")), List.of());
 
     assertThat(found.groups()).containsOnlyKeys(bins.id(), emails.id(), empty.id());
     assertThat(found.groups().get(emails.id()).name()).isEqualTo("Bad e-mails");
@@ -45,11 +45,11 @@ class JdbiGroupRepositoryTest extends FreshDatabaseTest {
     MerchantId merchant = adapters.shops().createMerchant("No values", Instant.now());
     var cards = groups.create(merchant, GroupKind.CARD, "Cards", true, Instant.now());
 
-    GroupRepository.Lookup found = groups.lookup(List.of(cards.id()), List.of());
+    GroupRepository.Lookup found = groups.lookup(List.of(cards.id()), List.of(), List.of());
 
     assertThat(found.groups()).containsOnlyKeys(cards.id());
     assertThat(found.groups().get(cards.id()).masked()).isTrue();
     assertThat(found.held()).isEmpty();
-    assertThat(groups.lookup(List.of(), List.of()).groups()).isEmpty();
+    assertThat(groups.lookup(List.of(), List.of(), List.of()).groups()).isEmpty();
   }
 }

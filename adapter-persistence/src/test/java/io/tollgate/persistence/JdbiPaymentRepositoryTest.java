@@ -3,6 +3,7 @@ package io.tollgate.persistence;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
@@ -302,6 +303,43 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * The anti-fraud screen asks its groups and its velocity counts in one statement: each count
+   * comes back in the order asked, stops at its limit, counts only its shop, card, state and
+   * window, and comes back even when none of the groups asked about exists.
+   */
+  @Test
+  void a_screen_lookup_answers_each_velocity_count_with_the_groups() {
+    ShopId own = TestShops.create(adapters, "velocity-with-groups");
+    MerchantId merchant = adapters.shops().find(own).orElseThrow().merchantId();
+    String token = draft(own, "1", "x").card().cardToken();
+    for (int i = 0; i < 3; i++) {
+      Payment p = repository().insert(Payment.create(draft(own, "1", "velocity-" + i), PaymentState.CHECKOUT, T0));
+      if (i < 2) {
+        repository().update(p.apply(OperationType.DEPOSIT, PaymentState.DECLINED, Outcome.NONE, T0.plusSeconds(60 * i)));
+      }
+    }
+    repository().insert(Payment.create(draft(otherShop, "1", "elsewhere"), PaymentState.CHECKOUT, T0));
+    var emails = adapters.groups().create(merchant, io.tollgate.domain.group.GroupKind.EMAIL, "Mails", false, T0);
+    adapters.groups().add(emails.id(), List.of(new GroupRepository.Entry("a@example.com", "a@example.com")), T0);
+    List<GroupRepository.CardCount> counts = List.of(
+        new GroupRepository.CardCount(own, token, PaymentState.DECLINED, T0.minusSeconds(1), 5),
+        new GroupRepository.CardCount(own, token, PaymentState.CHECKOUT, T0.minusSeconds(1), 5),
+        new GroupRepository.CardCount(own, token, PaymentState.DECLINED, T0.plusSeconds(30), 5),
+        new GroupRepository.CardCount(own, token, PaymentState.DECLINED, T0.minusSeconds(1), 1),
+        new GroupRepository.CardCount(otherShop, token, PaymentState.DECLINED, T0.minusSeconds(1), 5),
+        new GroupRepository.CardCount(own, "another-token", PaymentState.DECLINED, T0.minusSeconds(1), 5));
+
+    GroupRepository.Lookup found = adapters.groups().lookup(List.of(emails.id()),
+        List.of(new GroupRepository.Member(emails.id(), "a@example.com")), counts);
+    GroupRepository.Lookup noGroup = adapters.groups().lookup(List.of(emails.id() + 1_000), List.of(), counts);
+
+    assertThat(found.held()).containsExactly(new GroupRepository.Member(emails.id(), "a@example.com"));
+    assertThat(found.counts()).containsExactly(2, 1, 1, 1, 0, 0);
+    assertThat(noGroup.groups()).isEmpty();
+    assertThat(noGroup.counts()).containsExactly(2, 1, 1, 1, 0, 0);
+  }
+
+  /**
    * A card used hundreds of times without a decline must not make every "declined deposits per
    * card" check read all those deposits, even with a plan made while the shop's history was
    * small. The check runs first over 20 deposits of the card, analysed (with autovacuum off, so
@@ -321,7 +359,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       }
       own.jdbi().useHandle(h -> h.execute("ANALYZE payments"));
       for (int i = 0; i < 12; i++) {
-        assertThat(fresh.payments().countCardDeposits(busy, token, PaymentState.DECLINED, since, 5)).isZero();
+        assertThat(count(fresh, busy, token, PaymentState.DECLINED, since)).isZero();
       }
       for (int i = 0; i < 600; i++) {
         fresh.payments().insert(Payment.create(draft(busy, "1", "busy-" + i), PaymentState.CHECKOUT, T0));
@@ -329,13 +367,19 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
       long before = indexEntriesRead(own);
       for (int i = 0; i < 10; i++) {
-        assertThat(fresh.payments().countCardDeposits(busy, token, PaymentState.DECLINED, since, 5)).isZero();
+        assertThat(count(fresh, busy, token, PaymentState.DECLINED, since)).isZero();
       }
-      assertThat(fresh.payments().countCardDeposits(busy, token, PaymentState.CHECKOUT, since, 5)).isEqualTo(5);
+      assertThat(count(fresh, busy, token, PaymentState.CHECKOUT, since)).isEqualTo(5);
       long read = indexEntriesRead(own) - before;
 
       assertThat(read).as("payment rows and index entries read by 11 velocity counts").isLessThan(100);
     }
+  }
+
+  /** A velocity count of at most 5, asked as the anti-fraud screen asks it. */
+  private static int count(PersistenceAdapters adapters, ShopId shop, String token, PaymentState state, Instant since) {
+    return adapters.groups().lookup(List.of(), List.of(),
+        List.of(new GroupRepository.CardCount(shop, token, state, since, 5))).counts().get(0);
   }
 
   /** Index entries read from the payments table so far, every backend's counts flushed. */

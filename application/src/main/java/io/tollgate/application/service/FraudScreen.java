@@ -2,7 +2,6 @@ package io.tollgate.application.service;
 
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.GroupRepository;
-import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ReferenceData.AntifraudProfile;
 import io.tollgate.application.port.out.ReferenceData.AntifraudRule;
@@ -16,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import io.tollgate.application.port.out.GroupRepository.Member;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -36,15 +36,12 @@ final class FraudScreen {
 
   private final ReferenceData reference;
   private final GroupRepository groups;
-  private final PaymentRepository payments;
   private final SecretBox secrets;
   private final Clock clock;
 
-  FraudScreen(ReferenceData reference, GroupRepository groups, PaymentRepository payments,
-      SecretBox secrets, Clock clock) {
+  FraudScreen(ReferenceData reference, GroupRepository groups, SecretBox secrets, Clock clock) {
     this.reference = reference;
     this.groups = groups;
-    this.payments = payments;
     this.secrets = secrets;
     this.clock = clock;
   }
@@ -68,23 +65,32 @@ final class FraudScreen {
         // a rule this version does not know is skipped, never guessed at
       }
     }
-    // The groups and their memberships in one round trip: a card rule's value depends on how
-    // its group stores cards, not yet known here, so both forms are asked about.
+    // The groups, their memberships and the velocity counts in one round trip: a card rule's
+    // value depends on how its group stores cards, not yet known here, so both forms are asked
+    // about; a velocity rule only asks whether its threshold is reached, so counting stops there.
     Set<Long> groupIds = new LinkedHashSet<>();
     Set<Member> candidates = new LinkedHashSet<>();
+    List<GroupRepository.CardCount> counts = new ArrayList<>();
+    Map<RuleToRun, Integer> countOf = new HashMap<>();
     for (RuleToRun r : rules) {
       Long groupId = r.rule().groupId();
       if (groupId != null) {
         groupIds.add(groupId);
         candidates.addAll(candidates(r.type(), groupId, p, digits));
       }
+      GroupRepository.CardCount count = velocityCount(r, p);
+      if (count != null) {
+        countOf.put(r, counts.size());
+        counts.add(count);
+      }
     }
-    GroupRepository.Lookup lookup = groups.lookup(groupIds, candidates);
+    GroupRepository.Lookup lookup = groups.lookup(groupIds, candidates, counts);
     Map<Long, GroupRepository.GroupRecord> named = lookup.groups();
     Set<Member> held = lookup.held();
     for (RuleToRun r : rules) {
       GroupRepository.GroupRecord group = r.rule().groupId() == null ? null : named.get(r.rule().groupId());
-      String why = check(r.type(), r.rule(), group, p, digits, held);
+      Integer count = countOf.containsKey(r) ? lookup.counts().get(countOf.get(r)) : null;
+      String why = check(r.type(), r.rule(), group, p, digits, held, count);
       if (why != null) {
         return Optional.of(new Verdict(profile, r.type().declineCode(),
             "anti-fraud profile '" + profile.name() + "', rule " + r.type().name() + ": " + why));
@@ -142,7 +148,7 @@ final class FraudScreen {
 
   /** Why the rule hits, or null when it does not. */
   private String check(AntifraudRuleType type, AntifraudRule rule, GroupRepository.GroupRecord group, Payment p,
-      String digits, Set<Member> held) {
+      String digits, Set<Member> held, Integer count) {
     if (!type.isVelocity() && group == null) {
       return null; // the group is gone: nothing to match
     }
@@ -173,8 +179,8 @@ final class FraudScreen {
         };
         yield code != null && held.contains(new Member(group.id(), code)) ? what + code + inGroup : null;
       }
-      case COMPLETED_DEPOSITS_PER_CARD -> velocity(rule, p, PaymentState.COMPLETED, "completed");
-      case DECLINED_DEPOSITS_PER_CARD -> velocity(rule, p, PaymentState.DECLINED, "declined");
+      case COMPLETED_DEPOSITS_PER_CARD -> velocity(rule, count, "completed");
+      case DECLINED_DEPOSITS_PER_CARD -> velocity(rule, count, "declined");
     };
   }
 
@@ -199,14 +205,24 @@ final class FraudScreen {
     return code == null ? null : code.strip().toUpperCase(Locale.ROOT);
   }
 
-  private String velocity(AntifraudRule rule, Payment p, PaymentState state, String word) {
-    if (p.card() == null || p.card().cardToken() == null || rule.threshold() == null || rule.windowMinutes() == null) {
+  /** The count a velocity rule asks for this payment, or null when the rule has nothing to count. */
+  private GroupRepository.CardCount velocityCount(RuleToRun r, Payment p) {
+    PaymentState state = switch (r.type()) {
+      case COMPLETED_DEPOSITS_PER_CARD -> PaymentState.COMPLETED;
+      case DECLINED_DEPOSITS_PER_CARD -> PaymentState.DECLINED;
+      default -> null;
+    };
+    AntifraudRule rule = r.rule();
+    if (state == null || p.card() == null || p.card().cardToken() == null || rule.threshold() == null
+        || rule.windowMinutes() == null) {
       return null;
     }
-    // a velocity rule only asks whether the threshold is reached: counting stops there
-    int count = payments.countCardDeposits(p.shopId(), p.card().cardToken(), state,
+    return new GroupRepository.CardCount(p.shopId(), p.card().cardToken(), state,
         clock.instant().minus(Duration.ofMinutes(rule.windowMinutes())), Math.max(0, rule.threshold()));
-    return count >= rule.threshold()
+  }
+
+  private static String velocity(AntifraudRule rule, Integer count, String word) {
+    return count != null && count >= rule.threshold()
         ? count + " " + word + " deposits with this card in the last " + rule.windowMinutes()
             + " minutes (limit " + rule.threshold() + ")"
         : null;

@@ -79,7 +79,7 @@ public final class ProcessingService
       Duration bankTransferDelay) {
     this.reference = reference;
     this.cards = new CardProfiles(reference);
-    this.fraud = new FraudScreen(reference, groups, payments, secrets, clock);
+    this.fraud = new FraudScreen(reference, groups, secrets, clock);
     this.routing = new Routing(reference, groups, currencies);
     this.tx = tx;
     this.payments = payments;

@@ -1,7 +1,9 @@
 package io.tollgate.application.port.out;
 
 import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.ShopId;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -31,13 +33,23 @@ public interface GroupRepository {
   boolean contains(long groupId, String value);
 
   /**
-   * The groups of these ids that exist, and which of the candidate (group, value) pairs they
-   * hold: what an anti-fraud screen asks, in one round trip however many rules ask it.
+   * The groups of these ids that exist, which of the candidate (group, value) pairs they hold,
+   * and each velocity count asked: what an anti-fraud screen asks, in one round trip however
+   * many rules ask it.
    */
-  Lookup lookup(Collection<Long> groupIds, Collection<Member> candidates);
+  Lookup lookup(Collection<Long> groupIds, Collection<Member> candidates, List<CardCount> counts);
 
-  /** What {@link #lookup} found: the groups that exist, by id, and the candidates they hold. */
-  record Lookup(java.util.Map<Long, GroupRecord> groups, java.util.Set<Member> held) {}
+  /**
+   * What {@link #lookup} found: the groups that exist, by id, the candidates they hold, and the
+   * answer to each velocity count, in the order asked.
+   */
+  record Lookup(java.util.Map<Long, GroupRecord> groups, java.util.Set<Member> held, List<Integer> counts) {}
+
+  /**
+   * A velocity count: how many of the shop's deposits with this card token are in {@code state},
+   * updated since {@code since}; counting stops at {@code atMost}.
+   */
+  record CardCount(ShopId shop, String cardToken, PaymentState state, Instant since, int atMost) {}
 
   /** A value asked about in a group. */
   record Member(long groupId, String value) {}

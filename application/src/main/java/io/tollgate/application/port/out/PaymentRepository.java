@@ -125,10 +125,6 @@ public interface PaymentRepository {
       java.util.Set<io.tollgate.domain.payment.OperationType> operations,
       java.util.Set<io.tollgate.domain.payment.PaymentState> paymentStates, int offset, int limit);
 
-  /** How many of the shop's deposits with this card token are in {@code state}, updated since {@code since}. */
-  int countCardDeposits(ShopId shop, String cardToken, io.tollgate.domain.payment.PaymentState state, Instant since,
-      int atMost);
-
   record OperationWithPayment(PaymentOperation operation, Payment payment) {}
 
   /** Filters of a shop's payment list; null fields do not filter. Newest first. */
