@@ -30,6 +30,25 @@ public final class SecretBox {
    */
   private final ThreadLocal<Mac> fingerprintMac;
   private final ThreadLocal<Mac> tokenMac;
+  /**
+   * Each thread's cipher: looking one up among the providers cost as much as using it. Every
+   * use initialises it afresh with its key and nonce, which also clears what a failed
+   * decryption left in it.
+   */
+  private static final ThreadLocal<Cipher> AES_GCM = ThreadLocal.withInitial(() -> {
+    try {
+      return Cipher.getInstance("AES/GCM/NoPadding");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  });
+  private static final ThreadLocal<MessageDigest> SHA_256 = ThreadLocal.withInitial(() -> {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  });
 
   public SecretBox(byte[] masterKey) {
     if (masterKey.length != 32) {
@@ -46,7 +65,7 @@ public final class SecretBox {
     try {
       byte[] nonce = new byte[NONCE_BYTES];
       RANDOM.nextBytes(nonce);
-      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      Cipher cipher = AES_GCM.get();
       cipher.init(Cipher.ENCRYPT_MODE, encryptionKey, new GCMParameterSpec(TAG_BITS, nonce));
       byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
       return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
@@ -58,7 +77,7 @@ public final class SecretBox {
   /** @throws IllegalStateException when the ciphertext was not made with this master key */
   public String decrypt(byte[] ciphertext) {
     try {
-      Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+      Cipher cipher = AES_GCM.get();
       cipher.init(Cipher.DECRYPT_MODE, encryptionKey,
           new GCMParameterSpec(TAG_BITS, ciphertext, 0, NONCE_BYTES));
       byte[] plain = cipher.doFinal(ciphertext, NONCE_BYTES, ciphertext.length - NONCE_BYTES);
@@ -93,12 +112,8 @@ public final class SecretBox {
   }
 
   public static String sha256Hex(String value) {
-    try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8)));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    // digest() leaves the thread's instance reset for the next value
+    return HexFormat.of().formatHex(SHA_256.get().digest(value.getBytes(StandardCharsets.UTF_8)));
   }
 
   public static byte[] randomKey() {

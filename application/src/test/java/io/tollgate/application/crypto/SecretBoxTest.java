@@ -91,4 +91,31 @@ class SecretBoxTest {
     assertThatThrownBy(() -> new SecretBox(other).decrypt(sealed))
         .isInstanceOf(IllegalStateException.class);
   }
+
+  /**
+   * A thread reuses its cipher for every box and every value: a failed decryption, or a box
+   * under another key, leaves nothing behind for the next use, and each sealing has a nonce of
+   * its own.
+   */
+  @Test
+  void oneThreadSealsAndOpensForManyBoxesAfterAFailure() {
+    SecretBox box = new SecretBox(MASTER);
+    byte[] otherKey = MASTER.clone();
+    otherKey[5] ^= 1;
+    SecretBox other = new SecretBox(otherKey);
+    byte[] sealed = box.encrypt("4000000000000002");
+    byte[] damaged = sealed.clone();
+    damaged[damaged.length - 1] ^= 1;
+
+    assertThatThrownBy(() -> box.decrypt(damaged)).isInstanceOf(IllegalStateException.class);
+    assertThat(box.decrypt(sealed)).isEqualTo("4000000000000002");
+    byte[] sealedByOther = other.encrypt("5555555555554444");
+    assertThat(other.decrypt(sealedByOther)).isEqualTo("5555555555554444");
+    assertThatThrownBy(() -> box.decrypt(sealedByOther)).isInstanceOf(IllegalStateException.class);
+    assertThat(box.decrypt(box.encrypt("4000000000000002"))).isEqualTo("4000000000000002");
+    assertThat(box.encrypt("4000000000000002")).isNotEqualTo(box.encrypt("4000000000000002"));
+    assertThat(SecretBox.sha256Hex("abc"))
+        .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assertThat(SecretBox.sha256Hex("abc")).isEqualTo(SecretBox.sha256Hex("abc"));
+  }
 }
