@@ -72,6 +72,37 @@ final class JdbiPaymentRepository implements PaymentRepository {
     return after;
   }
 
+  /** What a write's statement is made of; each shape's SQL is assembled once. */
+  private record Shape(String written, int operations, boolean card, boolean event, boolean entry, boolean customer) {}
+
+  /**
+   * The statements of {@link #write}, by shape: assembling one on every write cost a few
+   * kilobytes of text to copy and hash per payment step, and a new string each time for the
+   * statement caches to compare.
+   */
+  private static final java.util.concurrent.ConcurrentMap<Shape, String> WRITES =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static String sqlOf(Shape shape) {
+    StringBuilder sql = new StringBuilder("WITH ");
+    if (shape.card()) {
+      sql.append(JdbiCardVault.STORE).append(", ");
+    }
+    sql.append(shape.written()).append(", ")
+        .append(shape.operations() == 1 ? PaymentSql.OPERATION : PaymentSql.operations(shape.operations()));
+    if (shape.event()) {
+      sql.append(", ").append(PaymentSql.EVENT);
+    }
+    if (shape.entry()) {
+      sql.append(", ").append(PaymentSql.LEDGER);
+    }
+    if (shape.customer()) {
+      sql.append(", ").append(PaymentSql.CUSTOMER);
+    }
+    return sql.append("SELECT count(*), ").append(shape.card() ? "(SELECT token FROM vault)" : "CAST(NULL AS text)")
+        .append(" FROM written").toString();
+  }
+
   /**
    * One statement, one round trip: the payment row, its operations, and the outbox row, ledger
    * entry, customer and vault entry the step causes, the others only if the row was written
@@ -82,33 +113,18 @@ final class JdbiPaymentRepository implements PaymentRepository {
     if (card != null && expected != null) {
       throw new IllegalArgumentException("a card is stored with a new payment only");
     }
-    StringBuilder sql = new StringBuilder("WITH ");
-    if (card != null) {
-      sql.append(JdbiCardVault.STORE).append(", ");
-    }
-    sql.append(written).append(", ")
-        .append(operations.size() == 1 ? PaymentSql.OPERATION : PaymentSql.operations(operations.size()));
     WebhookOutbox.NewEvent event = effects.event();
     BalanceRepository.LedgerEntry entry = effects.entry();
-    if (event != null) {
-      sql.append(", ").append(PaymentSql.EVENT);
-    }
-    if (entry != null) {
-      sql.append(", ").append(PaymentSql.LEDGER);
-    }
     Customer customer = effects.customer();
     if (customer != null && expected != null) {
       throw new IllegalArgumentException("a customer is recorded with a new payment only");
     }
-    if (customer != null) {
-      sql.append(", ").append(PaymentSql.CUSTOMER);
-    }
-    sql.append("SELECT count(*), ").append(card == null ? "CAST(NULL AS text)" : "(SELECT token FROM vault)")
-        .append(" FROM written");
+    String sql = WRITES.computeIfAbsent(new Shape(written, operations.size(), card != null, event != null,
+        entry != null, customer != null), JdbiPaymentRepository::sqlOf);
     PaymentRow row = toRow(p);
     // One statement is atomic by itself; inside a TransactionRunner's transaction it joins it.
     return jdbi.withHandle(h -> {
-      Query q = h.createQuery(sql.toString());
+      Query q = h.createQuery(sql);
       // one binding for both shapes of the row: an update leaves the immutable columns unused
       q.getConfig(org.jdbi.v3.core.statement.SqlStatements.class).setUnusedBindingAllowed(true);
       bind(q, row);
