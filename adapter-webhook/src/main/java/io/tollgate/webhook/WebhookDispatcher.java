@@ -140,11 +140,13 @@ public final class WebhookDispatcher implements AutoCloseable {
 
   private void poll() {
     while (running) {
+      int free = 0;
       try {
         slots.acquire();
-        int free = 1 + slots.drainPermits();
+        free = 1 + slots.drainPermits();
         List<Delivery> due = running ? deliveries.claim(leaseToken, free, settings.lease()) : List.of();
         slots.release(free - due.size());
+        free = 0;
         for (Delivery d : due) {
           inFlight.incrementAndGet();
           senders.execute(() -> {
@@ -167,6 +169,8 @@ public final class WebhookDispatcher implements AutoCloseable {
         Thread.currentThread().interrupt();
         return;
       } catch (RuntimeException e) {
+        // the slots taken for a claim that failed are free again: kept, they would stall the dispatcher
+        slots.release(free);
         LOG.warn("could not lease webhook events; trying again shortly: {}", e.toString());
         sleepQuietly(Math.max(1000, settings.pollInterval().toMillis()));
       }

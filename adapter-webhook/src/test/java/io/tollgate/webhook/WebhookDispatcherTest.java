@@ -1,0 +1,119 @@
+package io.tollgate.webhook;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase;
+import io.tollgate.application.port.out.DestinationPolicy;
+import io.tollgate.application.port.out.WebhookOutbox.ClaimedEvent;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.ShopId;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dispatcher against a real HTTP receiver, with the outbox replaced by a fake whose claims
+ * answer by call number: what it sends and what it reports when the outbox fails.
+ */
+class WebhookDispatcherTest {
+
+  private HttpServer receiver;
+  private final List<String> received = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void startReceiver() throws Exception {
+    receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.createContext("/hooks", exchange -> {
+      received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
+      exchange.getRequestBody().readAllBytes();
+      exchange.sendResponseHeaders(200, -1);
+      exchange.close();
+    });
+    receiver.start();
+  }
+
+  @AfterEach
+  void stopReceiver() {
+    receiver.stop(0);
+  }
+
+  private ClaimedEvent event(String leaseToken) {
+    String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+    return new ClaimedEvent(UUID.randomUUID().toString(), leaseToken, new PaymentId("ab".repeat(16)),
+        new ShopId(1), PaymentState.COMPLETED, url, null, "{}".getBytes(StandardCharsets.UTF_8), 0, 0, Instant.now());
+  }
+
+  /** An outbox whose claims answer from {@code claims}, by call number from 1. */
+  private static final class FakeOutbox implements WebhookDeliveryUseCase {
+    final AtomicInteger claimCalls = new AtomicInteger();
+    final List<Reported> reported = new CopyOnWriteArrayList<>();
+    final IntFunction<List<ClaimedEvent>> claims;
+
+    FakeOutbox(IntFunction<List<ClaimedEvent>> claims) {
+      this.claims = claims;
+    }
+
+    @Override
+    public List<Delivery> claim(String leaseToken, int limit, Duration lease) {
+      return claims.apply(claimCalls.incrementAndGet()).stream().map(e -> new Delivery(e, e.url(), "whsec_test"))
+          .toList();
+    }
+
+    @Override
+    public void reportAll(List<Reported> reports) {
+      reported.addAll(reports);
+    }
+
+    @Override
+    public void release(String leaseToken) {
+    }
+  }
+
+  private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() < until).as(what).isTrue();
+      Thread.sleep(10);
+    }
+  }
+
+  /**
+   * A claim that fails (the database unreachable for a moment) must not keep the delivery slots
+   * it had taken: the dispatcher would then wait for a free slot forever and send nothing more
+   * until restarted.
+   */
+  @Test
+  void after_a_failed_claim_the_next_claimed_event_is_still_sent() throws Exception {
+    ClaimedEvent later = event("lease-1");
+    FakeOutbox outbox = new FakeOutbox(n -> {
+      if (n == 1) {
+        throw new IllegalStateException("the database is not reachable");
+      }
+      return n == 2 ? List.of(later) : List.of();
+    });
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("the event claimed after the failure is sent", () -> received.contains(later.id()));
+      await("and its attempt reported", () -> !outbox.reported.isEmpty());
+      assertThat(outbox.reported).singleElement().satisfies(r -> {
+        assertThat(r.delivery().eventId()).isEqualTo(later.id());
+        assertThat(r.result().delivered()).isTrue();
+      });
+      assertThat(dispatcher.isRunning()).isTrue();
+    }
+  }
+}
