@@ -106,6 +106,26 @@ class DatabaseOutageTest {
                 .bind("id", id).mapTo(Integer.class).one());
             assertThat(found).as("confirmed payment " + id).isEqualTo(1);
           }
+
+          // The webhook dispatcher's claims failed during the outage; it sends again after it.
+          try (WebhookReceiver receiver = new WebhookReceiver()) {
+            HttpResponse<String> created = http.send(HttpRequest.newBuilder(app.baseUri().resolve("/api/v1/payments"))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("""
+                    {"paymentType":"DEPOSIT","amount":2,"currency":"EUR","webhookUrl":"%s",
+                     "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}"""
+                    .formatted(receiver.url("/after-outage"))))
+                .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+            String id = TestGateway.JSON.readTree(created.body()).at("/result/id").asText();
+            HttpResponse<String> completed = http.send(HttpRequest.newBuilder(app.baseUri().resolve("/api/v1/payments/" + id))
+                .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.1\"}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(completed.body()).contains("\"state\":\"COMPLETED\"");
+            assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(15)))
+                .as("the payment's webhook arrives after the outage").isTrue();
+          }
         }
       }
     }
