@@ -15,7 +15,6 @@ import java.time.Clock;
 import java.time.Duration;
 import io.tollgate.application.port.out.GroupRepository.Member;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -71,25 +70,27 @@ final class FraudScreen {
     Set<Long> groupIds = new LinkedHashSet<>();
     Set<Member> candidates = new LinkedHashSet<>();
     List<GroupRepository.CardCount> counts = new ArrayList<>();
-    Map<RuleToRun, Integer> countOf = new HashMap<>();
-    for (RuleToRun r : rules) {
+    int[] countOf = new int[rules.size()]; // each rule's place among the counts, or -1
+    for (int i = 0; i < rules.size(); i++) {
+      RuleToRun r = rules.get(i);
       Long groupId = r.rule().groupId();
       if (groupId != null) {
         groupIds.add(groupId);
         candidates.addAll(candidates(r.type(), groupId, p, digits));
       }
       GroupRepository.CardCount count = velocityCount(r, p);
+      countOf[i] = count == null ? -1 : counts.size();
       if (count != null) {
-        countOf.put(r, counts.size());
         counts.add(count);
       }
     }
     GroupRepository.Lookup lookup = groups.lookup(groupIds, candidates, counts);
     Map<Long, GroupRepository.GroupRecord> named = lookup.groups();
     Set<Member> held = lookup.held();
-    for (RuleToRun r : rules) {
+    for (int i = 0; i < rules.size(); i++) {
+      RuleToRun r = rules.get(i);
       GroupRepository.GroupRecord group = r.rule().groupId() == null ? null : named.get(r.rule().groupId());
-      Integer count = countOf.containsKey(r) ? lookup.counts().get(countOf.get(r)) : null;
+      Integer count = countOf[i] < 0 ? null : lookup.counts().get(countOf[i]);
       String why = check(r.type(), r.rule(), group, p, digits, held, count);
       if (why != null) {
         return Optional.of(new Verdict(profile, r.type().declineCode(),
