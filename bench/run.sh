@@ -7,6 +7,10 @@
 # S4 on its own, default 1500), WARMUP (seconds of S1 that warm the JIT up first, default 180),
 # WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 30),
 # KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log in /tmp).
+# On your own PostgreSQL instead of the embedded one (the server your other systems are measured
+# on): TOLLGATE_DB_URL=jdbc:postgresql://HOST:PORT/DB with TOLLGATE_DB_USER and
+# TOLLGATE_DB_PASSWORD, a user that may create databases. The run creates its own database
+# (tollgate_bench_<time>) on that server next to DB, and drops it at the end unless KEEP_DATA=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-20}
@@ -24,20 +28,50 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 WORK=$(mktemp -d /tmp/tollgate-bench.XXXXXX)
 PORT=$(free_port)
 HOOK_PORT=$(free_port)
-SERVICE_PID=""; RECEIVER_PID=""
+SERVICE_PID=""; RECEIVER_PID=""; BENCH_DB=""
+
+# psql and pgbench find the database through libpq's PG* variables, set below.
+if [ -n "${TOLLGATE_DB_URL:-}" ]; then
+  # jdbc:postgresql://host[:port]/database[?parameters]
+  if [[ ! "$TOLLGATE_DB_URL" =~ ^jdbc:postgresql://([^/:?]+)(:([0-9]+))?/([^?]+) ]]; then
+    echo "bench/run.sh: TOLLGATE_DB_URL must look like jdbc:postgresql://HOST:PORT/DATABASE" >&2
+    exit 2
+  fi
+  export PGHOST=${BASH_REMATCH[1]} PGPORT=${BASH_REMATCH[3]:-5432} PGDATABASE=${BASH_REMATCH[4]}
+  GIVEN_DB=$PGDATABASE
+  export PGUSER=${TOLLGATE_DB_USER:-postgres} PGPASSWORD=${TOLLGATE_DB_PASSWORD:-}
+  BENCH_DB="tollgate_bench_$(date +%Y%m%d%H%M%S)"
+  psql -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE $BENCH_DB" >/dev/null \
+    || { echo "bench/run.sh: could not create database $BENCH_DB on $PGHOST:$PGPORT as $PGUSER" >&2; exit 2; }
+  DB_ENV=(TOLLGATE_DB_URL="jdbc:postgresql://$PGHOST:$PGPORT/$BENCH_DB")
+else
+  DB_ENV=()
+fi
+
 cleanup() {
   [ -n "$SERVICE_PID" ] && kill "$SERVICE_PID" 2>/dev/null && wait "$SERVICE_PID" 2>/dev/null || true
   [ -n "$RECEIVER_PID" ] && kill "$RECEIVER_PID" 2>/dev/null || true
   # The service log stays for a look afterwards; the database would fill a disk in a few runs.
-  [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$WORK/data"
+  if [ "${KEEP_DATA:-0}" != 1 ]; then
+    rm -rf "$WORK/data"
+    if [ -n "$BENCH_DB" ]; then
+      PGDATABASE=$GIVEN_DB psql -X -q -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" >/dev/null 2>&1 || true
+    fi
+  elif [ -n "$BENCH_DB" ]; then
+    echo "kept database $BENCH_DB on $PGHOST:$PGPORT" >&2
+  fi
 }
 trap cleanup EXIT
 
 echo "building the jar ..." >&2
 ./mvnw -q -DskipTests package
 
-echo "starting Tollgate (embedded PostgreSQL, data in $WORK) ..." >&2
-TOLLGATE_DATA_DIR="$WORK/data" TOLLGATE_PORT="$PORT" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
+if [ -n "$BENCH_DB" ]; then
+  echo "starting Tollgate (database $BENCH_DB on $PGHOST:$PGPORT, log in $WORK) ..." >&2
+else
+  echo "starting Tollgate (embedded PostgreSQL, data in $WORK) ..." >&2
+fi
+env "${DB_ENV[@]}" TOLLGATE_DATA_DIR="$WORK/data" TOLLGATE_PORT="$PORT" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
   TOLLGATE_WEBHOOK_PARALLELISM=32 \
   java -Xmx512m -XX:+UseParallelGC ${BENCH_JAVA_OPTS:-} -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
 SERVICE_PID=$!
@@ -45,8 +79,13 @@ for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && b
 grep -q "Tollgate is running" "$WORK/service.log" || { cat "$WORK/service.log" >&2; exit 1; }
 KEY=$(awk '/API key:/ {print $3}' "$WORK/service.log")
 PASSWORD=$(awk '/Merchant API user:/ {print $NF}' "$WORK/service.log")
-PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
-PSQL=(psql -X -q -At -h 127.0.0.1 -p "$PGPORT" -U postgres postgres)
+if [ -n "$BENCH_DB" ]; then
+  export PGDATABASE=$BENCH_DB
+else
+  export PGHOST=127.0.0.1 PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid") PGUSER=postgres PGDATABASE=postgres
+fi
+PSQL=(psql -X -q -At)
+PG_VERSION=$("${PSQL[@]}" -c "SHOW server_version" | awk '{print $1}')
 BASE="http://127.0.0.1:$PORT"
 
 python3 bench/receiver.py "$HOOK_PORT" & RECEIVER_PID=$!
@@ -87,7 +126,7 @@ wrk_run() {
 
 echo "S5: the database's own ceiling (pgbench, -c 16 -j 2) ..." >&2
 "${PSQL[@]}" -f bench/ceiling-schema.sql >/dev/null
-CEILING=$(pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql -h 127.0.0.1 -p "$PGPORT" -U postgres postgres 2>/dev/null \
+CEILING=$(pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql 2>/dev/null \
   | awk '/^tps/ {print $3; exit}')
 ROWS+=("S5 pgbench ceiling transaction (tx/s)|$(printf '%.0f' "$CEILING")|-|-|0|-|-")
 
@@ -147,8 +186,7 @@ SOURCES=$("${PSQL[@]}" -c "
   SELECT count(*) FROM bench_s4_sources;" | tail -1)
 S4_START=$("${PSQL[@]}" -c "SELECT now()")
 T0=$(cpu_ticks)
-pgbench -n -c 4 -j 2 -R "$EVENT_RATE" -T "$DURATION" -D sources="$SOURCES" -f bench/s4-event.sql \
-  -h 127.0.0.1 -p "$PGPORT" -U postgres postgres >/dev/null 2>&1
+pgbench -n -c 4 -j 2 -R "$EVENT_RATE" -T "$DURATION" -D sources="$SOURCES" -f bench/s4-event.sql >/dev/null 2>&1
 for _ in $(seq 1 180); do
   [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
 done
@@ -171,7 +209,8 @@ TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" 
 TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua
 
 echo
-echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m, ParallelGC · S1 after ${WARMUP:-180}s of warm-up"
+if [ -n "$BENCH_DB" ]; then DB_SAID="PostgreSQL $PG_VERSION at $PGHOST:$PGPORT"; else DB_SAID="embedded PostgreSQL $PG_VERSION"; fi
+echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m, ParallelGC · S1 after ${WARMUP:-180}s of warm-up · $DB_SAID"
 printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "Scenario" "Rate" "p50 ms" "p99 ms" "Errors" "vs ceiling" "CPU %" "Heap MB"
 printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------------" "------------" "----------" "----------" "--------" "--------------" "----------" "---------"
 for row in "${ROWS[@]}"; do
