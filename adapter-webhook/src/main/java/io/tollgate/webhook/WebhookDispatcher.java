@@ -22,11 +22,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -228,10 +231,10 @@ public final class WebhookDispatcher implements AutoCloseable {
             .header("Webhook-Timestamp", Long.toString(clock.instant().getEpochSecond()))
             .POST(HttpRequest.BodyPublishers.ofByteArray(d.body()))
             .build();
-        status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        status = exchange(request);
       }
-    } catch (HttpTimeoutException e) {
-      error = "no answer within " + settings.requestTimeout().toSeconds() + " s";
+    } catch (HttpTimeoutException | TimeoutException e) {
+      error = "no complete answer within " + settings.requestTimeout().toSeconds() + " s";
     } catch (ConnectException e) {
       error = "connection refused or unreachable";
     } catch (IOException e) {
@@ -254,6 +257,31 @@ public final class WebhookDispatcher implements AutoCloseable {
           d.url(), d.attempt(), status != null ? "HTTP " + status : error);
     }
     return result;
+  }
+
+  /**
+   * Sends one attempt and returns the receiver's status once its whole answer is in, within the
+   * request timeout from start to end. The request's own timeout ends when the headers arrive;
+   * a receiver that then trickles or never ends its body would hold the delivery's slot past its
+   * lease, and the event would be claimed and sent again while the first attempt still waited.
+   */
+  private int exchange(HttpRequest request) throws IOException, InterruptedException, TimeoutException {
+    CompletableFuture<HttpResponse<Void>> exchange = http.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+    try {
+      return exchange.get(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS).statusCode();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof IllegalArgumentException invalid) {
+        throw invalid;
+      }
+      throw new IOException(cause == null ? e : cause);
+    } finally {
+      // abandons the exchange (and closes its connection) if it has not ended
+      exchange.cancel(true);
+    }
   }
 
   private String problemBeforeSending(Delivery d) {

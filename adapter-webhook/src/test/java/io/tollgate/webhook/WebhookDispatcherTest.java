@@ -17,6 +17,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
@@ -31,15 +34,33 @@ import org.junit.jupiter.api.Test;
 class WebhookDispatcherTest {
 
   private HttpServer receiver;
+  private ExecutorService receiverThreads;
+  private final CountDownLatch slowBodyEnds = new CountDownLatch(1);
   private final List<String> received = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void startReceiver() throws Exception {
+    receiverThreads = Executors.newCachedThreadPool();
     receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    receiver.setExecutor(receiverThreads);
     receiver.createContext("/hooks", exchange -> {
       received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
       exchange.getRequestBody().readAllBytes();
       exchange.sendResponseHeaders(200, -1);
+      exchange.close();
+    });
+    // answers 200 at once, then starts a body it does not finish
+    receiver.createContext("/slow-body", exchange -> {
+      received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
+      exchange.getRequestBody().readAllBytes();
+      exchange.sendResponseHeaders(200, 0);
+      exchange.getResponseBody().write('{');
+      exchange.getResponseBody().flush();
+      try {
+        slowBodyEnds.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       exchange.close();
     });
     receiver.start();
@@ -47,11 +68,17 @@ class WebhookDispatcherTest {
 
   @AfterEach
   void stopReceiver() {
+    slowBodyEnds.countDown();
     receiver.stop(0);
+    receiverThreads.shutdownNow();
   }
 
   private ClaimedEvent event(String leaseToken) {
-    String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + "/hooks";
+    return event(leaseToken, "/hooks");
+  }
+
+  private ClaimedEvent event(String leaseToken, String path) {
+    String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + path;
     return new ClaimedEvent(UUID.randomUUID().toString(), leaseToken, new PaymentId("ab".repeat(16)),
         new ShopId(1), PaymentState.COMPLETED, url, null, "{}".getBytes(StandardCharsets.UTF_8), 0, 0, Instant.now());
   }
@@ -114,6 +141,34 @@ class WebhookDispatcherTest {
         assertThat(r.result().delivered()).isTrue();
       });
       assertThat(dispatcher.isRunning()).isTrue();
+    }
+  }
+
+  /**
+   * The request timeout holds for the whole answer, not only its headers: a receiver that
+   * answers 200 and never ends its body would otherwise hold the delivery's slot for as long as
+   * it likes, past the event's lease, so that the event is claimed and sent again and, once
+   * every slot is held so, no webhook of any shop goes out.
+   */
+  @Test
+  void an_answer_whose_body_never_ends_is_a_failed_attempt_within_the_timeout() throws Exception {
+    ClaimedEvent stalled = event("lease-1", "/slow-body");
+    ClaimedEvent next = event("lease-1");
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(stalled) : n == 2 ? List.of(next) : List.of());
+    // one slot: the next event can only go out once the stalled attempt has ended
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("the stalled attempt is reported", () -> outbox.reported.stream()
+          .anyMatch(r -> r.delivery().eventId().equals(stalled.id())));
+      assertThat(outbox.reported).filteredOn(r -> r.delivery().eventId().equals(stalled.id())).singleElement()
+          .satisfies(r -> {
+            assertThat(r.result().delivered()).isFalse();
+            assertThat(r.result().error()).contains("no complete answer within 1 s");
+          });
+      await("the next event is sent in the freed slot", () -> received.contains(next.id()));
+      await("and reported delivered", () -> outbox.reported.stream()
+          .anyMatch(r -> r.delivery().eventId().equals(next.id()) && r.result().delivered()));
     }
   }
 }
