@@ -6,7 +6,8 @@
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
 # S4 on its own, default 1500), WARMUP (seconds of S1 that warm the JIT up first, default 180),
 # WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 30),
-# KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log in /tmp).
+# KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log in /tmp),
+# KILLBILL (1 adds Kill Bill's rows from bench/killbill.sh, on the server of TOLLGATE_DB_URL).
 # On your own PostgreSQL instead of the embedded one (the server your other systems are measured
 # on): TOLLGATE_DB_URL=jdbc:postgresql://HOST:PORT/DB with TOLLGATE_DB_USER and
 # TOLLGATE_DB_PASSWORD, a user that may create databases. The run creates its own database
@@ -17,6 +18,10 @@ DURATION=${DURATION:-20}
 CONNECTIONS=${CONNECTIONS:-16}
 LIST_ROWS=${LIST_ROWS:-1000000}
 
+if [ "${KILLBILL:-0}" = 1 ] && [ -z "${TOLLGATE_DB_URL:-}" ]; then
+  echo "bench/run.sh: KILLBILL=1 runs Kill Bill on your PostgreSQL server; give it as TOLLGATE_DB_URL (bench/killbill.sh)" >&2
+  exit 2
+fi
 for tool in wrk pgbench psql python3 java; do
   if ! command -v "$tool" >/dev/null; then
     echo "bench/run.sh needs $tool (Debian: apt-get install wrk postgresql-client python3)" >&2
@@ -31,18 +36,12 @@ HOOK_PORT=$(free_port)
 SERVICE_PID=""; RECEIVER_PID=""; BENCH_DB=""
 
 # psql and pgbench find the database through libpq's PG* variables, set below.
+. bench/pg-server.sh
+. bench/table.sh
 if [ -n "${TOLLGATE_DB_URL:-}" ]; then
-  # jdbc:postgresql://host[:port]/database[?parameters]
-  if [[ ! "$TOLLGATE_DB_URL" =~ ^jdbc:postgresql://([^/:?]+)(:([0-9]+))?/([^?]+) ]]; then
-    echo "bench/run.sh: TOLLGATE_DB_URL must look like jdbc:postgresql://HOST:PORT/DATABASE" >&2
-    exit 2
-  fi
-  export PGHOST=${BASH_REMATCH[1]} PGPORT=${BASH_REMATCH[3]:-5432} PGDATABASE=${BASH_REMATCH[4]}
-  GIVEN_DB=$PGDATABASE
-  export PGUSER=${TOLLGATE_DB_USER:-postgres} PGPASSWORD=${TOLLGATE_DB_PASSWORD:-}
+  pg_server_from_url
   BENCH_DB="tollgate_bench_$(date +%Y%m%d%H%M%S)"
-  psql -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE $BENCH_DB" >/dev/null \
-    || { echo "bench/run.sh: could not create database $BENCH_DB on $PGHOST:$PGPORT as $PGUSER" >&2; exit 2; }
+  create_bench_db "$BENCH_DB"
   DB_ENV=(TOLLGATE_DB_URL="jdbc:postgresql://$PGHOST:$PGPORT/$BENCH_DB")
 else
   DB_ENV=()
@@ -55,7 +54,7 @@ cleanup() {
   if [ "${KEEP_DATA:-0}" != 1 ]; then
     rm -rf "$WORK/data"
     if [ -n "$BENCH_DB" ]; then
-      PGDATABASE=$GIVEN_DB psql -X -q -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" >/dev/null 2>&1 || true
+      drop_bench_db "$BENCH_DB"
     fi
   elif [ -n "$BENCH_DB" ]; then
     echo "kept database $BENCH_DB on $PGHOST:$PGPORT" >&2
@@ -208,14 +207,20 @@ curl -s -o /dev/null -H "Authorization: Basic $TOLLGATE_BENCH_BASIC" "$BASE/merc
 TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" bench/wrk/s3-list.lua
 TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua
 
+GC_SAID="major GCs during the run: $(major_gcs); the JIT's compiler threads during S1 (its CPU % includes them): ${S1_JIT}% of a core"
+
+if [ "${KILLBILL:-0}" = 1 ]; then
+  # The machine is Kill Bill's alone for its rows: Tollgate and the receiver stop first.
+  kill "$SERVICE_PID" "$RECEIVER_PID" 2>/dev/null || true
+  wait "$SERVICE_PID" 2>/dev/null || true
+  SERVICE_PID=""; RECEIVER_PID=""
+  CEILING=$CEILING KB_ROWS_FILE="$WORK/killbill-rows.txt" bash bench/killbill.sh
+  while IFS= read -r row; do ROWS+=("$row"); done < "$WORK/killbill-rows.txt"
+fi
+
 echo
 if [ -n "$BENCH_DB" ]; then DB_SAID="PostgreSQL $PG_VERSION at $PGHOST:$PGPORT"; else DB_SAID="embedded PostgreSQL $PG_VERSION"; fi
 echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m, ParallelGC · S1 after ${WARMUP:-180}s of warm-up · $DB_SAID"
-printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "Scenario" "Rate" "p50 ms" "p99 ms" "Errors" "vs ceiling" "CPU %" "Heap MB"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------------" "------------" "----------" "----------" "--------" "--------------" "----------" "---------"
-for row in "${ROWS[@]}"; do
-  IFS='|' read -r name rate p50 p99 errors cpu heap <<< "$row"
-  ratio=$(python3 -c "print(f'{float(\"$rate\") / float(\"$CEILING\"):.2f}x')" 2>/dev/null || echo "-")
-  printf '| %-58s | %10s | %8s | %8s | %6s | %12s | %8s | %7s |\n' "$name" "$rate" "$p50" "$p99" "$errors" "$ratio" "$cpu" "$heap"
-done
-echo "major GCs during the run: $(major_gcs); the JIT's compiler threads during S1 (its CPU % includes them): ${S1_JIT}% of a core"
+print_table
+echo "$GC_SAID"
+[ "${KILLBILL:-0}" != 1 ] || echo "Kill Bill's rows (bench/killbill.sh): on the same server after Tollgate stopped, ${KB_WARMUP:-60}s of load unmeasured then ${DURATION}s, -Xmx1g, ${KB_ACCOUNTS:-64} accounts"
