@@ -2,6 +2,7 @@ package io.tollgate.rest.common;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.Pan;
 import java.time.Instant;
 import java.util.List;
 
@@ -20,13 +21,15 @@ public record ErrorEnvelope(
 
   @JsonInclude(JsonInclude.Include.ALWAYS)
   public record FieldError(String field, String message, Object rejectedValue) {
+    /** A rejected text goes back with any card number in it masked, whichever field it came in. */
     static FieldError of(Violation v) {
-      return new FieldError(v.field(), v.message(), v.rejectedValue());
+      Object rejected = v.rejectedValue() instanceof String text ? Pan.maskForDisplay(text) : v.rejectedValue();
+      return new FieldError(v.field(), v.message(), rejected);
     }
   }
 
   public static ErrorEnvelope of(int status, String message, List<Violation> violations, String path) {
     return new ErrorEnvelope(Timestamps.envelope(Instant.now()), status, HttpReason.phrase(status),
-        message, violations.stream().map(FieldError::of).toList(), path, org.slf4j.MDC.get("requestId"));
+        message == null ? null : Pan.maskForDisplay(message), violations.stream().map(FieldError::of).toList(), path, org.slf4j.MDC.get("requestId"));
   }
 }

@@ -34,7 +34,8 @@ public final class Json {
       .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-      .enable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION.mappedFeature())
+      // a body's text never goes back in an error: it may hold a card number and its security code
+      .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION.mappedFeature())
       .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN)
       .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
       .serializationInclusion(JsonInclude.Include.NON_NULL)
@@ -66,11 +67,74 @@ public final class Json {
       throw new DomainException.Invalid(
           Violation.of(null, "Request body must be a JSON object", null));
     }
+    java.util.List<Violation> unusable = new java.util.ArrayList<>();
+    checkValues(node, "", unusable);
+    if (!unusable.isEmpty()) {
+      throw new DomainException.Invalid("Invalid request body", unusable);
+    }
     return (ObjectNode) node;
+  }
+
+  /** The largest power of ten a number may carry either way: amounts have 18 decimals at most. */
+  static final int MAX_NUMBER_SCALE = 100;
+
+  /**
+   * Values no field can take, refused wherever they are, also in fields we do not read: a number
+   * such as {@code 1e999999999}, eleven bytes that spell a billion digits (writing it out, as
+   * the idempotency fingerprint and the error for a bad amount do, would take seconds and
+   * gigabytes), and text with a NUL character or half a surrogate pair, which PostgreSQL cannot
+   * store or would store changed.
+   */
+  private static void checkValues(JsonNode node, String path, java.util.List<Violation> unusable) {
+    if (node.isObject()) {
+      Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> e = fields.next();
+        String field = path.isEmpty() ? e.getKey() : path + "." + e.getKey();
+        if (!storable(e.getKey())) {
+          unusable.add(Violation.of(path.isEmpty() ? null : path,
+              "field names must not contain NUL characters or unpaired surrogates", null));
+        } else {
+          checkValues(e.getValue(), field, unusable);
+        }
+      }
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        checkValues(node.get(i), path + "[" + i + "]", unusable);
+      }
+    } else if (node.isNumber()) {
+      java.math.BigDecimal n = node.decimalValue();
+      if (Math.abs((long) n.scale()) > MAX_NUMBER_SCALE || n.precision() - (long) n.scale() > MAX_NUMBER_SCALE) {
+        unusable.add(Violation.of(path, "number out of range", null));
+      }
+    } else if (node.isTextual() && !storable(node.textValue())) {
+      unusable.add(Violation.of(path, "must not contain NUL characters or unpaired surrogates", null));
+    }
+  }
+
+  /** Text PostgreSQL stores as it is: no NUL character, no half of a surrogate pair. */
+  public static boolean storable(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == 0) {
+        return false;
+      }
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 == text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
+          return false;
+        }
+        i++;
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static DomainException.Invalid malformed(String detail) {
     String clean = detail == null ? "unreadable" : detail.replaceAll("[\\r\\n\\t]+", " ");
+    // a token Jackson quotes may be a card number
+    clean = io.tollgate.domain.group.Pan.maskForDisplay(clean);
     if (clean.length() > 200) {
       clean = clean.substring(0, 200) + "…";
     }

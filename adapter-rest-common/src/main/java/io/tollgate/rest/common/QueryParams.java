@@ -61,6 +61,10 @@ public final class QueryParams {
       violations.add(Violation.of(name, "must be at most " + maxLength + " characters", raw.substring(0, 64) + "…"));
       return null;
     }
+    if (raw != null && !Json.storable(raw)) {
+      violations.add(Violation.of(name, "must not contain NUL characters or unpaired surrogates", null));
+      return null;
+    }
     return raw;
   }
 

@@ -3,6 +3,7 @@ package io.tollgate.application.service;
 import io.tollgate.application.port.in.CardInput;
 import io.tollgate.application.port.in.CreatePaymentCommand;
 import io.tollgate.domain.group.CountryCode;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.group.EmailAddress;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Currency;
@@ -169,7 +170,8 @@ final class PaymentRequestRules {
         }
       }
       if (card.cardToken() != null) {
-        checks.add("card.cardToken", "send either a card number or a card token, not both", card.cardToken());
+        checks.add("card.cardToken", "send either a card number or a card token, not both",
+            Pan.maskForDisplay(card.cardToken()));
       }
     } else if (card.cardToken() == null) {
       checks.add("card.cardNumber", "is required (or card.cardToken)", null);

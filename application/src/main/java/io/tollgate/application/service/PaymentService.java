@@ -17,6 +17,7 @@ import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.DomainException;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
@@ -199,7 +200,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     } else {
       token = v.card().cardToken();
       digits = cardVault.reveal(shop, token).orElseThrow(() -> new DomainException.Invalid(
-          Violation.of("card.cardToken", "unknown card token", token)));
+          Violation.of("card.cardToken", "unknown card token", Pan.maskForDisplay(token))));
     }
     return cards.describe(digits, token, v.card().cardholderName(), v.card().expiryMonth(), v.card().expiryYear());
   }

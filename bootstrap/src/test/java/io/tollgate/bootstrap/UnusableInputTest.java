@@ -1,0 +1,96 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.domain.user.Permission;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Input that no field can take, found in review: each is a 400 or 401 in the envelope that
+ * changes nothing (never a 500, a slow answer or a huge one), and no error sends back a card
+ * number or security code the request carried.
+ */
+class UnusableInputTest {
+
+  static TestGateway gw;
+  static String[] user;
+
+  @BeforeAll
+  static void start() throws Exception {
+    // bank transfers stay PENDING for the whole test
+    gw = TestGateway.start(Map.of("TOLLGATE_SANDBOX_BANK_DELAY", "PT1H"));
+    user = gw.merchantUser(gw.merchant, "review@shop.example", Permission.values());
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  @Test
+  void a_body_cut_short_is_refused_without_the_card_it_carried() {
+    int before = gw.countPayments();
+    TestGateway.Answer a = gw.post("/api/v1/payments", """
+        {"card":{"cardNumber":"4000000000000408","cardholderName":"ANN LEE","cardSecurityCode":"123",\
+        "expiryMonth":"12","expiryYear":"2030"},"paymentType":"DEPOSIT","amount":40.00,"currency":"EUR\"""");
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.json().get("message").asText()).startsWith("Malformed JSON");
+    assertThat(a.body()).doesNotContain("4000000000000408").doesNotContain("cardSecurityCode").doesNotContain("ANN LEE");
+
+    TestGateway.Answer token = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":5,"currency":"EUR","card":{"cardToken":"4000000000000408"}}""");
+    assertThat(token.status()).isEqualTo(400);
+    assertThat(token.body()).doesNotContain("4000000000000408").contains("400000******0408");
+
+    long group = gw.app.services().groups().create(gw.merchant, io.tollgate.domain.group.GroupKind.CARD, "cards", false)
+        .id();
+    TestGateway.Answer notAnArray = gw.merchantPost("/merchant-api/v1/card-groups/" + group + "/cards",
+        "{\"cardNumbers\":\"4000000000000408\"}", user);
+    assertThat(notAnArray.status()).isEqualTo(400);
+    assertThat(notAnArray.body()).doesNotContain("4000000000000408");
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
+  /** Eleven bytes that spell a billion digits; writing them out took seconds and gigabytes. */
+  @Test
+  void numbers_of_any_size_in_few_bytes_are_out_of_range_wherever_they_are() {
+    int before = gw.countPayments();
+    TestGateway.Answer unknownField = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\",\"extra\":{\"n\":[1e999999999]}}");
+    assertThat(unknownField.status()).isEqualTo(400);
+    assertThat(unknownField.json().at("/errors/0/field").asText()).isEqualTo("extra.n[0]");
+    assertThat(unknownField.json().at("/errors/0/message").asText()).isEqualTo("number out of range");
+
+    TestGateway.Answer amount = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":1e10000000,\"currency\":\"EUR\"}");
+    assertThat(amount.status()).isEqualTo(400);
+    assertThat(amount.body().length()).isLessThan(2_000);
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1e-400,\"currency\":\"EUR\"}")
+        .status()).isEqualTo(400);
+    assertThat(gw.countPayments()).isEqualTo(before);
+    // an ordinary large exponent is still a number
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.5E1,\"currency\":\"EUR\"}")
+        .json().at("/result/amount").decimalValue()).isEqualByComparingTo("15");
+  }
+
+  @Test
+  void text_postgresql_cannot_store_is_refused() {
+    int before = gw.countPayments();
+    for (String value : new String[] {"a\\u0000b", "\\ud800", "x\\udc00"}) {
+      TestGateway.Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\","
+          + "\"referenceId\":\"" + value + "\",\"customer\":{\"firstName\":\"" + value + "\"}}");
+      assertThat(a.status()).as(value).isEqualTo(400);
+      assertThat(a.json().findValuesAsText("field")).as(value).containsExactlyInAnyOrder("referenceId", "customer.firstName");
+    }
+    assertThat(gw.countPayments()).isEqualTo(before);
+    assertThat(gw.get("/api/v1/payments?referenceId.eq=a%00b").status()).isEqualTo(400);
+  }
+}
