@@ -93,4 +93,15 @@ class UnusableInputTest {
     assertThat(gw.countPayments()).isEqualTo(before);
     assertThat(gw.get("/api/v1/payments?referenceId.eq=a%00b").status()).isEqualTo(400);
   }
+
+  @Test
+  void date_filters_take_four_digit_years() {
+    for (String from : new String[] {"-5000-01-01T00:00:00", "%2B300000-01-01T00:00:00", "%2B99999-01-01T00:00:00"}) {
+      assertThat(gw.get("/api/v1/payments?created.gte=" + from).status()).as(from).isEqualTo(400);
+      assertThat(gw.merchantGet("/merchant-api/v1/payments?created.lt=" + from, user).status()).as(from).isEqualTo(400);
+      assertThat(gw.merchantGet("/merchant-api/v1/operations?completed.gte=" + from, user).status()).as(from)
+          .isEqualTo(400);
+    }
+    assertThat(gw.get("/api/v1/payments?created.gte=0001-01-01T00:00:00").status()).isEqualTo(200);
+  }
 }

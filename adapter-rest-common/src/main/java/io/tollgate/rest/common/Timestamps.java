@@ -21,6 +21,19 @@ public final class Timestamps {
   private static final DateTimeFormatter RECORD =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withResolverStyle(ResolverStyle.STRICT);
 
+  /**
+   * Filters: {@link #RECORD}'s form with a year of exactly four digits. {@code uuuu} would also
+   * take a sign and more digits, years PostgreSQL cannot compare with.
+   */
+  private static final DateTimeFormatter FILTER = new java.time.format.DateTimeFormatterBuilder()
+      .appendValue(java.time.temporal.ChronoField.YEAR, 4).appendLiteral('-')
+      .appendValue(java.time.temporal.ChronoField.MONTH_OF_YEAR, 2).appendLiteral('-')
+      .appendValue(java.time.temporal.ChronoField.DAY_OF_MONTH, 2).appendLiteral('T')
+      .appendValue(java.time.temporal.ChronoField.HOUR_OF_DAY, 2).appendLiteral(':')
+      .appendValue(java.time.temporal.ChronoField.MINUTE_OF_HOUR, 2).appendLiteral(':')
+      .appendValue(java.time.temporal.ChronoField.SECOND_OF_MINUTE, 2)
+      .toFormatter().withResolverStyle(ResolverStyle.STRICT);
+
   private Timestamps() {}
 
   public static String envelope(Instant instant) {
@@ -65,7 +78,7 @@ public final class Timestamps {
       return null;
     }
     try {
-      return LocalDateTime.parse(value, RECORD).toInstant(ZoneOffset.UTC);
+      return LocalDateTime.parse(value, FILTER).toInstant(ZoneOffset.UTC);
     } catch (DateTimeParseException e) {
       throw new DomainException.Invalid(Violation.of(field,
           "must be a UTC date-time in the form YYYY-MM-DDTHH:MM:SS", value));

@@ -1,6 +1,7 @@
 package io.tollgate.rest.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -50,5 +51,16 @@ class TimestampsTest {
   void recordTimesParseBackAsFilters() {
     Instant t = Instant.parse("2026-11-22T09:13:07Z");
     assertThat(Timestamps.parseFilter("created.gte", Timestamps.record(t))).isEqualTo(t);
+  }
+
+  @Test
+  void filtersTakeFourDigitYearsOnly() {
+    assertThat(Timestamps.parseFilter("created.gte", "0000-01-01T00:00:00")).isEqualTo(Instant.parse("0000-01-01T00:00:00Z"));
+    assertThat(Timestamps.parseFilter("created.gte", "9999-12-31T23:59:59")).isEqualTo(Instant.parse("9999-12-31T23:59:59Z"));
+    for (String bad : new String[] {"-5000-01-01T00:00:00", "+99999-01-01T00:00:00", "+2026-01-01T00:00:00",
+        "20260-01-01T00:00:00", "-999999999-01-01T00:00:00", "2026-02-30T00:00:00", "2026-1-01T00:00:00"}) {
+      assertThatThrownBy(() -> Timestamps.parseFilter("created.gte", bad)).as(bad)
+          .isInstanceOf(io.tollgate.domain.DomainException.Invalid.class);
+    }
   }
 }
