@@ -104,4 +104,13 @@ class UnusableInputTest {
     }
     assertThat(gw.get("/api/v1/payments?created.gte=0001-01-01T00:00:00").status()).isEqualTo(200);
   }
+
+  @Test
+  void credentials_no_user_can_have_are_a_401() {
+    assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "a".repeat(100)}).status()).isEqualTo(401);
+    assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {"nobody@x.test", "a".repeat(100)}).status())
+        .isEqualTo(401);
+    assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {"demo\u0000@x.test", "x"}).status()).isEqualTo(401);
+    assertThat(gw.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
+  }
 }

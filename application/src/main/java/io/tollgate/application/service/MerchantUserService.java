@@ -56,7 +56,8 @@ public final class MerchantUserService implements MerchantUsersUseCase {
 
   @Override
   public MerchantUser authenticate(String email, String password) {
-    if (email == null || password == null) {
+    // No user has such an address or password (see create): refused before the database or bcrypt see them.
+    if (email == null || password == null || email.indexOf('\u0000') >= 0 || tooLong(password)) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
     String key = secrets.fingerprint("merchant-login:" + email.toLowerCase(Locale.ROOT) + "\u0000" + password);
@@ -92,8 +93,8 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     } catch (RuntimeException e) {
       problems.add(Violation.of("email", "must be a valid e-mail address", email));
     }
-    if (password != null && (password.length() < 12 || password.length() > 128)) {
-      problems.add(Violation.of("password", "must be 12 to 128 characters", null));
+    if (password != null && (password.length() < 12 || tooLong(password))) {
+      problems.add(Violation.of("password", "must be 12 characters to " + MAX_PASSWORD_BYTES + " bytes long", null));
     }
     if (!merchants.merchantExists(merchant)) {
       problems.add(Violation.of("merchant", "does not exist", merchant.value()));
@@ -105,6 +106,13 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     MerchantUser user = users.create(merchant, address.value(), hasher.hash(secret), permissions, clock.instant())
         .orElseThrow(() -> new DomainException.Conflict("email_taken", "A user with this e-mail address exists"));
     return new CreatedUser(user, secret);
+  }
+
+  /** bcrypt reads no more of a password than this, in UTF-8. */
+  static final int MAX_PASSWORD_BYTES = 72;
+
+  private static boolean tooLong(String password) {
+    return password.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PASSWORD_BYTES;
   }
 
   private static String generatePassword() {
