@@ -210,6 +210,10 @@ class MerchantRecordsTest {
     TestGateway.Answer foreign = edit("POST", path + "/shops", "{\"shops\":[" + foreignShop.value() + ",\"x\"]}", viewer);
     assertThat(foreign.status()).isEqualTo(400);
     assertThat(edit("POST", path + "/shops", "{\"shops\":[]}", viewer).status()).isEqualTo(400);
+    // 2^64 more than the shop's id: its low 64 bits are the shop's id, and it names no shop
+    String wrapped = java.math.BigInteger.TWO.pow(64).add(java.math.BigInteger.valueOf(gw.shop.value())).toString();
+    assertThat(edit("DELETE", path + "/shops", "{\"shops\":[" + wrapped + "]}", viewer).status()).isEqualTo(400);
+    assertThat(result(path, viewer).get("shops").findValuesAsText("id")).containsExactly(String.valueOf(gw.shop.value()));
     assertThat(edit("DELETE", path + "/shops", body, viewer).status()).isEqualTo(204);
     assertThat(result(path, viewer).get("shops")).isEmpty();
   }

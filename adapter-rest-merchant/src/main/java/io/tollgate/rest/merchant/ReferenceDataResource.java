@@ -192,7 +192,8 @@ public final class ReferenceDataResource {
     List<Violation> problems = new ArrayList<>();
     for (int i = 0; i < array.size(); i++) {
       JsonNode n = array.get(i);
-      if (n.isIntegralNumber() && n.asLong() > 0) {
+      // canConvertToLong: asLong() of a larger integer keeps its low 64 bits, another shop's id
+      if (n.isIntegralNumber() && n.canConvertToLong() && n.asLong() > 0) {
         ids.add(n.asLong());
       } else {
         problems.add(Violation.of("shops[" + i + "]", "must be a shop id (a positive integer)", n.toString()));
