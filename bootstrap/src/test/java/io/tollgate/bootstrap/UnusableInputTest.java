@@ -113,4 +113,38 @@ class UnusableInputTest {
     assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {"demo\u0000@x.test", "x"}).status()).isEqualTo(401);
     assertThat(gw.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
   }
+
+  /**
+   * Once the page has shown the bank details the customer may have paid; the bank's answer,
+   * not a late click, settles the deposit.
+   */
+  @Test
+  void a_bank_transfer_awaited_from_the_bank_cannot_be_cancelled_from_the_page() {
+    String id = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"paymentMethod\":\"BANKTRANSFER\",\"amount\":50.00,\"currency\":\"EUR\"}")
+        .json().at("/result/id").asText();
+    String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+    assertThat(csrf.find()).isTrue();
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").json().at("/result/state").asText())
+        .isEqualTo("PENDING");
+
+    TestGateway.Answer cancel = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id + "/cancel"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8))));
+    assertThat(cancel.status()).isBetween(300, 399);
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("PENDING");
+
+    // a transfer not yet chosen still can be
+    String other = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"paymentMethod\":\"BANKTRANSFER\",\"amount\":50.00,\"currency\":\"EUR\"}")
+        .json().at("/result/id").asText();
+    Matcher otherCsrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+        .matcher(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other)).GET()).body());
+    assertThat(otherCsrf.find()).isTrue();
+    gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other + "/cancel"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(otherCsrf.group(1), StandardCharsets.UTF_8))));
+    assertThat(gw.get("/api/v1/payments/" + other).json().at("/result/state").asText()).isEqualTo("CANCELLED");
+  }
 }

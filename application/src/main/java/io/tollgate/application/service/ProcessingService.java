@@ -264,6 +264,11 @@ public final class ProcessingService
   public Payment cancelByCustomer(String paymentId) {
     return tx.inTransaction(() -> {
       Payment p = lockCheckout(paymentId);
+      if (p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER) {
+        // The customer has the bank details and may have paid: the bank's answer settles it.
+        throw new DomainException.Conflict("transfer_awaited",
+            "The bank transfer is awaited; the payment can no longer be cancelled here");
+      }
       return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
           Outcome.error(ErrorCode.E2_00_CANCELLED_BY_CUSTOMER), clock.instant()));
     });
