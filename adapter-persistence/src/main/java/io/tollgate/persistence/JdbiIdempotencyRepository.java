@@ -27,7 +27,7 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
               INSERT INTO idempotency_keys (shop_id, idempotency_key, fingerprint, payment_id, created)
               VALUES (:shop, :key, :fingerprint, NULL, :now)
               ON CONFLICT (shop_id, idempotency_key) DO UPDATE
-                  SET fingerprint = excluded.fingerprint, payment_id = NULL, created = excluded.created
+                  SET fingerprint = excluded.fingerprint, payment_id = NULL, answer = NULL, created = excluded.created
                   WHERE idempotency_keys.created < :expiredBefore
               RETURNING true
               """)
@@ -51,7 +51,8 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
   @Override
   public void complete(ShopId shop, String key, PaymentId payment) {
     jdbi.useHandle(h -> h.createUpdate("""
-            UPDATE idempotency_keys SET payment_id = :payment
+            UPDATE idempotency_keys
+               SET payment_id = :payment, answer = (SELECT to_jsonb(p) FROM payments p WHERE p.id = :payment)
             WHERE shop_id = :shop AND idempotency_key = :key
             """)
         .bind("payment", payment.value()).bind("shop", shop.value()).bind("key", key).execute());

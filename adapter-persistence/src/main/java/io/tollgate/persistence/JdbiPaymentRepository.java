@@ -172,6 +172,12 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
+  public Optional<Payment> findAsAnswered(ShopId shop, String idempotencyKey) {
+    return jdbi.withHandle(h -> h.createQuery(PaymentSql.FIND_AS_ANSWERED).bind("shop", shop.value())
+        .bind("key", idempotencyKey).map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);
+  }
+
+  @Override
   public Optional<Payment> findForUpdate(PaymentId id) {
     return jdbi.inTransaction(h -> h.createQuery(PaymentSql.FIND_FOR_UPDATE).bind("id", id.value())
         .map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);

@@ -153,6 +153,12 @@ final class PaymentSql {
 
   static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";
 
+  /** The row an idempotency key's first request was answered with, read back as a row of payments. */
+  static final String FIND_AS_ANSWERED = "SELECT " + COLUMNS + """
+       FROM jsonb_populate_record(NULL::payments, (SELECT k.answer FROM idempotency_keys k
+                WHERE k.shop_id = :shop AND k.idempotency_key = :key)) AS payments
+      WHERE payments.id IS NOT NULL""";
+
   /**
    * {@link #FIND_FOR_UPDATE} and, as its last column {@code card_ciphertext}, the vault's
    * ciphertext of the payment's card: one primary-key probe more in the same round trip. Only

@@ -45,6 +45,27 @@ class IdempotencyTest {
     assertThat(gw.countPayments()).isEqualTo(count);
   }
 
+  /**
+   * A client that lost the first response retries with the key, possibly after the payment
+   * moved on: it gets the first answer again, the deposit's redirectUrl with it.
+   */
+  @Test
+  void a_replay_answers_as_the_first_time_though_the_payment_moved_on() {
+    String card = "{\"paymentType\":\"DEPOSIT\",\"amount\":12.34,\"currency\":\"EUR\",\"card\":{"
+        + "\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}";
+    Answer first = gw.post("/api/v1/payments", card, gw.apiKey, "key-moved-on");
+    String id = first.json().at("/result/id").asText();
+    assertThat(first.json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+    assertThat(first.json().at("/result/redirectUrl").asText()).isNotBlank();
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").json().at("/result/state")
+        .asText()).isEqualTo("COMPLETED");
+
+    Answer again = gw.post("/api/v1/payments", card, gw.apiKey, "key-moved-on");
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.json().get("result")).isEqualTo(first.json().get("result"));
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
+  }
+
   @Test
   void the_same_key_with_another_body_is_a_409() {
     gw.post("/api/v1/payments", BODY, gw.apiKey, "key-2");

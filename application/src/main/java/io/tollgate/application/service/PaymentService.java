@@ -108,7 +108,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         Optional<PriorUse> prior = idempotency.claim(shop.id(), command.idempotencyKey(),
             fingerprint, now, now.minus(IDEMPOTENCY_WINDOW));
         if (prior.isPresent()) {
-          return replay(prior.get(), fingerprint);
+          return replay(shop.id(), command.idempotencyKey(), prior.get(), fingerprint);
         }
       }
       // A card number given in clear is sealed for the vault now and stored with the payment.
@@ -152,7 +152,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       Optional<PriorUse> prior = idempotency.claim(shop, idempotencyKey, fingerprint, now,
           now.minus(IDEMPOTENCY_WINDOW));
       if (prior.isPresent()) {
-        return replay(prior.get(), fingerprint);
+        return replay(shop, idempotencyKey, prior.get(), fingerprint);
       }
       Payment done = action.get();
       idempotency.complete(shop, idempotencyKey, done.id());
@@ -167,12 +167,17 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     }
   }
 
-  private CreatedPayment replay(PriorUse prior, String fingerprint) {
+  /**
+   * The first answer again, as the contract says: the payment as it stood then (a deposit
+   * since completed is answered in CHECKOUT with its redirectUrl, which a client that lost the
+   * first response needs). A key completed before answers were kept answers the payment now.
+   */
+  private CreatedPayment replay(ShopId shop, String key, PriorUse prior, String fingerprint) {
     if (!prior.fingerprint().equals(fingerprint)) {
       throw new DomainException.Conflict("idempotency_key_reused",
           "Idempotency-Key was already used for a different request");
     }
-    Payment earlier = payments.find(prior.paymentId())
+    Payment earlier = payments.findAsAnswered(shop, key).or(() -> payments.find(prior.paymentId()))
         .orElseThrow(() -> new IllegalStateException("idempotency record without its payment"));
     return new CreatedPayment(earlier, true);
   }

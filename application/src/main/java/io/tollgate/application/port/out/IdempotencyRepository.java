@@ -20,7 +20,10 @@ public interface IdempotencyRepository {
    */
   Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore);
 
-  /** Records the payment the claimed key created. */
+  /**
+   * Records the payment the claimed key created or acted on, as it stands now in this
+   * transaction: what the first request is answered, and every replay after it.
+   */
   void complete(ShopId shop, String key, PaymentId payment);
 
   record PriorUse(String fingerprint, PaymentId paymentId) {}

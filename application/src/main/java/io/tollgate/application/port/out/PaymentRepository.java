@@ -77,6 +77,12 @@ public interface PaymentRepository {
   Optional<Payment> findForUpdate(PaymentId id);
 
   /**
+   * The payment as the first request with the shop's idempotency key was answered (see
+   * {@link IdempotencyRepository#complete}); empty when the key has no such record.
+   */
+  Optional<Payment> findAsAnswered(ShopId shop, String idempotencyKey);
+
+  /**
    * {@link #findForUpdate} with, in the same round trip, the vault's ciphertext of the
    * payment's card number, for a step that will charge or screen the card.
    */
