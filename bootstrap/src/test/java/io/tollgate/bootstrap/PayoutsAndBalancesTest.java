@@ -77,6 +77,45 @@ class PayoutsAndBalancesTest {
     assertThat(ledger[1]).isEqualByComparingTo("0");
   }
 
+  private static Answer bankWithdrawal(Shop shop, String amount, String customer) {
+    return gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"paymentMethod\":\"BANKTRANSFER\","
+        + "\"amount\":" + amount + ",\"currency\":\"EUR\"" + (customer == null ? "" : ",\"customer\":" + customer)
+        + "}", shop.key(), null);
+  }
+
+  /** A bank transfer withdrawal pays out to the account the customer's fields name. */
+  @Test
+  void a_bank_transfer_withdrawal_pays_out_to_the_customers_account() throws Exception {
+    Shop shop = newShop("Bank payout shop", false, false);
+    gw.completedDeposit("100.00", "EUR", shop.key());
+    Answer w = bankWithdrawal(shop, "40.00", "{\"referenceId\":\"c-9\",\"accountNumber\":\"DE02120300000000202051\","
+        + "\"accountName\":\"Ann Lee\",\"accountType\":\"CHECKING\",\"bank\":\"Sandbox Bank\",\"bankCode\":\"12030000\","
+        + "\"documentType\":\"AR_DNI\",\"documentNumber\":\"30111222\"}");
+    assertThat(w.status()).as(w.body()).isEqualTo(200);
+    assertThat(w.json().at("/result/customer/accountNumber").asText()).isEqualTo("DE02120300000000202051");
+    String id = w.json().at("/result/id").asText();
+    JsonNode done = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), shop.key());
+    assertThat(done.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(done.at("/customer/bankCode").asText()).isEqualTo("12030000");
+    assertThat(available(shop)).isEqualTo("60.00");
+
+    String closed = bankWithdrawal(shop, "10.00", "{\"accountNumber\":\"DE00000000000000000000\"}")
+        .json().at("/result/id").asText();
+    JsonNode declined = gw.awaitStateOtherThan(closed, "PENDING", Duration.ofSeconds(10), shop.key());
+    assertThat(declined.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(declined.get("errorCode").asText()).isEqualTo("4.00");
+    assertThat(available(shop)).isEqualTo("60.00");
+
+    int before = gw.countPayments();
+    Answer noAccount = bankWithdrawal(shop, "10.00", "{\"referenceId\":\"c-9\"}");
+    assertThat(noAccount.status()).isEqualTo(400);
+    assertThat(noAccount.json().findValuesAsText("field")).contains("customer.accountNumber");
+    assertThat(bankWithdrawal(shop, "10.00", null).status()).isEqualTo(400);
+    assertThat(bankWithdrawal(shop, "10.00", "{\"accountNumber\":\"1\",\"accountType\":\"CURRENT\"}").status())
+        .isEqualTo(400);
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
   @Test
   void a_withdrawal_over_the_sandbox_limit_is_declined_328_and_releases_its_hold() throws Exception {
     Shop shop = newShop("Big payout shop", false, false);

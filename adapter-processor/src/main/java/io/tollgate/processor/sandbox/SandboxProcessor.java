@@ -100,6 +100,25 @@ public final class SandboxProcessor implements PaymentProcessor {
         ? Behaviour.APPROVED : behaviour(payout.cardNumber()));
   }
 
+  /**
+   * Sends the transfer at once: declined above the payout limit, or for an account number that
+   * ends in {@code 0000} (the sandbox's closed account), else paid.
+   */
+  @Override
+  public Result bankPayout(PaymentId payout, Money amount, io.tollgate.domain.payment.Customer account) {
+    if (amount.amount().compareTo(PAYOUT_LIMIT) > 0) {
+      return Result.declined(ErrorCode.E3_28_AMOUNT_HIGHER_THAN_MAXIMUM, externalId(), "61");
+    }
+    if (account == null || account.accountNumber() == null) {
+      return Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, externalId(),
+          "NO_ACCOUNT");
+    }
+    if (account.accountNumber().strip().endsWith("0000")) {
+      return Result.declined(ErrorCode.E4_00_DECLINED_BY_ISSUER, externalId(), "ACCOUNT_CLOSED");
+    }
+    return Result.approved(externalId(), "PAID");
+  }
+
   @Override
   public Result refund(PaymentId refund, PaymentId deposit, String depositExternalId, Money amount) {
     if (amount.amount().compareTo(PAYOUT_LIMIT) > 0) {

@@ -53,7 +53,9 @@ final class PaymentRequestReader {
     }
     return new Customer(c.text("referenceId"), c.text("citizenshipCountryCode"),
         c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"), c.text("email"),
-        c.text("phone"), c.text("locale"), c.text("ip"));
+        c.text("phone"), c.text("locale"), c.text("ip"), c.text("accountNumber"), c.text("accountName"),
+        c.text("accountType"), c.text("bank"), c.text("bankCode"), c.text("bankBranch"), c.text("bankBranchCode"),
+        c.text("documentType"), c.text("documentNumber"));
   }
 
   private static BillingAddress billing(JsonFields b) {

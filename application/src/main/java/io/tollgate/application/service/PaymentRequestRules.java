@@ -35,6 +35,8 @@ final class PaymentRequestRules {
   private static final Pattern LOCALE = Pattern.compile("^[A-Za-z]{2}$");
   private static final Pattern PHONE = Pattern.compile("^[0-9 ]{1,18}$");
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(id|referenceId|state|type)}");
+  private static final Pattern DOCUMENT_TYPE = Pattern.compile("^[A-Z]{2}_[A-Z0-9_]{1,20}$");
+  private static final java.util.List<String> ACCOUNT_TYPES = java.util.List.of("SAVINGS", "CHECKING");
   private static final int MAX_ADDITIONAL_PARAMETERS = 50;
 
   /** The request with every rule passed, in domain types. */
@@ -140,6 +142,10 @@ final class PaymentRequestRules {
 
     String digits = card(checks, c.card(), type, method);
     Customer customer = customer(checks, c.customer());
+    if (type == PaymentType.WITHDRAWAL && method == PaymentMethod.BANKTRANSFER
+        && (customer == null || customer.accountNumber() == null || customer.accountNumber().isBlank())) {
+      checks.add("customer.accountNumber", "a bank transfer withdrawal needs the account to pay out to", null);
+    }
     BillingAddress billing = billing(checks, c.billingAddress());
     additionalParameters(checks, c.additionalParameters());
 
@@ -223,9 +229,23 @@ final class PaymentRequestRules {
     checks.matches("customer.phone", c.phone(), PHONE, "must be up to 18 digits (spaces allowed), without '+'");
     checks.matches("customer.locale", c.locale(), LOCALE, "must be a two-letter language code");
     checks.maxLength("customer.ip", c.ip(), 39);
+    checks.maxLength("customer.accountNumber", c.accountNumber(), 256);
+    checks.maxLength("customer.accountName", c.accountName(), 64);
+    if (c.accountType() != null && !ACCOUNT_TYPES.contains(c.accountType())) {
+      checks.add("customer.accountType", "must be one of " + ACCOUNT_TYPES, Checks.abbreviate(c.accountType()));
+    }
+    checks.maxLength("customer.bank", c.bank(), 64);
+    checks.maxLength("customer.bankCode", c.bankCode(), 64);
+    checks.maxLength("customer.bankBranch", c.bankBranch(), 64);
+    checks.maxLength("customer.bankBranchCode", c.bankBranchCode(), 64);
+    checks.matches("customer.documentType", c.documentType(), DOCUMENT_TYPE,
+        "must be a document type such as BR_CPF (country code, underscore, type)");
+    checks.maxLength("customer.documentNumber", c.documentNumber(), 64);
     return new Customer(c.referenceId(), citizenship == null ? null : citizenship.value(),
         c.firstName(), c.lastName(), c.dateOfBirth(), email == null ? null : email.value(),
-        c.phone(), c.locale() == null ? null : c.locale().toLowerCase(java.util.Locale.ROOT), c.ip());
+        c.phone(), c.locale() == null ? null : c.locale().toLowerCase(java.util.Locale.ROOT), c.ip(),
+        c.accountNumber(), c.accountName(), c.accountType(), c.bank(), c.bankCode(), c.bankBranch(),
+        c.bankBranchCode(), c.documentType(), c.documentNumber());
   }
 
   private BillingAddress billing(Checks checks, BillingAddress b) {

@@ -290,7 +290,8 @@ public final class ProcessingService
             continue;
           }
           p = p.withRouting(p.amount(), p.customerAmount(), payoutTerminal(p));
-          Result r = p.card() == null || p.card().cardToken() == null
+          Result r = p.method() == PaymentMethod.BANKTRANSFER ? processor.bankPayout(p.id(), p.amount(), p.customer())
+              : p.card() == null || p.card().cardToken() == null
               ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
               : processor.payout(charge(p, 1, pan));
           recordFinal(screened.held(), p, OperationType.WITHDRAWAL, r);

@@ -38,6 +38,9 @@ public interface PaymentProcessor {
   /** Pays out to a card. */
   Result payout(CardCharge payout);
 
+  /** Pays out by bank transfer to the account the customer's account fields name. */
+  Result bankPayout(PaymentId payout, Money amount, io.tollgate.domain.payment.Customer account);
+
   /** Returns (part of) a completed deposit to its card. */
   Result refund(PaymentId refund, PaymentId deposit, String depositExternalId, Money amount);
 
