@@ -127,7 +127,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                     lease_token = NULL, lease_until = NULL, finished = i.finished
                 FROM input i
                 WHERE w.id = i.event AND w.lease_token = i.token
-                RETURNING w.id, w.payment_id, w.seq, w.status, w.next_attempt_at),
+                RETURNING w.id, w.payment_id, w.seq, w.status, w.next_attempt_at, i.n),
             held_back AS (
                 UPDATE webhook_events later SET next_attempt_at = settled.next_attempt_at
                 FROM settled
@@ -137,7 +137,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
             INSERT INTO webhook_attempts (event_id, payment_id, payment_state, attempt, url, started,
                 duration_ms, status_code, error, event_status)
             SELECT settled.id, i.payment, i.state, i.attempt, i.url, i.started, i.duration, i.code, i.error, i.status
-            FROM settled JOIN input i ON i.event = settled.id
+            FROM settled JOIN input i ON i.n = settled.n
             ORDER BY i.n
             """)
         .bind("events", events).bind("tokens", tokens).bind("statuses", statuses).bind("nexts", nexts)
@@ -151,7 +151,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   public void release(String leaseToken) {
     jdbi.useHandle(h -> h.createUpdate("""
             UPDATE webhook_events SET lease_token = NULL, lease_until = NULL
-            WHERE lease_token = :token AND status = 'PENDING'
+            WHERE status = 'PENDING' AND (lease_token = :token OR starts_with(lease_token, :token || ':'))
             """).bind("token", leaseToken).execute());
   }
 

@@ -276,6 +276,45 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * An instance claims under a token per claim ({@code owner:n}). The report of an attempt
+   * whose lease ran out, in the same batch as the report of the event's next lease, settles
+   * nothing and logs nothing; releasing the owner gives back every claim of it.
+   */
+  @Test
+  void a_report_of_a_lease_that_ran_out_settles_nothing_and_the_owner_releases_all_its_claims() {
+    ShopId own = TestShops.create(adapters, "relet");
+    Payment p = repository().insert(Payment.create(draft(own, "2.50", "relet-1"), PaymentState.CHECKOUT, T0));
+    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
+        stored -> new PaymentRepository.Effects(new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(),
+            stored.shopId(), stored.state(), "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8),
+            stored.updated()), null));
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    Instant now = Instant.now();
+    java.time.Duration lease = java.time.Duration.ofMinutes(1);
+    WebhookOutbox.ClaimedEvent first = outbox.claim("instance-b:1", now, lease, 100).stream()
+        .filter(e -> e.paymentId().equals(p.id())).findFirst().orElseThrow();
+    Instant later = now.plus(lease).plusSeconds(1);
+    WebhookOutbox.ClaimedEvent second = outbox.claim("instance-b:2", later, lease, 100).stream()
+        .filter(e -> e.paymentId().equals(p.id())).findFirst().orElseThrow();
+    assertThat(second.id()).isEqualTo(first.id());
+
+    WebhookOutbox.Attempt stale = new WebhookOutbox.Attempt(first.id(), PaymentState.COMPLETED, 1, first.url(), now,
+        java.time.Duration.ofSeconds(70), 200, null, WebhookOutbox.Status.DELIVERED);
+    WebhookOutbox.Attempt failing = new WebhookOutbox.Attempt(second.id(), PaymentState.COMPLETED, 1, second.url(), later,
+        java.time.Duration.ofMillis(20), 503, null, WebhookOutbox.Status.PENDING);
+    outbox.recordAttempts(List.of(
+        new WebhookOutbox.Outcome(first, stale, WebhookOutbox.Status.DELIVERED, null),
+        new WebhookOutbox.Outcome(second, failing, WebhookOutbox.Status.PENDING, later.plusSeconds(60))));
+    assertThat(outbox.attempts(p.id())).singleElement().satisfies(a -> assertThat(a.statusCode()).isEqualTo(503));
+
+    WebhookOutbox.ClaimedEvent third = outbox.claim("instance-b:3", later.plusSeconds(61), lease, 100).stream()
+        .filter(e -> e.paymentId().equals(p.id())).findFirst().orElseThrow();
+    outbox.release("instance-b");
+    assertThat(outbox.claim("instance-c:1", later.plusSeconds(62), lease, 100))
+        .anyMatch(e -> e.id().equals(third.id()));
+  }
+
+  /**
    * Deep merchant pages are read by their ids first: whichever way a page is read, the pages
    * around the switch join up in the same newest-first order, none skipped or repeated.
    */

@@ -86,6 +86,8 @@ public final class WebhookDispatcher implements AutoCloseable {
   private final Clock clock;
   private final HttpClient http;
   private final String leaseToken = UUID.randomUUID().toString();
+  /** Claims made so far; the poller's alone. */
+  private long claims;
   private final Semaphore slots;
   private final ExecutorService senders;
   private final Thread poller;
@@ -147,7 +149,8 @@ public final class WebhookDispatcher implements AutoCloseable {
       try {
         slots.acquire();
         free = 1 + slots.drainPermits();
-        List<Delivery> due = running ? deliveries.claim(leaseToken, free, settings.lease()) : List.of();
+        // a token per claim: an attempt whose lease ran out cannot settle the event leased again
+        List<Delivery> due = running ? deliveries.claim(leaseToken + ":" + ++claims, free, settings.lease()) : List.of();
         slots.release(free - due.size());
         free = 0;
         for (Delivery d : due) {

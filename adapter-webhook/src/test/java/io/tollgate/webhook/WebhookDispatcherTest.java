@@ -87,6 +87,8 @@ class WebhookDispatcherTest {
   private static final class FakeOutbox implements WebhookDeliveryUseCase {
     final AtomicInteger claimCalls = new AtomicInteger();
     final List<Reported> reported = new CopyOnWriteArrayList<>();
+    final List<String> claimTokens = new CopyOnWriteArrayList<>();
+    final List<String> released = new CopyOnWriteArrayList<>();
     final IntFunction<List<ClaimedEvent>> claims;
 
     FakeOutbox(IntFunction<List<ClaimedEvent>> claims) {
@@ -95,6 +97,7 @@ class WebhookDispatcherTest {
 
     @Override
     public List<Delivery> claim(String leaseToken, int limit, Duration lease) {
+      claimTokens.add(leaseToken);
       return claims.apply(claimCalls.incrementAndGet()).stream().map(e -> new Delivery(e, e.url(), "whsec_test"))
           .toList();
     }
@@ -106,6 +109,7 @@ class WebhookDispatcherTest {
 
     @Override
     public void release(String leaseToken) {
+      released.add(leaseToken);
     }
   }
 
@@ -170,5 +174,23 @@ class WebhookDispatcherTest {
       await("and reported delivered", () -> outbox.reported.stream()
           .anyMatch(r -> r.delivery().eventId().equals(next.id()) && r.result().delivered()));
     }
+  }
+
+  /**
+   * Each claim leases under a token of its own: with one token for all, the late report of an
+   * attempt whose lease ran out would settle the event this instance had leased again, and its
+   * next event could overtake the second copy. Closing releases every claim of the instance.
+   */
+  @Test
+  void each_claim_has_a_token_of_its_own_and_closing_releases_them_all() throws Exception {
+    FakeOutbox outbox = new FakeOutbox(n -> n <= 2 ? List.of(event("ignored")) : List.of());
+    WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(20), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start();
+    await("three claims", () -> outbox.claimTokens.size() >= 3);
+    dispatcher.close();
+    assertThat(outbox.claimTokens).doesNotHaveDuplicates();
+    assertThat(outbox.released).singleElement().satisfies(owner ->
+        assertThat(outbox.claimTokens).allSatisfy(token -> assertThat(token).startsWith(owner + ":")));
   }
 }

@@ -10,7 +10,11 @@ import java.util.List;
  */
 public interface WebhookDeliveryUseCase {
 
-  /** Leases up to {@code limit} due events under {@code leaseToken} for {@code lease}. */
+  /**
+   * Leases up to {@code limit} due events under {@code leaseToken} for {@code lease}. A
+   * dispatcher gives each claim a token of its own ({@code owner:n}), so that the report of an
+   * attempt whose lease ran out cannot settle the event it leased again meanwhile.
+   */
   List<Delivery> claim(String leaseToken, int limit, Duration lease);
 
   /** Records the attempt and schedules the retry, or marks the event delivered or failed. */
@@ -27,8 +31,8 @@ public interface WebhookDeliveryUseCase {
   /** An attempt to record: the delivery and how it went. */
   record Reported(Delivery delivery, Result result) {}
 
-  /** Releases every event still leased under the token, due again at once. */
-  void release(String leaseToken);
+  /** Releases every event still leased under the owner's token or its claims' ({@code owner:n}), due again at once. */
+  void release(String owner);
 
   /**
    * One event to send.

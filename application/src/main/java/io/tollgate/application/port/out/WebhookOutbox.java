@@ -40,8 +40,13 @@ public interface WebhookOutbox {
   /** One attempt to record, with the event's new status and next attempt (null unless PENDING). */
   record Outcome(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt) {}
 
-  /** Gives claimed events back undelivered (on shutdown); they are due again at once. */
-  void release(String leaseToken);
+  /**
+   * Gives claimed events back undelivered (on shutdown); they are due again at once.
+   *
+   * @param owner the instance's token: events leased under it or under any claim token
+   *     {@code owner:...} are released
+   */
+  void release(String owner);
 
   /** Every attempt for the payment, newest first. */
   List<Attempt> attempts(PaymentId payment);
