@@ -179,6 +179,10 @@ class PayoutsAndBalancesTest {
     assertThat(gw.get("/api/v1/payments/" + first, shop.key()).json().at("/result/state").asText())
         .as("the worker leaves it alone").isEqualTo("AWAITING_APPROVAL");
 
+    Answer malformed = gw.post("/api/v1/payments/" + first + "/approve", "{\"garbage", shop.key(), null);
+    assertThat(malformed.status()).as("a malformed body is refused, whatever the action").isEqualTo(400);
+    assertThat(gw.get("/api/v1/payments/" + first, shop.key()).json().at("/result/state").asText())
+        .isEqualTo("AWAITING_APPROVAL");
     Answer approved = gw.post("/api/v1/payments/" + first + "/approve", "", shop.key(), null);
     assertThat(approved.json().at("/result/state").asText()).isEqualTo("PENDING");
     assertThat(gw.awaitStateOtherThan(first, "PENDING", Duration.ofSeconds(10), shop.key()).get("state").asText()).isEqualTo("COMPLETED");

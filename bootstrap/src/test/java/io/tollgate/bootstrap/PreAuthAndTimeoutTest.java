@@ -67,6 +67,8 @@ class PreAuthAndTimeoutTest {
     String other = authorized("5.00");
     assertThat(gw.post("/api/v1/payments/" + other + "/void", "", gw.apiKey, "capture-" + id).status())
         .as("a key names one request, whichever payment it acts on").isEqualTo(409);
+    assertThat(gw.post("/api/v1/payments/" + other + "/void", "{\"garbage", gw.apiKey, null).status()).isEqualTo(400);
+    assertThat(gw.get("/api/v1/payments/" + other).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
     Answer voided = gw.post("/api/v1/payments/" + other + "/void", "", gw.apiKey, "void-" + other);
     Answer voidedAgain = gw.post("/api/v1/payments/" + other + "/void", "", gw.apiKey, "void-" + other);
     assertThat(voided.json().at("/result/state").asText()).isEqualTo("CANCELLED");

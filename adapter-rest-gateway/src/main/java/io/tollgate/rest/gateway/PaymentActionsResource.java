@@ -71,16 +71,18 @@ public final class PaymentActionsResource {
 
   @POST
   @Path("{id}/void")
-  public Response voidAuthorization(@PathParam("id") String id, @HeaderParam("Idempotency-Key") String key,
-      @Context ContainerRequestContext request) {
+  public Response voidAuthorization(@PathParam("id") String id, byte[] body,
+      @HeaderParam("Idempotency-Key") String key, @Context ContainerRequestContext request) {
+    noFields(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
     return once(shop, key, "void", id, null, () -> actions.voidAuthorization(shop, id));
   }
 
   @POST
   @Path("{id}/approve")
-  public Response approve(@PathParam("id") String id, @HeaderParam("Idempotency-Key") String key,
+  public Response approve(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
       @Context ContainerRequestContext request) {
+    noFields(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
     return once(shop, key, "approve", id, null, () -> actions.approve(shop, id));
   }
@@ -119,6 +121,16 @@ public final class PaymentActionsResource {
 
   private Envelope answer(Payment p) {
     return Envelope.ok(PaymentResultJson.of(p, publicBaseUrl));
+  }
+
+  /**
+   * Void and approve take no fields; a body, if one is sent, must still be a JSON object, as on
+   * every POST: a malformed one is a 400 and the action does not run.
+   */
+  private static void noFields(ContainerRequestContext request, byte[] body) {
+    if (hasContent(body)) {
+      Json.parseObject(requireJson(request, body));
+    }
   }
 
   private static boolean hasContent(byte[] body) {
