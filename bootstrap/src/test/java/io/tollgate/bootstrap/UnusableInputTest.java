@@ -81,6 +81,18 @@ class UnusableInputTest {
         .json().at("/result/amount").decimalValue()).isEqualByComparingTo("15");
   }
 
+  /** The reference's least amount is 0.00001 (0 only for a pre-authorization). */
+  @Test
+  void amounts_below_the_least_are_refused() {
+    int before = gw.countPayments();
+    TestGateway.Answer tiny = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1e-7,\"currency\":\"BTC\"}");
+    assertThat(tiny.status()).isEqualTo(400);
+    assertThat(tiny.json().at("/errors/0/message").asText()).isEqualTo("must be at least 0.00001");
+    assertThat(gw.countPayments()).isEqualTo(before);
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":0.00001,\"currency\":\"BTC\"}")
+        .status()).isEqualTo(200);
+  }
+
   @Test
   void text_postgresql_cannot_store_is_refused() {
     int before = gw.countPayments();

@@ -29,6 +29,8 @@ import java.util.regex.Pattern;
 final class PaymentRequestRules {
 
   static final BigDecimal MAX_AMOUNT = new BigDecimal("1000000000");
+  /** The reference's least amount other than a pre-authorization's 0. */
+  static final BigDecimal MIN_AMOUNT = new BigDecimal("0.00001");
   private static final Pattern DIGITS_2 = Pattern.compile("^(0[1-9]|1[0-2])$");
   private static final Pattern YEAR_4 = Pattern.compile("^[0-9]{4}$");
   private static final Pattern CVV = Pattern.compile("^[0-9]{3,4}$");
@@ -108,6 +110,8 @@ final class PaymentRequestRules {
         checks.add("amount", "must not be negative", raw.toPlainString());
       } else if (raw.signum() == 0 && !preAuth) {
         checks.add("amount", "must be greater than 0 (0 is allowed only for a pre-authorization)", raw.toPlainString());
+      } else if (raw.signum() > 0 && raw.compareTo(MIN_AMOUNT) < 0) {
+        checks.add("amount", "must be at least " + MIN_AMOUNT.toPlainString(), raw.toPlainString());
       } else if (raw.compareTo(MAX_AMOUNT) > 0) {
         checks.add("amount", "must be at most " + MAX_AMOUNT.toPlainString(), raw.toPlainString());
       } else if (currency != null) {
