@@ -47,10 +47,22 @@ class MerchantGroupsTest {
         .header("Content-Type", "application/json").header("Authorization", TestGateway.basic(user)));
   }
 
+  /**
+   * A group's entries: a page of them for BIN, e-mail and card groups; for country and
+   * error-code groups the group itself, its entries inline (the spec: "returns the group with
+   * its countries").
+   */
   static List<String> entries(String path) {
     TestGateway.Answer a = gw.merchantGet(path + "?limit=10000", editor);
     assertThat(a.status()).as(a.body()).isEqualTo(200);
-    return toList(a.json().get("result"));
+    JsonNode result = a.json().get("result");
+    if (path.contains("/country-groups/") || path.contains("/error-code-groups/")) {
+      assertThat(a.json().has("hasMore")).isFalse();
+      assertThat(result.get("id").asLong()).isEqualTo(Long.parseLong(path.substring(path.lastIndexOf('/') + 1)));
+      assertThat(result.get("name").asText()).isNotBlank();
+      return toList(result.get(path.contains("/country-groups/") ? "countries" : "errorCodes"));
+    }
+    return toList(result);
   }
 
   static List<String> toList(JsonNode array) {

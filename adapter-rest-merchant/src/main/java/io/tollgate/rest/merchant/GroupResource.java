@@ -59,9 +59,13 @@ public final class GroupResource {
       @QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @Context ContainerRequestContext request) {
     long id = groupId(groupId);
+    GroupKind kind = COLLECTIONS.get(collection);
+    if (kind == GroupKind.COUNTRY || kind == GroupKind.ERROR_CODE) {
+      // the spec: "returns the group with its countries" (its error codes): a handful, not pages
+      return Envelope.ok(json(groups.group(BasicAuthFilter.user(request), kind, id)));
+    }
     Paging paging = Paging.of(offset, limit);
-    return Envelope.page(groups.entries(BasicAuthFilter.user(request), COLLECTIONS.get(collection), id,
-        paging.offset(), paging.limit()));
+    return Envelope.page(groups.entries(BasicAuthFilter.user(request), kind, id, paging.offset(), paging.limit()));
   }
 
   @POST

@@ -63,6 +63,15 @@ public final class GroupService implements GroupsUseCase {
   }
 
   @Override
+  public GroupView group(MerchantUser user, GroupKind kind, long groupId) {
+    GroupRecord group = owned(user, kind, groupId);
+    if (kind.viewNeedsEditPermission()) {
+      user.require(kind.editPermission());
+    }
+    return new GroupView(group, groups.allEntries(group.id()));
+  }
+
+  @Override
   public void add(MerchantUser user, GroupKind kind, long groupId, List<String> raw) {
     GroupRecord group = owned(user, kind, groupId);
     user.require(kind.editPermission());

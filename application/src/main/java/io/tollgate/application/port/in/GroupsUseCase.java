@@ -18,6 +18,9 @@ public interface GroupsUseCase {
   /** One group's entries; 404 when it is not the user's merchant's group of this kind. */
   Page<String> entries(MerchantUser user, GroupKind kind, long groupId, int offset, int limit);
 
+  /** One group with all its entries, as listed (country and error-code groups: a few hundred at most). */
+  GroupView group(MerchantUser user, GroupKind kind, long groupId);
+
   /**
    * Adds entries, all or nothing: any bad entry is a 400 listing every bad entry, and nothing
    * changes. Entries already present are not an error.
