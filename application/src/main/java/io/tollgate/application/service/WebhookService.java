@@ -54,20 +54,32 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   @Override
   public List<Delivery> claim(String leaseToken, int limit, Duration lease) {
     List<ClaimedEvent> claimed = outbox.claim(leaseToken, clock.instant(), lease, limit);
-    Map<ShopId, String> signingKeys = new HashMap<>();
+    Map<ShopId, SigningKey> signingKeys = new HashMap<>();
     List<Delivery> deliveries = new ArrayList<>(claimed.size());
     for (ClaimedEvent e : claimed) {
-      String key = signingKeys.computeIfAbsent(e.shopId(), this::signingKeyOrNull);
-      deliveries.add(new Delivery(e, e.url(), key));
+      SigningKey key = signingKeys.computeIfAbsent(e.shopId(), this::signingKey);
+      deliveries.add(new Delivery(e, e.url(), key.key(), key.problem()));
     }
     return deliveries;
   }
 
-  private String signingKeyOrNull(ShopId shop) {
+  /** A shop's signing key, none (null key), or why it could not be read. */
+  private record SigningKey(String key, String problem) {}
+
+  /**
+   * The leases are committed already: a key that cannot be read (a damaged row, a key sealed
+   * under another master key, the database gone for a moment) fails that shop's events as
+   * attempts, retried on the schedule, instead of the whole batch, whose leases would then run
+   * out unrecorded, again and again.
+   */
+  private SigningKey signingKey(ShopId shop) {
     try {
-      return keys.signingKey(shop);
+      return new SigningKey(keys.signingKey(shop), null);
     } catch (DomainException.NotFound e) {
-      return null;
+      return new SigningKey(null, null);
+    } catch (RuntimeException e) {
+      // the dispatcher logs the failed attempt with this reason, and the merchant's log shows it
+      return new SigningKey(null, "the shop's signing key could not be read (" + e.getClass().getSimpleName() + ")");
     }
   }
 

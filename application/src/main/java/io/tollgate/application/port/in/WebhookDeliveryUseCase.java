@@ -39,8 +39,14 @@ public interface WebhookDeliveryUseCase {
    *
    * @param url where to send it; null when neither the payment nor the shop has a webhook URL
    * @param signingKey the shop's signing key for this environment (the HMAC key)
+   * @param unsendable why the event cannot be sent this time (its attempt is recorded as failed
+   *     with this error and retried on the schedule), or null
    */
-  record Delivery(ClaimedEvent event, String url, String signingKey) {
+  record Delivery(ClaimedEvent event, String url, String signingKey, String unsendable) {
+
+    public Delivery(ClaimedEvent event, String url, String signingKey) {
+      this(event, url, signingKey, null);
+    }
 
     public String eventId() {
       return event.id();
