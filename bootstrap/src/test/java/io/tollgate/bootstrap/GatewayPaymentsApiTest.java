@@ -132,7 +132,7 @@ class GatewayPaymentsApiTest {
         .isEqualTo(400);
     assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.001,\"currency\":\"KWD\"}").status())
         .isEqualTo(200);
-    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":0.00000001,\"currency\":\"BTC\"}").status())
+    assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":0.00001001,\"currency\":\"BTC\"}").status())
         .isEqualTo(200);
   }
 
