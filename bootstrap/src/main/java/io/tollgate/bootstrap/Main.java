@@ -206,7 +206,8 @@ public final class Main implements Callable<Integer> {
     static final class Create extends Provisioning {
       @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
       @Option(names = "--email", required = true, description = "sign-in e-mail address") String email;
-      @Option(names = "--password", description = "12 characters to 72 bytes (bcrypt reads no more); prefer the generated one") String password;
+      @Option(names = "--password",
+          description = "12 characters to 72 bytes (bcrypt reads no more); prefer the generated one") String password;
       @Option(names = "--permissions", defaultValue = "",
           description = "comma-separated: SHOP_GROUP_VIEW, SHOP_GROUP_EDIT, SHOP_EDIT, SETTINGS_EDIT, or ALL")
       String permissions;

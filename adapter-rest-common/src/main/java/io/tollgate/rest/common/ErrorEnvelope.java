@@ -30,6 +30,7 @@ public record ErrorEnvelope(
 
   public static ErrorEnvelope of(int status, String message, List<Violation> violations, String path) {
     return new ErrorEnvelope(Timestamps.envelope(Instant.now()), status, HttpReason.phrase(status),
-        message == null ? null : Pan.maskForDisplay(message), violations.stream().map(FieldError::of).toList(), path, org.slf4j.MDC.get("requestId"));
+        message == null ? null : Pan.maskForDisplay(message), violations.stream().map(FieldError::of).toList(), path,
+        org.slf4j.MDC.get("requestId"));
   }
 }

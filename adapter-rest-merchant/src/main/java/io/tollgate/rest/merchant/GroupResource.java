@@ -135,8 +135,7 @@ public final class GroupResource {
     JsonNode array = json.get(field);
     if (array == null || array.isNull() || !array.isArray() || array.isEmpty()) {
       throw new DomainException.Invalid("Invalid " + field, List.of(Violation.of(field, "must be a non-empty array",
-          array == null || array.isNull() ? null
-              : kind == GroupKind.CARD ? Pan.maskForDisplay(abbreviate(array.toString())) : abbreviate(array.toString()))));
+          array == null || array.isNull() ? null : abbreviate(Pan.maskForDisplay(array.toString())))));
     }
     List<String> values = new ArrayList<>();
     List<Violation> problems = new ArrayList<>();

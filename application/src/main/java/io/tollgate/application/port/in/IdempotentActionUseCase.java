@@ -8,8 +8,8 @@ import java.util.function.Supplier;
 /**
  * {@code Idempotency-Key} on the POSTs that act on an existing payment (capture, void,
  * approve, reject): the same key and request within 24 hours acts once and then answers as
- * the first time (the payment as it stood after the action), marked as a replay; the same key with another request is a 409. The
- * key space is the shop's, shared with payment creation.
+ * the first time (the payment as it stood after the action), marked as a replay; the same key
+ * with another request is a 409. The key space is the shop's, shared with payment creation.
  */
 public interface IdempotentActionUseCase {
 
