@@ -226,12 +226,14 @@ final class JdbiReferenceData implements ReferenceData {
 
   private static final RowMapper<ShopGroup> SHOP_GROUP = (rs, ctx) -> new ShopGroup(rs.getLong("id"),
       new MerchantId(rs.getLong("merchant_id")), rs.getString("name"),
-      Arrays.stream((Long[]) rs.getArray("shop_ids").getArray()).toList());
+      Arrays.stream((Long[]) rs.getArray("shop_ids").getArray()).toList(),
+      Arrays.stream((String[]) rs.getArray("shop_names").getArray()).toList());
 
   private static final String SHOP_GROUP_SELECT = """
       SELECT g.id, g.merchant_id, g.name,
-             coalesce(array_agg(m.shop_id ORDER BY m.shop_id) FILTER (WHERE m.shop_id IS NOT NULL), '{}') AS shop_ids
-      FROM shop_groups g LEFT JOIN shop_group_members m ON m.group_id = g.id
+             coalesce(array_agg(m.shop_id ORDER BY m.shop_id) FILTER (WHERE m.shop_id IS NOT NULL), '{}') AS shop_ids,
+             coalesce(array_agg(s.name ORDER BY m.shop_id) FILTER (WHERE m.shop_id IS NOT NULL), '{}') AS shop_names
+      FROM shop_groups g LEFT JOIN shop_group_members m ON m.group_id = g.id LEFT JOIN shops s ON s.id = m.shop_id
       """;
 
   @Override

@@ -205,6 +205,8 @@ class MerchantRecordsTest {
     assertThat(edit("POST", path + "/shops", body, viewer).status()).isEqualTo(201);
     assertThat(edit("POST", path + "/shops", body, viewer).status()).isEqualTo(201);
     assertThat(result(path, viewer).get("shops").findValuesAsText("id")).containsExactly(String.valueOf(gw.shop.value()));
+    assertThat(result(path, viewer).get("shops").findValuesAsText("name"))
+        .containsExactly("Test Shop");
 
     var foreignShop = gw.createShop(other, "Not Yours", false);
     TestGateway.Answer foreign = edit("POST", path + "/shops", "{\"shops\":[" + foreignShop.value() + ",\"x\"]}", viewer);

@@ -50,7 +50,7 @@ public final class ReferenceDataResource {
 
   record BankCodeMappingJson(long id, String countryCode, String bankCode, String apiCode, String apiBankCode) {}
 
-  record ShopRefJson(long id) {}
+  record ShopRefJson(long id, String name) {}
 
   record ShopGroupJson(long id, String name, List<ShopRefJson> shops) {}
 
@@ -179,7 +179,11 @@ public final class ReferenceDataResource {
   }
 
   static ShopGroupJson shopGroup(ReferenceData.ShopGroup g) {
-    return new ShopGroupJson(g.id(), g.name(), g.shopIds().stream().map(ShopRefJson::new).toList());
+    List<ShopRefJson> shops = new ArrayList<>(g.shopIds().size());
+    for (int i = 0; i < g.shopIds().size(); i++) {
+      shops.add(new ShopRefJson(g.shopIds().get(i), g.shopNames().get(i)));
+    }
+    return new ShopGroupJson(g.id(), g.name(), shops);
   }
 
   private static List<Long> shopIds(byte[] body) {

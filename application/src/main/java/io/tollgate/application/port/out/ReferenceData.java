@@ -45,7 +45,8 @@ public interface ReferenceData {
 
   record AntifraudProfile(long id, MerchantId merchantId, String name, String timeZone, List<AntifraudRule> rules) {}
 
-  record ShopGroup(long id, MerchantId merchantId, String name, List<Long> shopIds) {}
+  /** A shop group and its member shops (by id, with their names), in id order. */
+  record ShopGroup(long id, MerchantId merchantId, String name, List<Long> shopIds, List<String> shopNames) {}
 
   record CustomerRecord(long id, MerchantId merchantId, long shopId, String shopName, String referenceId,
       String firstName, String lastName, String email, String phone, String dateOfBirth) {}
