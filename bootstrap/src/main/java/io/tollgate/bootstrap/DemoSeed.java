@@ -90,6 +90,9 @@ final class DemoSeed {
       };
       groups.put(kind, services.groups().create(merchant, kind, name, false).id());
     }
+    // the first terminal's declines with these codes move on to the second (card 4000000000000424)
+    services.persistence().groups().add(groups.get(GroupKind.ERROR_CODE),
+        List.of(new io.tollgate.application.port.out.GroupRepository.Entry("4.02", "4.02")), Instant.now());
     seedRouting(services, merchant, shop, groups);
     String password = services.users().create(merchant, DEMO_USER, null, EnumSet.allOf(Permission.class)).password();
     return Optional.of(new Demo(merchant, shop, keys, password));

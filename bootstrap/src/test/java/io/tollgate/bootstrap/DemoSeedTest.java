@@ -1,0 +1,54 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The demo merchant a first start seeds behaves as the README's table of test cards says. */
+class DemoSeedTest {
+
+  @Test
+  void the_demo_shop_pays_the_readmes_test_cards_as_the_table_says() throws Exception {
+    Path data = ScratchDirectories.create("tollgate-demo");
+    Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
+        "TOLLGATE_DATA_DIR", data.toString());
+    HttpClient http = HttpClient.newHttpClient();
+    try (Tollgate app = Tollgate.start(TollgateConfig.from(env))) {
+      String key = DemoSeed.seedIfFresh(TollgateConfig.from(env), app.services()).orElseThrow().keys().apiKey();
+      JsonNode approved = pay(http, app, key, "4000000000000408");
+      assertThat(approved.get("state").asText()).isEqualTo("COMPLETED");
+      JsonNode declined = pay(http, app, key, "4000000000000416");
+      assertThat(declined.get("state").asText()).isEqualTo("DECLINED");
+      assertThat(declined.get("errorCode").asText()).isEqualTo("4.00");
+      // declined 4.02 by the first terminal, whose cascading group holds 4.02: approved by the next
+      JsonNode cascaded = pay(http, app, key, "4000000000000424");
+      assertThat(cascaded.get("state").asText()).isEqualTo("COMPLETED");
+      assertThat(cascaded.get("terminalName").asText()).isEqualTo("Sandbox Acquirer B");
+    }
+  }
+
+  private static JsonNode pay(HttpClient http, Tollgate app, String key, String card) throws Exception {
+    JsonNode created = send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments"))
+        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\",\"amount\":40.00,\"currency\":\"EUR\","
+            + "\"card\":{\"cardNumber\":\"" + card + "\",\"cardholderName\":\"ANN LEE\",\"cardSecurityCode\":\"123\","
+            + "\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}")));
+    return send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments/"
+            + created.at("/result/id").asText()))
+        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.9\"}"))).get("result");
+  }
+
+  private static JsonNode send(HttpClient http, HttpRequest.Builder request) throws Exception {
+    HttpResponse<String> answer = OpenApiContract.checked(http.send(request.build(), HttpResponse.BodyHandlers.ofString()));
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    return TestGateway.JSON.readTree(answer.body());
+  }
+}
