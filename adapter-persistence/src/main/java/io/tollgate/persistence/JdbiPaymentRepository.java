@@ -310,12 +310,15 @@ final class JdbiPaymentRepository implements PaymentRepository {
       case BANK_TRANSFERS -> "p.payment_type = 'DEPOSIT' AND p.payment_method = 'BANKTRANSFER'"
           + " AND p.state = 'PENDING' AND p.updated < :before";
       // The shortest timeout of any shop bounds the index scan (payments_open_checkouts): only
-      // checkouts older than that are read, not every customer still on the payment page.
+      // checkouts older than that are read, not every customer still on the payment page. A card
+      // deposit in its 3-D Secure challenge (PENDING) has the timeout again from the challenge
+      // (its last update, never before its creation), so a card entered late is not cut short.
       case EXPIRED_CHECKOUTS -> "p.payment_type = 'DEPOSIT' AND p.state IN ('CHECKOUT', 'PENDING')"
-          + " AND (p.state = 'CHECKOUT' OR p.payment_method = 'BASIC_CARD')"
           + " AND p.created < CAST(:before AS timestamptz)"
           + " - (SELECT min(checkout_timeout_seconds) FROM shops) * interval '1 second'"
-          + " AND p.created < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'";
+          + " AND CASE WHEN p.state = 'CHECKOUT' THEN p.created"
+          + " WHEN p.payment_method = 'BASIC_CARD' THEN p.updated END"
+          + " < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'";
     };
     String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "p.updated";
     return "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where

@@ -2,6 +2,7 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.bootstrap.TestGateway.Answer;
 import io.tollgate.domain.shop.Environment;
 import io.tollgate.domain.shop.ShopId;
@@ -138,6 +139,30 @@ class PreAuthAndTimeoutTest {
     String key = gw.issueKey(other, Environment.SANDBOX);
     assertThat(gw.post("/api/v1/payments/" + id + "/capture", "", key, null).status()).isEqualTo(404);
     assertThat(gw.post("/api/v1/payments/" + id + "/void", "", key, null).status()).isEqualTo(404);
+  }
+
+  /**
+   * A customer who enters a 3-D Secure card late in the checkout gets the shop's timeout again
+   * for the challenge; a challenge left unanswered for that long ends cancelled 1.04.
+   */
+  @Test
+  void a_3ds_challenge_has_the_timeout_from_the_challenge_not_from_the_checkout() throws Exception {
+    ShopId shop = gw.createShop(gw.merchant, "Four seconds", false, false, Duration.ofSeconds(4));
+    String key = gw.issueKey(shop, Environment.SANDBOX);
+    String id = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\","
+        + "\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", key, null)
+        .json().at("/result/id").asText();
+    Thread.sleep(2_500);
+    Answer challenged = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.7\"}")));
+    assertThat(challenged.json().at("/result/state").asText()).isEqualTo("PENDING");
+    Thread.sleep(2_500);
+    assertThat(gw.get("/api/v1/payments/" + id, key).json().at("/result/state").asText())
+        .as("five seconds after the checkout began, two and a half into the challenge").isEqualTo("PENDING");
+    JsonNode abandoned = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), key);
+    assertThat(abandoned.get("state").asText()).isEqualTo("CANCELLED");
+    assertThat(abandoned.get("errorCode").asText()).isEqualTo("1.04");
   }
 
   @Test
