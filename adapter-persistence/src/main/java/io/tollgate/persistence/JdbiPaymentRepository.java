@@ -172,6 +172,12 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
+  public Optional<Payment> lockIfUnchanged(PaymentId id, long version) {
+    return jdbi.withHandle(h -> h.createQuery(PaymentSql.LOCK_IF_UNCHANGED).bind("id", id.value())
+        .bind("version", version).map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);
+  }
+
+  @Override
   public Optional<Payment> findAsAnswered(ShopId shop, String idempotencyKey) {
     return jdbi.withHandle(h -> h.createQuery(PaymentSql.FIND_AS_ANSWERED).bind("shop", shop.value())
         .bind("key", idempotencyKey).map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);

@@ -153,6 +153,8 @@ final class PaymentSql {
 
   static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";
 
+  static final String LOCK_IF_UNCHANGED = FIND + " AND version = :version FOR UPDATE SKIP LOCKED";
+
   /** The row an idempotency key's first request was answered with, read back as a row of payments. */
   static final String FIND_AS_ANSWERED = "SELECT " + COLUMNS + """
        FROM jsonb_populate_record(NULL::payments, (SELECT k.answer FROM idempotency_keys k

@@ -116,6 +116,30 @@ class PayoutsAndBalancesTest {
     assertThat(gw.countPayments()).isEqualTo(before);
   }
 
+  /**
+   * A payout that fails every time (here its card can no longer be read from the vault) fails
+   * alone: the payouts of other shops in the same batch go out, and it stays due.
+   */
+  @Test
+  void a_payout_that_always_fails_does_not_hold_up_the_others() throws Exception {
+    Shop poisoned = newShop("Poisoned payout shop", true, false);
+    Shop healthy = newShop("Healthy payout shop", false, false);
+    Answer stuck = gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":3.00,\"currency\":\"EUR\","
+        + "\"card\":{\"cardNumber\":\"4111111111111111\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}",
+        poisoned.key(), null);
+    String stuckId = stuck.json().at("/result/id").asText();
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+            "UPDATE card_vault SET pan_ciphertext = '\\x00' WHERE shop_id = :shop")
+        .bind("shop", poisoned.id().value()).execute());
+    assertThat(gw.post("/api/v1/payments/" + stuckId + "/approve", "", poisoned.key(), null).status()).isEqualTo(200);
+    String fine = withdraw(healthy, "4.00").json().at("/result/id").asText();
+
+    JsonNode done = gw.awaitStateOtherThan(fine, "PENDING", Duration.ofSeconds(10), healthy.key());
+    assertThat(done.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(gw.get("/api/v1/payments/" + stuckId, poisoned.key()).json().at("/result/state").asText())
+        .as("the payout that cannot be made stays due, untouched").isEqualTo("PENDING");
+  }
+
   @Test
   void a_withdrawal_over_the_sandbox_limit_is_declined_328_and_releases_its_hold() throws Exception {
     Shop shop = newShop("Big payout shop", false, false);

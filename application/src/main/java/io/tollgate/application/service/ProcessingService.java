@@ -39,6 +39,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.YearMonth;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -278,67 +279,88 @@ public final class ProcessingService
 
   @Override
   public int processPayouts(int batch) {
-    return tx.inTransaction(() -> {
-      List<Payment> due = payments.lockDue(DueWork.PAYOUTS, clock.instant(), batch);
-      for (Payment due1 : due) {
-        Payment p = due1;
-        if (p.type() == PaymentType.WITHDRAWAL) {
-          CardNumber pan = fromVault(p);
-          Screened screened = screen(p, pan);
-          p = screened.payment();
-          if (p.state().isFinal()) {
-            continue;
-          }
-          p = p.withRouting(p.amount(), p.customerAmount(), payoutTerminal(p));
-          Result r = p.method() == PaymentMethod.BANKTRANSFER ? processor.bankPayout(p.id(), p.amount(), p.customer())
-              : p.card() == null || p.card().cardToken() == null
-              ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
-              : processor.payout(charge(p, 1, pan));
-          recordFinal(screened.held(), p, OperationType.WITHDRAWAL, r);
-        } else {
-          Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
-          p = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
-          recordFinal(null, p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()));
+    return eachDue(DueWork.PAYOUTS, clock.instant(), batch, due -> {
+      Payment p = due;
+      if (p.type() == PaymentType.WITHDRAWAL) {
+        CardNumber pan = fromVault(p);
+        Screened screened = screen(p, pan);
+        p = screened.payment();
+        if (p.state().isFinal()) {
+          return true;
         }
+        p = p.withRouting(p.amount(), p.customerAmount(), payoutTerminal(p));
+        Result r = p.method() == PaymentMethod.BANKTRANSFER ? processor.bankPayout(p.id(), p.amount(), p.customer())
+            : p.card() == null || p.card().cardToken() == null
+            ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
+            : processor.payout(charge(p, 1, pan));
+        recordFinal(screened.held(), p, OperationType.WITHDRAWAL, r);
+      } else {
+        Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
+        p = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
+        recordFinal(null, p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()));
       }
-      return due.size();
+      return true;
     });
   }
 
   @Override
   public int settleBankTransfers(int batch) {
-    return tx.inTransaction(() -> {
-      List<Payment> due = payments.lockDue(DueWork.BANK_TRANSFERS, clock.instant().minus(bankTransferDelay), batch);
-      int moved = 0;
-      for (Payment p : due) {
-        Result r = processor.bankTransferStatus(p.id(), p.externalId(), p.amount(), p.additionalParameters());
-        if (r.status() == Result.Status.PENDING) {
-          continue;
-        }
-        Outcome outcome = r.status() == Result.Status.APPROVED ? external(r) : declined(r);
-        if (r.settledAmount() != null) {
-          outcome = outcome.withAmount(r.settledAmount()).withDetails("the bank received " + r.settledAmount()
-              + " instead of " + p.amount());
-        }
-        writer.update(p.apply(OperationType.DEPOSIT,
-            r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED, outcome, clock.instant()));
-        moved++;
+    return eachDue(DueWork.BANK_TRANSFERS, clock.instant().minus(bankTransferDelay), batch, p -> {
+      Result r = processor.bankTransferStatus(p.id(), p.externalId(), p.amount(), p.additionalParameters());
+      if (r.status() == Result.Status.PENDING) {
+        return false;
       }
-      return moved;
+      Outcome outcome = r.status() == Result.Status.APPROVED ? external(r) : declined(r);
+      if (r.settledAmount() != null) {
+        outcome = outcome.withAmount(r.settledAmount()).withDetails("the bank received " + r.settledAmount()
+            + " instead of " + p.amount());
+      }
+      writer.update(p.apply(OperationType.DEPOSIT,
+          r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED, outcome, clock.instant()));
+      return true;
     });
   }
 
   @Override
   public int expireCheckouts(int batch) {
-    return tx.inTransaction(() -> {
-      List<Payment> due = payments.lockDue(DueWork.EXPIRED_CHECKOUTS, clock.instant(), batch);
-      for (Payment p : due) {
-        writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
-            Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
-            clock.instant()));
-      }
-      return due.size();
+    return eachDue(DueWork.EXPIRED_CHECKOUTS, clock.instant(), batch, p -> {
+      writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
+          Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
+          clock.instant()));
+      return true;
     });
+  }
+
+  /**
+   * Runs {@code step} on each due payment in a transaction of its own, with the payment locked
+   * and unchanged since it was found. One payment that fails (a card that cannot be read, a
+   * write the database refuses) fails alone: in one transaction for the batch it undid the
+   * others' work, processor calls included (a payout made and then rolled back is made again),
+   * and, found first again on every run, it stopped the job for every shop.
+   *
+   * @return how many payments the step moved on
+   * @throws IllegalStateException after the others, naming the payments that failed
+   */
+  private int eachDue(DueWork work, Instant before, int batch, java.util.function.Predicate<Payment> step) {
+    // a snapshot: outside a transaction the statement's locks end with it
+    List<Payment> candidates = payments.lockDue(work, before, batch);
+    int moved = 0;
+    List<String> failed = new ArrayList<>();
+    for (Payment candidate : candidates) {
+      try {
+        if (tx.inTransaction(() -> payments.lockIfUnchanged(candidate.id(), candidate.version())
+            .map(step::test).orElse(false))) {
+          moved++;
+        }
+      } catch (RuntimeException e) {
+        failed.add(candidate.id().value() + " (" + e.getClass().getSimpleName() + ")");
+      }
+    }
+    if (!failed.isEmpty()) {
+      throw new IllegalStateException(failed.size() + " of " + candidates.size() + " due payments failed and stay due: "
+          + String.join(", ", failed.subList(0, Math.min(5, failed.size()))));
+    }
+    return moved;
   }
 
   // ---- balances ---------------------------------------------------------------------------

@@ -110,6 +110,12 @@ public interface PaymentRepository {
    */
   List<Payment> lockDue(DueWork work, Instant now, int limit);
 
+  /**
+   * Locks the payment in the current transaction if no other transaction holds it and it is
+   * still at {@code version}; empty otherwise (another instance has it, or it has moved on).
+   */
+  Optional<Payment> lockIfUnchanged(PaymentId id, long version);
+
   /** The kinds of background work. */
   enum DueWork {
     /** PENDING withdrawals and refunds, oldest first. */
