@@ -2,7 +2,8 @@
 #   docker build -t tollgate .
 #   docker run -p 8080:8080 tollgate                       # sandbox, embedded PostgreSQL
 #   docker run -p 8080:8080 -e TOLLGATE_ENVIRONMENT=production -e TOLLGATE_DB_URL=... \
-#     -e TOLLGATE_DB_USER=... -e TOLLGATE_DB_PASSWORD=... -e TOLLGATE_MASTER_KEY=... tollgate
+#     -e TOLLGATE_DB_USER=... -e TOLLGATE_DB_PASSWORD=... -e TOLLGATE_MASTER_KEY=... \
+#     -e TOLLGATE_PUBLIC_URL=https://pay.example.com tollgate
 FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
 COPY . .

@@ -35,6 +35,12 @@ public final class Main implements Callable<Integer> {
   private static volatile Map<String, String> environment = System.getenv();
 
   public static void main(String[] args) {
+    // Before logging starts: logback's ${TOLLGATE_LOG_FORMAT:-text} keeps an empty value, which
+    // names no log format and silenced every log line; blank means unset here as for every setting.
+    String format = System.getenv("TOLLGATE_LOG_FORMAT");
+    if (System.getProperty("TOLLGATE_LOG_FORMAT") == null) {
+      System.setProperty("TOLLGATE_LOG_FORMAT", format == null || format.isBlank() ? "text" : format.strip());
+    }
     org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
     org.slf4j.bridge.SLF4JBridgeHandler.install();
     System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true), System.getenv()));

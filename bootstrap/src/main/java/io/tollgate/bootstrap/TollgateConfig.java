@@ -1,6 +1,7 @@
 package io.tollgate.bootstrap;
 
 import io.tollgate.domain.shop.Environment;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -47,7 +48,7 @@ public record TollgateConfig(
       new Setting("TOLLGATE_HOST", "0.0.0.0", "address the HTTP server binds to"),
       new Setting("TOLLGATE_PORT", "8080", "HTTP port (0 picks a free one)"),
       new Setting("TOLLGATE_PUBLIC_URL", "http://localhost:{port}",
-          "base URL customers and merchants reach Tollgate at; used in `redirectUrl`"),
+          "base URL customers and merchants reach Tollgate at; used in `redirectUrl` (required in production, https)"),
       new Setting("TOLLGATE_DB_URL", "(embedded PostgreSQL)",
           "JDBC URL of an external PostgreSQL; when unset an embedded PostgreSQL is started"),
       new Setting("TOLLGATE_DB_USER", "postgres", "database user for `TOLLGATE_DB_URL`"),
@@ -136,6 +137,21 @@ public record TollgateConfig(
     if (environment == Environment.PRODUCTION && dbUrl == null) {
       problems.add("TOLLGATE_DB_URL is required in production; the embedded database is for sandbox use");
     }
+    String publicUrl = get.apply("TOLLGATE_PUBLIC_URL");
+    if (publicUrl != null) {
+      try {
+        URI uri = new URI(publicUrl);
+        if (uri.getHost() == null || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
+          problems.add("TOLLGATE_PUBLIC_URL must be an absolute http(s) URL such as https://pay.example.com");
+        } else if (environment == Environment.PRODUCTION && !"https".equals(uri.getScheme())) {
+          problems.add("TOLLGATE_PUBLIC_URL must be https in production: customers enter card numbers on its pages");
+        }
+      } catch (java.net.URISyntaxException e) {
+        problems.add("TOLLGATE_PUBLIC_URL must be an absolute http(s) URL such as https://pay.example.com");
+      }
+    } else if (environment == Environment.PRODUCTION) {
+      problems.add("TOLLGATE_PUBLIC_URL is required in production: the https address customers reach the checkout at");
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException("Invalid configuration:\n  " + String.join("\n  ", problems));
     }
@@ -187,7 +203,7 @@ public record TollgateConfig(
   private static java.time.Duration duration(String raw, String def, String name, List<String> problems) {
     try {
       java.time.Duration d = java.time.Duration.parse(raw == null ? def : raw);
-      if (d.isNegative() || d.isZero() && name.equals("TOLLGATE_JOB_INTERVAL")) {
+      if (d.isNegative() || d.toMillis() < 1 && name.equals("TOLLGATE_JOB_INTERVAL")) {
         problems.add(name + " must be a positive ISO-8601 duration such as PT5S");
       }
       return d;

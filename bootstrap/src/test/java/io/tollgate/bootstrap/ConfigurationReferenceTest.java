@@ -32,9 +32,23 @@ class ConfigurationReferenceTest {
   }
 
   @Test
-  void production_refuses_to_start_without_a_master_key_or_a_real_database() {
+  void production_refuses_to_start_without_a_master_key_a_real_database_or_its_https_address() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_ENVIRONMENT", "production")))
-        .hasMessageContaining("TOLLGATE_MASTER_KEY").hasMessageContaining("TOLLGATE_DB_URL");
+        .hasMessageContaining("TOLLGATE_MASTER_KEY").hasMessageContaining("TOLLGATE_DB_URL")
+        .hasMessageContaining("TOLLGATE_PUBLIC_URL is required");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_ENVIRONMENT", "production",
+        "TOLLGATE_PUBLIC_URL", "http://pay.example.com")))
+        .hasMessageContaining("TOLLGATE_PUBLIC_URL must be https in production");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_PUBLIC_URL", "pay.example.com")))
+        .hasMessageContaining("TOLLGATE_PUBLIC_URL must be an absolute http(s) URL");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_PUBLIC_URL", "http://localhost:9000/")).publicUrlFor(1))
+        .isEqualTo("http://localhost:9000");
+  }
+
+  @Test
+  void a_job_interval_under_a_millisecond_is_refused() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_JOB_INTERVAL", "PT0.0001S")))
+        .hasMessageContaining("TOLLGATE_JOB_INTERVAL");
   }
 
   @Test

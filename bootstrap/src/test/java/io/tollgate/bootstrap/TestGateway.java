@@ -48,6 +48,7 @@ final class TestGateway implements AutoCloseable {
     all.putIfAbsent("TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
     if ("production".equals(all.get("TOLLGATE_ENVIRONMENT"))) {
       all.putIfAbsent("TOLLGATE_DB_URL", "jdbc:postgresql://placeholder/unused");
+      all.putIfAbsent("TOLLGATE_PUBLIC_URL", "https://pay.example.com");
     }
     this.database = TestDatabase.fresh();
     this.app = Tollgate.start(TollgateConfig.from(all), database);
