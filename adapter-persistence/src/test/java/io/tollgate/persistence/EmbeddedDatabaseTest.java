@@ -28,4 +28,18 @@ class EmbeddedDatabaseTest {
       assertThat(migrations).isGreaterThanOrEqualTo(1);
     }
   }
+
+  /** What a failed statement says is logged: the statement, never the customer data bound to it. */
+  @Test
+  void a_failed_statement_names_its_statement_but_not_its_arguments() {
+    Database db = io.tollgate.persistence.testing.TestDatabase.fresh();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> db.jdbi().useHandle(h -> h.createQuery(
+                "SELECT 1 / 0 FROM merchants WHERE name <> :secret OR true")
+            .bind("secret", "DE89370400440532013000 ann@example.com").mapTo(Integer.class).list()))
+        .isInstanceOf(org.jdbi.v3.core.statement.StatementException.class)
+        .hasMessageContaining("division by zero")
+        .hasMessageContaining("[statement: \"SELECT 1 / 0 FROM merchants")
+        .hasMessageNotContaining("DE89370400440532013000")
+        .hasMessageNotContaining("ann@example.com");
+  }
 }

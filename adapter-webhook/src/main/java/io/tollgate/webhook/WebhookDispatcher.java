@@ -264,7 +264,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     if (!result.delivered()) {
       LOG.info("webhook {} of payment {} to {} failed (attempt {}): {}", d.eventId(), d.event().paymentId().value(),
-          d.url(), d.attempt(), status != null ? "HTTP " + status : error);
+          forLog(d.url()), d.attempt(), status != null ? "HTTP " + status : error);
     }
     return result;
   }
@@ -320,6 +320,23 @@ public final class WebhookDispatcher implements AutoCloseable {
         Thread.interrupted();
       }
       return expired;
+    }
+  }
+
+  /**
+   * A receiver's URL as the log may show it: scheme, host, port and path. A password in its
+   * user part or a token in its query is the merchant's secret.
+   */
+  static String forLog(String url) {
+    if (url == null) {
+      return null;
+    }
+    try {
+      URI uri = URI.create(url);
+      return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort())
+          + (uri.getRawPath() == null ? "" : uri.getRawPath());
+    } catch (IllegalArgumentException e) {
+      return "(an unreadable URL)";
     }
   }
 

@@ -193,4 +193,12 @@ class WebhookDispatcherTest {
     assertThat(outbox.released).singleElement().satisfies(owner ->
         assertThat(outbox.claimTokens).allSatisfy(token -> assertThat(token).startsWith(owner + ":")));
   }
+
+  @Test
+  void the_log_shows_a_receivers_url_without_its_password_or_query() {
+    assertThat(WebhookDispatcher.forLog("https://hook:S3cret@merchant.example:8443/hooks/in?token=abc#x"))
+        .isEqualTo("https://merchant.example:8443/hooks/in");
+    assertThat(WebhookDispatcher.forLog("http://merchant.example/h")).isEqualTo("http://merchant.example/h");
+    assertThat(WebhookDispatcher.forLog("not a url")).doesNotContain("not a url");
+  }
 }
