@@ -22,7 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A token bucket per credential (the {@code Authorization} header, kept only as a digest) or,
  * for requests without one, per client address: {@code ratePerSecond} requests a second with
  * bursts up to {@code burst}. Beyond it: 429 in the error envelope with {@code Retry-After}.
- * The limit is per instance.
+ * Requests refused as unauthenticated (401) also count against their client's address, at the
+ * same rate: a made-up credential per request would otherwise make every guess the first of its
+ * own bucket. The limit is per instance.
  */
 final class RateLimitFilter implements Filter {
 
@@ -50,12 +52,17 @@ final class RateLimitFilter implements Filter {
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
-    long waitNanos = take(keyOf(request), System.nanoTime());
+    HttpServletResponse response = (HttpServletResponse) res;
+    String failures = "failed:" + request.getRemoteAddr();
+    long now = System.nanoTime();
+    long waitNanos = Math.max(waitFor(failures, now), take(keyOf(request), now));
     if (waitNanos == 0) {
       chain.doFilter(req, res);
+      if (response.getStatus() == 401) {
+        take(failures, System.nanoTime());
+      }
       return;
     }
-    HttpServletResponse response = (HttpServletResponse) res;
     long seconds = Math.max(1, (waitNanos + 999_999_999L) / 1_000_000_000L);
     response.setStatus(429);
     response.setHeader("Retry-After", Long.toString(seconds));
@@ -64,6 +71,18 @@ final class RateLimitFilter implements Filter {
     response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(ErrorEnvelope.of(429,
         "Too many requests for this key: at most " + (long) ratePerSecond + " a second; retry after " + seconds + " s",
         List.<Violation>of(), request.getRequestURI())));
+  }
+
+  /** How long until the bucket has a token, without taking one (0: it has one). */
+  long waitFor(String key, long now) {
+    Bucket b = buckets.get(key);
+    if (b == null) {
+      return 0;
+    }
+    synchronized (b) {
+      double tokens = Math.min(burst, b.tokens + (now - b.refilledAt) / 1e9 * ratePerSecond);
+      return tokens >= 1 ? 0 : (long) Math.ceil((1 - tokens) / ratePerSecond * 1e9);
+    }
   }
 
   /** Takes a token; returns 0 when one was there, else how long until one will be. */

@@ -71,7 +71,7 @@ public record TollgateConfig(
       new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer"),
       new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"),
       new Setting("TOLLGATE_RATE_LIMIT", "200",
-          "API requests a second per key (or per client address without one) before 429; 0 switches the limit off"),
+          "API requests a second per key (or per client address without one; refused credentials also count per address) before 429; 0 switches the limit off"),
       new Setting("TOLLGATE_RATE_LIMIT_BURST", "400", "requests a key may send at once above the steady rate"),
       new Setting("TOLLGATE_LOG_FORMAT", "text", "`json` writes one JSON object per log line (with the request id)"),
       new Setting("TOLLGATE_MERCHANT_API", "full",

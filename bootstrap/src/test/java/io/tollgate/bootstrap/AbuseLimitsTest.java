@@ -38,6 +38,20 @@ class AbuseLimitsTest {
     }
   }
 
+  /** A made-up credential per request does not escape the limit: failures count per address. */
+  @Test
+  void guesses_with_a_new_credential_each_time_are_limited_by_address() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "5"))) {
+      String[] user = gw.merchantUser(gw.merchant, "guessed@shop.example", Permission.SHOP_EDIT);
+      for (int i = 0; i < 5; i++) {
+        assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess-" + i}).status())
+            .isEqualTo(401);
+      }
+      assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess-6"}).status()).isEqualTo(429);
+      assertThat(gw.get("/api/v1/payments", "tg_test_made_up_key_number_seven").status()).isEqualTo(429);
+    }
+  }
+
   @Test
   void the_limit_refills_with_time() throws Exception {
     RateLimitFilter limit = new RateLimitFilter(10, 2);
