@@ -135,11 +135,21 @@ public final class Database implements AutoCloseable {
   /** What the readiness check needs to know about the database. */
   public record Health(boolean reachable, boolean migrated, String problem) {}
 
-  /** Whether a connection can be had within two seconds and every migration is applied. */
+  /**
+   * Whether a connection can be had within two seconds, the database takes writes (not a
+   * standby after a failover, not read-only), and every migration is applied.
+   */
   public Health health() {
     try (java.sql.Connection c = dataSource.getConnection()) {
       if (!c.isValid(2)) {
         return new Health(false, false, "the database does not answer");
+      }
+      try (java.sql.Statement s = c.createStatement();
+          java.sql.ResultSet rs = s.executeQuery(
+              "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'")) {
+        if (rs.next() && rs.getBoolean(1)) {
+          return new Health(false, false, "the database takes no writes (read-only or a standby)");
+        }
       }
     } catch (java.sql.SQLException | RuntimeException e) {
       return new Health(false, false, "no database connection: " + e.getMessage());

@@ -42,4 +42,30 @@ class EmbeddedDatabaseTest {
         .hasMessageNotContaining("DE89370400440532013000")
         .hasMessageNotContaining("ann@example.com");
   }
+
+  /**
+   * A database that answers but takes no writes (read-only, or a standby after a failover) is
+   * not ready: payments, jobs and webhooks cannot work on it.
+   */
+  @Test
+  void a_database_that_takes_no_writes_is_not_healthy() throws Exception {
+    Database db = io.tollgate.persistence.testing.TestDatabase.fresh();
+    assertThat(db.health().reachable()).isTrue();
+    try (java.sql.Connection admin = java.sql.DriverManager.getConnection(db.jdbcUrl(),
+        io.tollgate.persistence.testing.TestDatabase.user(), io.tollgate.persistence.testing.TestDatabase.password());
+        java.sql.Statement s = admin.createStatement()) {
+      s.execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$");
+      s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+          + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      // the pool finds its terminated connections out one by one, then opens read-only ones
+      Database.Health readOnly = db.health();
+      for (int i = 0; i < 50 && (readOnly.problem() == null || !readOnly.problem().contains("takes no writes")); i++) {
+        Thread.sleep(100);
+        readOnly = db.health();
+      }
+      s.execute("DO $$ BEGIN EXECUTE format('ALTER DATABASE %I RESET default_transaction_read_only', current_database()); END $$");
+      assertThat(readOnly.reachable()).isFalse();
+      assertThat(readOnly.problem()).contains("takes no writes");
+    }
+  }
 }

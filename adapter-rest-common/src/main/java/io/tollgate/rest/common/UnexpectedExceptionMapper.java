@@ -36,8 +36,11 @@ public final class UnexpectedExceptionMapper implements ExceptionMapper<Throwabl
       if (t instanceof java.sql.SQLTransientConnectionException) {
         return true;
       }
+      // 08: connection lost; 25006: the database is read-only (a standby after a failover);
+      // 57P01-57P03: the server is shutting down or not yet accepting connections
       if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
-          && sql.getSQLState().startsWith("08")) {
+          && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("25006")
+              || sql.getSQLState().startsWith("57P0"))) {
         return true;
       }
       if (t.getCause() == t) {
