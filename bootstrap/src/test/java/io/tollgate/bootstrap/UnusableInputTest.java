@@ -159,4 +159,28 @@ class UnusableInputTest {
         .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(otherCsrf.group(1), StandardCharsets.UTF_8))));
     assertThat(gw.get("/api/v1/payments/" + other).json().at("/result/state").asText()).isEqualTo("CANCELLED");
   }
+
+  /** Odd posts to the checkout page were 500s: a form without its Content-Type, an unknown charset, a NUL. */
+  @Test
+  void the_checkout_form_refuses_what_it_cannot_read_with_a_4xx() {
+    String id = gw.deposit("5.00", "EUR");
+    Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+        .matcher(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body());
+    assertThat(csrf.find()).isTrue();
+    String form = "csrf=" + URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8);
+    TestGateway.Answer untyped = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id + "/cancel"))
+        .POST(HttpRequest.BodyPublishers.ofString(form)));
+    assertThat(untyped.status()).isEqualTo(415);
+    TestGateway.Answer bogus = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Content-Type", "application/x-www-form-urlencoded; charset=bogus")
+        .POST(HttpRequest.BodyPublishers.ofString(form + "&cardholderName=%E9")));
+    assertThat(bogus.status()).isEqualTo(400);
+    TestGateway.Answer nul = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(form + "&cardNumber=4000000000000408&expiryMonth=12&expiryYear=2030"
+            + "&cardSecurityCode=123&cardholderName=AB%00CD")));
+    assertThat(nul.status()).isEqualTo(422);
+    assertThat(nul.body()).contains("Use letters, spaces and punctuation only");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+  }
 }

@@ -35,6 +35,7 @@ public final class GatewayApi {
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
     config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
     RestCommon.register(config, bodyLimitBytes);
+    config.register(new CheckoutFormFilter());
     config.register(new CheckoutResource(checkout, csrfTokens));
     return config;
   }

@@ -607,6 +607,9 @@ public final class ProcessingService
     }
     if (card.cardholderName() != null && card.cardholderName().length() > 128) {
       checks.add("cardholderName", "Use at most 128 characters", null);
+    } else if (card.cardholderName() != null && card.cardholderName().chars().anyMatch(c -> c < 0x20 || c == 0x7f
+        || Character.isSurrogate((char) c))) {
+      checks.add("cardholderName", "Use letters, spaces and punctuation only", null);
     }
     boolean monthOk = card.expiryMonth() != null && card.expiryMonth().matches("^(0[1-9]|1[0-2])$");
     boolean yearOk = card.expiryYear() != null && card.expiryYear().matches("^20[0-9]{2}$");
