@@ -91,6 +91,17 @@ class CommandLineTest {
     assertThat(r.err()).contains("Merchant 999999 not found");
   }
 
+  /** The checkout sends customers to the shop's returnUrl: a value that is not a URL was a 500 there. */
+  @Test
+  void refuses_a_shop_whose_urls_or_timeout_cannot_work() {
+    String merchantId = group(run("merchant", "create", "--name", "Careless").out(), "merchant (\\d+) created");
+    Result r = run("shop", "create", "--merchant", merchantId, "--name", "Broken", "--return-url", "shop.example/back",
+        "--webhook-url", "ftp://shop.example/h", "--checkout-timeout", "-PT5M");
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("returnUrl").contains("webhookUrl").contains("checkoutTimeout")
+        .doesNotContain("Exception").doesNotContain("SQL");
+  }
+
   @Test
   void a_missing_option_prints_usage() {
     Result r = run("shop", "create", "--name", "x");

@@ -285,7 +285,8 @@ final class PaymentRequestRules {
     return PLACEHOLDER.matcher(url).replaceAll("x");
   }
 
-  private static void url(Checks checks, String field, String value, boolean placeholders) {
+  /** An absolute http(s) URL of at most 512 characters; a returnUrl may hold the placeholders. */
+  static void url(Checks checks, String field, String value, boolean placeholders) {
     if (value == null) {
       return;
     }

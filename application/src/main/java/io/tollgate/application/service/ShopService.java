@@ -84,6 +84,14 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
   @Override
   public ShopId createShop(CreateShopCommand c) {
     requireName("name", c.name());
+    // the checkout sends every customer to the shop's returnUrl, and the dispatcher every event to its webhookUrl
+    Checks checks = new Checks();
+    PaymentRequestRules.url(checks, "returnUrl", c.returnUrl(), true);
+    PaymentRequestRules.url(checks, "webhookUrl", c.webhookUrl(), false);
+    if (c.checkoutTimeout() != null && (c.checkoutTimeout().isNegative() || c.checkoutTimeout().isZero())) {
+      checks.add("checkoutTimeout", "must be positive", c.checkoutTimeout().toString());
+    }
+    checks.throwIfAny("Invalid shop");
     return tx.inTransaction(() -> {
       if (!shops.merchantExists(c.merchantId())) {
         throw new DomainException.NotFound("Merchant " + c.merchantId() + " not found");
