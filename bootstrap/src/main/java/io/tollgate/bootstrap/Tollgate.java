@@ -224,6 +224,7 @@ public final class Tollgate implements AutoCloseable {
       Clock clock = Clock.systemUTC();
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(MasterKey.load(config));
+      database.requireMasterKey(secrets.fingerprint("tollgate: the master key of this database"));
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;

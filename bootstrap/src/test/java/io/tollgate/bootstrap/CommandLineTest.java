@@ -102,6 +102,24 @@ class CommandLineTest {
         .doesNotContain("Exception").doesNotContain("SQL");
   }
 
+  /**
+   * A run from another directory (no TOLLGATE_MASTER_KEY, so a new sandbox key of its own) would
+   * seal a shop's new signing key under a key the service does not have: it is refused.
+   */
+  @Test
+  void a_run_with_another_master_key_is_refused_before_it_seals_anything() throws Exception {
+    String merchantId = group(run("merchant", "create", "--name", "Keyed").out(), "merchant (\\d+) created");
+    Map<String, String> elsewhere = new HashMap<>(env);
+    elsewhere.put("TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-cli-elsewhere").toString());
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = Main.run(new String[] {"shop", "create", "--merchant", merchantId, "--name", "Sealed elsewhere"},
+        new PrintWriter(out, true), new PrintWriter(err, true), elsewhere);
+    assertThat(exit).isNotZero();
+    assertThat(err.toString()).contains("sealed with another master key");
+    assertThat(run("shop", "create", "--merchant", merchantId, "--name", "Sealed here").exit()).isZero();
+  }
+
   @Test
   void a_missing_option_prints_usage() {
     Result r = run("shop", "create", "--name", "x");
