@@ -178,7 +178,11 @@ class MerchantRecordsTest {
 
     JsonNode profile = result("/merchant-api/v1/antifraud-profiles", reader).get(0);
     assertThat(profile.get("name").asText()).isEqualTo("Strict");
-    assertThat(profile.get("paymentDataVerification").get(0).get("rule").asText()).isEqualTo("DECLINED_DEPOSITS_PER_CARD");
+    JsonNode rule = profile.get("paymentDataVerification").get(0);
+    assertThat(rule.get("rule").asText()).isEqualTo("DECLINED_DEPOSITS_PER_CARD");
+    // a client written against the reference reads ruleCode and parameters
+    assertThat(rule.get("ruleCode").asText()).isEqualTo("DECLINED_DEPOSITS_PER_CARD");
+    assertThat(rule.get("parameters").asText()).isEqualTo("threshold=3,windowMinutes=60");
   }
 
   @Test

@@ -40,7 +40,21 @@ public final class ReferenceDataResource {
       int priority, int weight, String terminalCurrency, Long cascadingErrorCodesWhitelistId,
       Long cascadingErrorCodesBlacklistId, List<Map<String, Object>> limits) {}
 
-  record RuleJson(long id, String rule, Long groupId, Integer threshold, Integer windowMinutes) {}
+  /**
+   * One rule, under the reference's names ({@code ruleCode}; the country group of a country
+   * rule in {@code countryGroupId}; the rule's settings as text in {@code parameters}) and, as
+   * before, under our own.
+   */
+  record RuleJson(long id, String ruleCode, Long countryGroupId, String parameters, String rule, Long groupId,
+      Integer threshold, Integer windowMinutes) {
+
+    static RuleJson of(ReferenceData.AntifraudRule r) {
+      String parameters = r.groupId() != null ? "groupId=" + r.groupId()
+          : r.threshold() != null ? "threshold=" + r.threshold() + ",windowMinutes=" + r.windowMinutes() : null;
+      return new RuleJson(r.id(), r.rule(), r.rule().contains("COUNTRY") ? r.groupId() : null, parameters, r.rule(),
+          r.groupId(), r.threshold(), r.windowMinutes());
+    }
+  }
 
   record ProfileJson(long id, String name, String timeZoneToCheckLimits, List<RuleJson> paymentDataVerification) {}
 
@@ -115,7 +129,7 @@ public final class ReferenceDataResource {
     Paging p = Paging.of(offset, limit);
     return Envelope.page(queries.antifraudProfiles(BasicAuthFilter.user(request), p.offset(), p.limit())
         .map(a -> new ProfileJson(a.id(), a.name(), a.timeZone(), a.rules().stream()
-            .map(r -> new RuleJson(r.id(), r.rule(), r.groupId(), r.threshold(), r.windowMinutes())).toList())));
+            .map(RuleJson::of).toList())));
   }
 
   @GET
