@@ -133,6 +133,10 @@ class MerchantRecordsTest {
       assertThat(a.json().get("errors").get(0).get("field").asText()).isEqualTo(bad.substring(0, bad.indexOf('=')));
     }
     assertThat(result("/merchant-api/v1/operations", stranger)).isEmpty();
+    // states the reference lists but no payment here is ever in: accepted, they match nothing
+    assertThat(result("/merchant-api/v1/operations?paymentState.in=FRAUD_DETECTION", reader)).isEmpty();
+    assertThat(result("/merchant-api/v1/operations?operation.in=DEPOSIT,CREATE_PAYMENT&paymentState.in=ERROR,COMPLETED",
+        reader).findValuesAsText("paymentId")).containsOnly(completed);
   }
 
   @Test

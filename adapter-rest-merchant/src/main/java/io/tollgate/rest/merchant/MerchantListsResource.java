@@ -92,16 +92,34 @@ public final class MerchantListsResource {
     Instant from = completedGte == null ? startOfToday() : params.dateTime("completed.gte", completedGte);
     Instant before = params.dateTime("completed.lt", completedLt);
     Set<OperationType> operations = names(params, "operation.in", operationIn, OperationType.class);
-    Set<PaymentState> states = names(params, "paymentState.in", stateIn, PaymentState.class);
+    Set<PaymentState> states = names(params, "paymentState.in", stateIn, PaymentState.class, REFERENCE_ONLY_STATES);
     params.validate();
     MerchantUser user = BasicAuthFilter.user(request);
+    if (stateIn != null && states.isEmpty()) {
+      // only states of the reference this gateway never puts a payment in: nothing matches
+      return Envelope.page(new io.tollgate.application.port.out.Page<>(java.util.List.of(), false));
+    }
     Map<Long, String> names = shopNames(user);
     return Envelope.page(queries.operations(user, from, before, operations, states, paging.offset(), paging.limit())
         .map(o -> MerchantPaymentJson.operation(o, user.merchantId().value(), user.merchantName(), names)));
   }
 
+  /**
+   * Payment states the reference lists that no payment of this gateway is ever in: a filter may
+   * name them (and matches nothing by them) rather than be refused as unknown.
+   */
+  static final Set<String> REFERENCE_ONLY_STATES = Set.of("FRAUD_DETECTION", "PRE_PROCESSING", "INPUT_REQUIRED",
+      "AWAITING_CONFIRMATION", "CASCADING_CONFIRMATION", "CASCADING_CONTINUE", "AWAITING_REDIRECT", "AWAITING_RETURN",
+      "AWAITING_PRE_PROCESSING_RETURN", "RECONCILIATION", "AWAITING_WEBHOOK", "ERROR", "OPENED");
+
   /** A comma-separated list of enum names; an empty or unknown name is a violation. */
   static <E extends Enum<E>> Set<E> names(QueryParams params, String field, String raw, Class<E> type) {
+    return names(params, field, raw, type, Set.of());
+  }
+
+  /** As {@link #names}, also accepting (and adding nothing for) the names in {@code alsoKnown}. */
+  static <E extends Enum<E>> Set<E> names(QueryParams params, String field, String raw, Class<E> type,
+      Set<String> alsoKnown) {
     Set<E> result = EnumSet.noneOf(type);
     if (raw == null) {
       return result;
@@ -113,6 +131,9 @@ public final class MerchantListsResource {
         if (e.name().equals(name)) {
           match = e;
         }
+      }
+      if (match == null && alsoKnown.contains(name)) {
+        continue;
       }
       if (match == null) {
         params.add(Violation.of(field, "unknown name '" + name + "'; expected one of "
