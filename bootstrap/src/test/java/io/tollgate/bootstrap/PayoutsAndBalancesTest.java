@@ -97,6 +97,17 @@ class PayoutsAndBalancesTest {
     JsonNode done = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), shop.key());
     assertThat(done.get("state").asText()).isEqualTo("COMPLETED");
     assertThat(done.at("/customer/bankCode").asText()).isEqualTo("12030000");
+    String[] reader = gw.merchantUser(gw.merchant, "payouts-" + id + "@shop.example",
+        io.tollgate.domain.user.Permission.values());
+    JsonNode listed = null;
+    for (JsonNode p : gw.merchantGet("/merchant-api/v1/payments?limit=1000&created.gte=2000-01-01T00:00:00", reader).json().get("result")) {
+      if (p.get("id").asText().equals(id)) {
+        listed = p;
+      }
+    }
+    assertThat(listed).as("the payout in the merchant's records").isNotNull();
+    assertThat(listed.get("customerAccountNumber").asText()).isEqualTo("DE02120300000000202051");
+    assertThat(listed.get("customerBankCode").asText()).isEqualTo("12030000");
     assertThat(available(shop)).isEqualTo("60.00");
 
     String closed = bankWithdrawal(shop, "10.00", "{\"accountNumber\":\"DE00000000000000000000\"}")
