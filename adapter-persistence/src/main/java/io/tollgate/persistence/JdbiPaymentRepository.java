@@ -387,12 +387,14 @@ final class JdbiPaymentRepository implements PaymentRepository {
     q.bind(prefix + ".shopId", o.shopId()).bind(prefix + ".operation", o.operation())
         .bind(prefix + ".started", o.started()).bind(prefix + ".completed", o.completed())
         .bind(prefix + ".paymentState", o.paymentState()).bind(prefix + ".errorCode", o.errorCode())
-        .bind(prefix + ".details", o.details());
+        .bind(prefix + ".details", o.details()).bind(prefix + ".terminalName", o.terminalName())
+        .bind(prefix + ".externalId", o.externalId()).bind(prefix + ".externalResultCode", o.externalResultCode());
   }
 
   private static OperationRow toRow(Payment p, PaymentOperation o) {
     return new OperationRow(0, p.id().value(), p.shopId().value(), o.operation().name(), o.started(),
-        o.completed(), o.paymentState().name(), o.errorCode() == null ? null : o.errorCode().code(), o.details());
+        o.completed(), o.paymentState().name(), o.errorCode() == null ? null : o.errorCode().code(), o.details(),
+        o.terminalName(), o.externalId(), o.externalResultCode());
   }
 
   private Payment toPayment(PaymentRow r) {
@@ -414,6 +416,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
   private static PaymentOperation toOperation(OperationRow r) {
     return new PaymentOperation(r.id(), OperationType.valueOf(r.operation()), r.started(), r.completed(),
         PaymentState.valueOf(r.paymentState()),
-        r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.details());
+        r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.details(), r.terminalName(),
+        r.externalId(), r.externalResultCode());
   }
 }

@@ -12,4 +12,7 @@ record OperationRow(
     Instant completed,
     String paymentState,
     String errorCode,
-    String details) {}
+    String details,
+    String terminalName,
+    String externalId,
+    String externalResultCode) {}

@@ -65,7 +65,10 @@ final class PaymentRows {
         instant(rs, "completed"),
         rs.getString("payment_state"),
         rs.getString("error_code"),
-        rs.getString("details"));
+        rs.getString("details"),
+        rs.getString("terminal_name"),
+        rs.getString("external_id"),
+        rs.getString("external_result_code"));
   }
 
   private static Instant instant(ResultSet rs, String column) throws SQLException {

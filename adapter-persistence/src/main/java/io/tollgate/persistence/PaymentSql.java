@@ -63,10 +63,11 @@ final class PaymentSql {
   static final String OPERATION = """
       operation AS (
         INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
-            payment_state, error_code, details)
+            payment_state, error_code, details, terminal_name, external_id, external_result_code)
         SELECT written.id, CAST(:o.shopId AS bigint), written.merchant_id, CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
             CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
-            CAST(:o.details AS text)
+            CAST(:o.details AS text), CAST(:o.terminalName AS text), CAST(:o.externalId AS text),
+            CAST(:o.externalResultCode AS text)
         FROM written)
       """;
 
@@ -82,14 +83,17 @@ final class PaymentSql {
           .append(".shopId AS bigint), CAST(").append(o).append(".operation AS text), CAST(").append(o)
           .append(".started AS timestamptz), CAST(").append(o).append(".completed AS timestamptz), CAST(").append(o)
           .append(".paymentState AS text), CAST(").append(o).append(".errorCode AS text), CAST(").append(o)
-          .append(".details AS text))");
+          .append(".details AS text), CAST(").append(o).append(".terminalName AS text), CAST(").append(o)
+          .append(".externalId AS text), CAST(").append(o).append(".externalResultCode AS text))");
     }
     return """
         operation AS (
           INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
-              payment_state, error_code, details)
-          SELECT written.id, o.shop_id, written.merchant_id, o.operation, o.started, o.completed, o.payment_state, o.error_code, o.details
-          FROM written, (VALUES %s) AS o(n, shop_id, operation, started, completed, payment_state, error_code, details)
+              payment_state, error_code, details, terminal_name, external_id, external_result_code)
+          SELECT written.id, o.shop_id, written.merchant_id, o.operation, o.started, o.completed, o.payment_state, o.error_code,
+              o.details, o.terminal_name, o.external_id, o.external_result_code
+          FROM written, (VALUES %s) AS o(n, shop_id, operation, started, completed, payment_state, error_code, details,
+              terminal_name, external_id, external_result_code)
           ORDER BY o.n)
         """.formatted(values);
   }
@@ -173,7 +177,8 @@ final class PaymentSql {
        FROM payments WHERE id = :id FOR UPDATE OF payments""";
 
   static final String OPERATION_COLUMNS =
-      "id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details";
+      "id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details, terminal_name,"
+          + " external_id, external_result_code";
 
   static final String OPERATIONS =
       "SELECT " + OPERATION_COLUMNS + " FROM payment_operations WHERE payment_id = :id ORDER BY id DESC";

@@ -237,6 +237,16 @@ class GroupsAtWorkTest {
     JsonNode cascading = operations(r.shop(), id).get(2);
     assertThat(cascading.get("details").asText()).contains("4.02").contains("Cascade terminal A").contains("Cascade terminal B");
     assertThat(operations(r.shop(), id).get(1).get("details").asText()).contains("declined 4.02");
+    // the merchant's operations list each step with its own terminal and answer, not the payment's last
+    JsonNode merchantOps = gw.merchantGet("/merchant-api/v1/operations?limit=1000&completed.gte=2000-01-01T00:00:00",
+        admin).json().get("result");
+    java.util.List<String> steps = new java.util.ArrayList<>();
+    for (JsonNode op : merchantOps) {
+      if (op.get("paymentId").asText().equals(id) && op.get("operation").asText().equals("DEPOSIT")) {
+        steps.add(op.path("terminalName").asText("-") + " " + op.path("externalResultCode").asText("-"));
+      }
+    }
+    assertThat(steps).containsExactlyInAnyOrder("Cascade terminal A 05", "Cascade terminal B 00");
 
     long never = group(GroupKind.ERROR_CODE, "never cascade");
     reference.createConnector(new ReferenceData.Connector(0, r.shop().id().value(), r.first(), null, "ACTIVE",

@@ -61,13 +61,14 @@ final class MerchantPaymentJson {
       Map<Long, String> shopNames) {
     PaymentOperation o = ow.operation();
     Payment p = ow.payment();
+    // each step's own terminal and processor answer, not the payment's latest
     return new OperationJson(o.id(), p.id().value(), o.operation().name(), o.paymentState().name(),
-        Timestamps.record(o.started()), Timestamps.record(o.completed()), p.terminalName(),
+        Timestamps.record(o.started()), Timestamps.record(o.completed()), o.terminalName(),
         Timestamps.record(p.created()), p.type().name(), p.method().name(), p.description(), p.referenceId(),
         p.amount().amount(), p.amount().currency().code(),
         p.parentPaymentId() == null ? null : p.parentPaymentId().value(), merchantId, merchantName,
         p.shopId().value(), shopNames.get(p.shopId().value()),
         o.errorCode() == null ? null : o.errorCode().code(), o.errorCode() == null ? null : o.errorCode().message(),
-        p.externalResultCode(), p.externalId(), o.details());
+        o.externalResultCode(), o.externalId(), o.details());
   }
 }

@@ -119,7 +119,8 @@ public record Payment(
         outcome.externalRefs() != null ? outcome.externalRefs() : externalRefs,
         terminalName, created, now, version);
     PaymentOperation op = new PaymentOperation(
-        null, operation, started, now, to, outcome.errorCode(), outcome.details());
+        null, operation, started, now, to, outcome.errorCode(), outcome.details(), terminalName, outcome.externalId(),
+        outcome.externalResultCode());
     return new Transition(this, after, op);
   }
 

@@ -6,7 +6,8 @@ import java.util.Objects;
 
 /**
  * One step in a payment's history. {@code id} is null until the operation is stored;
- * {@code paymentState} is the state after the step.
+ * {@code paymentState} is the state after the step; the terminal it ran on and the processor's
+ * answer to it are this step's (null where it had none).
  */
 public record PaymentOperation(
     Long id,
@@ -15,7 +16,17 @@ public record PaymentOperation(
     Instant completed,
     PaymentState paymentState,
     ErrorCode errorCode,
-    String details) {
+    String details,
+    String terminalName,
+    String externalId,
+    String externalResultCode) {
+
+  /** A step with no terminal and no processor answer. */
+  public PaymentOperation(Long id, OperationType operation, Instant started, Instant completed,
+      PaymentState paymentState, ErrorCode errorCode, String details) {
+    this(id, operation, started, completed, paymentState, errorCode, details, null, null, null);
+  }
+
 
   public PaymentOperation {
     Objects.requireNonNull(operation, "operation");
@@ -25,6 +36,7 @@ public record PaymentOperation(
   }
 
   public PaymentOperation withId(long newId) {
-    return new PaymentOperation(newId, operation, started, completed, paymentState, errorCode, details);
+    return new PaymentOperation(newId, operation, started, completed, paymentState, errorCode, details, terminalName,
+        externalId, externalResultCode);
   }
 }
