@@ -100,7 +100,9 @@ class PayoutsAndBalancesTest {
     String[] reader = gw.merchantUser(gw.merchant, "payouts-" + id + "@shop.example",
         io.tollgate.domain.user.Permission.values());
     JsonNode listed = null;
-    for (JsonNode p : gw.merchantGet("/merchant-api/v1/payments?limit=1000&created.gte=2000-01-01T00:00:00", reader).json().get("result")) {
+    JsonNode records = gw.merchantGet("/merchant-api/v1/payments?limit=1000&created.gte=2000-01-01T00:00:00", reader)
+        .json().get("result");
+    for (JsonNode p : records) {
       if (p.get("id").asText().equals(id)) {
         listed = p;
       }
