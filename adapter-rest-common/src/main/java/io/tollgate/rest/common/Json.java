@@ -67,12 +67,43 @@ public final class Json {
       throw new DomainException.Invalid(
           Violation.of(null, "Request body must be a JSON object", null));
     }
-    java.util.List<Violation> unusable = new java.util.ArrayList<>();
-    checkValues(node, "", unusable);
-    if (!unusable.isEmpty()) {
+    if (!usable(node)) {
+      // only now, for the answer, each bad value's field path
+      java.util.List<Violation> unusable = new java.util.ArrayList<>();
+      checkValues(node, "", unusable);
       throw new DomainException.Invalid("Invalid request body", unusable);
     }
     return (ObjectNode) node;
+  }
+
+  /** {@link #checkValues} without the field paths: every body takes this walk, few fail it. */
+  private static boolean usable(JsonNode node) {
+    if (node.isObject()) {
+      Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+      while (fields.hasNext()) {
+        Map.Entry<String, JsonNode> e = fields.next();
+        if (!storable(e.getKey()) || !usable(e.getValue())) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (node.isArray()) {
+      for (JsonNode item : node) {
+        if (!usable(item)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (node.isNumber()) {
+      return numberInRange(node.decimalValue());
+    }
+    return !node.isTextual() || storable(node.textValue());
+  }
+
+  private static boolean numberInRange(java.math.BigDecimal n) {
+    return Math.abs((long) n.scale()) <= MAX_NUMBER_SCALE && n.precision() - (long) n.scale() <= MAX_NUMBER_SCALE;
   }
 
   /** The largest power of ten a number may carry either way: amounts have 18 decimals at most. */
@@ -103,8 +134,7 @@ public final class Json {
         checkValues(node.get(i), path + "[" + i + "]", unusable);
       }
     } else if (node.isNumber()) {
-      java.math.BigDecimal n = node.decimalValue();
-      if (Math.abs((long) n.scale()) > MAX_NUMBER_SCALE || n.precision() - (long) n.scale() > MAX_NUMBER_SCALE) {
+      if (!numberInRange(node.decimalValue())) {
         unusable.add(Violation.of(path, "number out of range", null));
       }
     } else if (node.isTextual() && !storable(node.textValue())) {
