@@ -104,9 +104,10 @@ public interface PaymentRepository {
   Money refundedTotal(PaymentId parent, Money zero);
 
   /**
-   * Locks up to {@code limit} payments of a background job's kind that no other transaction
-   * holds ({@code FOR UPDATE SKIP LOCKED}), so that any number of service instances can run the
-   * job at once without processing a payment twice.
+   * Up to {@code limit} due payments of a background job's kind that no other transaction
+   * holds ({@code FOR UPDATE SKIP LOCKED}): locked, inside a transaction; outside one, the
+   * candidates a job then locks one by one ({@link #lockIfUnchanged}), so that any number of
+   * service instances can run the job at once without processing a payment twice.
    */
   List<Payment> lockDue(DueWork work, Instant now, int limit);
 
