@@ -335,9 +335,10 @@ final class JdbiPaymentRepository implements PaymentRepository {
   private static final String QUALIFIED_COLUMNS = """
       p.id, p.shop_id, p.payment_type, p.state, p.payment_method, p.amount, p.currency, p.customer_amount,
       p.customer_currency, p.reference_id, p.description, p.parent_payment_id, p.pre_auth, p.card::text AS card,
-      p.customer::text AS customer, p.billing_address::text AS billing_address, p.return_url, p.webhook_url,
-      p.additional_parameters::text AS additional_parameters, p.error_code, p.error_message, p.external_id,
-      p.external_result_code, p.external_refs::text AS external_refs, p.terminal_name, p.created, p.updated, p.version
+      p.customer::text AS customer, p.customer_ip, p.billing_address::text AS billing_address, p.return_url,
+      p.webhook_url, p.additional_parameters::text AS additional_parameters, p.error_code, p.error_message,
+      p.external_id, p.external_result_code, p.external_refs::text AS external_refs, p.terminal_name, p.created,
+      p.updated, p.version
       """;
 
   @Override
@@ -359,7 +360,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
         p.customerAmount() == null ? null : p.customerAmount().currency().code(),
         p.referenceId(), p.description(),
         p.parentPaymentId() == null ? null : p.parentPaymentId().value(), p.preAuth(),
-        JsonColumns.write(p.card()), JsonColumns.write(p.customer()), JsonColumns.write(p.billingAddress()),
+        JsonColumns.write(p.card()), JsonColumns.write(p.customer()), p.customer() == null ? null : p.customer().ip(),
+        JsonColumns.write(p.billingAddress()),
         p.returnUrl(), p.webhookUrl(), JsonColumns.write(p.additionalParameters()),
         p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(), p.externalId(),
         p.externalResultCode(), JsonColumns.write(p.externalRefs()), p.terminalName(), p.created(),
@@ -374,6 +376,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         .bind("p.customerCurrency", r.customerCurrency()).bind("p.referenceId", r.referenceId())
         .bind("p.description", r.description()).bind("p.parentPaymentId", r.parentPaymentId())
         .bind("p.preAuth", r.preAuth()).bind("p.card", r.card()).bind("p.customer", r.customer())
+        .bind("p.customerIp", r.customerIp())
         .bind("p.billingAddress", r.billingAddress()).bind("p.returnUrl", r.returnUrl())
         .bind("p.webhookUrl", r.webhookUrl()).bind("p.additionalParameters", r.additionalParameters())
         .bind("p.errorCode", r.errorCode()).bind("p.errorMessage", r.errorMessage())
@@ -405,12 +408,24 @@ final class JdbiPaymentRepository implements PaymentRepository {
             : new Money(r.customerAmount().stripTrailingZeros(), currencies.require(r.customerCurrency())),
         r.referenceId(), r.description(),
         r.parentPaymentId() == null ? null : new PaymentId(r.parentPaymentId()), r.preAuth(),
-        JsonColumns.read(r.card(), CardDetails.class), JsonColumns.read(r.customer(), Customer.class),
+        JsonColumns.read(r.card(), CardDetails.class), customer(r),
         JsonColumns.read(r.billingAddress(), BillingAddress.class), r.returnUrl(), r.webhookUrl(),
         JsonColumns.readMap(r.additionalParameters()),
         r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.errorMessage(),
         r.externalId(), r.externalResultCode(), JsonColumns.readMap(r.externalRefs()), r.terminalName(),
         r.created(), r.updated(), r.version());
+  }
+
+  /**
+   * The customer document with the address of {@code customer_ip}; a row stored before that
+   * column existed (or a replayed answer recorded before it) has the document's own.
+   */
+  private static Customer customer(PaymentRow r) {
+    Customer described = JsonColumns.read(r.customer(), Customer.class);
+    if (r.customerIp() == null) {
+      return described;
+    }
+    return described == null ? Customer.ofIp(r.customerIp()) : described.withIp(r.customerIp());
   }
 
   private static PaymentOperation toOperation(OperationRow r) {

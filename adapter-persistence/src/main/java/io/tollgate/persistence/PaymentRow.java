@@ -20,6 +20,7 @@ record PaymentRow(
     boolean preAuth,
     String card,
     String customer,
+    String customerIp,
     String billingAddress,
     String returnUrl,
     String webhookUrl,

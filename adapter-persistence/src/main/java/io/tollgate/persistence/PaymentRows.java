@@ -39,6 +39,7 @@ final class PaymentRows {
         rs.getBoolean("pre_auth"),
         rs.getString("card"),
         rs.getString("customer"),
+        rs.getString("customer_ip"),
         rs.getString("billing_address"),
         rs.getString("return_url"),
         rs.getString("webhook_url"),

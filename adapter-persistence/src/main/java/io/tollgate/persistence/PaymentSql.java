@@ -8,8 +8,8 @@ final class PaymentSql {
   static final String COLUMNS = """
       id, shop_id, payment_type, state, payment_method, amount, currency, customer_amount,
       customer_currency, reference_id, description, parent_payment_id, pre_auth, card::text AS card,
-      customer::text AS customer, billing_address::text AS billing_address, return_url, webhook_url,
-      additional_parameters::text AS additional_parameters, error_code, error_message, external_id,
+      customer::text AS customer, customer_ip, billing_address::text AS billing_address, return_url,
+      webhook_url, additional_parameters::text AS additional_parameters, error_code, error_message, external_id,
       external_result_code, external_refs::text AS external_refs, terminal_name, created, updated, version
       """;
 
@@ -32,13 +32,13 @@ final class PaymentSql {
         written AS (
           INSERT INTO payments (id, shop_id, merchant_id, payment_type, state, payment_method, amount,
               currency, customer_amount, customer_currency, reference_id, description, parent_payment_id,
-              pre_auth, card, customer, billing_address, return_url, webhook_url, additional_parameters,
-              error_code, error_message, external_id, external_result_code, external_refs, terminal_name,
-              created, updated, version)
+              pre_auth, card, customer, customer_ip, billing_address, return_url, webhook_url,
+              additional_parameters, error_code, error_message, external_id, external_result_code, external_refs,
+              terminal_name, created, updated, version)
           VALUES (:p.id, :p.shopId, (SELECT merchant_id FROM shops WHERE id = :p.shopId), :p.paymentType,
               :p.state, :p.paymentMethod, :p.amount, :p.currency, :p.customerAmount, :p.customerCurrency,
               :p.referenceId, :p.description, :p.parentPaymentId, :p.preAuth, %s, CAST(:p.customer AS jsonb),
-              CAST(:p.billingAddress AS jsonb),
+              :p.customerIp, CAST(:p.billingAddress AS jsonb),
               :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
               :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
               :p.terminalName, :p.created, :p.updated, :p.version)
@@ -51,8 +51,8 @@ final class PaymentSql {
       written AS (
         UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
             customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
-            card = CAST(:p.card AS jsonb), error_code = :p.errorCode, error_message = :p.errorMessage,
-            external_id = :p.externalId,
+            card = CAST(:p.card AS jsonb), customer_ip = :p.customerIp, error_code = :p.errorCode,
+            error_message = :p.errorMessage, external_id = :p.externalId,
             external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
             terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
         WHERE id = :p.id AND version = :expected

@@ -87,6 +87,24 @@ abstract class AbstractPaymentRepositoryContractTest {
   }
 
   @Test
+  void the_customers_address_given_by_a_step_is_stored_with_it_and_reads_back() {
+    Payment p = insert(shop(), "5", "r-ip", T0);
+    Payment executed = repository().update(p.withCustomerIp("203.0.113.9")
+        .apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)));
+    Payment read = repository().find(p.id()).orElseThrow();
+    assertThat(read).isEqualTo(executed);
+    assertThat(read.customer().ip()).isEqualTo("203.0.113.9");
+    assertThat(read.customer().referenceId()).as("the rest of the customer as created").isEqualTo("cust-1");
+
+    Payment anonymous = repository().insert(Payment.create(new Payment.Draft(PaymentId.random(), shop(),
+        PaymentType.DEPOSIT, PaymentMethod.BASIC_CARD, Money.of("5", CURRENCIES.require("EUR")), "r-ip-2", null, null,
+        false, null, null, null, null, null, Map.of()), PaymentState.CHECKOUT, T0));
+    repository().update(anonymous.withCustomerIp("2001:db8::9")
+        .apply(OperationType.DEPOSIT, PaymentState.DECLINED, Outcome.NONE, T0.plusSeconds(1)));
+    assertThat(repository().find(anonymous.id()).orElseThrow().customer()).isEqualTo(Customer.ofIp("2001:db8::9"));
+  }
+
+  @Test
   void an_update_from_a_stale_version_is_refused_and_changes_nothing() {
     Payment p = insert(shop(), "5", "r-3", T0);
     repository().update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0));

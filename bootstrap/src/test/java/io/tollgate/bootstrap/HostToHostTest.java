@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.bootstrap.TestGateway.Answer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -108,6 +110,32 @@ class HostToHostTest {
     assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"::ffff:192.0.2.1\"}").status()).isEqualTo(200);
   }
 
+  /** The PATCH's customerIp is the payment's customer.ip from then on, in both APIs. */
+  @Test
+  void the_customer_ip_of_the_patch_is_kept_as_the_customers_address() {
+    Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":12.00,"currency":"EUR",
+         "customer":{"referenceId":"cust-ip","email":"ip@example.com","ip":"198.51.100.1"},
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""");
+    String described = created.json().at("/result/id").asText();
+    Answer executed = gw.patch("/api/v1/payments/" + described, "{\"customerIp\":\"203.0.113.9\"}");
+    assertThat(executed.json().at("/result/customer/ip").asText()).isEqualTo("203.0.113.9");
+    JsonNode read = gw.get("/api/v1/payments/" + described).json().get("result");
+    assertThat(read.at("/customer/ip").asText()).as("replaces the address given at creation").isEqualTo("203.0.113.9");
+    assertThat(read.at("/customer/referenceId").asText()).isEqualTo("cust-ip");
+    assertThat(read.at("/customer/email").asText()).isEqualTo("ip@example.com");
+
+    String bare = depositWithCard("4000000000000408", "3.00", false, "2030");
+    gw.patch("/api/v1/payments/" + bare, "{\"customerIp\":\"2001:db8::7\"}");
+    assertThat(gw.get("/api/v1/payments/" + bare).json().at("/result/customer/ip").asText()).isEqualTo("2001:db8::7");
+
+    String[] reader = gw.merchantUser(gw.merchant, "ip-reader@h2h.example");
+    JsonNode records = gw.merchantGet("/merchant-api/v1/payments?limit=1000", reader).json().get("result");
+    Map<String, String> ips = new HashMap<>();
+    records.forEach(p -> ips.put(p.get("id").asText(), p.path("customerIp").asText(null)));
+    assertThat(ips).containsEntry(described, "203.0.113.9").containsEntry(bare, "2001:db8::7");
+  }
+
   @Test
   void a_card_deposit_without_a_card_is_a_400_and_a_second_patch_a_409() {
     String noCard = gw.deposit("5", "EUR");
@@ -139,6 +167,8 @@ class HostToHostTest {
     JsonNode settled = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(15));
     assertThat(settled.get("state").asText()).isEqualTo("COMPLETED");
     assertThat(settled.get("amount").decimalValue()).isEqualByComparingTo("95.50");
+    assertThat(settled.at("/customer/ip").asText()).as("the PATCH's address, kept by the bank's step")
+        .isEqualTo("203.0.113.7");
     assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "DEPOSIT:PENDING", "CREATE_PAYMENT:CHECKOUT");
   }
 

@@ -109,10 +109,12 @@ public final class ProcessingService
     checks.throwIfAny("Invalid host-to-host request");
     return tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockOwnWithCard(shop, paymentId);
-      Payment p = locked.payment();
-      if (p.type() != PaymentType.DEPOSIT || p.state() != PaymentState.CHECKOUT) {
+      Payment checkout = locked.payment();
+      if (checkout.type() != PaymentType.DEPOSIT || checkout.state() != PaymentState.CHECKOUT) {
         throw PaymentTransitions.illegal();
       }
+      // kept on the payment (customer.ip), written with the step's own row update
+      Payment p = checkout.withCustomerIp(command.customerIp());
       String details = "host-to-host from " + command.customerIp();
       if (p.method() == PaymentMethod.BANKTRANSFER) {
         return openBankTransfer(p, details);

@@ -2,7 +2,8 @@ package io.tollgate.domain.payment;
 
 /**
  * The merchant's customer as the merchant described it; the account fields say where a bank
- * transfer withdrawal pays out to.
+ * transfer withdrawal pays out to. {@code ip} is the customer's address: as given at creation,
+ * or as the host-to-host execution gave it later.
  */
 public record Customer(
     String referenceId,
@@ -29,5 +30,17 @@ public record Customer(
       String dateOfBirth, String email, String phone, String locale, String ip) {
     this(referenceId, citizenshipCountryCode, firstName, lastName, dateOfBirth, email, phone, locale, ip,
         null, null, null, null, null, null, null, null, null);
+  }
+
+  /** A customer known only by the address a host-to-host execution gave. */
+  public static Customer ofIp(String ip) {
+    return new Customer(null, null, null, null, null, null, null, null, ip);
+  }
+
+  /** The same customer at another address. */
+  public Customer withIp(String newIp) {
+    return new Customer(referenceId, citizenshipCountryCode, firstName, lastName, dateOfBirth, email, phone, locale,
+        newIp, accountNumber, accountName, accountType, bank, bankCode, bankBranch, bankBranchCode, documentType,
+        documentNumber);
   }
 }

@@ -150,6 +150,19 @@ public record Payment(
         externalRefs, terminalName, created, updated, version);
   }
 
+  /**
+   * The same payment whose customer is at {@code ip}: the address a host-to-host execution
+   * gives replaces any given at creation, and is stored with the step that follows.
+   */
+  public Payment withCustomerIp(String ip) {
+    Customer located = customer == null ? Customer.ofIp(ip) : customer.withIp(ip);
+    return new Payment(
+        id, shopId, type, state, method, amount, customerAmount, referenceId, description,
+        parentPaymentId, preAuth, card, located, billingAddress, returnUrl, webhookUrl,
+        additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
+        externalRefs, terminalName, created, updated, version);
+  }
+
   public Payment withRouting(Money processedAmount, Money requestedAmount, String terminal) {
     return new Payment(
         id, shopId, type, state, method, processedAmount, requestedAmount, referenceId,

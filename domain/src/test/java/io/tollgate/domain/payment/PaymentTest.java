@@ -49,6 +49,22 @@ class PaymentTest {
   }
 
   @Test
+  void an_address_given_at_execution_replaces_the_customers_and_stays_through_later_steps() {
+    Payment.Draft described = new Payment.Draft(PaymentId.random(), new ShopId(1), PaymentType.DEPOSIT,
+        PaymentMethod.BASIC_CARD, TEN_EUR, "order-2", null, null, false, null,
+        new Customer("cust-7", null, "Ann", null, null, "ann@example.com", null, null, "198.51.100.1"), null, null, null,
+        Map.of());
+    Payment executed = Payment.create(described, PaymentState.CHECKOUT, T0).after().withCustomerIp("203.0.113.9");
+    Payment done = executed.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0).after();
+    assertThat(done.customer().ip()).isEqualTo("203.0.113.9");
+    assertThat(done.customer().referenceId()).isEqualTo("cust-7");
+    assertThat(done.customer().email()).isEqualTo("ann@example.com");
+
+    Payment anonymous = Payment.create(deposit(), PaymentState.CHECKOUT, T0).after().withCustomerIp("2001:db8::1");
+    assertThat(anonymous.customer()).isEqualTo(Customer.ofIp("2001:db8::1"));
+  }
+
+  @Test
   void a_final_payment_cannot_move_again() {
     Payment done = Payment.create(deposit(), PaymentState.CHECKOUT, T0).after()
         .apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0).after();
