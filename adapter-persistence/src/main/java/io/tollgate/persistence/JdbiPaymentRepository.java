@@ -248,8 +248,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
-  public Page<Payment> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore, int offset,
-      int limit) {
+  public Page<PaymentWithRefunds> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore,
+      int offset, int limit) {
     String where = """
          merchant_id = :merchant
           AND created >= coalesce(CAST(:from AS timestamptz), '-infinity')
@@ -259,17 +259,26 @@ final class JdbiPaymentRepository implements PaymentRepository {
     // Deep pages take the page's ids from the index alone, then only those rows: the offset
     // skips index entries instead of fetching (and throwing away) that many rows of the table.
     // Near the top the skipped rows are few, and one index scan is cheaper than the two lookups.
-    String sql = offset < DEFERRED_ROWS_FROM
+    String page = offset < DEFERRED_ROWS_FROM
         ? "SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE" + where
-        : "SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE id IN (SELECT id FROM payments WHERE" + where
-            + ") ORDER BY created DESC, id DESC";
-    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery(sql)
+        : "SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE id IN (SELECT id FROM payments WHERE" + where + ")";
+    // The refunds are summed over the page once it is cut to its rows, in the same round trip.
+    String sql = "SELECT page.*, " + PaymentSql.PAGE_REFUNDED_AMOUNT + " FROM (" + page
+        + ") page ORDER BY page.created DESC, page.id DESC";
+    List<ListedRow> rows = jdbi.withHandle(h -> h.createQuery(sql)
         .bind("merchant", merchant.value()).bind("from", createdFrom).bind("before", createdBefore)
         .bind("limit", limit + 1).bind("offset", offset)
-        .map(PaymentRows.PAYMENT).list());
+        .map((rs, ctx) -> new ListedRow(PaymentRows.PAYMENT.map(rs, ctx), rs.getBigDecimal("refunded_amount")))
+        .list());
     boolean hasMore = rows.size() > limit;
-    return new Page<>(rows.stream().limit(limit).map(this::toPayment).toList(), hasMore);
+    return new Page<>(rows.stream().limit(limit).map(row -> {
+      Payment p = toPayment(row.payment());
+      return new PaymentWithRefunds(p, row.refunded() == null ? null
+          : new Money(row.refunded().stripTrailingZeros(), p.amount().currency()));
+    }).toList(), hasMore);
   }
+
+  private record ListedRow(PaymentRow payment, BigDecimal refunded) {}
 
   @Override
   public Page<OperationWithPayment> operationsForMerchant(MerchantId merchant, Instant completedFrom,

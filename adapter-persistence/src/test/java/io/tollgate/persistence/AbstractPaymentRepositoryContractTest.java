@@ -153,7 +153,7 @@ abstract class AbstractPaymentRepositoryContractTest {
     assertThat(repository().refundedTotal(completed.id(), eur0).amount()).isEqualByComparingTo("2.00");
   }
 
-  private Payment refund(Payment parent, String amount) {
+  Payment refund(Payment parent, String amount) {
     Payment.Draft d = new Payment.Draft(PaymentId.random(), parent.shopId(), PaymentType.REFUND, parent.method(),
         Money.of(amount, CURRENCIES.require("EUR")), null, null, parent.id(), false, parent.card(), null, null,
         null, null, Map.of());

@@ -27,7 +27,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
@@ -330,15 +332,57 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     List<String> read = new ArrayList<>();
     boolean more = true;
     for (int offset = 0; more; offset += 40) {
-      Page<Payment> page = repository().listForMerchant(merchant, null, null, offset, 40);
-      page.items().forEach(p -> read.add(p.id().value()));
+      Page<PaymentRepository.PaymentWithRefunds> page = repository().listForMerchant(merchant, null, null, offset, 40);
+      page.items().forEach(p -> read.add(p.payment().id().value()));
       more = page.hasMore();
     }
     assertThat(read).containsExactlyElementsOf(newestFirst);
 
-    Page<Payment> last = repository().listForMerchant(merchant, null, T0.plusSeconds(1_050), 1_000, 50);
-    assertThat(last.items()).extracting(p -> p.id().value()).containsExactlyElementsOf(newestFirst.subList(1_010, 1_060));
+    Page<PaymentRepository.PaymentWithRefunds> last =
+        repository().listForMerchant(merchant, null, T0.plusSeconds(1_050), 1_000, 50);
+    assertThat(last.items()).extracting(p -> p.payment().id().value())
+        .containsExactlyElementsOf(newestFirst.subList(1_010, 1_060));
     assertThat(last.hasMore()).isFalse();
+  }
+
+  /**
+   * The merchant's list gives each deposit what its COMPLETED refunds paid back, on shallow and
+   * deep pages alike: a refund still pending or declined does not count, a deposit never
+   * refunded has 0, and a refund itself has none.
+   */
+  @Test
+  void merchant_pages_give_each_deposit_the_sum_of_its_completed_refunds() {
+    ShopId own = TestShops.create(adapters, "refunded");
+    MerchantId merchant = adapters.shops().find(own).orElseThrow().merchantId();
+    Payment deposit = repository().update(insert(own, "10", "refunded", T0)
+        .apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0));
+    Payment paid = refund(deposit, "3");
+    repository().update(paid.apply(OperationType.REFUND, PaymentState.COMPLETED, Outcome.NONE, T0));
+    Payment alsoPaid = refund(deposit, "2.5");
+    repository().update(alsoPaid.apply(OperationType.REFUND, PaymentState.COMPLETED, Outcome.NONE, T0));
+    Payment refused = refund(deposit, "1");
+    repository().update(refused.apply(OperationType.REFUND, PaymentState.DECLINED, Outcome.NONE, T0));
+    refund(deposit, "0.5");
+    Payment untouched = insert(own, "4", "never-refunded", T0);
+
+    Map<String, BigDecimal> top = refundedById(repository().listForMerchant(merchant, null, null, 0, 50));
+    assertThat(top.get(deposit.id().value())).isEqualByComparingTo("5.50");
+    assertThat(top.get(deposit.id().value()).scale()).isEqualTo(2);
+    assertThat(top.get(untouched.id().value())).isEqualByComparingTo("0");
+    assertThat(top).containsEntry(paid.id().value(), null).hasSize(6);
+
+    for (int i = 0; i < 1_000; i++) {
+      insert(own, "1", "newer-" + i, T0.plusSeconds(1 + i));
+    }
+    Map<String, BigDecimal> deep = refundedById(repository().listForMerchant(merchant, null, null, 1_000, 50));
+    assertThat(deep).as("read by the page's ids first").isEqualTo(top);
+  }
+
+  private static Map<String, BigDecimal> refundedById(Page<PaymentRepository.PaymentWithRefunds> page) {
+    Map<String, BigDecimal> refunded = new HashMap<>();
+    page.items().forEach(p -> refunded.put(p.payment().id().value(),
+        p.refunded() == null ? null : p.refunded().amount()));
+    return refunded;
   }
 
   /**

@@ -274,6 +274,43 @@ class PayoutsAndBalancesTest {
     assertThat(ledger[0]).isEqualByComparingTo("0");
   }
 
+  /** The merchant's record of a deposit says what its paid refunds gave back; a refused one does not count. */
+  @Test
+  void the_merchants_record_of_a_deposit_sums_its_completed_refunds() throws Exception {
+    Shop shop = newShop("Refunded shop", false, false);
+    String deposit = gw.completedDeposit("20000.00", "EUR", shop.key());
+    String untouched = gw.completedDeposit("7.00", "EUR", shop.key());
+    String paid = refund(shop, deposit, "5.25");
+    String refused = refund(shop, deposit, "10000.01");
+    assertThat(gw.awaitStateOtherThan(paid, "PENDING", Duration.ofSeconds(10), shop.key()).get("state").asText())
+        .isEqualTo("COMPLETED");
+    assertThat(gw.awaitStateOtherThan(refused, "PENDING", Duration.ofSeconds(10), shop.key()).get("errorCode").asText())
+        .as("over the sandbox's refund limit").isEqualTo("3.28");
+
+    String[] reader = gw.merchantUser(gw.merchant, "refunds-" + deposit + "@shop.example");
+    JsonNode records = gw.merchantGet("/merchant-api/v1/payments?limit=1000&created.gte=2000-01-01T00:00:00", reader)
+        .json().get("result");
+    assertThat(record(records, deposit).get("refundedAmount").asText()).isEqualTo("5.25");
+    assertThat(record(records, untouched).get("refundedAmount").asText()).isEqualTo("0.00");
+    assertThat(record(records, paid).has("refundedAmount")).as("only deposits are refunded").isFalse();
+  }
+
+  private static String refund(Shop shop, String parent, String amount) {
+    Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":" + amount
+        + ",\"currency\":\"EUR\",\"parentPaymentId\":\"" + parent + "\"}", shop.key(), null);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return a.json().at("/result/id").asText();
+  }
+
+  private static JsonNode record(JsonNode records, String id) {
+    for (JsonNode p : records) {
+      if (p.get("id").asText().equals(id)) {
+        return p;
+      }
+    }
+    throw new AssertionError(id + " is not in the merchant's records");
+  }
+
   @Test
   void balances_can_be_switched_off_per_deployment() throws Exception {
     try (TestGateway off = TestGateway.start(java.util.Map.of("TOLLGATE_GATEWAY_BALANCES", "false"))) {

@@ -1,6 +1,7 @@
 package io.tollgate.rest.merchant;
 
 import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
+import io.tollgate.application.port.out.PaymentRepository.PaymentWithRefunds;
 import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.Customer;
@@ -15,11 +16,12 @@ final class MerchantPaymentJson {
 
   private MerchantPaymentJson() {}
 
+  /** {@code refundedAmount}: what a deposit's COMPLETED refunds paid back (0 when none); absent for others. */
   record PaymentJson(String id, String created, String updated, String state, String errorCode, String type,
       String method, String description, String referenceId, String parentPaymentId, Boolean preAuth,
       long merchantId, String merchantName, long shopId, String shopName, String terminalName, String externalId,
-      String externalResultCode, BigDecimal amount, String currency, BigDecimal customerAmount,
-      String customerCurrency, String customerReferenceId, String customerAccountNumber, String customerBank,
+      String externalResultCode, BigDecimal amount, BigDecimal refundedAmount, String currency,
+      BigDecimal customerAmount, String customerCurrency, String customerReferenceId, String customerAccountNumber, String customerBank,
       String customerBankCode, String customerBankBranch, String customerBankBranchCode,
       String customerCitizenshipCountryCode, String customerFirstName, String customerLastName,
       String customerDateOfBirth, String customerEmail, String customerPhone, String customerIp,
@@ -27,7 +29,9 @@ final class MerchantPaymentJson {
       String billingAddressLine1, String billingAddressLine2, String cardholderName, String cardBrand,
       String cardCountryCode) {}
 
-  static PaymentJson payment(Payment p, long merchantId, String merchantName, Map<Long, String> shopNames) {
+  static PaymentJson payment(PaymentWithRefunds listed, long merchantId, String merchantName,
+      Map<Long, String> shopNames) {
+    Payment p = listed.payment();
     Customer c = p.customer();
     BillingAddress b = p.billingAddress();
     CardDetails card = p.card();
@@ -35,7 +39,8 @@ final class MerchantPaymentJson {
         p.state().name(), p.errorCode() == null ? null : p.errorCode().code(), p.type().name(), p.method().name(),
         p.description(), p.referenceId(), p.parentPaymentId() == null ? null : p.parentPaymentId().value(),
         p.preAuth(), merchantId, merchantName, p.shopId().value(), shopNames.get(p.shopId().value()),
-        p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(), p.amount().currency().code(),
+        p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(),
+        listed.refunded() == null ? null : listed.refunded().amount(), p.amount().currency().code(),
         p.customerAmount() == null ? null : p.customerAmount().amount(),
         p.customerAmount() == null ? null : p.customerAmount().currency().code(),
         c == null ? null : c.referenceId(),

@@ -6,6 +6,7 @@ import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
+import io.tollgate.application.port.out.PaymentRepository.PaymentWithRefunds;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.domain.DomainException;
@@ -13,7 +14,6 @@ import io.tollgate.domain.Violation;
 import io.tollgate.domain.money.Currency;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.OperationType;
-import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.user.MerchantUser;
@@ -44,7 +44,7 @@ public final class MerchantRecordsService implements MerchantQueries {
   }
 
   @Override
-  public Page<Payment> payments(MerchantUser user, Instant from, Instant before, int offset, int limit) {
+  public Page<PaymentWithRefunds> payments(MerchantUser user, Instant from, Instant before, int offset, int limit) {
     return payments.listForMerchant(user.merchantId(), from, before, offset, limit);
   }
 

@@ -2,10 +2,10 @@ package io.tollgate.application.port.in;
 
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
+import io.tollgate.application.port.out.PaymentRepository.PaymentWithRefunds;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.OperationType;
-import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.user.MerchantUser;
 import java.time.Instant;
@@ -18,7 +18,8 @@ import java.util.Set;
  */
 public interface MerchantQueries {
 
-  Page<Payment> payments(MerchantUser user, Instant createdFrom, Instant createdBefore, int offset, int limit);
+  Page<PaymentWithRefunds> payments(MerchantUser user, Instant createdFrom, Instant createdBefore, int offset,
+      int limit);
 
   Page<OperationWithPayment> operations(MerchantUser user, Instant completedFrom, Instant completedBefore,
       Set<OperationType> operations, Set<PaymentState> paymentStates, int offset, int limit);

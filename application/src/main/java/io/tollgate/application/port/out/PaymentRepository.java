@@ -127,8 +127,19 @@ public interface PaymentRepository {
     EXPIRED_CHECKOUTS
   }
 
-  /** A merchant's payments across its shops, newest first. */
-  Page<Payment> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore, int offset, int limit);
+  /**
+   * A merchant's payments across its shops, newest first, each deposit with what its refunds
+   * paid back. The refunds are summed for the page's rows only, never for the rows an offset
+   * skips.
+   */
+  Page<PaymentWithRefunds> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore,
+      int offset, int limit);
+
+  /**
+   * A payment and, for a deposit, the sum of its COMPLETED refunds in the deposit's currency
+   * (zero when none); null for a withdrawal or a refund.
+   */
+  record PaymentWithRefunds(Payment payment, Money refunded) {}
 
   /**
    * A merchant's operations across its shops, most recently completed first, each with its
