@@ -3,6 +3,7 @@ package io.tollgate.persistence;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Currency;
+import io.tollgate.domain.money.Money;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Instant;
 import java.util.List;
@@ -73,6 +74,27 @@ final class JdbiBalanceRepository implements BalanceRepository {
           Currency c = currencies.require(rs.getString("currency"));
           return new ShopBalance(shop, c, rs.getBigDecimal("available").setScale(c.scale()),
               rs.getBigDecimal("reserved").setScale(c.scale()));
+        })
+        .list());
+  }
+
+  /** The accounts are opened by the first balance row of their currency (V17__balance_accounts.sql). */
+  @Override
+  public List<BalanceAccount> accounts(ShopId shop) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT a.id, a.currency, a.account_type,
+                   sum(CASE a.account_type WHEN 'AVAILABLE' THEN b.available ELSE b.reserved END) AS amount
+              FROM balance_accounts a
+              JOIN balances b ON b.shop_id = a.shop_id AND b.currency = a.currency
+             WHERE a.shop_id = :shop
+             GROUP BY a.id, a.currency, a.account_type
+             ORDER BY a.currency, a.account_type
+            """)
+        .bind("shop", shop.value())
+        .map((rs, ctx) -> {
+          Currency c = currencies.require(rs.getString("currency"));
+          return new BalanceAccount(rs.getLong("id"), shop, AccountType.valueOf(rs.getString("account_type")),
+              new Money(rs.getBigDecimal("amount").setScale(c.scale()), c));
         })
         .list());
   }

@@ -8,7 +8,9 @@ import io.tollgate.domain.shop.Environment;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -311,9 +313,53 @@ class PayoutsAndBalancesTest {
     throw new AssertionError(id + " is not in the merchant's records");
   }
 
+  /**
+   * A balance's id names its account for good: the shop's first payment in a currency that is
+   * listed before the others opens new accounts and renumbers none, in either API.
+   */
+  @Test
+  void a_balance_keeps_its_id_when_the_shop_first_holds_another_currency() {
+    Shop shop = newShop("Two currency shop", false, false);
+    String[] reader = gw.merchantUser(gw.merchant, "balances@two-currencies.example");
+    gw.completedDeposit("25.00", "EUR", shop.key());
+    Map<String, Long> before = idsByAccount(balances(shop));
+    Map<Long, String> merchantBefore = merchantBalanceNames(reader);
+    assertThat(before).containsOnlyKeys("EUR AVAILABLE", "EUR WITHDRAWAL");
+
+    gw.completedDeposit("0.00115", "BTC", shop.key());
+
+    JsonNode after = balances(shop);
+    assertThat(after.get(0).get("currency").asText()).as("listed by currency").isEqualTo("BTC");
+    Map<String, Long> ids = idsByAccount(after);
+    assertThat(ids).hasSize(4).containsAllEntriesOf(before);
+    assertThat(ids.get("BTC AVAILABLE")).isNotIn(before.values());
+    assertThat(ids.get("BTC WITHDRAWAL")).isNotIn(before.values()).isNotEqualTo(ids.get("BTC AVAILABLE"));
+    Map<Long, String> merchantAfter = merchantBalanceNames(reader);
+    assertThat(merchantAfter).as("every shop's accounts keep their ids").containsAllEntriesOf(merchantBefore)
+        .containsEntry(ids.get("BTC AVAILABLE"), "Two currency shop available BTC")
+        .containsEntry(ids.get("EUR WITHDRAWAL"), "Two currency shop held for pending withdrawals and refunds EUR");
+  }
+
+  private static Map<String, Long> idsByAccount(JsonNode balances) {
+    Map<String, Long> ids = new HashMap<>();
+    for (JsonNode b : balances) {
+      ids.put(b.get("currency").asText() + " " + b.get("accountType").asText(), b.get("id").asLong());
+    }
+    return ids;
+  }
+
+  /** The merchant's balances of all its shops, by id. */
+  private static Map<Long, String> merchantBalanceNames(String[] reader) {
+    Map<Long, String> names = new HashMap<>();
+    for (JsonNode b : gw.merchantGet("/merchant-api/v1/balances", reader).json().get("result")) {
+      assertThat(names.put(b.get("id").asLong(), b.get("name").asText())).as("ids are unique").isNull();
+    }
+    return names;
+  }
+
   @Test
   void balances_can_be_switched_off_per_deployment() throws Exception {
-    try (TestGateway off = TestGateway.start(java.util.Map.of("TOLLGATE_GATEWAY_BALANCES", "false"))) {
+    try (TestGateway off = TestGateway.start(Map.of("TOLLGATE_GATEWAY_BALANCES", "false"))) {
       assertThat(off.get("/api/v1/balances").status()).isEqualTo(404);
       assertThat(off.get("/api/v1/available-withdrawal-balances").status()).isEqualTo(200);
     }

@@ -1,7 +1,7 @@
 package io.tollgate.rest.gateway;
 
 import io.tollgate.application.port.in.BalanceQueries;
-import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
+import io.tollgate.application.port.out.BalanceRepository.BalanceAccount;
 import io.tollgate.rest.common.Envelope;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
@@ -19,7 +19,8 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public final class BalanceResource {
 
-  record BalanceJson(int id, String accountType, String name, String currency, BigDecimal amount) {}
+  /** {@code id}: the balance account's own, stable for good (never a position in this list). */
+  record BalanceJson(long id, String accountType, String name, String currency, BigDecimal amount) {}
 
   record CurrencyAmountJson(String currency, BigDecimal amount) {}
 
@@ -38,11 +39,13 @@ public final class BalanceResource {
       throw new NotFoundException();
     }
     List<BalanceJson> result = new ArrayList<>();
-    for (ShopBalance b : balances.balances(BearerAuthFilter.shop(request))) {
-      String code = b.currency().code();
-      result.add(new BalanceJson(result.size() + 1, "AVAILABLE", "Available " + code, code, b.available()));
-      result.add(new BalanceJson(result.size() + 1, "WITHDRAWAL", "Held for pending withdrawals and refunds " + code,
-          code, b.reserved()));
+    for (BalanceAccount account : balances.balances(BearerAuthFilter.shop(request))) {
+      String code = account.balance().currency().code();
+      String name = switch (account.type()) {
+        case AVAILABLE -> "Available " + code;
+        case WITHDRAWAL -> "Held for pending withdrawals and refunds " + code;
+      };
+      result.add(new BalanceJson(account.id(), account.type().name(), name, code, account.balance().amount()));
     }
     return Envelope.list(result);
   }

@@ -2,7 +2,7 @@ package io.tollgate.rest.merchant;
 
 import io.tollgate.application.port.in.BalanceQueries;
 import io.tollgate.application.port.in.ProvisioningUseCase;
-import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
+import io.tollgate.application.port.out.BalanceRepository.BalanceAccount;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.rest.common.Envelope;
@@ -31,7 +31,8 @@ public final class MerchantRecordsResource {
     }
   }
 
-  record BalanceJson(int id, String accountType, String name, String currency, BigDecimal amount) {}
+  /** {@code id}: the balance account's own, stable for good (never a position in this list). */
+  record BalanceJson(long id, String accountType, String name, String currency, BigDecimal amount) {}
 
   record WithdrawableJson(long shopId, String shopName, String currency, BigDecimal amount) {}
 
@@ -58,12 +59,13 @@ public final class MerchantRecordsResource {
     MerchantUser user = BasicAuthFilter.user(request);
     List<BalanceJson> result = new ArrayList<>();
     for (Shop shop : shops.shopsOf(user.merchantId())) {
-      for (ShopBalance b : balances.balances(shop.id())) {
-        String code = b.currency().code();
-        result.add(new BalanceJson(result.size() + 1, "AVAILABLE", shop.name() + " available " + code, code,
-            b.available()));
-        result.add(new BalanceJson(result.size() + 1, "WITHDRAWAL",
-            shop.name() + " held for pending withdrawals and refunds " + code, code, b.reserved()));
+      for (BalanceAccount account : balances.balances(shop.id())) {
+        String code = account.balance().currency().code();
+        String name = switch (account.type()) {
+          case AVAILABLE -> shop.name() + " available " + code;
+          case WITHDRAWAL -> shop.name() + " held for pending withdrawals and refunds " + code;
+        };
+        result.add(new BalanceJson(account.id(), account.type().name(), name, code, account.balance().amount()));
       }
     }
     return Envelope.list(result);

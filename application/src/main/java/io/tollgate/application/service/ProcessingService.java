@@ -6,7 +6,7 @@ import io.tollgate.application.port.in.CardInput;
 import io.tollgate.application.port.in.CheckoutUseCase;
 import io.tollgate.application.port.in.PaymentActionsUseCase;
 import io.tollgate.application.port.out.BalanceRepository;
-import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
+import io.tollgate.application.port.out.BalanceRepository.BalanceAccount;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
@@ -368,8 +368,8 @@ public final class ProcessingService
   // ---- balances ---------------------------------------------------------------------------
 
   @Override
-  public List<ShopBalance> balances(ShopId shop) {
-    return balances.balances(shop);
+  public List<BalanceAccount> balances(ShopId shop) {
+    return balances.accounts(shop);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.tollgate.application.port.out;
 
 import io.tollgate.domain.money.Currency;
+import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.shop.ShopId;
 import java.math.BigDecimal;
@@ -20,6 +21,14 @@ public interface BalanceRepository {
   List<ShopBalance> balances(ShopId shop);
 
   /**
+   * The shop's balance accounts, by currency and then type: for each currency it has held money
+   * in, what it may pay out ({@code AVAILABLE}) and what pending withdrawals and refunds hold
+   * back ({@code WITHDRAWAL}). An account's id is its own for good: a new currency opens
+   * accounts with new ids and never renumbers the others, and no id ever names another account.
+   */
+  List<BalanceAccount> accounts(ShopId shop);
+
+  /**
    * @param available change of what the shop may pay out
    * @param reserved change of what pending withdrawals and refunds hold back
    */
@@ -27,4 +36,14 @@ public interface BalanceRepository {
       PaymentId payment, String reason, Instant at) {}
 
   record ShopBalance(ShopId shop, Currency currency, BigDecimal available, BigDecimal reserved) {}
+
+  /** One balance account of a shop, and what it holds. */
+  record BalanceAccount(long id, ShopId shop, AccountType type, Money balance) {}
+
+  enum AccountType {
+    /** What the shop may pay out. */
+    AVAILABLE,
+    /** What pending withdrawals and refunds hold back. */
+    WITHDRAWAL
+  }
 }
