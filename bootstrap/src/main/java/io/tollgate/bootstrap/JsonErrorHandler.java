@@ -4,6 +4,7 @@ import io.tollgate.rest.common.ErrorEnvelope;
 import io.tollgate.rest.common.Json;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -16,10 +17,12 @@ import org.eclipse.jetty.util.Callback;
  */
 final class JsonErrorHandler extends ErrorHandler {
 
+  private static final Pattern ABSOLUTE_FORM = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://");
+
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     int status = response.getStatus() <= 0 || response.getStatus() == 200 ? 500 : response.getStatus();
-    String path = request.getHttpURI() == null ? null : request.getHttpURI().getPath();
+    String path = pathOf(RequestTargetConnectionFactory.receivedTarget(request));
     String message = switch (status) {
       case 400 -> "Malformed request";
       case 404 -> "No such endpoint";
@@ -41,10 +44,34 @@ final class JsonErrorHandler extends ErrorHandler {
     return true;
   }
 
-  private static String safePath(String path) {
-    if (path == null) {
-      return null;
+  /**
+   * The path of a request-target as received: still percent-encoded, without the query. Jetty's
+   * stand-in request for one it refused has the path {@code /badMessage}, so the target comes
+   * from the connection, not from the request. An absolute-form target gives its path; any
+   * other form ({@code *}, a {@code CONNECT} authority) is given as it came.
+   *
+   * <p>When no target could be read at all (the request line does not start with a method and
+   * a space, or the client closed the connection inside it) the path is the empty string: the
+   * envelope always has a {@code path}, and "/" or Jetty's "/badMessage" would name a resource
+   * the client did not ask for.
+   */
+  static String pathOf(String target) {
+    if (target == null) {
+      return "";
     }
+    int end = 0;
+    while (end < target.length() && target.charAt(end) != '?' && target.charAt(end) != '#') {
+      end++;
+    }
+    String path = target.substring(0, end);
+    if (!path.startsWith("/") && ABSOLUTE_FORM.matcher(path).lookingAt()) {
+      int slash = path.indexOf('/', path.indexOf("://") + 3);
+      return slash < 0 ? "/" : path.substring(slash);
+    }
+    return path;
+  }
+
+  private static String safePath(String path) {
     return path.length() > 2048 ? path.substring(0, 2048) + "…" : path;
   }
 }

@@ -30,7 +30,6 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -78,7 +77,7 @@ public final class Tollgate implements AutoCloseable {
     http.setSendDateHeader(true);
     http.setRequestHeaderSize(8 * 1024);
     http.setUriCompliance(UriCompliance.DEFAULT);
-    ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    ServerConnector connector = new ServerConnector(server, new RequestTargetConnectionFactory(http));
     connector.setHost(config.host());
     connector.setPort(config.port());
     connector.setIdleTimeout(30_000);

@@ -39,6 +39,26 @@ class HttpEdgeCasesTest {
     }
   }
 
+  /** Raw HTTP sent in parts, with a pause after each, so that the server reads them apart. */
+  private static String rawInParts(String... parts) throws Exception {
+    try (Socket s = new Socket("127.0.0.1", gw.app.port())) {
+      s.setSoTimeout(10_000);
+      s.setTcpNoDelay(true);
+      OutputStream out = s.getOutputStream();
+      for (String part : parts) {
+        out.write(part.getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        Thread.sleep(200);
+      }
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The {@code path} of the envelope of the last response on the connection. */
+  private static String path(String response) throws Exception {
+    return TestGateway.JSON.readTree(response.substring(response.lastIndexOf("\r\n\r\n") + 4)).get("path").asText();
+  }
+
   private static void assertJsonError(String response, int status) {
     assertThat(response).startsWith("HTTP/1.1 " + status);
     assertThat(response.toLowerCase()).contains("content-type: application/json");
@@ -78,5 +98,64 @@ class HttpEdgeCasesTest {
   void oversized_headers_are_a_431_in_the_envelope() throws Exception {
     assertJsonError(raw("GET /api/v1/payments HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(20_000)
         + "\r\nConnection: close\r\n\r\n"), 431);
+  }
+
+  @Test
+  void a_bad_uri_escape_names_the_path_as_received_without_the_query() throws Exception {
+    String response = raw("GET /api/v1/payments/%zz?referenceId=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertJsonError(response, 400);
+    assertThat(path(response)).isEqualTo("/api/v1/payments/%zz");
+    String checkout = raw("GET /checkout/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertThat(path(checkout)).isEqualTo("/checkout/%zz");
+    String absolute = raw("GET http://x/api/v1/payments/%zz?a=b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertThat(path(absolute)).isEqualTo("/api/v1/payments/%zz");
+  }
+
+  @Test
+  void other_uris_jetty_refuses_name_the_path_as_received() throws Exception {
+    String aboveRoot = raw("GET /api/../../etc/passwd HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertJsonError(aboveRoot, 400);
+    assertThat(path(aboveRoot)).isEqualTo("/api/../../etc/passwd");
+    String connect = raw("CONNECT /api/v1/payments HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertJsonError(connect, 400);
+    assertThat(path(connect)).isEqualTo("/api/v1/payments");
+    String version = raw("GET /api/v1/payments?limit=1 HTTP/9.9\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertJsonError(version, 505);
+    assertThat(path(version)).isEqualTo("/api/v1/payments");
+  }
+
+  @Test
+  void an_overlong_uri_names_as_much_of_the_path_as_was_read() throws Exception {
+    String query = raw("GET /api/v1/payments?x=" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertThat(path(query)).isEqualTo("/api/v1/payments");
+    String longPath = raw("GET /api/v1/payments/" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertJsonError(longPath, 414);
+    assertThat(path(longPath)).startsWith("/api/v1/payments/aaaa").endsWith("a…").hasSize(2049);
+  }
+
+  @Test
+  void an_overlong_uri_that_arrives_in_parts_names_its_path() throws Exception {
+    String response = rawInParts("GET /api/v1/pay", "ments?x=" + "a".repeat(3_000), "a".repeat(20_000)
+        + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertJsonError(response, 414);
+    assertThat(path(response)).isEqualTo("/api/v1/payments");
+  }
+
+  @Test
+  void a_refused_request_after_a_served_one_names_its_own_path() throws Exception {
+    String served = "GET /api/v1/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n";
+    String overlong = raw(served + "GET /api/v1/balances?x=" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    assertThat(overlong).startsWith("HTTP/1.1 404").contains("HTTP/1.1 414");
+    assertThat(path(overlong)).isEqualTo("/api/v1/balances");
+    String unreadable = raw(served + "NONSENSE\r\n\r\n");
+    assertThat(unreadable).startsWith("HTTP/1.1 404").contains("HTTP/1.1 400");
+    assertThat(path(unreadable)).isEmpty();
+  }
+
+  @Test
+  void a_request_line_without_a_target_has_an_empty_path() throws Exception {
+    String response = raw("\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003 x\r\n\r\n");
+    assertThat(response).startsWith("HTTP/1.1 400");
+    assertThat(path(response)).isEmpty();
   }
 }
