@@ -98,6 +98,25 @@ final class Routing {
     return new Routed(p.withRouting(sent, customer, c.terminalName()), null, null);
   }
 
+  /**
+   * The exclusive upper bound of the amounts {@link #route} sends through the connector, in the
+   * connector's currency; null when it sets no maximum. {@code maxAmount} is inclusive, and route
+   * compares it with amounts held at the currency's scale, so "at most the maximum" admits exactly
+   * the amounts below the currency's next amount after it: below 5000.01 for a maximum of 5000
+   * EUR, below 5001 for 5000 JPY, below 10.01 for a maximum of 10.005 EUR. Published so, the
+   * bound states the rule routing applies, and the stored maximum keeps its meaning. A currency
+   * this deployment does not know (a crypto symbol since removed) can route nothing, since route
+   * finds no rate into it; its maximum is then taken at its own scale.
+   */
+  static BigDecimal amountBelow(Connector c, Currencies currencies) {
+    if (c.maxAmount() == null) {
+      return null;
+    }
+    int scale = currencies.find(c.terminalCurrency()).map(Currency::scale)
+        .orElse(Math.max(c.maxAmount().stripTrailingZeros().scale(), 0));
+    return c.maxAmount().setScale(scale, RoundingMode.FLOOR).add(BigDecimal.ONE.movePointLeft(scale));
+  }
+
   /** Whether a decline with this code moves on to the next connector. */
   boolean cascades(Connector c, ErrorCode code) {
     if (code == null || c.cascadingWhitelistGroupId() == null) {
