@@ -243,7 +243,7 @@ public final class Tollgate implements AutoCloseable {
           new BcryptPasswordHasher(), secrets, clock);
       GroupService groups = new GroupService(adapters.groups(), adapters.shops(), secrets, clock);
       MerchantRecordsService merchantRecords = new MerchantRecordsService(adapters.payments(), adapters.referenceData(),
-          adapters.shops(), adapters.balances());
+          adapters.shops(), adapters.balances(), currencies);
       return new Services(payments, shops, processing, webhooks, users, groups, merchantRecords, destinations, adapters, config.environment(),
           secrets);
     }

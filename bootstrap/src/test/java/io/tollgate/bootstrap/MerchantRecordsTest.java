@@ -58,6 +58,8 @@ class MerchantRecordsTest {
         "Sandbox", "SANDBOX", "Sandbox API", List.of("DEPOSIT"), Instant.now()));
     ref.createConnector(new ReferenceData.Connector(0, gw.shop.value(), balanceTerminal, null, "ACTIVE", "BASIC_CARD",
         "EUR", 1, 100, null, null, null, null), Instant.now());
+    ref.createConnector(new ReferenceData.Connector(0, gw.shop.value(), plainTerminal, null, "ACTIVE", "BANKTRANSFER",
+        "EUR", 1, 100, new java.math.BigDecimal("1"), new java.math.BigDecimal("5000"), null, null), Instant.now());
     ref.createCounterparty(new ReferenceData.Counterparty(0, gw.merchant, "Partner Ltd", "A-1", "Affiliates",
         "P-1", java.time.LocalDate.of(2026, 3, 1), List.of("MERCHANT"), Instant.now()));
     long profile = ref.createAntifraudProfile(gw.merchant, "Strict", "UTC", Instant.now());
@@ -187,6 +189,30 @@ class MerchantRecordsTest {
     // a client written against the reference reads ruleCode and parameters
     assertThat(rule.get("ruleCode").asText()).isEqualTo("DECLINED_DEPOSITS_PER_CARD");
     assertThat(rule.get("parameters").asText()).isEqualTo("threshold=3,windowMinutes=60");
+  }
+
+  /**
+   * The reference's connector keeps an amount range in {@code filters} (amountLt exclusive) and
+   * count or volume limits in {@code limits}. Our maximum is inclusive: 5000.00 EUR is routed,
+   * so the bound is the next amount, 5000.01.
+   */
+  @Test
+  void a_connectors_amount_range_is_published_as_the_references_filters() {
+    JsonNode connectors = result("/merchant-api/v1/connectors", reader);
+    JsonNode open = connectors.get(0);
+    assertThat(open.get("filters").isObject()).isTrue();
+    assertThat(open.get("filters").isEmpty()).isTrue();
+    assertThat(open.get("limits").isArray()).isTrue();
+    assertThat(open.get("limits").isEmpty()).isTrue();
+
+    JsonNode bounded = connectors.get(1);
+    assertThat(bounded.get("terminalId").asLong()).isEqualTo(plainTerminal);
+    JsonNode filters = bounded.get("filters");
+    assertThat(filters.get("amountOp").asText()).isEqualTo("BETWEEN");
+    assertThat(filters.get("amountGte").decimalValue()).isEqualByComparingTo("1");
+    assertThat(filters.get("amountLt").decimalValue()).isEqualByComparingTo("5000.01");
+    assertThat(filters.has("currency")).as("routing converts any currency; the terminal's is terminalCurrency").isFalse();
+    assertThat(bounded.get("limits").isEmpty()).isTrue();
   }
 
   @Test

@@ -24,7 +24,6 @@ import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /** The full profile's reference lists: BINs, customers, connectors, anti-fraud profiles, rates, banks, shop groups. */
 @Path("")
@@ -36,9 +35,22 @@ public final class ReferenceDataResource {
   record CustomerJson(long id, long merchantId, String merchantName, long shopId, String shopName, String referenceId,
       String firstName, String lastName, String email, String phone, String dateOfBirth) {}
 
+  /**
+   * {@code limits} are the reference's count and volume limits ({@code limitCode}, {@code timeUnit},
+   * ...); we keep none, so the list is empty. A connector's amount range is one of its
+   * {@code filters}.
+   */
   record ConnectorJson(long id, long shopId, String state, String paymentMethod, long terminalId, String terminalName,
       int priority, int weight, String terminalCurrency, Long cascadingErrorCodesWhitelistId,
-      Long cascadingErrorCodesBlacklistId, List<Map<String, Object>> limits) {}
+      Long cascadingErrorCodesBlacklistId, FiltersJson filters, List<Object> limits) {}
+
+  /**
+   * The reference's routing filters, of which we have the amount range, in the terminal's
+   * currency: {@code amountGte} inclusive, {@code amountLt} exclusive, {@code amountOp} BETWEEN
+   * when both are set. No {@code currency}: that filter would say the connector takes payments in
+   * one currency only, while routing converts any currency into the terminal's.
+   */
+  record FiltersJson(String amountOp, BigDecimal amountGte, BigDecimal amountLt) {}
 
   /**
    * One rule, under the reference's names ({@code ruleCode}; the country group of a country
@@ -108,18 +120,14 @@ public final class ReferenceDataResource {
         .map(ReferenceDataResource::connector));
   }
 
-  static ConnectorJson connector(ReferenceData.Connector c) {
-    List<Map<String, Object>> limits = new ArrayList<>();
-    if (c.minAmount() != null || c.maxAmount() != null) {
-      Map<String, Object> limit = new java.util.LinkedHashMap<>();
-      limit.put("currency", c.terminalCurrency());
-      limit.put("minAmount", c.minAmount());
-      limit.put("maxAmount", c.maxAmount());
-      limits.add(limit);
-    }
+  static ConnectorJson connector(MerchantQueries.ConnectorListing listing) {
+    ReferenceData.Connector c = listing.connector();
+    FiltersJson filters = new FiltersJson(
+        listing.amountAtLeast() != null && listing.amountBelow() != null ? "BETWEEN" : null,
+        listing.amountAtLeast(), listing.amountBelow());
     return new ConnectorJson(c.id(), c.shopId(), c.state(), c.paymentMethod(), c.terminalId(), c.terminalName(),
         c.priority(), c.weight(), c.terminalCurrency(), c.cascadingWhitelistGroupId(), c.cascadingBlacklistGroupId(),
-        limits);
+        filters, List.of());
   }
 
   @GET

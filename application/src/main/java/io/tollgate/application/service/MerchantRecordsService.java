@@ -11,6 +11,7 @@ import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Currency;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.OperationType;
@@ -34,13 +35,15 @@ public final class MerchantRecordsService implements MerchantQueries {
   private final ReferenceData reference;
   private final ShopRepository shops;
   private final BalanceRepository balances;
+  private final Currencies currencies;
 
   public MerchantRecordsService(PaymentRepository payments, ReferenceData reference, ShopRepository shops,
-      BalanceRepository balances) {
+      BalanceRepository balances, Currencies currencies) {
     this.payments = payments;
     this.reference = reference;
     this.shops = shops;
     this.balances = balances;
+    this.currencies = currencies;
   }
 
   @Override
@@ -120,8 +123,9 @@ public final class MerchantRecordsService implements MerchantQueries {
   }
 
   @Override
-  public Page<ReferenceData.Connector> connectors(MerchantUser user, int offset, int limit) {
-    return reference.connectors(user.merchantId(), offset, limit);
+  public Page<ConnectorListing> connectors(MerchantUser user, int offset, int limit) {
+    return reference.connectors(user.merchantId(), offset, limit)
+        .map(c -> new ConnectorListing(c, c.minAmount(), Routing.amountBelow(c, currencies)));
   }
 
   @Override

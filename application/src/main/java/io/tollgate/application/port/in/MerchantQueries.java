@@ -8,6 +8,7 @@ import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.user.MerchantUser;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -35,7 +36,7 @@ public interface MerchantQueries {
 
   Page<ReferenceData.CustomerRecord> customers(MerchantUser user, Long shopId, Long idAfter, int offset, int limit);
 
-  Page<ReferenceData.Connector> connectors(MerchantUser user, int offset, int limit);
+  Page<ConnectorListing> connectors(MerchantUser user, int offset, int limit);
 
   Page<ReferenceData.AntifraudProfile> antifraudProfiles(MerchantUser user, int offset, int limit);
 
@@ -56,4 +57,11 @@ public interface MerchantQueries {
   void removeShopsFromGroup(MerchantUser user, long groupId, List<Long> shopIds);
 
   record TerminalBalance(List<Money> available, List<Money> reserved) {}
+
+  /**
+   * A connector and the amounts routing sends through it, in the connector's currency, as a
+   * half-open range: at least {@code amountAtLeast}, below {@code amountBelow}; null where the
+   * connector sets no bound.
+   */
+  record ConnectorListing(ReferenceData.Connector connector, BigDecimal amountAtLeast, BigDecimal amountBelow) {}
 }
