@@ -345,8 +345,10 @@ public final class Main implements Callable<Integer> {
       String method;
       @Option(names = "--priority", defaultValue = "1", description = "lower goes first (default ${DEFAULT-VALUE})") int priority;
       @Option(names = "--weight", defaultValue = "100", description = "share among connectors of one priority") int weight;
-      @Option(names = "--min-amount", description = "smallest amount routed here") java.math.BigDecimal min;
-      @Option(names = "--max-amount", description = "largest amount routed here") java.math.BigDecimal max;
+      @Option(names = "--min-amount", description = "smallest amount routed here, in the terminal's currency (inclusive)")
+      java.math.BigDecimal min;
+      @Option(names = "--max-amount", description = "largest amount routed here, in the terminal's currency (inclusive)")
+      java.math.BigDecimal max;
       @Option(names = "--cascade-on", description = "error-code group: declines with these codes move to the next connector")
       Long cascadeOn;
       @Option(names = "--never-cascade-on", description = "error-code group: declines with these codes never cascade")
