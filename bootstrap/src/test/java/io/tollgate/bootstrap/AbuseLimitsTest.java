@@ -51,18 +51,22 @@ class AbuseLimitsTest {
       String[] user = gw.merchantUser(gw.merchant, "guessed@shop.example", Permission.SHOP_EDIT);
       long start = System.nanoTime();
       int unauthorized = 0;
-      while (gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess-" + unauthorized}).status() == 401) {
+      int status;
+      while ((status = gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess-" + unauthorized})
+          .status()) == 401) {
         unauthorized++;
         assertThat(unauthorized).as("guesses let through").isLessThan(50);
       }
+      assertThat(status).isEqualTo(429);
       assertThat(unauthorized).isBetween(5, 5 + secondsSince(start));
 
       start = System.nanoTime();
       int gatewayGuesses = 0;
-      while (gw.get("/api/v1/payments", "tg_test_made_up_key_number_" + gatewayGuesses).status() == 401) {
+      while ((status = gw.get("/api/v1/payments", "tg_test_made_up_key_number_" + gatewayGuesses).status()) == 401) {
         gatewayGuesses++;
         assertThat(gatewayGuesses).as("gateway guesses let through").isLessThan(50);
       }
+      assertThat(status).isEqualTo(429);
       assertThat(gatewayGuesses).as("the address has used its burst").isLessThanOrEqualTo(secondsSince(start));
     }
   }
