@@ -55,6 +55,7 @@ public final class WebhookDispatcher implements AutoCloseable {
 
   /** The most attempts recorded in one transaction. */
   private static final int RECORD_BATCH = 128;
+  private static final int MAX_ERROR_LENGTH = 500;
 
   /**
    * @param parallelism deliveries in flight at once
@@ -215,12 +216,37 @@ public final class WebhookDispatcher implements AutoCloseable {
         Thread.currentThread().interrupt();
         return;
       } catch (RuntimeException e) {
-        // Their leases run out and the events are sent again: at least once, never lost.
-        LOG.warn("could not record {} webhook attempts: {}", batch.size(), e.toString());
+        recordOneByOne(batch, e);
       } finally {
         done(batch.size());
         batch.clear();
       }
+    }
+  }
+
+  /**
+   * After a batch could not be recorded, records its attempts one at a time, so that one that
+   * cannot be stored does not take the others' outcomes with it (they would be sent again,
+   * although their receivers had answered). An attempt that still fails is sent again when its
+   * lease runs out: at least once, never lost.
+   */
+  void recordOneByOne(List<Reported> batch, RuntimeException batchFailure) {
+    if (batch.size() == 1) {
+      LOG.warn("could not record a webhook attempt: {}", batchFailure.toString());
+      return;
+    }
+    int failed = 0;
+    RuntimeException last = batchFailure;
+    for (Reported one : batch) {
+      try {
+        deliveries.reportAll(List.of(one));
+      } catch (RuntimeException e) {
+        failed++;
+        last = e;
+      }
+    }
+    if (failed > 0) {
+      LOG.warn("could not record {} of {} webhook attempts: {}", failed, batch.size(), last.toString());
     }
   }
 
@@ -256,7 +282,7 @@ public final class WebhookDispatcher implements AutoCloseable {
       error = "invalid URL: " + e.getMessage();
     }
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
-    Result result = new Result(started, took, status, error);
+    Result result = new Result(started, took, status, printable(error));
     metrics.counter("tollgate.webhooks.attempts", "outcome", result.delivered() ? "delivered"
         : status != null ? "http_" + (status / 100) + "xx" : "error").increment();
     if (result.delivered()) {
@@ -264,14 +290,15 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     if (!result.delivered()) {
       LOG.info("webhook {} of payment {} to {} failed (attempt {}): {}", d.eventId(), d.event().paymentId().value(),
-          forLog(d.url()), d.attempt(), status != null ? "HTTP " + status : error);
+          forLog(d.url()), d.attempt(), status != null ? "HTTP " + status : result.error());
     }
     return result;
   }
 
   /**
    * Sends one attempt and returns the receiver's status once its whole answer is in, within the
-   * request timeout from start to end. The request's own timeout ends when the headers arrive;
+   * request timeout from start to end (or, when a 2xx status came in time and its body did not,
+   * that status at the deadline). The request's own timeout ends when the headers arrive;
    * a receiver that then trickles or never ends its body would hold the delivery's slot past its
    * lease, and the event would be claimed and sent again while the first attempt still waited.
    * A deadline interrupts the send instead (the client then abandons the exchange and closes its
@@ -284,9 +311,16 @@ public final class WebhookDispatcher implements AutoCloseable {
     ScheduledFuture<?> alarm = deadlines.schedule(deadline::expire, settings.requestTimeout().toMillis(),
         TimeUnit.MILLISECONDS);
     try {
-      return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+      return http.send(request, info -> {
+        deadline.answered(info.statusCode());
+        return HttpResponse.BodySubscribers.discarding();
+      }).statusCode();
     } catch (InterruptedException e) {
       if (deadline.finish()) {
+        // A 2xx within the time is success (CONTRACT §6), however slowly its body follows.
+        if (deadline.status >= 200 && deadline.status < 300) {
+          return deadline.status;
+        }
         throw new TimeoutException("no complete answer in time");
       }
       throw e;
@@ -301,9 +335,15 @@ public final class WebhookDispatcher implements AutoCloseable {
     private final Thread sender;
     private boolean finished;
     private boolean expired;
+    /** The receiver's status once its headers are in, else 0. */
+    private volatile int status;
 
     Deadline(Thread sender) {
       this.sender = sender;
+    }
+
+    void answered(int statusCode) {
+      status = statusCode;
     }
 
     synchronized void expire() {
@@ -321,6 +361,32 @@ public final class WebhookDispatcher implements AutoCloseable {
       }
       return expired;
     }
+  }
+
+  /**
+   * An attempt's error as it may be stored and logged. The HTTP client quotes what a receiver
+   * sent when it cannot read it as HTTP ("Invalid status line: ..."), and those bytes may hold
+   * a NUL, which PostgreSQL refuses in text, or control characters that forge log lines: each
+   * such character becomes '?', as does half of a surrogate pair, and the text is cut at 500
+   * characters.
+   */
+  static String printable(String error) {
+    if (error == null) {
+      return null;
+    }
+    int length = Math.min(error.length(), MAX_ERROR_LENGTH);
+    StringBuilder out = new StringBuilder(length + 1);
+    for (int i = 0; i < length; i++) {
+      char c = error.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < length && Character.isLowSurrogate(error.charAt(i + 1))) {
+        out.append(c).append(error.charAt(++i));
+      } else if (c < 0x20 || c == 0x7f || Character.isSurrogate(c)) {
+        out.append('?');
+      } else {
+        out.append(c);
+      }
+    }
+    return error.length() > MAX_ERROR_LENGTH ? out.append('…').toString() : out.toString();
   }
 
   /**

@@ -9,7 +9,13 @@ import io.tollgate.application.port.out.WebhookOutbox.ClaimedEvent;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.shop.ShopId;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase.Delivery;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase.Reported;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase.Result;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,6 +69,19 @@ class WebhookDispatcherTest {
       }
       exchange.close();
     });
+    receiver.createContext("/slow-body-500", exchange -> {
+      received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
+      exchange.getRequestBody().readAllBytes();
+      exchange.sendResponseHeaders(500, 0);
+      exchange.getResponseBody().write('{');
+      exchange.getResponseBody().flush();
+      try {
+        slowBodyEnds.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.close();
+    });
     receiver.start();
   }
 
@@ -84,7 +103,7 @@ class WebhookDispatcherTest {
   }
 
   /** An outbox whose claims answer from {@code claims}, by call number from 1. */
-  private static final class FakeOutbox implements WebhookDeliveryUseCase {
+  private static class FakeOutbox implements WebhookDeliveryUseCase {
     final AtomicInteger claimCalls = new AtomicInteger();
     final List<Reported> reported = new CopyOnWriteArrayList<>();
     final List<String> claimTokens = new CopyOnWriteArrayList<>();
@@ -150,22 +169,31 @@ class WebhookDispatcherTest {
 
   /**
    * The request timeout holds for the whole answer, not only its headers: a receiver that
-   * answers 200 and never ends its body would otherwise hold the delivery's slot for as long as
-   * it likes, past the event's lease, so that the event is claimed and sent again and, once
-   * every slot is held so, no webhook of any shop goes out.
+   * answers and never ends its body would otherwise hold the delivery's slot for as long as it
+   * likes, past the event's lease, so that the event is claimed and sent again and, once every
+   * slot is held so, no webhook of any shop goes out. A 2xx that came in time is still success
+   * (CONTRACT §6); any other status whose body never ends is a failed attempt.
    */
   @Test
-  void an_answer_whose_body_never_ends_is_a_failed_attempt_within_the_timeout() throws Exception {
+  void an_answer_whose_body_never_ends_frees_its_slot_within_the_timeout() throws Exception {
     ClaimedEvent stalled = event("lease-1", "/slow-body");
+    ClaimedEvent stalledError = event("lease-1", "/slow-body-500");
     ClaimedEvent next = event("lease-1");
-    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(stalled) : n == 2 ? List.of(next) : List.of());
-    // one slot: the next event can only go out once the stalled attempt has ended
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(stalled) : n == 2 ? List.of(stalledError)
+        : n == 3 ? List.of(next) : List.of());
+    // one slot: each event can only go out once the attempt before it has ended
     try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
         new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(30), "test"),
         Clock.systemUTC()).start()) {
-      await("the stalled attempt is reported", () -> outbox.reported.stream()
-          .anyMatch(r -> r.delivery().eventId().equals(stalled.id())));
+      await("both stalled attempts are reported", () -> outbox.reported.stream()
+          .anyMatch(r -> r.delivery().eventId().equals(stalledError.id())));
       assertThat(outbox.reported).filteredOn(r -> r.delivery().eventId().equals(stalled.id())).singleElement()
+          .satisfies(r -> {
+            assertThat(r.result().delivered()).isTrue();
+            assertThat(r.result().statusCode()).isEqualTo(200);
+            assertThat(r.result().duration()).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+          });
+      assertThat(outbox.reported).filteredOn(r -> r.delivery().eventId().equals(stalledError.id())).singleElement()
           .satisfies(r -> {
             assertThat(r.result().delivered()).isFalse();
             assertThat(r.result().error()).contains("no complete answer within 1 s");
@@ -192,6 +220,76 @@ class WebhookDispatcherTest {
     assertThat(outbox.claimTokens).doesNotHaveDuplicates();
     assertThat(outbox.released).singleElement().satisfies(owner ->
         assertThat(outbox.claimTokens).allSatisfy(token -> assertThat(token).startsWith(owner + ":")));
+  }
+
+  /**
+   * A receiver that answers bytes the client cannot read as HTTP, a NUL among them: the client
+   * quotes them in its error, and PostgreSQL refuses a NUL in text, so the whole batch of
+   * attempts could not be recorded and every event in it was sent again, without end.
+   */
+  @Test
+  void an_answer_that_is_not_http_is_reported_with_a_storable_error() throws Exception {
+    try (ServerSocket garbage = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread answering = new Thread(() -> {
+        while (!garbage.isClosed()) {
+          try (Socket s = garbage.accept()) {
+            s.getOutputStream().write("\0\u0001GARBAGE NOT HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+            Thread.sleep(200);
+          } catch (Exception e) {
+            return;
+          }
+        }
+      });
+      answering.start();
+      ClaimedEvent event = new ClaimedEvent(UUID.randomUUID().toString(), "lease-1", new PaymentId("ab".repeat(16)),
+          new ShopId(1), PaymentState.COMPLETED, "http://127.0.0.1:" + garbage.getLocalPort() + "/hooks", null,
+          "{}".getBytes(StandardCharsets.UTF_8), 0, 0, Instant.now());
+      FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(event) : List.of());
+      try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+          new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+          Clock.systemUTC()).start()) {
+        await("the attempt is reported", () -> !outbox.reported.isEmpty());
+        assertThat(outbox.reported).singleElement().satisfies(r -> {
+          assertThat(r.result().delivered()).isFalse();
+          assertThat(r.result().error()).contains("GARBAGE NOT HTTP").doesNotContain("\0", "\u0001");
+        });
+      }
+    }
+  }
+
+  /**
+   * When a batch of attempts cannot be recorded, the others are recorded one by one: one that
+   * the database refuses must not take the outcomes of other shops' deliveries with it.
+   */
+  @Test
+  void an_attempt_that_cannot_be_recorded_does_not_lose_the_others_of_its_batch() {
+    ClaimedEvent poisoned = event("lease-1");
+    ClaimedEvent fine = event("lease-1");
+    List<Reported> stored = new CopyOnWriteArrayList<>();
+    WebhookDeliveryUseCase refusing = new FakeOutbox(n -> List.of()) {
+      @Override
+      public void reportAll(List<Reported> reports) {
+        if (reports.stream().anyMatch(r -> r.delivery().eventId().equals(poisoned.id()))) {
+          throw new IllegalStateException("invalid byte sequence for encoding UTF8: 0x00");
+        }
+        stored.addAll(reports);
+      }
+    };
+    WebhookDispatcher dispatcher = new WebhookDispatcher(refusing, DestinationPolicy.ALLOW_ALL,
+        WebhookDispatcher.Settings.defaults("test"), Clock.systemUTC());
+    Result ok = new Result(Instant.now(), Duration.ofMillis(5), 200, null);
+    List<Reported> batch = List.of(new Reported(new Delivery(poisoned, poisoned.url(), "k"), ok),
+        new Reported(new Delivery(fine, fine.url(), "k"), ok));
+    dispatcher.recordOneByOne(batch, new IllegalStateException("the batch failed"));
+    assertThat(stored).singleElement().satisfies(r -> assertThat(r.delivery().eventId()).isEqualTo(fine.id()));
+  }
+
+  @Test
+  void an_error_is_stored_without_control_characters_or_broken_pairs_and_cut_to_length() {
+    assertThat(WebhookDispatcher.printable("a\0b\nc\u007fd\ud800e\ud83d\ude00")).isEqualTo("a?b?c?d?e\ud83d\ude00");
+    assertThat(WebhookDispatcher.printable("x".repeat(600))).hasSize(501).endsWith("…");
+    assertThat(WebhookDispatcher.printable(null)).isNull();
   }
 
   @Test
