@@ -26,12 +26,14 @@ public final class Database implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Database.class);
 
   private final EmbeddedPostgres embedded;
+  private final DataDirectoryLock lock;
   private final HikariDataSource dataSource;
   private final Jdbi jdbi;
   private final String jdbcUrl;
 
-  private Database(EmbeddedPostgres embedded, HikariDataSource dataSource, String jdbcUrl) {
+  private Database(EmbeddedPostgres embedded, DataDirectoryLock lock, HikariDataSource dataSource, String jdbcUrl) {
     this.embedded = embedded;
+    this.lock = lock;
     this.dataSource = dataSource;
     this.jdbcUrl = jdbcUrl;
     this.jdbi = Jdbi.create(dataSource).installPlugin(new PostgresPlugin());
@@ -53,11 +55,15 @@ public final class Database implements AutoCloseable {
 
   public static Database start(DatabaseSettings settings) {
     EmbeddedPostgres embedded = null;
+    DataDirectoryLock lock = null;
     String url = settings.url();
     String user = settings.user();
     String password = settings.password();
     try {
       if (url == null) {
+        if (settings.embeddedDataDirectory() != null) {
+          lock = DataDirectoryLock.take(settings.embeddedDataDirectory());
+        }
         embedded = startEmbedded(settings.embeddedDataDirectory());
         url = embedded.getJdbcUrl("postgres", "postgres");
         user = "postgres";
@@ -70,9 +76,12 @@ public final class Database implements AutoCloseable {
         pool.close();
         throw e;
       }
-      return new Database(embedded, pool, url);
+      return new Database(embedded, lock, pool, url);
     } catch (RuntimeException e) {
       closeQuietly(embedded);
+      if (lock != null) {
+        lock.release();
+      }
       throw e;
     }
   }
@@ -206,6 +215,9 @@ public final class Database implements AutoCloseable {
   public void close() {
     dataSource.close();
     closeQuietly(embedded);
+    if (lock != null) {
+      lock.release();
+    }
   }
 
   private static void closeQuietly(EmbeddedPostgres embedded) {

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 class EmbeddedDatabaseTest {
 
   @Test
-  void the_embedded_database_keeps_its_data_across_restarts(@TempDir Path dir) throws Exception {
+  void the_embedded_database_keeps_its_data_across_restarts(@TempDir Path data) throws Exception {
+    Path dir = data.resolve("postgres");
     try (Database first = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
       assertThat(first.isEmbedded()).isTrue();
       // durable: an acknowledged commit is flushed to disk first
@@ -26,6 +27,29 @@ class EmbeddedDatabaseTest {
       Integer migrations = second.jdbi().withHandle(h -> h.createQuery(
           "SELECT count(*) FROM flyway_schema_history WHERE success").mapTo(Integer.class).one());
       assertThat(migrations).isGreaterThanOrEqualTo(1);
+    }
+  }
+
+  /**
+   * Two processes on one data directory: the second is told at once that the directory is in
+   * use, instead of waiting a minute for a server that cannot start; once the first has stopped,
+   * it starts.
+   */
+  @Test
+  void a_data_directory_in_use_is_refused_at_once_and_free_again_after_close(@TempDir Path data) {
+    Path dir = data.resolve("postgres");
+    DatabaseSettings settings = new DatabaseSettings(null, null, null, dir, 2);
+    try (Database first = Database.start(settings)) {
+      long started = System.nanoTime();
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> Database.start(settings))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("in use by another Tollgate process");
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - started)).isLessThan(java.time.Duration.ofSeconds(5));
+      assertThat(DataDirectoryLock.leftBehindServer(dir)).as("the first's server runs on").isPresent();
+    }
+    assertThat(DataDirectoryLock.leftBehindServer(dir)).as("stopped with its service").isEmpty();
+    try (Database again = Database.start(settings)) {
+      assertThat(again.isEmbedded()).isTrue();
     }
   }
 

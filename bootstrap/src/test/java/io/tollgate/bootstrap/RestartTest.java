@@ -45,4 +45,45 @@ class RestartTest {
       assertThat(second.services().environment()).isEqualTo(Environment.SANDBOX);
     }
   }
+
+  /**
+   * The embedded PostgreSQL is a process of its own and outlives a service killed with SIGKILL.
+   * The next start found the directory held by that server, waited a minute, and failed; only
+   * the start after it worked. It now stops the server left behind and starts at once.
+   */
+  @Test
+  void a_service_killed_with_sigkill_starts_again_on_its_data_at_the_first_try() throws Exception {
+    Path data = ScratchDirectories.create("tollgate-killed");
+    Map<String, String> env = WebhookReliabilityTest.instanceEnv(Map.of("TOLLGATE_DATA_DIR", data.toString()));
+    HttpClient http = HttpClient.newHttpClient();
+    Process first = WebhookReliabilityTest.startChild(env);
+    String apiKey;
+    String paymentId;
+    try {
+      WebhookReliabilityTest.Started started = WebhookReliabilityTest.awaitStarted(first);
+      apiKey = started.apiKey();
+      HttpResponse<String> created = http.send(HttpRequest.newBuilder(started.base().resolve("/api/v1/payments"))
+          .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\",\"amount\":9,\"currency\":\"EUR\"}"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(created.statusCode()).isEqualTo(200);
+      paymentId = TestGateway.JSON.readTree(created.body()).at("/result/id").asText();
+    } finally {
+      first.destroyForcibly().waitFor();
+    }
+    assertThat(data.resolve("postgres").resolve("postmaster.pid")).as("its server outlived it").exists();
+
+    Process second = WebhookReliabilityTest.startChild(env);
+    try {
+      long t0 = System.nanoTime();
+      URI base = WebhookReliabilityTest.awaitStarted(second).base();
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - t0)).isLessThan(java.time.Duration.ofSeconds(45));
+      HttpResponse<String> read = http.send(HttpRequest.newBuilder(base.resolve("/api/v1/payments/" + paymentId))
+          .header("Authorization", "Bearer " + apiKey).GET().build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(read.statusCode()).isEqualTo(200);
+    } finally {
+      second.destroy();
+      second.waitFor();
+    }
+  }
 }
