@@ -124,13 +124,14 @@ public final class Tollgate implements AutoCloseable {
             config.bodyLimitBytes(), Clock.systemUTC()));
     merchant.register(new RequestMetricsFilter(observability.registry, "merchant"));
     context.addServlet(new ServletHolder("merchant", new ServletContainer(merchant)), "/merchant-api/v1/*");
+    DatabaseReadiness readiness = new DatabaseReadiness(database, Duration.ofSeconds(2));
     ServletHolder ops = new ServletHolder("ops", new OpsServlet(observability, java.util.List.of(
         new OpsServlet.Check("database", () -> {
-          var health = database.health();
+          var health = readiness.health();
           return health.reachable() ? null : health.problem();
         }),
         new OpsServlet.Check("migrations", () -> {
-          var health = database.health();
+          var health = readiness.health();
           return health.migrated() ? null : health.problem();
         }),
         new OpsServlet.Check("webhookDispatcher", () -> webhooks != null && webhooks.isRunning() ? null
