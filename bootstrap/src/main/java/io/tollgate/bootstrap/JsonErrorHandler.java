@@ -30,6 +30,8 @@ final class JsonErrorHandler extends ErrorHandler {
       case 413 -> "Request body is larger than the limit";
       case 414 -> "Request URI is too long";
       case 431 -> "Request header fields are too large";
+      // Jetty's own 503s: the service is stopping (graceful shutdown refuses new requests)
+      case 503 -> "Service temporarily unavailable; retry shortly";
       default -> status >= 500 ? "Internal server error" : "Request refused";
     };
     byte[] body;
@@ -40,6 +42,10 @@ final class JsonErrorHandler extends ErrorHandler {
     }
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    if (status == 503) {
+      // as the service's own 503s: another instance, or this one restarted, can take the retry
+      response.getHeaders().put(HttpHeader.RETRY_AFTER, "5");
+    }
     response.write(true, ByteBuffer.wrap(body), callback);
     return true;
   }
