@@ -158,7 +158,10 @@ final class JdbiReferenceData implements ReferenceData {
   /** How long another instance's edit of connectors or anti-fraud profiles may go unseen here. */
   static final java.time.Duration ROUTING_CACHE = java.time.Duration.ofSeconds(5);
 
-  private final Cache<Long, List<Connector>> connectorsByShop = cache(ROUTING_CACHE);
+  /** A shop's active connectors, and whether it has any connector at all. */
+  private record ShopConnectors(List<Connector> active, boolean any) {}
+
+  private final Cache<Long, ShopConnectors> connectorsByShop = cache(ROUTING_CACHE);
   private final Cache<Long, Optional<AntifraudProfile>> profileByShop = cache(ROUTING_CACHE);
 
   /**
@@ -177,15 +180,26 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public List<Connector> connectorsOf(long shopId) {
-    return connectorsByShop.get(shopId, this::loadConnectorsOf);
+    return connectorsByShop.get(shopId, this::loadConnectorsOf).active();
   }
 
-  private List<Connector> loadConnectorsOf(long shopId) {
-    return List.copyOf(query("SELECT " + CONNECTOR_COLUMNS + """
+  @Override
+  public boolean hasConnectors(long shopId) {
+    return connectorsByShop.get(shopId, this::loadConnectorsOf).any();
+  }
+
+  private record ConnectorRow(Connector connector, boolean routable) {}
+
+  /** One query for both: every connector of the shop, the inactive ones only counted. */
+  private ShopConnectors loadConnectorsOf(long shopId) {
+    List<ConnectorRow> rows = query("SELECT " + CONNECTOR_COLUMNS + """
+         , c.state = 'ACTIVE' AND t.state = 'ACTIVE' AS routable
          FROM connectors c JOIN terminals t ON t.id = c.terminal_id
-        WHERE c.shop_id = :shop AND c.state = 'ACTIVE' AND t.state = 'ACTIVE'
+        WHERE c.shop_id = :shop
         ORDER BY c.priority, c.id
-        """, CONNECTOR, "shop", shopId));
+        """, (rs, ctx) -> new ConnectorRow(CONNECTOR.map(rs, ctx), rs.getBoolean("routable")), "shop", shopId);
+    return new ShopConnectors(rows.stream().filter(ConnectorRow::routable).map(ConnectorRow::connector).toList(),
+        !rows.isEmpty());
   }
 
   private AntifraudProfile profile(Handle h, ResultSet rs) throws SQLException {

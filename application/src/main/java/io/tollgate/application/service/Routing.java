@@ -51,8 +51,12 @@ final class Routing {
     return ordered;
   }
 
+  /**
+   * Whether the shop has any connector, active or not: only a shop with none at all goes to
+   * the default terminal.
+   */
   boolean hasConnectors(Payment p) {
-    return !reference.connectorsOf(p.shopId().value()).isEmpty();
+    return reference.hasConnectors(p.shopId().value());
   }
 
   private static List<Connector> weightedOrder(List<Connector> same) {

@@ -73,8 +73,14 @@ public interface ReferenceData {
 
   Page<Connector> connectors(MerchantId merchant, int offset, int limit);
 
-  /** A shop's active connectors, by priority. */
+  /** A shop's active connectors (the connector and its terminal both ACTIVE), by priority. */
   List<Connector> connectorsOf(long shopId);
+
+  /**
+   * Whether the shop has any connector, active or not. Only a shop with none at all is sent to
+   * the default terminal; one whose connectors are all inactive is declined instead.
+   */
+  boolean hasConnectors(long shopId);
 
   Page<AntifraudProfile> antifraudProfiles(MerchantId merchant, int offset, int limit);
 

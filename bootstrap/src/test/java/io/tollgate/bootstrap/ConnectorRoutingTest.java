@@ -1,0 +1,141 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which connector a payment goes to, through HTTP: the payment's currency first, connectors
+ * that cannot take it passed over, a shop whose connectors are all off declined, and
+ * withdrawals routed like deposits.
+ */
+class ConnectorRoutingTest {
+
+  static TestGateway gw;
+  static ReferenceData reference;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start();
+    reference = gw.app.services().persistence().referenceData();
+    rate("EUR", "USD", "1.0850");
+    rate("GBP", "USD", "1.2700");
+    rate("GBP", "EUR", "1.1700");
+    rate("VND", "USD", "0.000039");
+    rate("VND", "JPY", "0.0061");
+    rate("HUF", "EUR", "0.0025");
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  record TestShop(ShopId id, String key) {}
+
+  static TestShop shop(String name) {
+    ShopId id = gw.createShop(gw.merchant, name, false);
+    return new TestShop(id, gw.issueKey(id, gw.app.services().environment()));
+  }
+
+  static void rate(String base, String quote, String rate) {
+    reference.upsertCurrencyRate(new ReferenceData.CurrencyRate(base, quote, new BigDecimal(rate), Instant.now()));
+  }
+
+  /** A terminal of its own and a connector of the shop to it; returns the terminal's id. */
+  static long connector(TestShop shop, String terminal, String method, String currency, int priority, String max) {
+    long id = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, terminal, "ACTIVE", "Sandbox",
+        "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), Instant.now()));
+    reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), id, null, "ACTIVE", method, currency,
+        priority, 100, null, max == null ? null : new BigDecimal(max), null, null), Instant.now());
+    return id;
+  }
+
+  static long card(TestShop shop, String terminal, String currency, int priority, String max) {
+    return connector(shop, terminal, "BASIC_CARD", currency, priority, max);
+  }
+
+  static TestGateway.Answer patch(TestShop shop, String id) {
+    TestGateway.Answer done = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + shop.key()));
+    assertThat(done.status()).as(done.body()).isEqualTo(200);
+    return done;
+  }
+
+  /** A card deposit paid host-to-host (POST, then PATCH); the payment after the PATCH. */
+  static JsonNode pay(TestShop shop, String amount, String currency) {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":%s,"currency":"%s",
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}"""
+        .formatted(amount, currency), shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return patch(shop, created.json().at("/result/id").asText()).json().get("result");
+  }
+
+  /** A withdrawal to the card, once the worker has paid it out or declined it. */
+  static JsonNode withdraw(TestShop shop, String amount, String currency, String card) throws Exception {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"WITHDRAWAL","amount":%s,"currency":"%s",
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}"""
+        .formatted(amount, currency, card), shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING", Duration.ofSeconds(15),
+        shop.key());
+  }
+
+  static List<JsonNode> operations(TestShop shop, String id) {
+    JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations", shop.key()).json().get("result");
+    List<JsonNode> oldestFirst = new ArrayList<>();
+    ops.forEach(o -> oldestFirst.add(0, o));
+    return oldestFirst;
+  }
+
+  static JsonNode lastOperation(TestShop shop, JsonNode payment) {
+    List<JsonNode> ops = operations(shop, payment.get("id").asText());
+    return ops.get(ops.size() - 1);
+  }
+
+  /** The shop's ledger in the currency: {available, reserved}. */
+  static BigDecimal[] ledger(TestShop shop, String currency) {
+    return gw.ledgerSum(shop.id(), currency);
+  }
+
+  // ---- connectors that are off -------------------------------------------------------------
+
+  @Test
+  void a_shop_whose_only_terminal_is_disabled_declines_1_05_instead_of_using_the_sandbox_terminal() {
+    TestShop shop = shop("Disabled terminal");
+    long terminal = card(shop, "Disabled terminal T", "EUR", 1, null);
+    // no command disables a terminal yet; done before the shop's first payment, so no cache holds it
+    gw.database.jdbi().useHandle(h -> h.execute("UPDATE terminals SET state = 'DISABLED' WHERE id = ?", terminal));
+
+    JsonNode p = pay(shop, "10.00", "EUR");
+    assertThat(p.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(p.get("errorCode").asText()).isEqualTo("1.05");
+    assertThat(p.path("terminalName").asText()).isNotEqualTo("Sandbox Acquirer");
+    assertThat(ledger(shop, "EUR")[0]).isEqualByComparingTo("0");
+  }
+
+  @Test
+  void a_shop_whose_only_connector_is_inactive_declines_1_05() {
+    TestShop shop = shop("Inactive connector");
+    card(shop, "Inactive connector T", "EUR", 1, null);
+    gw.database.jdbi().useHandle(h -> h.execute("UPDATE connectors SET state = 'INACTIVE' WHERE shop_id = ?",
+        shop.id().value()));
+    JsonNode p = pay(shop, "10.00", "EUR");
+    assertThat(p.get("errorCode").asText()).isEqualTo("1.05");
+    assertThat(lastOperation(shop, p).get("details").asText()).contains("no active connector");
+  }
+}
