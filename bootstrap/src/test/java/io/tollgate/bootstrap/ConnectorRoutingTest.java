@@ -112,6 +112,37 @@ class ConnectorRoutingTest {
     return gw.ledgerSum(shop.id(), currency);
   }
 
+  // ---- the payment's currency first ---------------------------------------------------------
+
+  @Test
+  void a_payment_goes_to_a_connector_in_its_currency_before_a_higher_priority_one_that_would_convert_it() {
+    TestShop shop = shop("Currency first");
+    card(shop, "Currency first USD", "USD", 1, null);
+    card(shop, "Currency first EUR", "EUR", 2, null);
+
+    JsonNode eur = pay(shop, "50.00", "EUR");
+    assertThat(eur.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(eur.get("terminalName").asText()).isEqualTo("Currency first EUR");
+    assertThat(eur.get("currency").asText()).isEqualTo("EUR");
+    assertThat(eur.get("amount").decimalValue()).isEqualByComparingTo("50.00");
+    assertThat(eur.has("customerAmount")).as("nothing converted").isFalse();
+    assertThat(ledger(shop, "EUR")[0]).isEqualByComparingTo("50.00");
+    assertThat(ledger(shop, "USD")[0]).isEqualByComparingTo("0");
+    // so it can be refunded in the currency the customer paid
+    TestGateway.Answer refund = gw.post("/api/v1/payments", """
+        {"paymentType":"REFUND","amount":50.00,"currency":"EUR","parentPaymentId":"%s"}"""
+        .formatted(eur.get("id").asText()), shop.key(), null);
+    assertThat(refund.status()).as(refund.body()).isEqualTo(200);
+
+    JsonNode usd = pay(shop, "20.00", "USD");
+    assertThat(usd.get("terminalName").asText()).isEqualTo("Currency first USD");
+    // a currency no connector has goes to the best one that converts it
+    JsonNode gbp = pay(shop, "10.00", "GBP");
+    assertThat(gbp.get("terminalName").asText()).isEqualTo("Currency first USD");
+    assertThat(gbp.get("amount").decimalValue()).isEqualByComparingTo("12.70");
+    assertThat(gbp.get("customerCurrency").asText()).isEqualTo("GBP");
+  }
+
   // ---- connectors that are off -------------------------------------------------------------
 
   @Test

@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
 
 /**
  * Chooses the terminals a payment is sent to: the shop's ACTIVE connectors for the payment's
- * method, by priority (lower first); connectors of one priority in a random order weighted by
+ * method, those in the payment's currency first and those that convert it after them; within
+ * each, by priority (lower first), and connectors of one priority in a random order weighted by
  * their {@code weight}. Converts the requested amount when a connector's currency differs, and
  * says whether a decline may cascade to the next connector.
  */
@@ -40,15 +41,30 @@ final class Routing {
     this.currencies = currencies;
   }
 
-  /** The shop's connectors for this payment in the order to try them; empty when the shop has none at all. */
+  /**
+   * The shop's active connectors for this payment in the order to try them: those whose
+   * currency is the requested one, then the others; empty when there are none.
+   */
   List<Connector> candidates(Payment p) {
+    String currency = requested(p).currency().code();
     List<Connector> matching = reference.connectorsOf(p.shopId().value()).stream()
         .filter(c -> c.paymentMethod().equals(p.method().name())).toList();
-    Map<Integer, List<Connector>> byPriority = matching.stream()
+    List<Connector> ordered = new ArrayList<>(byPriority(matching.stream()
+        .filter(c -> c.terminalCurrency().equals(currency)).toList()));
+    ordered.addAll(byPriority(matching.stream().filter(c -> !c.terminalCurrency().equals(currency)).toList()));
+    return ordered;
+  }
+
+  private static List<Connector> byPriority(List<Connector> connectors) {
+    Map<Integer, List<Connector>> byPriority = connectors.stream()
         .collect(Collectors.groupingBy(Connector::priority, TreeMap::new, Collectors.toList()));
     List<Connector> ordered = new ArrayList<>();
     byPriority.values().forEach(same -> ordered.addAll(weightedOrder(same)));
     return ordered;
+  }
+
+  private static Money requested(Payment p) {
+    return p.customerAmount() != null ? p.customerAmount() : p.amount();
   }
 
   /**
@@ -79,7 +95,7 @@ final class Routing {
    * limits.
    */
   Routed route(Payment p, Connector c) {
-    Money requested = p.customerAmount() != null ? p.customerAmount() : p.amount();
+    Money requested = requested(p);
     Money sent = requested;
     Money customer = null;
     if (!c.terminalCurrency().equals(requested.currency().code())) {

@@ -2,6 +2,7 @@ package io.tollgate.application.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.ReferenceData;
@@ -17,16 +18,33 @@ import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.ShopId;
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RoutingTest {
 
   private static final Currencies CURRENCIES = Currencies.defaults();
-  private final Routing routing = new Routing(mock(ReferenceData.class), mock(GroupRepository.class), CURRENCIES);
+  private final ReferenceData reference = mock(ReferenceData.class);
+  private final Routing routing = new Routing(reference, mock(GroupRepository.class), CURRENCIES);
 
   private static Connector connector(String currency, String min, String max) {
     return new Connector(1, 1, 1, "Acquirer", "ACTIVE", "BASIC_CARD", currency, 1, 100,
         min == null ? null : new BigDecimal(min), max == null ? null : new BigDecimal(max), null, null);
+  }
+
+  /** A connector of shop 1 on its own terminal. */
+  private static Connector connector(String terminal, String currency, int priority, String max, Long cascadeGroup) {
+    return new Connector(priority, 1, priority, terminal, "ACTIVE", "BASIC_CARD", currency, priority, 100, null,
+        max == null ? null : new BigDecimal(max), cascadeGroup, null);
+  }
+
+  private static Money money(String amount, String currency) {
+    return new Money(new BigDecimal(amount), CURRENCIES.require(currency));
+  }
+
+  private void shopHas(Connector... connectors) {
+    when(reference.connectorsOf(1)).thenReturn(List.of(connectors));
+    when(reference.hasConnectors(1)).thenReturn(connectors.length > 0);
   }
 
   private static Payment deposit(Money amount) {
@@ -72,5 +90,16 @@ class RoutingTest {
     assertRangeIsWhatRoutingDoes(connector("EUR", "0.125", "10.005"));
     assertRangeIsWhatRoutingDoes(connector("JPY", "100", "5000"));
     assertRangeIsWhatRoutingDoes(connector("KWD", "0.5", "7.5"));
+  }
+
+  @Test
+  void connectors_in_the_payments_currency_come_before_higher_priority_ones_that_would_convert_it() {
+    shopHas(connector("USD first", "USD", 1, null, null), connector("EUR second", "EUR", 2, null, null),
+        connector("GBP third", "GBP", 3, null, null), connector("EUR fourth", "EUR", 4, null, null));
+
+    assertThat(routing.candidates(deposit(money("50.00", "EUR")))).extracting(Connector::terminalName)
+        .containsExactly("EUR second", "EUR fourth", "USD first", "GBP third");
+    assertThat(routing.candidates(deposit(money("50.00", "CHF")))).extracting(Connector::terminalName)
+        .as("none in the currency: by priority").containsExactly("USD first", "EUR second", "GBP third", "EUR fourth");
   }
 }
