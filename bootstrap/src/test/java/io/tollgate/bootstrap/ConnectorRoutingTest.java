@@ -143,6 +143,67 @@ class ConnectorRoutingTest {
     assertThat(gbp.get("customerCurrency").asText()).isEqualTo("GBP");
   }
 
+  // ---- connectors that cannot take the payment ---------------------------------------------
+
+  @Test
+  void a_connector_whose_maximum_the_payment_exceeds_is_passed_over_for_the_next_one() {
+    TestShop shop = shop("Limits");
+    card(shop, "Limits small", "EUR", 1, "100");
+    card(shop, "Limits large", "EUR", 2, null);
+
+    JsonNode p = pay(shop, "200.00", "EUR");
+    assertThat(p.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(p.get("terminalName").asText()).isEqualTo("Limits large");
+    assertThat(operations(shop, p.get("id").asText())).extracting(o -> o.get("operation").asText())
+        .containsExactly("CREATE_PAYMENT", "DEPOSIT");
+    assertThat(lastOperation(shop, p).get("details").asText())
+        .contains("via terminal Limits large").contains("200.00 EUR is outside the limits of terminal Limits small");
+    assertThat(pay(shop, "100.00", "EUR").get("terminalName").asText()).isEqualTo("Limits small");
+  }
+
+  @Test
+  void a_connector_without_a_rate_for_the_payments_currency_is_passed_over_for_one_with_a_rate() {
+    TestShop shop = shop("Rates");
+    card(shop, "Rates USD", "USD", 1, null);
+    card(shop, "Rates EUR", "EUR", 2, null);
+
+    JsonNode p = pay(shop, "10000", "HUF");
+    assertThat(p.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(p.get("terminalName").asText()).isEqualTo("Rates EUR");
+    assertThat(p.get("amount").decimalValue()).isEqualByComparingTo("25.00");
+    assertThat(p.get("currency").asText()).isEqualTo("EUR");
+  }
+
+  @Test
+  void a_payment_no_connector_can_take_is_declined_with_the_best_connectors_refusal_and_every_reason() {
+    TestShop shop = shop("Nobody");
+    card(shop, "Nobody small EUR", "EUR", 1, "100");
+    card(shop, "Nobody CHF", "CHF", 2, null);
+
+    JsonNode p = pay(shop, "200.00", "EUR");
+    assertThat(p.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(p.get("errorCode").asText()).isEqualTo("1.08");
+    assertThat(p.has("externalId")).as("no processor was called").isFalse();
+    JsonNode decline = lastOperation(shop, p);
+    assertThat(decline.get("operation").asText()).isEqualTo("DEPOSIT");
+    assertThat(decline.get("details").asText()).contains("no connector can take the payment")
+        .contains("200.00 EUR is outside the limits of terminal Nobody small EUR")
+        .contains("no EUR to CHF rate for terminal Nobody CHF");
+  }
+
+  @Test
+  void a_bank_transfer_the_first_connector_cannot_take_opens_on_the_next_one() {
+    TestShop shop = shop("Transfers");
+    connector(shop, "Transfers small", "BANKTRANSFER", "EUR", 1, "100");
+    connector(shop, "Transfers large", "BANKTRANSFER", "EUR", 2, null);
+    TestGateway.Answer created = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"paymentMethod\":\"BANKTRANSFER\",\"amount\":300.00,\"currency\":\"EUR\"}",
+        shop.key(), null);
+    JsonNode p = patch(shop, created.json().at("/result/id").asText()).json().get("result");
+    assertThat(p.get("state").asText()).isEqualTo("PENDING");
+    assertThat(p.get("terminalName").asText()).isEqualTo("Transfers large");
+  }
+
   // ---- connectors that are off -------------------------------------------------------------
 
   @Test

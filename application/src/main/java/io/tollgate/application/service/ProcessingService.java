@@ -81,7 +81,7 @@ public final class ProcessingService
     this.reference = reference;
     this.cards = new CardProfiles(reference);
     this.fraud = new FraudScreen(reference, groups, secrets, clock);
-    this.routing = new Routing(reference, groups, currencies);
+    this.routing = new Routing(reference, groups, currencies, processor.terminalName());
     this.tx = tx;
     this.payments = payments;
     this.writer = writer;
@@ -382,35 +382,32 @@ public final class ProcessingService
 
   // ---- the steps --------------------------------------------------------------------------
 
-  /** Anti-fraud, the first connector for bank transfers, then the bank's instructions (PENDING). */
+  /**
+   * Anti-fraud, the first connector that can take the bank transfer (or the default terminal
+   * of a shop without connectors), then the bank's instructions (PENDING).
+   */
   private Payment openBankTransfer(Payment p, String details) {
     Screened screen = screen(p, fromVault(p));
     Payment screened = screen.payment();
     if (screened.state().isFinal()) {
       return screened;
     }
-    Payment routed = screened;
-    List<ReferenceData.Connector> route = routing.candidates(screened);
-    if (!route.isEmpty()) {
-      Routing.Routed r = routing.route(screened, route.get(0));
-      if (r.refusal() != null) {
-        return writer.update(screen.held(), screened.apply(OperationType.DEPOSIT, PaymentState.DECLINED,
-            Outcome.error(r.refusal()).withDetails(r.why()), clock.instant()));
-      }
-      routed = r.payment();
-    } else if (!routing.hasConnectors(screened)) {
-      routed = screened.withRouting(screened.amount(), screened.customerAmount(), processor.terminalName());
-    } else {
-      return noConnector(screen.held(), screened, OperationType.DEPOSIT);
+    Routing.Plan plan = routing.plan(screened);
+    Optional<Routing.Routed> taker = plan.next();
+    if (taker.isEmpty()) {
+      return writer.update(screen.held(), screened.apply(OperationType.DEPOSIT, PaymentState.DECLINED, plan.refusal(),
+          clock.instant()));
     }
+    Payment routed = taker.get().applyTo(screened);
     Result r = processor.startBankTransfer(routed.id(), routed.amount(), routed.additionalParameters());
-    return record(screen.held(), routed, OperationType.DEPOSIT, r, details);
+    return record(screen.held(), routed, OperationType.DEPOSIT, r, details + taker.get().via() + plan.passedOver());
   }
 
   /**
-   * Anti-fraud, then the shop's connectors in routing order: a decline whose code is in the
-   * connector's cascading group moves on to the next one (CASCADING), anything else is final.
-   * A shop without connectors goes straight to the default processor.
+   * Anti-fraud, then the shop's connectors in routing order, passing over those that cannot
+   * take the payment: a decline whose code is in the connector's cascading group moves on to
+   * the next one (CASCADING), anything else is final. A shop without connectors goes straight
+   * to the default processor; one whose connectors can none take the payment declines it.
    */
   private Payment authorize(Payment p, CardNumber pan, OperationType op, String details) {
     Screened screened = screen(p, pan);
@@ -420,37 +417,27 @@ public final class ProcessingService
     if (current.state().isFinal()) {
       return current;
     }
-    List<ReferenceData.Connector> route = routing.candidates(current);
-    if (route.isEmpty()) {
-      if (routing.hasConnectors(current)) {
-        return noConnector(held, current, op);
-      }
-      Payment routed = current.withRouting(current.amount(), current.customerAmount(), processor.terminalName());
-      return record(held, routed, op, processor.authorize(charge(routed, 1, pan)), details);
+    Routing.Plan plan = routing.plan(current);
+    Optional<Routing.Routed> taker = plan.next();
+    if (taker.isEmpty()) {
+      return writer.update(held, current.apply(op, PaymentState.DECLINED, plan.refusal(), clock.instant()));
     }
-    for (int i = 0; i < route.size(); i++) {
-      ReferenceData.Connector connector = route.get(i);
-      Routing.Routed routed = routing.route(current, connector);
-      if (routed.refusal() != null) {
-        return writer.update(held, current.apply(op, PaymentState.DECLINED,
-            Outcome.error(routed.refusal()).withDetails(routed.why()), clock.instant()));
+    for (int attempt = 1; ; attempt++) {
+      Routing.Routed routed = taker.get();
+      Payment sent = routed.applyTo(current);
+      Result r = processor.authorize(charge(sent, attempt, pan));
+      taker = r.status() == Result.Status.DECLINED ? plan.cascade(routed, r.errorCode()) : Optional.empty();
+      if (taker.isEmpty()) {
+        return record(held, sent, op, r, details + routed.via() + plan.passedOver());
       }
-      Payment sent = routed.payment();
-      Result r = processor.authorize(charge(sent, i + 1, pan));
-      boolean another = i + 1 < route.size();
-      if (r.status() == Result.Status.DECLINED && another && routing.cascades(connector, r.errorCode())) {
-        ReferenceData.Connector next = route.get(i + 1);
-        Payment tried = writer.update(held, sent.apply(op, PaymentState.PENDING, external(r).withDetails(details
-            + "; terminal " + connector.terminalName() + " declined " + describe(r)), clock.instant()));
-        held = null;
-        current = writer.update(tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
-            describe(r) + " is in the cascading group of terminal " + connector.terminalName() + "; moving on to "
-                + next.terminalName()), clock.instant()));
-        continue;
-      }
-      return record(held, sent, op, r, details + " via terminal " + connector.terminalName());
+      String next = taker.get().terminalName();
+      Payment tried = writer.update(held, sent.apply(op, PaymentState.PENDING, external(r).withDetails(details
+          + "; terminal " + routed.terminalName() + " declined " + describe(r)), clock.instant()));
+      held = null;
+      current = writer.update(tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
+          describe(r) + " is in the cascading group of terminal " + routed.terminalName() + "; moving on to "
+              + next), clock.instant()));
     }
-    throw new IllegalStateException("the loop returns on its last connector");
   }
 
   private static String describe(Result r) {
@@ -477,11 +464,6 @@ public final class ProcessingService
     PaymentWriter.Held held = writer.hold(p.apply(OperationType.DETECT_FRAUD, p.state(),
         Outcome.NONE.withDetails(v.details()), clock.instant()));
     return new Screened(held.payment(), held);
-  }
-
-  private Payment noConnector(PaymentWriter.Held held, Payment p, OperationType op) {
-    return writer.update(held, p.apply(op, PaymentState.DECLINED, Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND)
-        .withDetails("the shop has no active connector for " + p.method()), clock.instant()));
   }
 
   private String payoutTerminal(Payment p) {

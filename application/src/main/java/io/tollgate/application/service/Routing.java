@@ -7,6 +7,7 @@ import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Currency;
 import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.Outcome;
 import io.tollgate.domain.payment.Payment;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -23,22 +24,43 @@ import java.util.stream.Collectors;
  * Chooses the terminals a payment is sent to: the shop's ACTIVE connectors for the payment's
  * method, those in the payment's currency first and those that convert it after them; within
  * each, by priority (lower first), and connectors of one priority in a random order weighted by
- * their {@code weight}. Converts the requested amount when a connector's currency differs, and
- * says whether a decline may cascade to the next connector.
+ * their {@code weight}. A connector that cannot take the payment (its limits, no rate) is passed
+ * over. Converts the requested amount when a connector's
+ * currency differs, and says whether a decline may cascade to the next connector. A shop with
+ * no connectors at all is sent to the default terminal.
  */
 final class Routing {
 
-  /** The payment as sent through one connector, or why it cannot be. */
-  record Routed(Payment payment, ErrorCode refusal, String why) {}
+  /**
+   * A payment as one connector would take it: the amount sent, in the connector's currency,
+   * and the requested amount when that differs in currency; or why the connector cannot take
+   * it. {@code connector} is null for the default terminal of a shop without connectors.
+   */
+  record Routed(Connector connector, String terminalName, Money amount, Money customerAmount, ErrorCode refusal,
+      String why) {
+
+    /** The payment as sent through the connector. */
+    Payment applyTo(Payment p) {
+      return p.withRouting(amount, customerAmount, terminalName);
+    }
+
+    /** How an operation that used it names the connector: empty for the default terminal. */
+    String via() {
+      return connector == null ? "" : " via terminal " + terminalName;
+    }
+  }
 
   private final ReferenceData reference;
   private final GroupRepository groups;
   private final Currencies currencies;
+  private final String defaultTerminal;
 
-  Routing(ReferenceData reference, GroupRepository groups, Currencies currencies) {
+  /** @param defaultTerminal the terminal of a shop that has no connectors at all */
+  Routing(ReferenceData reference, GroupRepository groups, Currencies currencies, String defaultTerminal) {
     this.reference = reference;
     this.groups = groups;
     this.currencies = currencies;
+    this.defaultTerminal = defaultTerminal;
   }
 
   /**
@@ -63,16 +85,84 @@ final class Routing {
     return ordered;
   }
 
-  private static Money requested(Payment p) {
-    return p.customerAmount() != null ? p.customerAmount() : p.amount();
+  /**
+   * The ways to send the payment, tried in turn with {@link Plan#next()}: the connectors that
+   * can take it in routing order, or the default terminal when the shop has no connectors at
+   * all. Reads only the cached connectors; a rate is looked up only for a connector reached
+   * that converts.
+   */
+  Plan plan(Payment p) {
+    List<Connector> candidates = candidates(p);
+    if (candidates.isEmpty() && !reference.hasConnectors(p.shopId().value())) {
+      return new Plan(p, List.of(), true);
+    }
+    return new Plan(p, candidates, false);
   }
 
-  /**
-   * Whether the shop has any connector, active or not: only a shop with none at all goes to
-   * the default terminal.
-   */
-  boolean hasConnectors(Payment p) {
-    return reference.hasConnectors(p.shopId().value());
+  /** The connectors of one payment, tried in order; remembers why each passed over could not take it. */
+  final class Plan {
+    private final Payment payment;
+    private final List<Connector> candidates;
+    private boolean defaultTerminalLeft;
+    private int next;
+    private final List<Routed> passedOver = new ArrayList<>();
+
+    private Plan(Payment payment, List<Connector> candidates, boolean toDefaultTerminal) {
+      this.payment = payment;
+      this.candidates = candidates;
+      this.defaultTerminalLeft = toDefaultTerminal;
+    }
+
+    /** The next connector that can take the payment, after the ones passed over; empty when none is left. */
+    Optional<Routed> next() {
+      if (defaultTerminalLeft) {
+        defaultTerminalLeft = false;
+        return Optional.of(new Routed(null, defaultTerminal, payment.amount(), payment.customerAmount(), null, null));
+      }
+      while (next < candidates.size()) {
+        Routed r = route(payment, candidates.get(next++));
+        if (r.refusal() == null) {
+          return Optional.of(r);
+        }
+        passedOver.add(r);
+      }
+      return Optional.empty();
+    }
+
+    /**
+     * The next connector to cascade to after {@code declined} refused the payment with
+     * {@code code}: empty when the code does not cascade or no later connector can take it.
+     */
+    Optional<Routed> cascade(Routed declined, ErrorCode code) {
+      if (declined.connector() == null || next >= candidates.size() || !cascades(declined.connector(), code)) {
+        return Optional.empty();
+      }
+      return next();
+    }
+
+    /** The connectors passed over so far and why, for an operation's details; empty when none was. */
+    String passedOver() {
+      return passedOver.isEmpty() ? ""
+          : "; passed over: " + passedOver.stream().map(Routed::why).collect(Collectors.joining("; "));
+    }
+
+    /**
+     * Why the payment is declined when {@link #next()} found nothing: 1.05 when the shop has no
+     * active connector for the method, otherwise the refusal of the best connector, with every
+     * connector's reason.
+     */
+    Outcome refusal() {
+      if (passedOver.isEmpty()) {
+        return Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND)
+            .withDetails("the shop has no active connector for " + payment.method());
+      }
+      return Outcome.error(passedOver.get(0).refusal()).withDetails("no connector can take the payment: "
+          + passedOver.stream().map(Routed::why).collect(Collectors.joining("; ")));
+    }
+  }
+
+  private static Money requested(Payment p) {
+    return p.customerAmount() != null ? p.customerAmount() : p.amount();
   }
 
   private static List<Connector> weightedOrder(List<Connector> same) {
@@ -90,9 +180,10 @@ final class Routing {
   }
 
   /**
-   * The payment routed through the connector: in the connector's currency (the requested amount
-   * converted at the current rate, rounded half-even to the currency's decimals) and within its
-   * limits.
+   * The payment as the connector would take it: in the connector's currency (the requested
+   * amount converted at the current rate, rounded half-even to the currency's decimals) and
+   * within its limits. Refused with 1.09 when there is no rate, and with 1.08 when the amount is
+   * outside the limits.
    */
   Routed route(Payment p, Connector c) {
     Money requested = requested(p);
@@ -102,7 +193,7 @@ final class Routing {
       Optional<Currency> target = currencies.find(c.terminalCurrency());
       Optional<ReferenceData.CurrencyRate> rate = reference.currencyRate(requested.currency().code(), c.terminalCurrency());
       if (target.isEmpty() || rate.isEmpty()) {
-        return new Routed(p, ErrorCode.E1_09_INVALID_CURRENCY, "no " + requested.currency().code() + " to "
+        return refused(c, ErrorCode.E1_09_INVALID_CURRENCY, "no " + requested.currency().code() + " to "
             + c.terminalCurrency() + " rate for terminal " + c.terminalName());
       }
       BigDecimal converted = requested.amount().multiply(rate.get().rate())
@@ -112,10 +203,14 @@ final class Routing {
     }
     if ((c.minAmount() != null && sent.amount().compareTo(c.minAmount()) < 0)
         || (c.maxAmount() != null && sent.amount().compareTo(c.maxAmount()) > 0)) {
-      return new Routed(p, ErrorCode.E1_08_INVALID_AMOUNT, sent + " is outside the limits of terminal "
+      return refused(c, ErrorCode.E1_08_INVALID_AMOUNT, sent + " is outside the limits of terminal "
           + c.terminalName());
     }
-    return new Routed(p.withRouting(sent, customer, c.terminalName()), null, null);
+    return new Routed(c, c.terminalName(), sent, customer, null, null);
+  }
+
+  private static Routed refused(Connector c, ErrorCode code, String why) {
+    return new Routed(c, c.terminalName(), null, null, code, why);
   }
 
   /**
@@ -138,7 +233,7 @@ final class Routing {
   }
 
   /** Whether a decline with this code moves on to the next connector. */
-  boolean cascades(Connector c, ErrorCode code) {
+  private boolean cascades(Connector c, ErrorCode code) {
     if (code == null || c.cascadingWhitelistGroupId() == null) {
       return false;
     }

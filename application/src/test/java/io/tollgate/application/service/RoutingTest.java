@@ -1,12 +1,14 @@
 package io.tollgate.application.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ReferenceData.Connector;
+import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Currency;
 import io.tollgate.domain.money.Money;
@@ -19,13 +21,15 @@ import io.tollgate.domain.shop.ShopId;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class RoutingTest {
 
   private static final Currencies CURRENCIES = Currencies.defaults();
   private final ReferenceData reference = mock(ReferenceData.class);
-  private final Routing routing = new Routing(reference, mock(GroupRepository.class), CURRENCIES);
+  private final GroupRepository groups = mock(GroupRepository.class);
+  private final Routing routing = new Routing(reference, groups, CURRENCIES, "Default terminal");
 
   private static Connector connector(String currency, String min, String max) {
     return new Connector(1, 1, 1, "Acquirer", "ACTIVE", "BASIC_CARD", currency, 1, 100,
@@ -38,6 +42,17 @@ class RoutingTest {
         max == null ? null : new BigDecimal(max), cascadeGroup, null);
   }
 
+  private static Payment deposit(Money amount) {
+    return payment(amount, false);
+  }
+
+  private static Payment payment(Money amount, boolean preAuth) {
+    Payment.Draft draft = new Payment.Draft(PaymentId.random(), new ShopId(1), PaymentType.DEPOSIT,
+        PaymentMethod.BASIC_CARD, amount, null, null, null, preAuth, null, null, null, null, null, null);
+    return Payment.create(draft, PaymentTransitions.initialStates(PaymentType.DEPOSIT).iterator().next(),
+        Instant.now()).after();
+  }
+
   private static Money money(String amount, String currency) {
     return new Money(new BigDecimal(amount), CURRENCIES.require(currency));
   }
@@ -47,11 +62,14 @@ class RoutingTest {
     when(reference.hasConnectors(1)).thenReturn(connectors.length > 0);
   }
 
-  private static Payment deposit(Money amount) {
-    Payment.Draft draft = new Payment.Draft(PaymentId.random(), new ShopId(1), PaymentType.DEPOSIT,
-        PaymentMethod.BASIC_CARD, amount, null, null, null, false, null, null, null, null, null, null);
-    return Payment.create(draft, PaymentTransitions.initialStates(PaymentType.DEPOSIT).iterator().next(),
-        Instant.now()).after();
+  private void rate(String base, String quote, String rate) {
+    when(reference.currencyRate(base, quote))
+        .thenReturn(Optional.of(new ReferenceData.CurrencyRate(base, quote, new BigDecimal(rate), Instant.now())));
+  }
+
+  private static String terminal(Optional<Routing.Routed> routed) {
+    assertThat(routed).isPresent();
+    return routed.get().terminalName();
   }
 
   private boolean routes(Connector c, BigDecimal amount) {
@@ -96,10 +114,87 @@ class RoutingTest {
   void connectors_in_the_payments_currency_come_before_higher_priority_ones_that_would_convert_it() {
     shopHas(connector("USD first", "USD", 1, null, null), connector("EUR second", "EUR", 2, null, null),
         connector("GBP third", "GBP", 3, null, null), connector("EUR fourth", "EUR", 4, null, null));
+    rate("EUR", "USD", "1.085");
 
     assertThat(routing.candidates(deposit(money("50.00", "EUR")))).extracting(Connector::terminalName)
         .containsExactly("EUR second", "EUR fourth", "USD first", "GBP third");
     assertThat(routing.candidates(deposit(money("50.00", "CHF")))).extracting(Connector::terminalName)
         .as("none in the currency: by priority").containsExactly("USD first", "EUR second", "GBP third", "EUR fourth");
+    Optional<Routing.Routed> routed = routing.plan(deposit(money("50.00", "EUR"))).next();
+    assertThat(terminal(routed)).isEqualTo("EUR second");
+    assertThat(routed.get().amount()).isEqualTo(money("50.00", "EUR"));
+    assertThat(routed.get().customerAmount()).as("nothing converted").isNull();
+  }
+
+  @Test
+  void with_no_connector_in_the_payments_currency_the_best_one_that_converts_it_takes_it() {
+    shopHas(connector("USD first", "USD", 1, null, null), connector("GBP second", "GBP", 2, null, null));
+    rate("EUR", "USD", "1.085");
+    rate("EUR", "GBP", "0.85");
+    Optional<Routing.Routed> routed = routing.plan(deposit(money("10.05", "EUR"))).next();
+    assertThat(terminal(routed)).isEqualTo("USD first");
+    assertThat(routed.get().amount()).as("10.904250 half-even").isEqualTo(money("10.90", "USD"));
+    assertThat(routed.get().customerAmount()).isEqualTo(money("10.05", "EUR"));
+  }
+
+  @Test
+  void a_connector_whose_limits_rule_the_payment_out_is_passed_over_for_the_next_one() {
+    shopHas(connector("Small EUR", "EUR", 1, "100", null), connector("Large EUR", "EUR", 2, null, null));
+    Routing.Plan plan = routing.plan(deposit(money("200.00", "EUR")));
+    assertThat(terminal(plan.next())).isEqualTo("Large EUR");
+    assertThat(plan.passedOver()).contains("200.00 EUR is outside the limits of terminal Small EUR");
+  }
+
+  @Test
+  void a_connector_with_no_rate_for_the_payment_is_passed_over_for_the_next_one() {
+    shopHas(connector("Dollars", "USD", 1, null, null), connector("Euros", "EUR", 2, null, null));
+    when(reference.currencyRate(anyString(), anyString())).thenReturn(Optional.empty());
+    rate("JPY", "EUR", "0.0061");
+    Optional<Routing.Routed> routed = routing.plan(deposit(money("1000", "JPY"))).next();
+    assertThat(terminal(routed)).isEqualTo("Euros");
+    assertThat(routed.get().amount()).isEqualTo(money("6.10", "EUR"));
+  }
+
+  @Test
+  void when_no_connector_can_take_the_payment_the_best_ones_refusal_declines_it_with_every_reason() {
+    shopHas(connector("Small USD", "USD", 1, "100", null), connector("Francs", "CHF", 2, null, null));
+    rate("EUR", "USD", "1.085");
+    Routing.Plan plan = routing.plan(deposit(money("200.00", "EUR")));
+    assertThat(plan.next()).isEmpty();
+    assertThat(plan.refusal().errorCode()).isEqualTo(ErrorCode.E1_08_INVALID_AMOUNT);
+    assertThat(plan.refusal().details()).contains("no connector can take the payment")
+        .contains("217.00 USD is outside the limits of terminal Small USD")
+        .contains("no EUR to CHF rate for terminal Francs");
+  }
+
+  @Test
+  void a_shop_whose_connectors_are_all_inactive_is_declined_1_05_and_not_sent_to_the_default_terminal() {
+    when(reference.connectorsOf(1)).thenReturn(List.of());
+    when(reference.hasConnectors(1)).thenReturn(true);
+    Routing.Plan plan = routing.plan(deposit(money("10.00", "EUR")));
+    assertThat(plan.next()).isEmpty();
+    assertThat(plan.refusal().errorCode()).isEqualTo(ErrorCode.E1_05_TERMINAL_NOT_FOUND);
+  }
+
+  @Test
+  void only_a_shop_without_any_connector_is_sent_to_the_default_terminal() {
+    shopHas();
+    Routing.Plan plan = routing.plan(deposit(money("10.00", "EUR")));
+    Optional<Routing.Routed> routed = plan.next();
+    assertThat(terminal(routed)).isEqualTo("Default terminal");
+    assertThat(routed.get().connector()).isNull();
+    assertThat(plan.next()).as("tried once").isEmpty();
+  }
+
+  @Test
+  void a_cascade_passes_over_a_connector_that_cannot_take_the_payment() {
+    shopHas(connector("A", "EUR", 1, null, 7L), connector("B small", "EUR", 2, "10", null),
+        connector("C", "EUR", 3, null, null));
+    when(groups.contains(7L, "4.02")).thenReturn(true);
+    Routing.Plan plan = routing.plan(deposit(money("30.00", "EUR")));
+    Routing.Routed first = plan.next().orElseThrow();
+    assertThat(first.terminalName()).isEqualTo("A");
+    assertThat(plan.cascade(first, ErrorCode.E4_00_DECLINED_BY_ISSUER)).as("not in the group").isEmpty();
+    assertThat(terminal(plan.cascade(first, ErrorCode.E4_02_DO_NOT_HONOR))).isEqualTo("C");
   }
 }
