@@ -204,6 +204,26 @@ class ConnectorRoutingTest {
     assertThat(p.get("terminalName").asText()).isEqualTo("Transfers large");
   }
 
+  @Test
+  void an_amount_that_converts_to_nothing_is_not_charged_and_the_next_connector_takes_it() {
+    TestShop shop = shop("Dong");
+    card(shop, "Dong USD", "USD", 1, null);
+    card(shop, "Dong JPY", "JPY", 2, null);
+    // 100 VND x 0.000039 = 0.0039 USD, 0.00 at two decimals; x 0.0061 = 0.61 JPY, 1 yen
+    JsonNode p = pay(shop, "100", "VND");
+    assertThat(p.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(p.get("terminalName").asText()).isEqualTo("Dong JPY");
+    assertThat(p.get("amount").decimalValue()).isEqualByComparingTo("1");
+    assertThat(lastOperation(shop, p).get("details").asText()).contains("100 VND converts to 0.00 USD");
+
+    TestShop dollarsOnly = shop("Dong dollars only");
+    card(dollarsOnly, "Dong dollars only USD", "USD", 1, null);
+    JsonNode refused = pay(dollarsOnly, "100", "VND");
+    assertThat(refused.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(refused.get("errorCode").asText()).isEqualTo("1.08");
+    assertThat(ledger(dollarsOnly, "USD")[0]).isEqualByComparingTo("0");
+  }
+
   // ---- connectors that are off -------------------------------------------------------------
 
   @Test

@@ -24,8 +24,8 @@ import java.util.stream.Collectors;
  * Chooses the terminals a payment is sent to: the shop's ACTIVE connectors for the payment's
  * method, those in the payment's currency first and those that convert it after them; within
  * each, by priority (lower first), and connectors of one priority in a random order weighted by
- * their {@code weight}. A connector that cannot take the payment (its limits, no rate) is passed
- * over. Converts the requested amount when a connector's
+ * their {@code weight}. A connector that cannot take the payment (its limits, no rate, an amount
+ * that converts to nothing) is passed over. Converts the requested amount when a connector's
  * currency differs, and says whether a decline may cascade to the next connector. A shop with
  * no connectors at all is sent to the default terminal.
  */
@@ -183,7 +183,7 @@ final class Routing {
    * The payment as the connector would take it: in the connector's currency (the requested
    * amount converted at the current rate, rounded half-even to the currency's decimals) and
    * within its limits. Refused with 1.09 when there is no rate, and with 1.08 when the amount is
-   * outside the limits.
+   * outside the limits or a positive amount converts to nothing.
    */
   Routed route(Payment p, Connector c) {
     Money requested = requested(p);
@@ -200,6 +200,10 @@ final class Routing {
           .setScale(target.get().scale(), RoundingMode.HALF_EVEN);
       sent = new Money(converted, target.get());
       customer = requested;
+      if (sent.amount().signum() <= 0 && requested.amount().signum() > 0) {
+        return refused(c, ErrorCode.E1_08_INVALID_AMOUNT, requested + " converts to " + sent + " for terminal "
+            + c.terminalName());
+      }
     }
     if ((c.minAmount() != null && sent.amount().compareTo(c.minAmount()) < 0)
         || (c.maxAmount() != null && sent.amount().compareTo(c.maxAmount()) > 0)) {

@@ -168,6 +168,30 @@ class RoutingTest {
   }
 
   @Test
+  void an_amount_that_converts_to_nothing_is_refused_with_1_08_and_the_next_connector_takes_it() {
+    shopHas(connector("Dollars", "USD", 1, null, null), connector("Yen", "JPY", 2, null, null));
+    rate("VND", "USD", "0.000039");
+    rate("VND", "JPY", "0.0061");
+    assertThat(routing.route(deposit(money("100", "VND")), connector("Dollars", "USD", 1, null, null)).refusal())
+        .isEqualTo(ErrorCode.E1_08_INVALID_AMOUNT);
+
+    Routing.Plan plan = routing.plan(deposit(money("100", "VND")));
+    Optional<Routing.Routed> routed = plan.next();
+    assertThat(terminal(routed)).isEqualTo("Yen");
+    assertThat(routed.get().amount()).as("0.61 half-even").isEqualTo(money("1", "JPY"));
+    assertThat(plan.passedOver()).contains("100 VND converts to 0.00 USD for terminal Dollars");
+  }
+
+  @Test
+  void a_pre_authorization_of_nothing_still_routes_through_a_connector_that_converts() {
+    shopHas(connector("Dollars", "USD", 1, null, null));
+    rate("EUR", "USD", "1.085");
+    Optional<Routing.Routed> routed = routing.plan(payment(money("0", "EUR"), true)).next();
+    assertThat(terminal(routed)).isEqualTo("Dollars");
+    assertThat(routed.get().amount()).isEqualTo(money("0.00", "USD"));
+  }
+
+  @Test
   void a_shop_whose_connectors_are_all_inactive_is_declined_1_05_and_not_sent_to_the_default_terminal() {
     when(reference.connectorsOf(1)).thenReturn(List.of());
     when(reference.hasConnectors(1)).thenReturn(true);
