@@ -227,7 +227,7 @@ class ConnectorRoutingTest {
   // ---- connectors that are off -------------------------------------------------------------
 
   @Test
-  void a_shop_whose_only_terminal_is_disabled_declines_1_05_instead_of_using_the_sandbox_terminal() {
+  void a_shop_whose_only_terminal_is_disabled_declines_1_05_instead_of_using_the_sandbox_terminal() throws Exception {
     TestShop shop = shop("Disabled terminal");
     long terminal = card(shop, "Disabled terminal T", "EUR", 1, null);
     // no command disables a terminal yet; done before the shop's first payment, so no cache holds it
@@ -238,6 +238,12 @@ class ConnectorRoutingTest {
     assertThat(p.get("errorCode").asText()).isEqualTo("1.05");
     assertThat(p.path("terminalName").asText()).isNotEqualTo("Sandbox Acquirer");
     assertThat(ledger(shop, "EUR")[0]).isEqualByComparingTo("0");
+
+    JsonNode w = withdraw(shop, "5.00", "EUR", "4000000000000408");
+    assertThat(w.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(w.get("errorCode").asText()).isEqualTo("1.05");
+    assertThat(ledger(shop, "EUR")).as("the withdrawal's reservation released")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
   @Test
@@ -249,5 +255,69 @@ class ConnectorRoutingTest {
     JsonNode p = pay(shop, "10.00", "EUR");
     assertThat(p.get("errorCode").asText()).isEqualTo("1.05");
     assertThat(lastOperation(shop, p).get("details").asText()).contains("no active connector");
+  }
+
+  // ---- withdrawals -------------------------------------------------------------------------
+
+  @Test
+  void a_withdrawal_goes_to_a_connector_in_its_currency_and_within_its_limits() throws Exception {
+    TestShop shop = shop("Payout routing");
+    card(shop, "Payout routing USD", "USD", 1, "100");
+    card(shop, "Payout routing EUR", "EUR", 2, "400");
+
+    JsonNode eur = withdraw(shop, "30.00", "EUR", "4000000000000408");
+    assertThat(eur.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(eur.get("terminalName").asText()).as("its currency before priority").isEqualTo("Payout routing EUR");
+
+    JsonNode small = withdraw(shop, "50.00", "USD", "4000000000000408");
+    assertThat(small.get("terminalName").asText()).isEqualTo("Payout routing USD");
+
+    // over the USD connector's maximum: converted for the next one, 500.00 x 0.9217 (the sandbox rate)
+    JsonNode converted = withdraw(shop, "300.00", "USD", "4000000000000408");
+    assertThat(converted.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(converted.get("terminalName").asText()).isEqualTo("Payout routing EUR");
+    assertThat(converted.get("amount").decimalValue()).isEqualByComparingTo("276.51");
+    assertThat(converted.get("currency").asText()).isEqualTo("EUR");
+
+    // over both maximums (500.00 USD is 460.85 EUR)
+    JsonNode large = withdraw(shop, "500.00", "USD", "4000000000000408");
+    assertThat(large.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(large.get("errorCode").asText()).as("the refusal of the USD connector").isEqualTo("1.08");
+    assertThat(large.has("externalId")).as("no processor was called").isFalse();
+    assertThat(lastOperation(shop, large).get("details").asText())
+        .contains("500.00 USD is outside the limits of terminal Payout routing USD")
+        .contains("460.85 EUR is outside the limits of terminal Payout routing EUR");
+    assertThat(ledger(shop, "USD")).as("the 50.00 and the 300.00 paid out, the 500.00 released")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-350.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-30.00"), BigDecimal.ZERO);
+  }
+
+  @Test
+  void a_withdrawal_in_a_currency_no_connector_has_is_converted_and_debits_the_currency_it_reserved()
+      throws Exception {
+    TestShop shop = shop("Payout conversion");
+    card(shop, "Payout conversion USD", "USD", 1, null);
+
+    JsonNode paid = withdraw(shop, "5.00", "GBP", "4000000000000408");
+    assertThat(paid.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(paid.get("terminalName").asText()).isEqualTo("Payout conversion USD");
+    assertThat(paid.get("amount").decimalValue()).isEqualByComparingTo("6.35");
+    assertThat(paid.get("currency").asText()).isEqualTo("USD");
+    assertThat(paid.get("customerAmount").decimalValue()).isEqualByComparingTo("5.00");
+    assertThat(paid.get("customerCurrency").asText()).isEqualTo("GBP");
+    assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-5.00"), BigDecimal.ZERO);
+
+    // declined by the issuer after conversion: the GBP it reserved is released, no USD is touched
+    JsonNode declined = withdraw(shop, "7.00", "GBP", "4000000000000416");
+    assertThat(declined.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(declined.get("currency").asText()).isEqualTo("USD");
+    assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-5.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    JsonNode balances = gw.get("/api/v1/balances", shop.key()).json().get("result");
+    assertThat(balances.findValuesAsText("currency")).contains("GBP").doesNotContain("USD");
   }
 }

@@ -20,9 +20,11 @@ import java.util.UUID;
  * transaction: the payment row and its operation, and the ledger entries the step implies.
  * Nothing else writes payments, so no state change can happen without its ledger entry.
  *
- * <p>The ledger: a completed deposit adds to the available balance; a withdrawal or refund
- * moves its amount from available to reserved when it is created, and out of reserved when
- * it completes, or back to available when it is declined or cancelled.
+ * <p>The ledger: a completed deposit adds to the available balance, in the currency the
+ * terminal charged; a withdrawal or refund moves its amount from available to reserved when it
+ * is created, and out of reserved when it completes, or back to available when it is declined
+ * or cancelled, always in the currency and amount it reserved, even when routing sent it
+ * converted into a terminal's currency.
  *
  * <p>Webhooks: entering a state the merchant is told about (COMPLETED, DECLINED, CANCELLED,
  * AUTHORIZED) writes an outbox event with the payment's document as it is at that moment.
@@ -51,8 +53,8 @@ public final class PaymentWriter {
    */
   public Payment create(Payment.Transition creation, CardVault.Sealed card) {
     Payment stored = payments.insert(creation, p -> new PaymentRepository.Effects(notification(p),
-        holdsFunds(p.type()) ? entry(p, p.amount().amount().negate(), p.amount().amount(), "reserved for " + describe(p))
-            : null,
+        holdsFunds(p.type()) ? entry(p, p.amount(), p.amount().amount().negate(), p.amount().amount(),
+            "reserved for " + describe(p)) : null,
         p.customer() != null && p.customer().referenceId() != null ? p.customer() : null, card));
     metrics.created(stored);
     return stored;
@@ -111,13 +113,17 @@ public final class PaymentWriter {
   /** The ledger entry of entering the stored payment's state, or null when the state moves no money. */
   private static LedgerEntry ledgerEntry(Payment stored) {
     PaymentState to = stored.state();
-    BigDecimal amount = stored.amount().amount();
     if (stored.type() == PaymentType.DEPOSIT && to == PaymentState.COMPLETED) {
-      return entry(stored, amount, BigDecimal.ZERO, "deposit completed");
-    } else if (holdsFunds(stored.type()) && to == PaymentState.COMPLETED) {
-      return entry(stored, BigDecimal.ZERO, amount.negate(), describe(stored) + " paid out");
-    } else if (holdsFunds(stored.type()) && (to == PaymentState.DECLINED || to == PaymentState.CANCELLED)) {
-      return entry(stored, amount, amount.negate(), describe(stored) + " released");
+      return entry(stored, stored.amount(), stored.amount().amount(), BigDecimal.ZERO, "deposit completed");
+    }
+    if (!holdsFunds(stored.type())) {
+      return null;
+    }
+    Money held = reserved(stored);
+    if (to == PaymentState.COMPLETED) {
+      return entry(stored, held, BigDecimal.ZERO, held.amount().negate(), describe(stored) + " paid out");
+    } else if (to == PaymentState.DECLINED || to == PaymentState.CANCELLED) {
+      return entry(stored, held, held.amount(), held.amount().negate(), describe(stored) + " released");
     }
     return null;
   }
@@ -139,8 +145,15 @@ public final class PaymentWriter {
     return p.type().name().toLowerCase(java.util.Locale.ROOT);
   }
 
-  private static LedgerEntry entry(Payment p, BigDecimal available, BigDecimal reserved, String reason) {
-    Money m = p.amount();
-    return new LedgerEntry(p.shopId(), m.currency(), available, reserved, p.id(), reason, p.updated());
+  /**
+   * What a withdrawal or refund holds back: the amount it was created with, which is its
+   * {@code customerAmount} once routing converted it for a terminal in another currency.
+   */
+  private static Money reserved(Payment p) {
+    return p.customerAmount() != null ? p.customerAmount() : p.amount();
+  }
+
+  private static LedgerEntry entry(Payment p, Money account, BigDecimal available, BigDecimal reserved, String reason) {
+    return new LedgerEntry(p.shopId(), account.currency(), available, reserved, p.id(), reason, p.updated());
   }
 }

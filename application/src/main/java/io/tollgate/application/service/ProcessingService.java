@@ -290,16 +290,24 @@ public final class ProcessingService
         if (p.state().isFinal()) {
           return true;
         }
-        p = p.withRouting(p.amount(), p.customerAmount(), payoutTerminal(p));
+        Routing.Plan plan = routing.plan(p);
+        Optional<Routing.Routed> taker = plan.next();
+        if (taker.isEmpty()) {
+          writer.update(screened.held(), p.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED, plan.refusal(),
+              clock.instant()));
+          return true;
+        }
+        p = taker.get().applyTo(p);
         Result r = p.method() == PaymentMethod.BANKTRANSFER ? processor.bankPayout(p.id(), p.amount(), p.customer())
             : p.card() == null || p.card().cardToken() == null
             ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
             : processor.payout(charge(p, 1, pan));
-        recordFinal(screened.held(), p, OperationType.WITHDRAWAL, r);
+        recordFinal(screened.held(), p, OperationType.WITHDRAWAL, r, "payout" + taker.get().via() + plan.passedOver());
       } else {
         Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
         p = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
-        recordFinal(null, p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()));
+        recordFinal(null, p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()),
+            null);
       }
       return true;
     });
@@ -466,11 +474,6 @@ public final class ProcessingService
     return new Screened(held.payment(), held);
   }
 
-  private String payoutTerminal(Payment p) {
-    return routing.candidates(p).stream().findFirst().map(ReferenceData.Connector::terminalName)
-        .orElse(processor.terminalName());
-  }
-
   /** Records the processor's answer to a deposit step: final, or PENDING for 3DS and bank transfers. */
   private Payment record(PaymentWriter.Held held, Payment p, OperationType op, Result r, String details) {
     Instant now = clock.instant();
@@ -485,9 +488,11 @@ public final class ProcessingService
     };
   }
 
-  private void recordFinal(PaymentWriter.Held held, Payment p, OperationType op, Result r) {
+  /** Records the processor's final answer to a payout or refund; {@code details} may be null. */
+  private void recordFinal(PaymentWriter.Held held, Payment p, OperationType op, Result r, String details) {
+    Outcome outcome = r.status() == Result.Status.APPROVED ? external(r) : declined(r);
     writer.update(held, p.apply(op, r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED,
-        r.status() == Result.Status.APPROVED ? external(r) : declined(r), clock.instant()));
+        details == null ? outcome : outcome.withDetails(details), clock.instant()));
   }
 
   private CardCharge charge(Payment p, int attempt, CardNumber pan) {
