@@ -26,7 +26,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
    * payment, whatever the statistics say.
    */
   @Override
-  public List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit) {
+  public List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit, List<ShopId> skippedShops) {
     return jdbi.inTransaction(h -> {
       // Planned afresh each time: a cached generic plan is made once, while the outbox is small,
       // and kept until the next ANALYZE; with a backlog that plan walked the whole table per claim.
@@ -36,6 +36,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                 SELECT e.id FROM webhook_events e
                 WHERE e.status = 'PENDING' AND e.next_attempt_at <= :now
                   AND (e.lease_until IS NULL OR e.lease_until < :now)
+                  AND e.shop_id <> ALL (CAST(:skipped AS bigint[]))
                   AND NOT EXISTS (SELECT 1 FROM webhook_events earlier
                                   WHERE earlier.payment_id = e.payment_id AND earlier.seq < e.seq
                                     AND earlier.status NOT IN ('DELIVERED', 'FAILED'))
@@ -49,6 +50,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                 w.body, w.attempts, w.failures_in_row, w.created, w.seq
             """)
         .bind("now", now).bind("until", now.plus(lease)).bind("token", leaseToken).bind("limit", limit)
+        .bind("skipped", skippedShops.stream().map(ShopId::value).toArray(Long[]::new))
         .map((rs, ctx) -> new ClaimedEvent(rs.getString("id"), leaseToken,
             new PaymentId(rs.getString("payment_id")), new ShopId(rs.getLong("shop_id")),
             PaymentState.valueOf(rs.getString("payment_state")), rs.getString("target_url"),

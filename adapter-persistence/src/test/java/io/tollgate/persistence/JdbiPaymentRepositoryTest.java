@@ -243,6 +243,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     Instant now = Instant.now();
     java.time.Duration lease = java.time.Duration.ofMinutes(2);
 
+    assertThat(outbox.claim("instance-a", now, lease, 100, List.of(p.shopId())))
+        .as("a skipped shop's events are passed over, and stay unleased").noneMatch(e -> e.shopId().equals(p.shopId()));
     List<WebhookOutbox.ClaimedEvent> mine = outbox.claim("instance-a", now, lease, 100).stream()
         .filter(e -> e.paymentId().equals(p.id())).toList();
     assertThat(mine).singleElement().extracting(WebhookOutbox.ClaimedEvent::id).isNotEqualTo(later);

@@ -17,8 +17,12 @@ import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import io.tollgate.domain.shop.ShopId;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
@@ -97,6 +101,10 @@ public final class WebhookDispatcher implements AutoCloseable {
   private final BlockingQueue<Reported> toRecord = new LinkedBlockingQueue<>();
   private volatile boolean sending = true;
   private final AtomicInteger inFlight = new AtomicInteger();
+  /** Deliveries each shop has in flight and waiting; guarded by this dispatcher's lock. */
+  private final Map<ShopId, ShopLoad> shopLoads = new HashMap<>();
+  /** How many deliveries one shop may have in flight at once: half the slots. */
+  private final int shopShare;
   private volatile boolean running = true;
   private final MeterRegistry metrics;
   private final Timer lag;
@@ -122,6 +130,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     this.settings = settings;
     this.clock = clock;
     this.slots = new Semaphore(settings.parallelism());
+    this.shopShare = Math.max(1, settings.parallelism() / 2);
     AtomicInteger n = new AtomicInteger();
     this.senders = Executors.newFixedThreadPool(settings.parallelism(), r -> {
       Thread t = new Thread(r, "webhook-sender-" + n.incrementAndGet());
@@ -158,23 +167,14 @@ public final class WebhookDispatcher implements AutoCloseable {
         slots.acquire();
         free = 1 + slots.drainPermits();
         // a token per claim: an attempt whose lease ran out cannot settle the event leased again
-        List<Delivery> due = running ? deliveries.claim(leaseToken + ":" + ++claims, free, settings.lease()) : List.of();
-        slots.release(free - due.size());
+        List<Delivery> due = running
+            ? deliveries.claim(leaseToken + ":" + ++claims, free, settings.lease(), busyShops()) : List.of();
+        List<Delivery> now = admit(due);
+        slots.release(free - now.size());
+        inFlight.addAndGet(now.size());
         free = 0;
-        for (Delivery d : due) {
-          inFlight.incrementAndGet();
-          senders.execute(() -> {
-            Reported sent = null;
-            try {
-              sent = new Reported(d, deliver(d));
-            } finally {
-              if (sent == null) {
-                done(1);
-              } else {
-                toRecord.add(sent);
-              }
-            }
-          });
+        for (Delivery d : now) {
+          send(d);
         }
         if (due.isEmpty()) {
           Thread.sleep(settings.pollInterval().toMillis());
@@ -191,10 +191,92 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
   }
 
-  /** A delivery's slot is free again. */
-  private void done(int deliveries) {
-    inFlight.addAndGet(-deliveries);
-    slots.release(deliveries);
+  /** Sends a delivery in the slot it holds; the slot is given on when its attempt is recorded. */
+  private void send(Delivery d) {
+    senders.execute(() -> {
+      Reported sent = null;
+      try {
+        sent = new Reported(d, deliver(d));
+      } finally {
+        if (sent == null) {
+          done(d);
+        } else {
+          toRecord.add(sent);
+        }
+      }
+    });
+  }
+
+  /**
+   * Of the claimed deliveries, those their shops may have sent now; the others wait, leased,
+   * for one of their shop's deliveries to end. A shop sends at most {@link #shopShare} at once,
+   * and once it has that many the claims pass its events over: a receiver that hangs holds up
+   * its own shop's webhooks, not every shop's (with one queue for all, 160 webhooks to a
+   * receiver that never answered held another shop's for 99 s, in review).
+   */
+  private synchronized List<Delivery> admit(List<Delivery> due) {
+    List<Delivery> now = new ArrayList<>(due.size());
+    for (Delivery d : due) {
+      ShopLoad load = shopLoads.computeIfAbsent(d.event().shopId(), id -> new ShopLoad());
+      if (load.sending < shopShare) {
+        load.sending++;
+        now.add(d);
+      } else {
+        load.waiting.add(d);
+      }
+    }
+    return now;
+  }
+
+  /** The shops that send as many webhooks at once as a shop may. */
+  private synchronized List<ShopId> busyShops() {
+    List<ShopId> busy = new ArrayList<>();
+    shopLoads.forEach((shop, load) -> {
+      if (load.sending >= shopShare) {
+        busy.add(shop);
+      }
+    });
+    return busy;
+  }
+
+  /**
+   * A delivery's attempt has ended (and is recorded): its slot goes to the next delivery of its
+   * shop that waits, else it is free again.
+   */
+  private void done(Delivery finished) {
+    Delivery next;
+    synchronized (this) {
+      ShopLoad load = shopLoads.get(finished.event().shopId());
+      next = running && load != null ? load.waiting.poll() : null;
+      if (next == null && load != null) {
+        load.sending--;
+        if (load.sending <= 0 && load.waiting.isEmpty()) {
+          shopLoads.remove(finished.event().shopId());
+        }
+      }
+    }
+    if (next != null) {
+      try {
+        send(next);
+        return;
+      } catch (java.util.concurrent.RejectedExecutionException stopping) {
+        // closing: the waiting delivery stays leased until close() releases this instance's leases
+        synchronized (this) {
+          ShopLoad load = shopLoads.get(finished.event().shopId());
+          if (load != null) {
+            load.sending--;
+          }
+        }
+      }
+    }
+    inFlight.decrementAndGet();
+    slots.release();
+  }
+
+  /** What one shop's webhooks hold of this dispatcher. */
+  private static final class ShopLoad {
+    int sending;
+    final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
   }
 
   /** Records finished attempts in batches until the senders have stopped and all are recorded. */
@@ -218,7 +300,9 @@ public final class WebhookDispatcher implements AutoCloseable {
       } catch (RuntimeException e) {
         recordOneByOne(batch, e);
       } finally {
-        done(batch.size());
+        for (Reported r : batch) {
+          done(r.delivery());
+        }
         batch.clear();
       }
     }

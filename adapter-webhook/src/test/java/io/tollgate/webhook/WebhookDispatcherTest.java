@@ -97,9 +97,13 @@ class WebhookDispatcherTest {
   }
 
   private ClaimedEvent event(String leaseToken, String path) {
+    return event(leaseToken, path, 1);
+  }
+
+  private ClaimedEvent event(String leaseToken, String path, long shop) {
     String url = "http://127.0.0.1:" + receiver.getAddress().getPort() + path;
     return new ClaimedEvent(UUID.randomUUID().toString(), leaseToken, new PaymentId("ab".repeat(16)),
-        new ShopId(1), PaymentState.COMPLETED, url, null, "{}".getBytes(StandardCharsets.UTF_8), 0, 0, Instant.now());
+        new ShopId(shop), PaymentState.COMPLETED, url, null, "{}".getBytes(StandardCharsets.UTF_8), 0, 0, Instant.now());
   }
 
   /** An outbox whose claims answer from {@code claims}, by call number from 1. */
@@ -114,9 +118,12 @@ class WebhookDispatcherTest {
       this.claims = claims;
     }
 
+    final List<List<ShopId>> skipped = new CopyOnWriteArrayList<>();
+
     @Override
-    public List<Delivery> claim(String leaseToken, int limit, Duration lease) {
+    public List<Delivery> claim(String leaseToken, int limit, Duration lease, List<ShopId> skippedShops) {
       claimTokens.add(leaseToken);
+      skipped.add(skippedShops);
       return claims.apply(claimCalls.incrementAndGet()).stream().map(e -> new Delivery(e, e.url(), "whsec_test"))
           .toList();
     }
@@ -220,6 +227,33 @@ class WebhookDispatcherTest {
     assertThat(outbox.claimTokens).doesNotHaveDuplicates();
     assertThat(outbox.released).singleElement().satisfies(owner ->
         assertThat(outbox.claimTokens).allSatisfy(token -> assertThat(token).startsWith(owner + ":")));
+  }
+
+  /**
+   * A shop whose receiver hangs holds at most half the delivery slots: another shop's webhook
+   * goes out at once instead of waiting for the hanging attempts to time out, the claims pass
+   * the busy shop's events over meanwhile, and its waiting events go out as its slots free up.
+   */
+  @Test
+  void a_shop_whose_receiver_hangs_does_not_hold_up_another_shops_webhooks() throws Exception {
+    List<ClaimedEvent> hanging = List.of(event("lease-1", "/slow-body-500", 1), event("lease-1", "/slow-body-500", 1),
+        event("lease-1", "/slow-body-500", 1), event("lease-1", "/slow-body-500", 1));
+    ClaimedEvent otherShop = event("lease-2", "/hooks", 2);
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? hanging : n == 2 ? List.of(otherShop) : List.of());
+    long started = System.nanoTime();
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(3), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("the other shop's webhook is delivered", () -> outbox.reported.stream()
+          .anyMatch(r -> r.delivery().eventId().equals(otherShop.id()) && r.result().delivered()));
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).as("before any hanging attempt timed out")
+          .isLessThan(Duration.ofMillis(2_500));
+      assertThat(received).as("two of the hanging shop's four sent at once").containsOnlyOnce(hanging.get(0).id(),
+          hanging.get(1).id()).doesNotContain(hanging.get(2).id(), hanging.get(3).id());
+      assertThat(outbox.skipped.get(1)).as("the second claim passes the busy shop over").containsExactly(new ShopId(1));
+      await("the waiting two are sent as slots free up", () -> outbox.reported.stream()
+          .filter(r -> r.delivery().event().shopId().equals(new ShopId(1))).count() == 4);
+    }
   }
 
   /**

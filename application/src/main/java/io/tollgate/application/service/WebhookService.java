@@ -52,8 +52,8 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   }
 
   @Override
-  public List<Delivery> claim(String leaseToken, int limit, Duration lease) {
-    List<ClaimedEvent> claimed = outbox.claim(leaseToken, clock.instant(), lease, limit);
+  public List<Delivery> claim(String leaseToken, int limit, Duration lease, List<ShopId> skippedShops) {
+    List<ClaimedEvent> claimed = outbox.claim(leaseToken, clock.instant(), lease, limit, skippedShops);
     Map<ShopId, SigningKey> signingKeys = new HashMap<>();
     List<Delivery> deliveries = new ArrayList<>(claimed.size());
     for (ClaimedEvent e : claimed) {

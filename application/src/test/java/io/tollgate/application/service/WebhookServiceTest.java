@@ -43,7 +43,7 @@ class WebhookServiceTest {
     ClaimedEvent damaged = event(1);
     ClaimedEvent fine = event(2);
     ClaimedEvent keyless = event(3);
-    when(outbox.claim(eq("owner:1"), any(), any(), anyInt())).thenReturn(List.of(damaged, fine, keyless));
+    when(outbox.claim(eq("owner:1"), any(), any(), anyInt(), any())).thenReturn(List.of(damaged, fine, keyless));
     when(keys.signingKey(new ShopId(1))).thenThrow(new IllegalStateException("decryption failed"));
     when(keys.signingKey(new ShopId(2))).thenReturn("whsec_fine");
     when(keys.signingKey(new ShopId(3))).thenThrow(new DomainException.NotFound("no key"));

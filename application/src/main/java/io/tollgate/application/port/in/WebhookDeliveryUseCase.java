@@ -1,6 +1,7 @@
 package io.tollgate.application.port.in;
 
 import io.tollgate.application.port.out.WebhookOutbox.ClaimedEvent;
+import io.tollgate.domain.shop.ShopId;
 import java.time.Duration;
 import java.util.List;
 
@@ -15,7 +16,15 @@ public interface WebhookDeliveryUseCase {
    * dispatcher gives each claim a token of its own ({@code owner:n}), so that the report of an
    * attempt whose lease ran out cannot settle the event it leased again meanwhile.
    */
-  List<Delivery> claim(String leaseToken, int limit, Duration lease);
+  default List<Delivery> claim(String leaseToken, int limit, Duration lease) {
+    return claim(leaseToken, limit, lease, List.of());
+  }
+
+  /**
+   * As {@link #claim(String, int, Duration)}, passing over the events of {@code skippedShops}:
+   * those a dispatcher already sends to as many at once as one shop may have.
+   */
+  List<Delivery> claim(String leaseToken, int limit, Duration lease, List<ShopId> skippedShops);
 
   /** Records the attempt and schedules the retry, or marks the event delivered or failed. */
   default void report(Delivery delivery, Result result) {

@@ -22,7 +22,12 @@ public interface WebhookOutbox {
    * Leases up to {@code limit} due events, at most one per payment and only the oldest pending
    * event of each payment, skipping rows other instances hold ({@code FOR UPDATE SKIP LOCKED}).
    */
-  List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit);
+  default List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit) {
+    return claim(leaseToken, now, lease, limit, List.of());
+  }
+
+  /** As {@link #claim(String, Instant, Duration, int)}, passing over the events of {@code skippedShops}. */
+  List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit, List<ShopId> skippedShops);
 
   /**
    * Records one attempt and the event's new status, if the lease is still ours.
