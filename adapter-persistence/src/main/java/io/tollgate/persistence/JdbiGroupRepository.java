@@ -6,8 +6,10 @@ import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.shop.MerchantId;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -76,11 +78,12 @@ final class JdbiGroupRepository implements GroupRepository {
   @Override
   public void add(long groupId, Collection<Entry> entries, Instant now) {
     jdbi.useTransaction(h -> {
+      lockForEdit(h, groupId);
       var batch = h.prepareBatch("""
           INSERT INTO group_entries (group_id, value, display, added) VALUES (:group, :value, :display, :now)
           ON CONFLICT (group_id, value) DO NOTHING
           """);
-      for (Entry e : entries) {
+      for (Entry e : entries.stream().sorted(Comparator.comparing(Entry::value)).toList()) {
         batch.bind("group", groupId).bind("value", e.value()).bind("display", e.display()).bind("now", now).add();
       }
       batch.execute();
@@ -89,8 +92,22 @@ final class JdbiGroupRepository implements GroupRepository {
 
   @Override
   public void remove(long groupId, Collection<String> values) {
-    jdbi.useHandle(h -> h.createUpdate("DELETE FROM group_entries WHERE group_id = :group AND value = ANY(:values)")
-        .bind("group", groupId).bind("values", values.toArray(String[]::new)).execute());
+    jdbi.useTransaction(h -> {
+      lockForEdit(h, groupId);
+      h.createUpdate("DELETE FROM group_entries WHERE group_id = :group AND value = ANY(:values)")
+          .bind("group", groupId).bind("values", values.toArray(String[]::new)).execute();
+    });
+  }
+
+  /**
+   * Edits of one group take turns. Two edits inserting the same new entries in different
+   * orders would otherwise each wait for a row the other has just inserted, and PostgreSQL
+   * would abort one of them as a deadlock. NO KEY UPDATE still lets the foreign-key checks of
+   * rules and connectors that name the group pass; the entries go in sorted all the same.
+   */
+  static void lockForEdit(Handle h, long groupId) {
+    h.createQuery("SELECT id FROM entry_groups WHERE id = :group FOR NO KEY UPDATE").bind("group", groupId)
+        .mapTo(Long.class).findOne();
   }
 
   @Override

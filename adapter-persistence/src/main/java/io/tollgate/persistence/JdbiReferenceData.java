@@ -391,14 +391,28 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public void addShopsToGroup(long groupId, List<Long> shopIds) {
-    jdbi.useHandle(h -> h.createUpdate("""
-            INSERT INTO shop_group_members (group_id, shop_id) SELECT :g, unnest(:shops) ON CONFLICT DO NOTHING
-            """).bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).execute());
+    jdbi.useTransaction(h -> {
+      lockShopGroupForEdit(h, groupId);
+      h.createUpdate("""
+              INSERT INTO shop_group_members (group_id, shop_id)
+              SELECT :g, s FROM unnest(CAST(:shops AS bigint[])) AS s ORDER BY s
+              ON CONFLICT DO NOTHING
+              """).bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).execute();
+    });
   }
 
   @Override
   public void removeShopsFromGroup(long groupId, List<Long> shopIds) {
-    jdbi.useHandle(h -> h.createUpdate("DELETE FROM shop_group_members WHERE group_id = :g AND shop_id = ANY(:shops)")
-        .bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).execute());
+    jdbi.useTransaction(h -> {
+      lockShopGroupForEdit(h, groupId);
+      h.createUpdate("DELETE FROM shop_group_members WHERE group_id = :g AND shop_id = ANY(:shops)")
+          .bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).execute();
+    });
+  }
+
+  /** Edits of one shop group take turns, as those of entry groups do ({@link JdbiGroupRepository#lockForEdit}). */
+  private static void lockShopGroupForEdit(Handle h, long groupId) {
+    h.createQuery("SELECT id FROM shop_groups WHERE id = :g FOR NO KEY UPDATE").bind("g", groupId)
+        .mapTo(Long.class).findOne();
   }
 }
