@@ -39,13 +39,34 @@ final class JdbiUserRepository implements UserRepository {
   @Override
   public Optional<StoredUser> findByEmail(String email) {
     return jdbi.withHandle(h -> h.createQuery("""
-            SELECT u.id, u.merchant_id, m.name AS merchant_name, u.email, u.password_hash, u.permissions
+            SELECT u.id, u.merchant_id, m.name AS merchant_name, u.email, u.password_hash, u.permissions, u.disabled
             FROM merchant_users u JOIN merchants m ON m.id = u.merchant_id WHERE u.email = :email
             """)
         .bind("email", email)
         .map((rs, ctx) -> new StoredUser(new MerchantUser(rs.getLong("id"), new MerchantId(rs.getLong("merchant_id")),
-            rs.getString("merchant_name"), rs.getString("email"), permissions(rs.getArray("permissions"))), rs.getString("password_hash")))
+            rs.getString("merchant_name"), rs.getString("email"), permissions(rs.getArray("permissions"))),
+            rs.getString("password_hash"), rs.getBoolean("disabled")))
         .findOne());
+  }
+
+  @Override
+  public boolean setDisabled(String email, boolean disabled) {
+    return update("UPDATE merchant_users SET disabled = :value WHERE email = :email", email, disabled);
+  }
+
+  @Override
+  public boolean setPermissions(String email, Set<Permission> permissions) {
+    return update("UPDATE merchant_users SET permissions = :value WHERE email = :email", email,
+        permissions.stream().map(Enum::name).sorted().toArray(String[]::new));
+  }
+
+  @Override
+  public boolean setPasswordHash(String email, String passwordHash) {
+    return update("UPDATE merchant_users SET password_hash = :value WHERE email = :email", email, passwordHash);
+  }
+
+  private boolean update(String sql, String email, Object value) {
+    return jdbi.withHandle(h -> h.createUpdate(sql).bind("email", email).bind("value", value).execute()) == 1;
   }
 
   private static Set<Permission> permissions(Array array) throws SQLException {

@@ -205,8 +205,24 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  @Command(name = "user", description = "Manage merchant users (merchant API sign-in).", subcommands = UserCommands.Create.class)
+  @Command(name = "user", description = "Manage merchant users (merchant API sign-in). A change to a user reaches "
+      + "running servers within 5 seconds.",
+      subcommands = {UserCommands.Create.class, UserCommands.Disable.class, UserCommands.Enable.class,
+          UserCommands.SetPermissions.class, UserCommands.ResetPassword.class})
   static final class UserCommands {
+
+    static Set<Permission> permissions(CommandLine.Model.CommandSpec spec, String list) {
+      try {
+        return Permission.parseList(list);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--permissions: unknown permission in '" + list + "'");
+      }
+    }
+
+    static String describe(Set<Permission> permissions) {
+      return permissions.isEmpty() ? "(none)" : permissions.toString();
+    }
+
     @Command(name = "create", description = "Create a merchant user. Without --password one is generated and "
         + "shown once.")
     static final class Create extends Provisioning {
@@ -220,18 +236,73 @@ public final class Main implements Callable<Integer> {
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
-        Set<Permission> granted;
-        try {
-          granted = Permission.parseList(permissions);
-        } catch (IllegalArgumentException e) {
-          throw new CommandLine.ParameterException(spec.commandLine(),
-              "--permissions: unknown permission in '" + permissions + "'");
-        }
+        Set<Permission> granted = permissions(spec, permissions);
         var created = services.users().create(new MerchantId(merchant), email, password, granted);
         out.println("user " + created.user().email() + " created for merchant " + merchant
-            + " with permissions " + (granted.isEmpty() ? "(none)" : granted));
+            + " with permissions " + describe(granted));
         if (password == null) {
           out.println("  Password: " + created.password());
+          out.println("Store it now: it is not shown again.");
+        }
+        return 0;
+      }
+    }
+
+    @Command(name = "disable", description = "Disable a merchant user: its credentials are refused (401) until it is "
+        + "enabled again.")
+    static final class Disable extends Provisioning {
+      @Option(names = "--email", required = true, description = "the user's e-mail address") String email;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        services.users().setEnabled(email, false);
+        out.println("user " + email.strip().toLowerCase(Locale.ROOT) + " disabled");
+        return 0;
+      }
+    }
+
+    @Command(name = "enable", description = "Enable a disabled merchant user again.")
+    static final class Enable extends Provisioning {
+      @Option(names = "--email", required = true, description = "the user's e-mail address") String email;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        services.users().setEnabled(email, true);
+        out.println("user " + email.strip().toLowerCase(Locale.ROOT) + " enabled");
+        return 0;
+      }
+    }
+
+    @Command(name = "set-permissions", description = "Replace a merchant user's permissions (an empty list takes "
+        + "them all away).")
+    static final class SetPermissions extends Provisioning {
+      @Option(names = "--email", required = true, description = "the user's e-mail address") String email;
+      @Option(names = "--permissions", required = true,
+          description = "comma-separated: SHOP_GROUP_VIEW, SHOP_GROUP_EDIT, SHOP_EDIT, SETTINGS_EDIT, ALL, or \"\" for none")
+      String permissions;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        Set<Permission> granted = permissions(spec, permissions);
+        services.users().setPermissions(email, granted);
+        out.println("user " + email.strip().toLowerCase(Locale.ROOT) + " now has permissions " + describe(granted));
+        return 0;
+      }
+    }
+
+    @Command(name = "reset-password", description = "Give a merchant user a new password; the old one stops working. "
+        + "Without --password one is generated and shown once.")
+    static final class ResetPassword extends Provisioning {
+      @Option(names = "--email", required = true, description = "the user's e-mail address") String email;
+      @Option(names = "--password",
+          description = "12 characters to 72 bytes (bcrypt reads no more); prefer the generated one") String password;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        String secret = services.users().resetPassword(email, password);
+        out.println("password of user " + email.strip().toLowerCase(Locale.ROOT) + " reset");
+        if (password == null) {
+          out.println("  Password: " + secret);
           out.println("Store it now: it is not shown again.");
         }
         return 0;

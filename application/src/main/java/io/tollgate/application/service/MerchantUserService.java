@@ -25,7 +25,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Merchant users. Passwords are kept as slow hashes; since HTTP Basic sends them on every
  * request, a successful check is remembered for a short while under a keyed digest of the
- * credentials, so only the first request of a burst pays for the slow hash.
+ * credentials, so only the first request of a burst pays for the slow hash. What an operator
+ * may change about a user (disabled, permissions, password) is read again from the database
+ * at least every {@link #CHANGES_SEEN_WITHIN}: a remembered check counts only while the user's
+ * password hash is still the one it matched.
  */
 public final class MerchantUserService implements MerchantUsersUseCase {
 
@@ -40,8 +43,10 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   private final SecretBox secrets;
   private final Clock clock;
   private volatile String dummyHash;
-  /** Credentials found good lately, by a keyed digest: the slow hash runs once per user per window. */
-  private final Cache<String, MerchantUser> recent;
+  /** Credentials found good lately, by a keyed digest, with the password hash they matched. */
+  private final Cache<String, String> verified;
+  /** Users who signed in lately, by e-mail address, as stored: permissions, disabled, password hash. */
+  private final Cache<String, UserRepository.StoredUser> current;
 
   public MerchantUserService(UserRepository users, ShopRepository merchants, PasswordHasher hasher,
       SecretBox secrets, Clock clock) {
@@ -50,7 +55,12 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     this.hasher = hasher;
     this.secrets = secrets;
     this.clock = clock;
-    this.recent = Caffeine.newBuilder().expireAfterWrite(REMEMBER_FOR).maximumSize(MAX_REMEMBERED)
+    this.verified = cache(REMEMBER_FOR);
+    this.current = cache(CHANGES_SEEN_WITHIN);
+  }
+
+  private <K, V> Cache<K, V> cache(Duration ttl) {
+    return Caffeine.newBuilder().expireAfterWrite(ttl).maximumSize(MAX_REMEMBERED)
         .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis())).build();
   }
 
@@ -60,19 +70,55 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     if (email == null || password == null || email.indexOf('\u0000') >= 0 || tooLong(password)) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
-    String key = secrets.fingerprint("merchant-login:" + email.toLowerCase(Locale.ROOT) + "\u0000" + password);
-    MerchantUser remembered = recent.getIfPresent(key);
-    if (remembered != null) {
-      return remembered;
-    }
-    var stored = users.findByEmail(email.toLowerCase(Locale.ROOT).strip());
+    String address = address(email);
+    String key = secrets.fingerprint("merchant-login:" + address + "\u0000" + password);
+    // an unknown address is not remembered: a user created a moment later can sign in at once
+    UserRepository.StoredUser stored = current.get(address, a -> users.findByEmail(a).orElse(null));
     // An unknown address costs the same slow hash as a wrong password: no timing tells them apart.
-    boolean ok = hasher.verify(password, stored.map(UserRepository.StoredUser::passwordHash).orElseGet(this::dummyHash));
-    if (stored.isEmpty() || !ok) {
+    String hash = stored != null ? stored.passwordHash() : dummyHash();
+    boolean ok = hash.equals(verified.getIfPresent(key));
+    if (!ok) {
+      ok = hasher.verify(password, hash);
+      if (ok && stored != null) {
+        verified.put(key, hash);
+      }
+    }
+    if (stored == null || !ok || stored.disabled()) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
-    recent.put(key, stored.get().user());
-    return stored.get().user();
+    return stored.user();
+  }
+
+  @Override
+  public void setEnabled(String email, boolean enabled) {
+    changed(email, users.setDisabled(address(email), !enabled));
+  }
+
+  @Override
+  public void setPermissions(String email, Set<Permission> permissions) {
+    changed(email, users.setPermissions(address(email), permissions));
+  }
+
+  @Override
+  public String resetPassword(String email, String password) {
+    if (password != null && badPassword(password)) {
+      throw new DomainException.Invalid("Invalid password", List.of(passwordViolation()));
+    }
+    String secret = password != null ? password : generatePassword();
+    changed(email, users.setPasswordHash(address(email), hasher.hash(secret)));
+    return secret;
+  }
+
+  private static String address(String email) {
+    return email == null ? "" : email.toLowerCase(Locale.ROOT).strip();
+  }
+
+  /** This process sees its own change at once; other processes within {@link #CHANGES_SEEN_WITHIN}. */
+  private void changed(String email, boolean found) {
+    if (!found) {
+      throw new DomainException.NotFound("No merchant user has the e-mail address " + email);
+    }
+    current.invalidate(address(email));
   }
 
   private String dummyHash() {
@@ -93,8 +139,8 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     } catch (RuntimeException e) {
       problems.add(Violation.of("email", "must be a valid e-mail address", email));
     }
-    if (password != null && (password.length() < 12 || tooLong(password))) {
-      problems.add(Violation.of("password", "must be 12 characters to " + MAX_PASSWORD_BYTES + " bytes long", null));
+    if (password != null && badPassword(password)) {
+      problems.add(passwordViolation());
     }
     if (!merchants.merchantExists(merchant)) {
       problems.add(Violation.of("merchant", "does not exist", merchant.value()));
@@ -110,6 +156,14 @@ public final class MerchantUserService implements MerchantUsersUseCase {
 
   /** bcrypt reads no more of a password than this, in UTF-8. */
   static final int MAX_PASSWORD_BYTES = 72;
+
+  private static boolean badPassword(String password) {
+    return password.length() < 12 || tooLong(password);
+  }
+
+  private static Violation passwordViolation() {
+    return Violation.of("password", "must be 12 characters to " + MAX_PASSWORD_BYTES + " bytes long", null);
+  }
 
   private static boolean tooLong(String password) {
     return password.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PASSWORD_BYTES;

@@ -3,15 +3,26 @@ package io.tollgate.application.port.in;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.domain.user.Permission;
+import java.time.Duration;
 import java.util.Set;
 
-/** Signing merchant users in, and creating them (operators, from the command line). */
+/**
+ * Signing merchant users in, and managing them (operators, from the command line).
+ *
+ * <p>A change to a user (disabled, enabled, its permissions or password) counts at once in the
+ * process that made it, and within {@link #CHANGES_SEEN_WITHIN} in every other process on the
+ * same database: a running server re-reads a signed-in user at least that often.
+ */
 public interface MerchantUsersUseCase {
+
+  /** How long a change to a user made by another process (the command line) may go unseen. */
+  Duration CHANGES_SEEN_WITHIN = Duration.ofSeconds(5);
 
   /**
    * The user with this e-mail address and password.
    *
-   * @throws io.tollgate.domain.DomainException.Unauthenticated for an unknown address or a wrong password
+   * @throws io.tollgate.domain.DomainException.Unauthenticated for an unknown address, a wrong
+   *     password or a disabled user
    */
   MerchantUser authenticate(String email, String password);
 
@@ -21,6 +32,28 @@ public interface MerchantUsersUseCase {
    * @return the user and the password to hand over (shown once)
    */
   CreatedUser create(MerchantId merchant, String email, String password, Set<Permission> permissions);
+
+  /**
+   * Disables a user (its credentials are refused) or enables it again.
+   *
+   * @throws io.tollgate.domain.DomainException.NotFound when no user has this e-mail address
+   */
+  void setEnabled(String email, boolean enabled);
+
+  /**
+   * Replaces a user's permissions.
+   *
+   * @throws io.tollgate.domain.DomainException.NotFound when no user has this e-mail address
+   */
+  void setPermissions(String email, Set<Permission> permissions);
+
+  /**
+   * Gives a user a new password, with null a generated one; the old one stops working.
+   *
+   * @return the password to hand over (shown once)
+   * @throws io.tollgate.domain.DomainException.NotFound when no user has this e-mail address
+   */
+  String resetPassword(String email, String password);
 
   record CreatedUser(MerchantUser user, String password) {}
 }

@@ -16,5 +16,15 @@ public interface UserRepository {
 
   Optional<StoredUser> findByEmail(String email);
 
-  record StoredUser(MerchantUser user, String passwordHash) {}
+  /** @return false when no user has this e-mail address */
+  boolean setDisabled(String email, boolean disabled);
+
+  /** Replaces the user's permissions. @return false when no user has this e-mail address */
+  boolean setPermissions(String email, Set<Permission> permissions);
+
+  /** @return false when no user has this e-mail address */
+  boolean setPasswordHash(String email, String passwordHash);
+
+  /** @param disabled an operator has disabled the user: its credentials are refused */
+  record StoredUser(MerchantUser user, String passwordHash, boolean disabled) {}
 }
