@@ -207,6 +207,36 @@ class MerchantGroupsTest {
     assertThat(gw.merchantGet(epath, reader).status()).isEqualTo(403);
   }
 
+  /**
+   * One error-code group needs SHOP_EDIT and one shop group SHOP_GROUP_VIEW; their lists show
+   * every group's codes and shops, so they need the same, or they would give away what the
+   * single group withholds.
+   */
+  @Test
+  void the_lists_of_error_code_and_shop_groups_need_what_one_group_needs() {
+    long codes = group(GroupKind.ERROR_CODE, "Codes not for readers", false);
+    assertThat(edit("POST", "/merchant-api/v1/error-code-groups/" + codes + "/error-codes",
+        "{\"errorCodes\":[\"4.51\"]}", editor).status()).isEqualTo(201);
+    long shops = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "Shops not for readers",
+        java.time.Instant.now());
+    gw.app.services().persistence().referenceData().addShopsToGroup(shops, List.of(gw.shop.value()));
+    String[] shopViewer = gw.merchantUser(gw.merchant, "viewer@groups.example", Permission.SHOP_GROUP_VIEW);
+
+    for (String list : new String[] {"/merchant-api/v1/error-code-groups", "/merchant-api/v1/shop-groups"}) {
+      TestGateway.Answer refused = gw.merchantGet(list, reader);
+      assertThat(refused.status()).as(list).isEqualTo(403);
+      assertThat(refused.body()).doesNotContain("4.51").doesNotContain("Test Shop");
+    }
+    assertThat(gw.merchantGet("/merchant-api/v1/error-code-groups", shopViewer).status()).isEqualTo(403);
+    assertThat(gw.merchantGet("/merchant-api/v1/shop-groups", editor).status()).isEqualTo(403);
+
+    assertThat(gw.merchantGet("/merchant-api/v1/error-code-groups", editor).body()).contains("\"4.51\"");
+    assertThat(gw.merchantGet("/merchant-api/v1/shop-groups", shopViewer).body()).contains("\"Test Shop\"");
+    // the other kinds' lists need no permission, as their single groups need none
+    assertThat(gw.merchantGet("/merchant-api/v1/country-groups", reader).status()).isEqualTo(200);
+    assertThat(gw.merchantGet("/merchant-api/v1/bin-groups", reader).status()).isEqualTo(200);
+  }
+
   @Test
   void permissions_and_ownership_are_enforced_before_anything_changes() {
     long bins = group(GroupKind.BIN, "BIN blacklist C", false);

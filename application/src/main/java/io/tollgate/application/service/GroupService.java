@@ -49,6 +49,12 @@ public final class GroupService implements GroupsUseCase {
 
   @Override
   public Page<GroupView> list(MerchantUser user, GroupKind kind, int offset, int limit) {
+    // The list shows country and error-code groups with their entries, so it needs what
+    // reading one group needs (CONTRACT section 7: an error-code group needs SHOP_EDIT);
+    // otherwise the list would hand out what the single group withholds.
+    if (kind.viewNeedsEditPermission()) {
+      user.require(kind.editPermission());
+    }
     return groups.list(user.merchantId(), kind, offset, limit).map(g -> new GroupView(g,
         kind == GroupKind.COUNTRY || kind == GroupKind.ERROR_CODE ? groups.allEntries(g.id()) : null));
   }

@@ -150,6 +150,9 @@ public final class MerchantRecordsService implements MerchantQueries {
 
   @Override
   public Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, int offset, int limit) {
+    // Each listed group shows its shops, which one shop group shows only with SHOP_GROUP_VIEW
+    // (CONTRACT section 7): the list needs it as well.
+    user.require(Permission.SHOP_GROUP_VIEW);
     return reference.shopGroups(user.merchantId(), offset, limit);
   }
 

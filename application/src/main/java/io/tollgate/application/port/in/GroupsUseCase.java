@@ -13,6 +13,10 @@ public interface GroupsUseCase {
   /** A group with, for countries and error codes, its entries inline. */
   record GroupView(GroupRecord group, List<String> entries) {}
 
+  /**
+   * The merchant's groups of a kind; for a kind whose single group needs a permission to be read
+   * (error codes: SHOP_EDIT), the list needs it too, since it shows the entries.
+   */
   Page<GroupView> list(MerchantUser user, GroupKind kind, int offset, int limit);
 
   /** One group's entries; 404 when it is not the user's merchant's group of this kind. */

@@ -46,6 +46,7 @@ public interface MerchantQueries {
 
   Page<ReferenceData.BankCodeMapping> bankCodeMappings(MerchantUser user, int offset, int limit);
 
+  /** Needs SHOP_GROUP_VIEW, as one group does: each listed group shows its shops. */
   Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, int offset, int limit);
 
   /** Needs SHOP_GROUP_VIEW. */
