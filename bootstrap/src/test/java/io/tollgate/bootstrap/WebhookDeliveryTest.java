@@ -162,6 +162,13 @@ class WebhookDeliveryTest {
       String[] stranger = gw.merchantUser(otherMerchant, "boss@else.example", Permission.values());
       assertThat(gw.merchantGet(path, stranger).status()).isEqualTo(404);
       assertThat(gw.merchantPost(path + "/resend", "", stranger).status()).isEqualTo(404);
+      // another merchant's payment, or none at all, is a 404 for a user without SHOP_EDIT too, never a 403
+      String[] strangerReader = gw.merchantUser(otherMerchant, "reader@else.example");
+      TestGateway.Answer hidden = gw.merchantPost(path + "/resend", "", strangerReader);
+      assertThat(hidden.status()).as(hidden.body()).isEqualTo(404);
+      assertThat(hidden.json().get("message").asText()).isEqualTo("Payment not found");
+      assertThat(gw.merchantPost("/merchant-api/v1/payments/" + "0".repeat(32) + "/webhooks/resend", "", reader)
+          .status()).isEqualTo(404);
       assertThat(gw.merchantGet("/merchant-api/v1/payments/not-an-id/webhooks", editor).status()).isEqualTo(404);
       Thread.sleep(500);
       assertThat(receiver.receivedFor(id)).hasSize(1);

@@ -5,7 +5,6 @@ import io.tollgate.application.port.out.WebhookOutbox.Attempt;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.user.MerchantUser;
-import io.tollgate.domain.user.Permission;
 import io.tollgate.rest.common.Envelope;
 import io.tollgate.rest.common.Timestamps;
 import jakarta.ws.rs.GET;
@@ -55,10 +54,7 @@ public final class WebhookLogResource {
   @POST
   @Path("resend")
   public Response resend(@PathParam("id") String id, @Context ContainerRequestContext request) {
-    MerchantUser user = BasicAuthFilter.user(request);
-    PaymentId payment = paymentId(id);
-    user.require(Permission.SHOP_EDIT);
-    webhooks.resend(user.merchantId(), payment);
+    webhooks.resend(BasicAuthFilter.user(request), paymentId(id));
     return Response.accepted().build();
   }
 

@@ -14,6 +14,8 @@ import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
+import io.tollgate.domain.user.MerchantUser;
+import io.tollgate.domain.user.Permission;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -124,8 +126,9 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   }
 
   @Override
-  public void resend(MerchantId merchant, PaymentId payment) {
-    ownedBy(merchant, payment);
+  public void resend(MerchantUser user, PaymentId payment) {
+    ownedBy(user.merchantId(), payment);
+    user.require(Permission.SHOP_EDIT);
     var latest = outbox.latestEvent(payment)
         .orElseThrow(() -> new DomainException.NotFound("The payment has no webhook event yet"));
     outbox.requeue(latest.id(), clock.instant());
