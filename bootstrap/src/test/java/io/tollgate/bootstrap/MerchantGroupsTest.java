@@ -136,6 +136,32 @@ class MerchantGroupsTest {
   }
 
   @Test
+  void entries_that_are_not_strings_are_listed_with_every_other_bad_entry() {
+    long id = group(GroupKind.BIN, "BIN blacklist mixed", false);
+    String path = "/merchant-api/v1/bin-groups/" + id;
+    TestGateway.Answer a = edit("POST", path + "/bins",
+        "{\"bins\":[\"12345\",\"123456789\",\"abcdef\",\"411111\",null,411111,\" 411111\",\"\"]}", editor);
+    assertThat(a.status()).isEqualTo(400);
+    JsonNode errors = a.json().get("errors");
+    assertThat(errors.findValuesAsText("field"))
+        .containsExactly("bins[0]", "bins[1]", "bins[2]", "bins[4]", "bins[5]", "bins[6]", "bins[7]");
+    assertThat(errors.get(3).get("message").asText()).isEqualTo("must be a string");
+    assertThat(errors.get(4).get("rejectedValue").asText()).isEqualTo("411111");
+    assertThat(entries(path)).isEmpty();
+
+    long cards = group(GroupKind.CARD, "Cards mixed", false);
+    TestGateway.Answer c = edit("DELETE", "/merchant-api/v1/card-groups/" + cards + "/cards",
+        "{\"cardNumbers\":[4000000000000002,\"12345\"]}", editor);
+    assertThat(c.status()).isEqualTo(400);
+    assertThat(c.json().get("errors").findValuesAsText("field")).containsExactly("cardNumbers[0]", "cardNumbers[1]");
+    assertThat(c.body()).doesNotContain("4000000000000002");
+
+    // the group is looked up and the permission checked before the entries, whatever their type
+    assertThat(edit("POST", path + "/bins", "{\"bins\":[1]}", reader).status()).isEqualTo(403);
+    assertThat(edit("POST", path + "/bins", "{\"bins\":[1]}", stranger).status()).isEqualTo(404);
+  }
+
+  @Test
   void emails_are_kept_lower_case_and_must_be_addresses() {
     long id = group(GroupKind.EMAIL, "Fraudsters", false);
     String path = "/merchant-api/v1/email-groups/" + id;

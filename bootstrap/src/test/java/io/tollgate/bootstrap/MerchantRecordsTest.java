@@ -246,8 +246,13 @@ class MerchantRecordsTest {
         .containsExactly("Test Shop");
 
     var foreignShop = gw.createShop(other, "Not Yours", false);
-    TestGateway.Answer foreign = edit("POST", path + "/shops", "{\"shops\":[" + foreignShop.value() + ",\"x\"]}", viewer);
+    TestGateway.Answer foreign = edit("POST", path + "/shops", "{\"shops\":[" + foreignShop.value() + ",\"x\",0,"
+        + gw.shop.value() + "]}", viewer);
     assertThat(foreign.status()).isEqualTo(400);
+    assertThat(foreign.json().get("errors").findValuesAsText("field")).containsExactly("shops[0]", "shops[1]", "shops[2]");
+    assertThat(foreign.json().get("errors").findValuesAsText("message")).containsExactly(
+        "is not a shop of this merchant", "must be a shop id (a positive integer)", "must be a shop id (a positive integer)");
+    assertThat(edit("POST", path + "/shops", "{\"shops\":[\"x\"]}", reader).status()).isEqualTo(403);
     assertThat(edit("POST", path + "/shops", "{\"shops\":[]}", viewer).status()).isEqualTo(400);
     // 2^64 more than the shop's id: its low 64 bits are the shop's id, and it names no shop
     String wrapped = java.math.BigInteger.TWO.pow(64).add(java.math.BigInteger.valueOf(gw.shop.value())).toString();

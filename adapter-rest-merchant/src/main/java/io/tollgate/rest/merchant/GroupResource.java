@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tollgate.application.port.in.GroupsUseCase;
 import io.tollgate.application.port.in.GroupsUseCase.GroupView;
+import io.tollgate.application.port.in.SubmittedItems;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.group.GroupKind;
@@ -22,6 +23,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,8 +130,12 @@ public final class GroupResource {
     throw new DomainException.NotFound("Group not found");
   }
 
-  /** The request's entry array; anything else is a 400 that says what was expected. */
-  private static List<String> values(GroupKind kind, byte[] body) {
+  /**
+   * The request's entry array; a body without one is a 400 that says what was expected. Items
+   * that are not strings go to the use case as such, which lists them in one 400 with the
+   * entries its rules refuse, once the group is found to be the user's to edit.
+   */
+  private static SubmittedItems<String> values(GroupKind kind, byte[] body) {
     ObjectNode json = Json.parseObject(body);
     String field = kind.entriesField();
     JsonNode array = json.get(field);
@@ -138,20 +144,17 @@ public final class GroupResource {
           array == null || array.isNull() ? null : abbreviate(Pan.maskForDisplay(array.toString())))));
     }
     List<String> values = new ArrayList<>();
-    List<Violation> problems = new ArrayList<>();
+    Map<Integer, String> wrongType = new HashMap<>();
     for (int i = 0; i < array.size(); i++) {
       JsonNode item = array.get(i);
-      if (!item.isTextual()) {
-        problems.add(Violation.of(field + "[" + i + "]", "must be a string",
-            kind == GroupKind.CARD ? Pan.maskForDisplay(item.asText()) : abbreviate(item.toString())));
-      } else {
+      if (item.isTextual()) {
         values.add(item.asText());
+      } else {
+        values.add(null);
+        wrongType.put(i, kind == GroupKind.CARD ? Pan.maskForDisplay(item.asText()) : abbreviate(item.toString()));
       }
     }
-    if (!problems.isEmpty()) {
-      throw new DomainException.Invalid("Invalid " + field, problems);
-    }
-    return values;
+    return new SubmittedItems<>(values, wrongType);
   }
 
   private static String abbreviate(String s) {

@@ -2,6 +2,7 @@ package io.tollgate.rest.merchant;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.application.port.in.MerchantQueries;
+import io.tollgate.application.port.in.SubmittedItems;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
@@ -23,7 +24,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The full profile's reference lists: BINs, customers, connectors, anti-fraud profiles, rates, banks, shop groups. */
 @Path("")
@@ -208,26 +211,29 @@ public final class ReferenceDataResource {
     return new ShopGroupJson(g.id(), g.name(), shops);
   }
 
-  private static List<Long> shopIds(byte[] body) {
+  /**
+   * The request's {@code shops} array; a body without one is a 400. Items that are no shop id
+   * go to the use case as such, which lists them in one 400 with the shops that are not the
+   * merchant's, once the group is found to be the user's to edit.
+   */
+  private static SubmittedItems<Long> shopIds(byte[] body) {
     JsonNode array = Json.parseObject(body).get("shops");
     if (array == null || !array.isArray() || array.isEmpty()) {
       throw new DomainException.Invalid("Invalid shops", List.of(Violation.of("shops", "must be a non-empty array",
           array == null || array.isNull() ? null : array.toString())));
     }
     List<Long> ids = new ArrayList<>();
-    List<Violation> problems = new ArrayList<>();
+    Map<Integer, String> wrongType = new HashMap<>();
     for (int i = 0; i < array.size(); i++) {
       JsonNode n = array.get(i);
       // canConvertToLong: asLong() of a larger integer keeps its low 64 bits, another shop's id
       if (n.isIntegralNumber() && n.canConvertToLong() && n.asLong() > 0) {
         ids.add(n.asLong());
       } else {
-        problems.add(Violation.of("shops[" + i + "]", "must be a shop id (a positive integer)", n.toString()));
+        ids.add(null);
+        wrongType.put(i, n.toString());
       }
     }
-    if (!problems.isEmpty()) {
-      throw new DomainException.Invalid("Invalid shops", problems);
-    }
-    return ids;
+    return new SubmittedItems<>(ids, wrongType);
   }
 }

@@ -2,6 +2,7 @@ package io.tollgate.application.service;
 
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.GroupsUseCase;
+import io.tollgate.application.port.in.SubmittedItems;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.GroupRepository.Entry;
 import io.tollgate.application.port.out.GroupRepository.GroupRecord;
@@ -78,14 +79,14 @@ public final class GroupService implements GroupsUseCase {
   }
 
   @Override
-  public void add(MerchantUser user, GroupKind kind, long groupId, List<String> raw) {
+  public void add(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> raw) {
     GroupRecord group = owned(user, kind, groupId);
     user.require(kind.editPermission());
     groups.add(group.id(), parse(group, raw), clock.instant());
   }
 
   @Override
-  public void remove(MerchantUser user, GroupKind kind, long groupId, List<String> raw) {
+  public void remove(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> raw) {
     GroupRecord group = owned(user, kind, groupId);
     user.require(kind.editPermission());
     groups.remove(group.id(), parse(group, raw).stream().map(Entry::value).toList());
@@ -108,7 +109,10 @@ public final class GroupService implements GroupsUseCase {
         .orElseThrow(() -> new DomainException.NotFound("Group not found"));
   }
 
-  private List<Entry> parse(GroupRecord group, List<String> raw) {
+  /** The entries, or one 400 that lists every bad one: of the wrong type, or breaking the kind's rule. */
+  private List<Entry> parse(GroupRecord group, SubmittedItems<String> submitted) {
+    // an item of the wrong type is null here, which the rules refuse as empty; said right below
+    List<String> raw = submitted.items();
     GroupEntries.Parsed<Entry> parsed = switch (group.kind()) {
       case BIN -> GroupEntries.parse(raw, same(v -> new Bin(v).value()));
       case EMAIL -> GroupEntries.parse(raw, same(v -> new EmailAddress(v).value()));
@@ -124,7 +128,9 @@ public final class GroupService implements GroupsUseCase {
     if (!parsed.isValid()) {
       String field = group.kind().entriesField();
       throw new DomainException.Invalid("Invalid " + field, parsed.violations().stream()
-          .map(v -> Violation.of(v.index() < 0 ? field : field + "[" + v.index() + "]", v.message(), v.rejectedValue()))
+          .map(v -> submitted.wrongType().containsKey(v.index())
+              ? Violation.of(field + "[" + v.index() + "]", "must be a string", submitted.wrongType().get(v.index()))
+              : Violation.of(v.index() < 0 ? field : field + "[" + v.index() + "]", v.message(), v.rejectedValue()))
           .toList());
     }
     return parsed.entries();

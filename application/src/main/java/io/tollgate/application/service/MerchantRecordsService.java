@@ -1,6 +1,7 @@
 package io.tollgate.application.service;
 
 import io.tollgate.application.port.in.MerchantQueries;
+import io.tollgate.application.port.in.SubmittedItems;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
 import io.tollgate.application.port.out.Page;
@@ -164,14 +165,14 @@ public final class MerchantRecordsService implements MerchantQueries {
   }
 
   @Override
-  public void addShopsToGroup(MerchantUser user, long groupId, List<Long> shopIds) {
+  public void addShopsToGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds) {
     ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
     user.require(Permission.SHOP_GROUP_EDIT);
     reference.addShopsToGroup(group.id(), ownShops(user, shopIds));
   }
 
   @Override
-  public void removeShopsFromGroup(MerchantUser user, long groupId, List<Long> shopIds) {
+  public void removeShopsFromGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds) {
     ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
     user.require(Permission.SHOP_GROUP_EDIT);
     reference.removeShopsFromGroup(group.id(), ownShops(user, shopIds));
@@ -182,11 +183,15 @@ public final class MerchantRecordsService implements MerchantQueries {
         .orElseThrow(() -> new DomainException.NotFound("Shop group not found"));
   }
 
-  private List<Long> ownShops(MerchantUser user, List<Long> shopIds) {
+  private List<Long> ownShops(MerchantUser user, SubmittedItems<Long> submitted) {
     Set<Long> own = shops.shopsOf(user.merchantId()).stream().map(s -> s.id().value()).collect(Collectors.toSet());
+    List<Long> shopIds = submitted.items();
     List<Violation> problems = new ArrayList<>();
     for (int i = 0; i < shopIds.size(); i++) {
-      if (!own.contains(shopIds.get(i))) {
+      if (submitted.wrongType().containsKey(i)) {
+        problems.add(Violation.of("shops[" + i + "]", "must be a shop id (a positive integer)",
+            submitted.wrongType().get(i)));
+      } else if (!own.contains(shopIds.get(i))) {
         problems.add(Violation.of("shops[" + i + "]", "is not a shop of this merchant", shopIds.get(i)));
       }
     }

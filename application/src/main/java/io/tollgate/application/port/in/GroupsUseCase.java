@@ -26,13 +26,14 @@ public interface GroupsUseCase {
   GroupView group(MerchantUser user, GroupKind kind, long groupId);
 
   /**
-   * Adds entries, all or nothing: any bad entry is a 400 listing every bad entry, and nothing
-   * changes. Entries already present are not an error.
+   * Adds entries, all or nothing: a group that is not the user's merchant's is a 404, a missing
+   * permission a 403, and then any bad entry (not a string, or breaking the kind's rule) a 400
+   * listing every bad entry, and nothing changes. Entries already present are not an error.
    */
-  void add(MerchantUser user, GroupKind kind, long groupId, List<String> entries);
+  void add(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> entries);
 
   /** Removes entries, all or nothing, with the same rules as {@link #add}; absent ones are not an error. */
-  void remove(MerchantUser user, GroupKind kind, long groupId, List<String> entries);
+  void remove(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> entries);
 
   /** Creates a group (operators). {@code masked} applies to card groups only. */
   GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked);

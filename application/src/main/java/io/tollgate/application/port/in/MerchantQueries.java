@@ -52,10 +52,14 @@ public interface MerchantQueries {
   /** Needs SHOP_GROUP_VIEW. */
   ReferenceData.ShopGroup shopGroup(MerchantUser user, long groupId);
 
-  /** Needs SHOP_GROUP_EDIT; every shop must be the merchant's (else a 400 listing them), all or nothing. */
-  void addShopsToGroup(MerchantUser user, long groupId, List<Long> shopIds);
+  /**
+   * Needs SHOP_GROUP_EDIT; every item must be a shop id of the merchant's (else a 400 listing
+   * every bad item), all or nothing.
+   */
+  void addShopsToGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds);
 
-  void removeShopsFromGroup(MerchantUser user, long groupId, List<Long> shopIds);
+  /** As {@link #addShopsToGroup}. */
+  void removeShopsFromGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds);
 
   record TerminalBalance(List<Money> available, List<Money> reserved) {}
 
