@@ -158,6 +158,34 @@ class CommandLineTest {
     }
   }
 
+  /** A name already taken by a group of the other sort of card numbers was answered with that group. */
+  @Test
+  void a_card_group_of_a_taken_name_and_the_other_masking_is_refused() {
+    String merchantId = group(run("merchant", "create", "--name", "Masker").out(), "merchant (\\d+) created");
+    String plain = group(run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Stolen").out(),
+        "card group (\\d+) created");
+    assertThat(group(run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Stolen").out(),
+        "card group (\\d+) created")).as("the same group again").isEqualTo(plain);
+
+    Result masked = run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Stolen", "--masked");
+    assertThat(masked.exit()).isEqualTo(1);
+    assertThat(masked.err()).contains("Card group " + plain + " is named 'Stolen' already and holds full card numbers");
+    assertThat(masked.out()).doesNotContain("created");
+    Boolean stored = db.jdbi().withHandle(h -> h.createQuery("select masked from entry_groups where id = " + plain)
+        .mapTo(Boolean.class).one());
+    assertThat(stored).isFalse();
+
+    String maskedId = group(run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Masked",
+        "--masked").out(), "card group (\\d+) created");
+    Result unmasked = run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Masked");
+    assertThat(unmasked.exit()).isEqualTo(1);
+    assertThat(unmasked.err()).contains("Card group " + maskedId + " is named 'Masked' already and holds masked card numbers");
+
+    Result bins = run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "Masked BINs", "--masked");
+    assertThat(bins.exit()).isEqualTo(1);
+    assertThat(bins.err()).contains("masked: applies to card groups only");
+  }
+
   @Test
   void imports_reference_data_all_or_nothing() throws Exception {
     java.nio.file.Path dir = ScratchDirectories.create("tollgate-imports");

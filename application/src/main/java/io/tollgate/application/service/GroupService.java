@@ -97,10 +97,21 @@ public final class GroupService implements GroupsUseCase {
     if (name == null || name.isBlank() || name.length() > 128) {
       throw new DomainException.Invalid("Invalid group", List.of(Violation.of("name", "must be 1 to 128 characters", name)));
     }
+    if (masked && kind != GroupKind.CARD) {
+      throw new DomainException.Invalid("Invalid group", List.of(Violation.of("masked", "applies to card groups only", true)));
+    }
     if (!merchants.merchantExists(merchant)) {
       throw new DomainException.Invalid("Invalid group", List.of(Violation.of("merchant", "does not exist", merchant.value())));
     }
-    return groups.create(merchant, kind, name.strip(), kind == GroupKind.CARD && masked, clock.instant());
+    // A group of this name and kind may exist already: it is the answer, unless it holds the
+    // other sort of card numbers, which its entries could not be turned into.
+    GroupRecord group = groups.create(merchant, kind, name.strip(), masked, clock.instant());
+    if (group.masked() != masked) {
+      throw new DomainException.Conflict("group_exists", "Card group " + group.id() + " is named '" + group.name()
+          + "' already and holds " + (group.masked() ? "masked card numbers" : "full card numbers")
+          + "; choose another name for a group of " + (masked ? "masked" : "full") + " card numbers");
+    }
+    return group;
   }
 
   private GroupRecord owned(MerchantUser user, GroupKind kind, long id) {
