@@ -432,12 +432,12 @@ public final class Main implements Callable<Integer> {
         var term = services.persistence().referenceData().terminal(terminal)
             .filter(t -> t.merchantId().equals(shopRecord.merchantId())).orElseThrow(() ->
                 new DomainException.Invalid(io.tollgate.domain.Violation.of("terminal", "is not a terminal of the shop's merchant", terminal)));
-        if (new io.tollgate.domain.money.Currencies(config.cryptoCurrencies()).find(currency).isEmpty()) {
-          throw new CommandLine.ParameterException(spec.commandLine(), "--currency: unknown currency " + currency);
-        }
+        var terminalCurrency = new io.tollgate.domain.money.Currencies(config.cryptoCurrencies()).find(currency)
+            .orElseThrow(() -> new CommandLine.ParameterException(spec.commandLine(), "--currency: unknown currency " + currency));
         if (!method.equals("BASIC_CARD") && !method.equals("BANKTRANSFER")) {
           throw new CommandLine.ParameterException(spec.commandLine(), "--payment-method: BASIC_CARD or BANKTRANSFER");
         }
+        checkAmounts(terminalCurrency);
         for (Long g : new Long[] {cascadeOn, neverCascadeOn}) {
           if (g != null && services.persistence().groups().find(g)
               .filter(x -> x.kind() == GroupKind.ERROR_CODE && x.merchantId().equals(shopRecord.merchantId())).isEmpty()) {
@@ -449,6 +449,34 @@ public final class Main implements Callable<Integer> {
             cascadeOn, neverCascadeOn), java.time.Instant.now());
         out.println("connector " + id + " created");
         return 0;
+      }
+
+      /**
+       * A minimum above the maximum would decline every payment routed here (1.08), and a bound
+       * finer than the currency's minor unit (10.5 JPY) names an amount no payment can have.
+       */
+      private void checkAmounts(io.tollgate.domain.money.Currency terminalCurrency) {
+        var problems = new java.util.ArrayList<io.tollgate.domain.Violation>();
+        checkAmount(problems, "--min-amount", min, terminalCurrency);
+        checkAmount(problems, "--max-amount", max, terminalCurrency);
+        if (min != null && max != null && min.compareTo(max) > 0) {
+          problems.add(io.tollgate.domain.Violation.of("--max-amount", "must not be below --min-amount (" + min.toPlainString()
+              + "): no amount would be routed here", max));
+        }
+        if (!problems.isEmpty()) {
+          throw new DomainException.Invalid("Invalid connector amounts", problems);
+        }
+      }
+
+      private static void checkAmount(java.util.List<io.tollgate.domain.Violation> problems, String option,
+          java.math.BigDecimal amount, io.tollgate.domain.money.Currency terminalCurrency) {
+        if (amount != null && amount.signum() < 0) {
+          problems.add(io.tollgate.domain.Violation.of(option, "must not be negative", amount));
+        }
+        if (amount != null && !io.tollgate.domain.money.Money.fitsScale(amount, terminalCurrency)) {
+          problems.add(io.tollgate.domain.Violation.of(option, "has more decimals than " + terminalCurrency + " has ("
+              + terminalCurrency.scale() + ")", amount));
+        }
       }
     }
   }

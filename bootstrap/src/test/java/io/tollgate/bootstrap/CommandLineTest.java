@@ -186,6 +186,33 @@ class CommandLineTest {
     assertThat(bins.err()).contains("masked: applies to card groups only");
   }
 
+  /** A connector whose range no amount fits declined every payment routed to it with 1.08. */
+  @Test
+  void a_connector_amount_range_must_be_one_payments_can_fall_in() {
+    String merchantId = group(run("merchant", "create", "--name", "Bounded").out(), "merchant (\\d+) created");
+    String shopId = group(run("shop", "create", "--merchant", merchantId, "--name", "Bounded shop").out(),
+        "shop (\\d+) created");
+    String terminalId = group(run("terminal", "create", "--merchant", merchantId, "--name", "Yen acquirer").out(),
+        "terminal (\\d+) created");
+
+    Result upsideDown = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
+        "--min-amount", "100", "--max-amount", "10");
+    assertThat(upsideDown.exit()).isEqualTo(1);
+    assertThat(upsideDown.err()).contains("--max-amount: must not be below --min-amount (100)");
+
+    Result fractionalYen = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "JPY",
+        "--min-amount", "-1", "--max-amount", "10.5");
+    assertThat(fractionalYen.exit()).isEqualTo(1);
+    assertThat(fractionalYen.err()).contains("--min-amount: must not be negative")
+        .contains("--max-amount: has more decimals than JPY has (0)");
+    Integer connectors = db.jdbi().withHandle(h -> h.createQuery("select count(*) from connectors where shop_id = " + shopId)
+        .mapTo(Integer.class).one());
+    assertThat(connectors).isZero();
+
+    assertThat(run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "JPY",
+        "--min-amount", "10", "--max-amount", "10.00").exit()).as("one amount, written with zeros").isZero();
+  }
+
   @Test
   void imports_reference_data_all_or_nothing() throws Exception {
     java.nio.file.Path dir = ScratchDirectories.create("tollgate-imports");
