@@ -296,6 +296,29 @@ class MerchantGroupsTest {
     }
   }
 
+  /**
+   * One country or error-code group is not a list (the spec gives it no pagination): it comes
+   * whole, and offset and limit, no parameters of it, change nothing and are not checked.
+   */
+  @Test
+  void one_country_or_error_code_group_comes_whole_whatever_the_paging_parameters() {
+    long countries = group(GroupKind.COUNTRY, "Whole countries", false);
+    long codes = group(GroupKind.ERROR_CODE, "Whole codes", false);
+    assertThat(edit("POST", "/merchant-api/v1/country-groups/" + countries + "/countries",
+        "{\"countries\":[\"DE\",\"FR\",\"IT\"]}", settings).status()).isEqualTo(201);
+    assertThat(edit("POST", "/merchant-api/v1/error-code-groups/" + codes + "/error-codes",
+        "{\"errorCodes\":[\"4.01\",\"4.02\",\"5.00\"]}", editor).status()).isEqualTo(201);
+    for (String query : new String[] {"?limit=1", "?offset=2", "?limit=abc&offset=-5"}) {
+      TestGateway.Answer c = gw.merchantGet("/merchant-api/v1/country-groups/" + countries + query, editor);
+      assertThat(c.status()).as(query).isEqualTo(200);
+      assertThat(c.json().has("hasMore")).isFalse();
+      assertThat(toList(c.json().at("/result/countries"))).containsExactly("DE", "FR", "IT");
+      TestGateway.Answer e = gw.merchantGet("/merchant-api/v1/error-code-groups/" + codes + query, editor);
+      assertThat(e.status()).as(query).isEqualTo(200);
+      assertThat(toList(e.json().at("/result/errorCodes"))).containsExactly("4.01", "4.02", "5.00");
+    }
+  }
+
   @Test
   void lists_page_with_has_more() {
     group(GroupKind.EMAIL, "Page one", false);

@@ -63,7 +63,10 @@ public final class GroupResource {
     long id = groupId(groupId);
     GroupKind kind = COLLECTIONS.get(collection);
     if (kind == GroupKind.COUNTRY || kind == GroupKind.ERROR_CODE) {
-      // the spec: "returns the group with its countries" (its error codes): a handful, not pages
+      // The spec: "returns the group with its countries" (its error codes), with no pagination,
+      // as CONTRACT section 7 lists it: a handful of entries, not pages. offset and limit are no
+      // parameters of this path, so they are ignored as any unknown query parameter is (as on
+      // GET /shop-groups/{id}), not checked as a list's are.
       return Envelope.ok(json(groups.group(BasicAuthFilter.user(request), kind, id)));
     }
     Paging paging = Paging.of(offset, limit);
