@@ -191,6 +191,37 @@ class GroupsAtWorkTest {
     assertThat(pay(shop, "5555000000000206", "5", "EUR", "").get("state").asText()).isEqualTo("COMPLETED");
   }
 
+  /**
+   * A mask stands for any number of digits: the reference's own example {@code 411111***1111}
+   * blocks the 16-digit card 4111111111111111, and an entry with 8 leading digits blocks that
+   * 8-digit BIN only. Both are listed as given.
+   */
+  @Test
+  void a_masked_entry_blocks_cards_of_any_length_with_its_leading_and_trailing_digits() {
+    TestShop shop = shop("Short mask shop");
+    long masked = gw.app.services().groups().create(gw.merchant, GroupKind.CARD, "Short masks", true).id();
+    profile(shop, rule("CARD_BLACKLIST", masked));
+    String path = "/merchant-api/v1/card-groups/" + masked;
+    edit("POST", path + "/cards", "{\"cardNumbers\":[\"411111***1111\",\"55550000XXXX0107\"]}");
+    JsonNode listed = gw.merchantGet(path, admin).json().get("result");
+    List<String> entries = new ArrayList<>();
+    listed.forEach(e -> entries.add(e.asText()));
+    assertThat(entries).containsExactly("411111***1111", "55550000****0107");
+
+    JsonNode visa = pay(shop, "4111111111111111", "5", "EUR", "");
+    assertThat(visa.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(visa.get("errorCode").asText()).isEqualTo("6.01");
+    assertThat(fraudDetails(shop, visa)).contains("Short masks");
+    assertThat(pay(shop, "5555000000000107", "5", "EUR", "").get("errorCode").asText())
+        .as("the 8 leading digits given, not only the first 6").isEqualTo("6.01");
+    assertThat(pay(shop, "5555000100090107", "5", "EUR", "").get("state").asText())
+        .as("BIN 555500 with other 7th and 8th digits and the same last 4").isEqualTo("COMPLETED");
+
+    edit("DELETE", path + "/cards", "{\"cardNumbers\":[\"411111******1111\"]}");
+    assertThat(pay(shop, "4111111111111111", "5", "EUR", "").get("state").asText())
+        .as("removed by the same digits with another mask").isEqualTo("COMPLETED");
+  }
+
   @Test
   void too_many_declines_with_one_card_trip_the_velocity_rule() {
     TestShop shop = shop("Velocity shop");

@@ -29,6 +29,11 @@ public final class TestDatabase {
   private TestDatabase() {}
 
   public static Database fresh() {
+    return Database.start(new DatabaseSettings(empty(), user(), password(), null, 20));
+  }
+
+  /** The JDBC URL of a new database with nothing in it, for a test that migrates it step by step. */
+  public static String empty() {
     Server s = server();
     String name = "tollgate_test_" + ProcessHandle.current().pid() + "_" + COUNTER.incrementAndGet();
     try (Connection c = java.sql.DriverManager.getConnection(s.adminUrl(), s.user(), s.password());
@@ -37,7 +42,7 @@ public final class TestDatabase {
     } catch (SQLException e) {
       throw new IllegalStateException("cannot create test database " + name, e);
     }
-    return Database.start(new DatabaseSettings(s.urlOf(name), s.user(), s.password(), null, 20));
+    return s.urlOf(name);
   }
 
   public static String user() {

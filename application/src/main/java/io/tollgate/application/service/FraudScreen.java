@@ -117,8 +117,8 @@ final class FraudScreen {
       }
       case CARD_BLACKLIST, CARD_WHITELIST -> {
         if (digits != null) {
-          out.add(new Member(id, cardValue(true, digits)));
-          out.add(new Member(id, cardValue(false, digits)));
+          cardValues(true, digits).forEach(v -> out.add(new Member(id, v)));
+          cardValues(false, digits).forEach(v -> out.add(new Member(id, v)));
         }
       }
       case EMAIL_BLACKLIST -> {
@@ -163,9 +163,9 @@ final class FraudScreen {
         }
         yield null;
       }
-      case CARD_BLACKLIST -> digits != null && held.contains(new Member(group.id(), cardValue(group.masked(), digits)))
+      case CARD_BLACKLIST -> digits != null && holdsCard(group, digits, held)
           ? "card " + CardBrands.mask(digits) + inGroup : null;
-      case CARD_WHITELIST -> digits != null && !held.contains(new Member(group.id(), cardValue(group.masked(), digits)))
+      case CARD_WHITELIST -> digits != null && !holdsCard(group, digits, held)
           ? "card " + CardBrands.mask(digits) + " is not in group" + inGroup.substring(" is in group".length()) : null;
       case EMAIL_BLACKLIST -> {
         String email = email(p);
@@ -185,10 +185,16 @@ final class FraudScreen {
     };
   }
 
-  /** How a card is matched in this group: its canonical mask, or the keyed fingerprint of its number. */
-  private String cardValue(boolean masked, String digits) {
-    return masked ? new MaskedCardNumber(CardBrands.mask(digits)).canonical()
-        : GroupService.cardFingerprint(secrets, digits);
+  private boolean holdsCard(GroupRepository.GroupRecord group, String digits, Set<Member> held) {
+    return cardValues(group.masked(), digits).stream().anyMatch(v -> held.contains(new Member(group.id(), v)));
+  }
+
+  /**
+   * The values a group holds a card as: in a masked group, the key of every entry that matches
+   * it (its leading digits, 6 or more, with its last 4); otherwise the keyed fingerprint of its number.
+   */
+  private List<String> cardValues(boolean masked, String digits) {
+    return masked ? MaskedCardNumber.keysOf(digits) : List.of(GroupService.cardFingerprint(secrets, digits));
   }
 
   private static String email(Payment p) {

@@ -130,7 +130,10 @@ public final class GroupService implements GroupsUseCase {
       case COUNTRY -> GroupEntries.parse(raw, same(v -> new CountryCode(v).value()));
       case ERROR_CODE -> GroupEntries.parse(raw, same(v -> new ErrorCodeEntry(v).value()));
       case CARD -> group.masked()
-          ? GroupEntries.parse(raw, same(v -> new MaskedCardNumber(v).canonical()), Pan::maskForDisplay)
+          ? GroupEntries.parse(raw, v -> {
+            MaskedCardNumber masked = new MaskedCardNumber(v);
+            return new Entry(masked.key(), masked.display());
+          }, Pan::maskForDisplay)
           : GroupEntries.parse(raw, v -> {
             Pan pan = new Pan(v);
             return new Entry(cardFingerprint(secrets, pan.digits()), pan.masked());

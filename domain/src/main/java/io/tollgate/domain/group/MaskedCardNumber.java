@@ -1,14 +1,21 @@
 package io.tollgate.domain.group;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * A masked card number: at least 6 leading digits, a mask of {@code *} or {@code X}, and the
- * 4 trailing digits, 12 to 19 characters in all (e.g. {@code 400000******0002}).
+ * A masked card number as a card group holds it: at least 6 leading digits, a mask of {@code *}
+ * or {@code X}, and the 4 trailing digits, 12 to 19 characters in all (e.g. {@code 411111***1111}).
+ * The mask stands for any number of digits, so the entry matches a card of any length that
+ * starts with all of its leading digits and ends with its 4 trailing ones.
  */
 public record MaskedCardNumber(String value) {
 
   private static final Pattern FORMAT = Pattern.compile("^[0-9]{6,}([*]+|[X]+)[0-9]{4}$");
+
+  /** The fewest leading digits an entry has. */
+  private static final int FEWEST_LEADING = 6;
 
   public MaskedCardNumber {
     if (value == null || value.length() < 12 || value.length() > 19 || !FORMAT.matcher(value).matches()) {
@@ -17,16 +24,52 @@ public record MaskedCardNumber(String value) {
     }
   }
 
+  /** The digits before the mask, all of them. */
+  public String leadingDigits() {
+    int mask = 0;
+    while (Character.isDigit(value.charAt(mask))) {
+      mask++;
+    }
+    return value.substring(0, mask);
+  }
+
   public String bin() {
-    return value.substring(0, 6);
+    return value.substring(0, FEWEST_LEADING);
   }
 
   public String last4() {
     return value.substring(value.length() - 4);
   }
 
-  /** The same number in our canonical form: first 6, '*' for the middle, last 4. */
-  public String canonical() {
-    return bin() + "*".repeat(value.length() - 10) + last4();
+  /** The entry as the merchant API lists it: as given, with an {@code X} mask shown as {@code *}. */
+  public String display() {
+    return value.replace('X', '*');
+  }
+
+  /**
+   * What matching compares, whatever the length of the mask: the leading digits, one {@code *},
+   * the last 4 ({@code 411111*1111}). Two entries with the same key block the same cards.
+   */
+  public String key() {
+    return key(leadingDigits(), last4());
+  }
+
+  /**
+   * The keys of every entry that matches this card number: its first 6, 7, ... digits with its
+   * last 4, as long as the mask still stands for at least one digit.
+   *
+   * @param digits a card number, digits only
+   */
+  public static List<String> keysOf(String digits) {
+    List<String> keys = new ArrayList<>();
+    String last4 = digits.substring(Math.max(0, digits.length() - 4));
+    for (int n = FEWEST_LEADING; n <= digits.length() - 5; n++) {
+      keys.add(key(digits.substring(0, n), last4));
+    }
+    return keys;
+  }
+
+  private static String key(String leading, String last4) {
+    return leading + "*" + last4;
   }
 }

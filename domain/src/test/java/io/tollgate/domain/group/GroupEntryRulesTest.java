@@ -40,6 +40,45 @@ class GroupEntryRulesTest {
   }
 
   @Test
+  void a_masked_entry_matches_cards_of_any_length_with_its_leading_and_trailing_digits() {
+    String key = new MaskedCardNumber("411111***1111").key();
+
+    assertThat(MaskedCardNumber.keysOf("4111111111111111")).contains(key);
+    assertThat(MaskedCardNumber.keysOf("4111110000000001111")).as("19 digits").contains(key);
+    assertThat(MaskedCardNumber.keysOf("411111001111")).as("12 digits").contains(key);
+    assertThat(MaskedCardNumber.keysOf("4111111111111112")).as("other last 4").doesNotContain(key);
+    assertThat(MaskedCardNumber.keysOf("4111121111111111")).as("other BIN").doesNotContain(key);
+    assertThat(new MaskedCardNumber("411111******1111").key()).as("the mask's length does not matter").isEqualTo(key);
+    assertThat(new MaskedCardNumber("411111XXXXXXXXX1111").key()).isEqualTo(key);
+  }
+
+  @Test
+  void a_masked_entry_keeps_every_leading_digit_it_was_given() {
+    MaskedCardNumber eight = new MaskedCardNumber("40000012****0408");
+
+    assertThat(eight.leadingDigits()).isEqualTo("40000012");
+    assertThat(MaskedCardNumber.keysOf("4000001234560408")).contains(eight.key());
+    assertThat(MaskedCardNumber.keysOf("4000000000000408")).as("same 6-digit BIN, other 8 digits")
+        .doesNotContain(eight.key());
+    MaskedCardNumber eleven = new MaskedCardNumber("40000000000*0002");
+    assertThat(MaskedCardNumber.keysOf("4000000000000002")).contains(eleven.key());
+    assertThat(MaskedCardNumber.keysOf("4000000000100002")).doesNotContain(eleven.key());
+  }
+
+  @Test
+  void a_masked_entry_is_listed_as_given_with_an_x_mask_shown_as_stars() {
+    assertThat(new MaskedCardNumber("411111***1111").display()).isEqualTo("411111***1111");
+    assertThat(new MaskedCardNumber("550000XXXXXX5559").display()).isEqualTo("550000******5559");
+    assertThat(new MaskedCardNumber("40000012****0408").display()).isEqualTo("40000012****0408");
+  }
+
+  @Test
+  void a_mask_stands_for_at_least_one_digit() {
+    // 8 leading and 4 trailing digits of a 12-digit card leave nothing for the mask
+    assertThat(MaskedCardNumber.keysOf("400000120408")).containsExactly("400000*0408", "4000001*0408");
+  }
+
+  @Test
   void checks_card_numbers_with_luhn() {
     assertThat(Pan.luhnValid("4242424242424242")).isTrue();
     assertThat(Pan.luhnValid("4000000000000002")).isTrue();
