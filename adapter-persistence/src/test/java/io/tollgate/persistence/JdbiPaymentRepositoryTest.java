@@ -10,6 +10,7 @@ import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.application.service.PaymentWriter;
 import io.tollgate.domain.DomainException;
+import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.Outcome;
@@ -459,6 +460,67 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
       assertThat(read).as("payment rows and index entries read by 11 velocity counts").isLessThan(100);
     }
+  }
+
+  /**
+   * "Declined deposits per card" counts the declines of the card's issuer or acquirer, not the
+   * anti-fraud screen's own (6.xx): a card taken off a blacklist must not stay blocked by the
+   * blocks it got while on it, nor by the velocity rule's own. The count reads none of those
+   * declines, however many there are: they are not in the index it reads.
+   */
+  @Test
+  void a_declined_deposits_count_leaves_out_the_screen_s_own_declines_without_reading_them() {
+    try (Database own = TestDatabase.fresh()) {
+      PersistenceAdapters fresh = new PersistenceAdapters(own, new SecretBox(SecretBox.randomKey()), CURRENCIES);
+      ShopId shop = TestShops.create(fresh, "blocked-card");
+      String token = draft(shop, "1", "x").card().cardToken();
+      own.jdbi().useHandle(h -> h.execute("ALTER TABLE payments SET (autovacuum_enabled = false)"));
+      for (int i = 0; i < 2; i++) {
+        declined(fresh, shop, "issuer-" + i, OperationType.DEPOSIT, ErrorCode.E4_00_DECLINED_BY_ISSUER);
+      }
+      for (int i = 0; i < 300; i++) {
+        declined(fresh, shop, "screened-" + i, OperationType.DETECT_FRAUD,
+            i % 2 == 0 ? ErrorCode.E6_01_CARD_PAN_BLACKLISTED : ErrorCode.E6_23_LIMIT_EXCEEDED_NUMBER_OF_DECLINED_DEPOSITS_FOR_CARD);
+      }
+      own.jdbi().useHandle(h -> h.execute("ANALYZE payments"));
+      Instant since = T0.minus(1, ChronoUnit.HOURS);
+
+      long before = indexEntriesRead(own);
+      for (int i = 0; i < 10; i++) {
+        assertThat(count(fresh, shop, token, PaymentState.DECLINED, since)).isEqualTo(2);
+      }
+      long read = indexEntriesRead(own) - before;
+
+      assertThat(read).as("payment rows and index entries read by 10 velocity counts").isLessThan(50);
+      String plan = own.jdbi().inTransaction(h -> {
+        h.execute("SET LOCAL enable_seqscan = off");
+        h.execute("SET LOCAL enable_bitmapscan = off");
+        h.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+        h.execute("""
+            PREPARE counted (bigint, text, text, timestamptz, integer) AS
+            SELECT count(*) FROM (SELECT 1 FROM payments
+                WHERE shop_id = $1 AND payment_type = 'DEPOSIT' AND card IS NOT NULL
+                  AND coalesce(error_code, '') NOT LIKE '6.%'
+                  AND card->>'cardToken' = $2 AND state = $3 AND updated >= $4 LIMIT $5) c""");
+        String text = String.join("\n", h.createQuery("EXPLAIN EXECUTE counted (1, 'token', 'DECLINED', now(), 5)")
+            .mapTo(String.class).list());
+        h.execute("DEALLOCATE counted");
+        return text;
+      });
+      assertThat(plan).as("the function's statement, planned as the function plans it")
+          .contains("Index").contains("payments_card_state").doesNotContain("Filter");
+      String function = own.jdbi().withHandle(h -> h.createQuery(
+          "SELECT prosrc FROM pg_proc WHERE proname = 'card_deposits'").mapTo(String.class).one());
+      assertThat(function.replaceAll("\\s+", " ")).as("the statement above is the function's")
+          .contains("AND coalesce(error_code, '') NOT LIKE '6.%' AND card->>'cardToken' = p_token AND state = p_state"
+              + " AND updated >= p_since LIMIT p_at_most");
+    }
+  }
+
+  private void declined(PersistenceAdapters adapters, ShopId shop, String reference, OperationType step,
+      ErrorCode code) {
+    Payment p = adapters.payments().insert(Payment.create(draft(shop, "1", reference), PaymentState.CHECKOUT, T0));
+    adapters.payments().update(p.apply(step, PaymentState.DECLINED, Outcome.error(code), T0.plusSeconds(1)));
   }
 
   /** A velocity count of at most 5, asked as the anti-fraud screen asks it. */

@@ -234,6 +234,32 @@ class GroupsAtWorkTest {
         .as("another card is not affected").isEqualTo("COMPLETED");
   }
 
+  /**
+   * The screen's own declines are not declines of the card: once it is off the blacklist, the
+   * blocks it got there do not keep it blocked by "declined deposits per card".
+   */
+  @Test
+  void a_card_taken_off_a_blacklist_is_not_kept_blocked_by_its_blocks() {
+    TestShop shop = shop("Unblocked card shop");
+    long cards = group(GroupKind.CARD, "Wrongly blocked");
+    profile(shop, rule("CARD_BLACKLIST", cards), new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 2, 60));
+    edit("POST", "/merchant-api/v1/card-groups/" + cards + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}");
+    for (int i = 0; i < 3; i++) {
+      assertThat(pay(shop, "4000000000000408", "5", "EUR", "").get("errorCode").asText()).isEqualTo("6.01");
+    }
+
+    edit("DELETE", "/merchant-api/v1/card-groups/" + cards + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}");
+    JsonNode unblocked = pay(shop, "4000000000000408", "5", "EUR", "");
+    assertThat(unblocked.get("state").asText()).as(unblocked.toString()).isEqualTo("COMPLETED");
+
+    // the issuer's declines still count, and the rule's own blocks do not add to them
+    assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("4.00");
+    assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("4.00");
+    assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("6.23");
+    JsonNode again = pay(shop, "4000000000000416", "5", "EUR", "");
+    assertThat(fraudDetails(shop, again)).contains("2 declined deposits");
+  }
+
   record Routes(TestShop shop, long first, long second, long cascadeGroup) {}
 
   static Routes twoTerminals(String name, String secondCurrency) {

@@ -17,7 +17,10 @@ public enum AntifraudRuleType {
   CITIZENSHIP_COUNTRY_RESTRICTED(GroupKind.COUNTRY, ErrorCode.E6_36_CUSTOMER_CITIZENSHIP_COUNTRY_RESTRICTED),
   /** More than {@code threshold} completed deposits with one card within the window. */
   COMPLETED_DEPOSITS_PER_CARD(null, ErrorCode.E6_22_LIMIT_EXCEEDED_NUMBER_OF_COMPLETED_DEPOSITS_FOR_CARD),
-  /** More than {@code threshold} declined deposits with one card within the window. */
+  /**
+   * More than {@code threshold} declined deposits with one card within the window; the screen's
+   * own declines (6.xx) are not counted.
+   */
   DECLINED_DEPOSITS_PER_CARD(null, ErrorCode.E6_23_LIMIT_EXCEEDED_NUMBER_OF_DECLINED_DEPOSITS_FOR_CARD);
 
   private final GroupKind group;

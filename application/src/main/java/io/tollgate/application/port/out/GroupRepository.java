@@ -47,7 +47,8 @@ public interface GroupRepository {
 
   /**
    * A velocity count: how many of the shop's deposits with this card token are in {@code state},
-   * updated since {@code since}; counting stops at {@code atMost}.
+   * updated since {@code since}, leaving out those the anti-fraud screen declined (a 6.xx error
+   * code); counting stops at {@code atMost}.
    */
   record CardCount(ShopId shop, String cardToken, PaymentState state, Instant since, int atMost) {}
 
