@@ -190,10 +190,17 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
-  public Optional<Locked> findForUpdateWithCard(PaymentId id) {
-    return jdbi.inTransaction(h -> h.createQuery(PaymentSql.FIND_FOR_UPDATE_WITH_CARD).bind("id", id.value())
+  public Optional<Locked> findForUpdateWithCard(PaymentId id, boolean lockCard) {
+    String sql = lockCard ? PaymentSql.FIND_FOR_UPDATE_WITH_CARD_LOCKED : PaymentSql.FIND_FOR_UPDATE_WITH_CARD;
+    return jdbi.inTransaction(h -> h.createQuery(sql).bind("id", id.value())
         .map((rs, ctx) -> new LockedRow(PaymentRows.PAYMENT.map(rs, ctx), rs.getBytes("card_ciphertext"))).findOne())
         .map(row -> new Locked(toPayment(row.payment()), row.cardCiphertext()));
+  }
+
+  @Override
+  public void lockCard(ShopId shop, String cardToken) {
+    jdbi.useTransaction(h -> h.createQuery(PaymentSql.LOCK_CARD).bind("shop", shop.value()).bind("token", cardToken)
+        .mapTo(Integer.class).one());
   }
 
   private record LockedRow(PaymentRow payment, byte[] cardCiphertext) {}

@@ -176,6 +176,28 @@ final class PaymentSql {
             AND v.token = CAST(payments.card->>'cardToken' AS char(32))) AS card_ciphertext
        FROM payments WHERE id = :id FOR UPDATE OF payments""";
 
+  /**
+   * {@link #FIND_FOR_UPDATE_WITH_CARD}, then the transaction-scoped advisory lock of the
+   * payment's card in its shop ({@link #LOCK_CARD}'s), when it has a card token. The locking
+   * read is a subquery, which PostgreSQL never merges into the statement around it, so the
+   * card is locked after the row, as every step that takes both does, and with the token the
+   * row has once locked.
+   */
+  static final String FIND_FOR_UPDATE_WITH_CARD_LOCKED = "SELECT locked.* FROM (SELECT " + COLUMNS + """
+      , (SELECT v.pan_ciphertext FROM card_vault v
+          WHERE v.shop_id = payments.shop_id
+            AND v.token = CAST(payments.card->>'cardToken' AS char(32))) AS card_ciphertext,
+        card->>'cardToken' AS card_token
+       FROM payments WHERE id = :id FOR UPDATE OF payments) AS locked
+      CROSS JOIN LATERAL pg_advisory_xact_lock(hashtextextended(locked.card_token, locked.shop_id)) AS card_lock""";
+
+  /**
+   * The lock of card {@code :token} in shop {@code :shop} until the transaction ends: an
+   * advisory lock keyed by a 64-bit hash of the token seeded with the shop (two cards that
+   * share a key only wait for each other).
+   */
+  static final String LOCK_CARD = "SELECT 1 FROM pg_advisory_xact_lock(hashtextextended(:token, :shop))";
+
   static final String OPERATION_COLUMNS =
       "id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details, terminal_name,"
           + " external_id, external_result_code";

@@ -683,6 +683,66 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * Asked to, the locking read also locks the payment's card in its shop, after the row and in
+   * the same round trip, until the transaction ends: another transaction that wants that card
+   * waits, one that wants another card, or the same token in another shop, does not. Not asked
+   * to, it locks no card; a payment without a card is read all the same.
+   */
+  @Test
+  void a_locking_read_can_lock_the_payments_card_until_the_transaction_ends() {
+    ShopId own = TestShops.create(adapters, "card-lock");
+    Payment paid = insertPaidWith(own, "cl-1", "4000000000000002");
+    String token = paid.card().cardToken();
+    Payment cardless = repository().insert(Payment.create(withoutCard(own, "cl-2"), PaymentState.CHECKOUT, T0));
+
+    adapters.transactionRunner().inTransaction(() -> {
+      PaymentRepository.Locked locked = repository().findForUpdateWithCard(paid.id(), true).orElseThrow();
+      assertThat(locked.payment()).isEqualTo(paid);
+      assertThat(adapters.cardVault().open(locked.cardCiphertext())).isEqualTo("4000000000000002");
+      assertThat(cardLockFree(own, token)).isFalse();
+      assertThat(cardLockFree(own, "another-token")).isTrue();
+      assertThat(cardLockFree(otherShop, token)).isTrue();
+      return null;
+    });
+    assertThat(cardLockFree(own, token)).as("released with the transaction").isTrue();
+
+    adapters.transactionRunner().inTransaction(() -> {
+      repository().findForUpdateWithCard(paid.id(), false).orElseThrow();
+      assertThat(cardLockFree(own, token)).isTrue();
+      repository().lockCard(own, token);
+      assertThat(cardLockFree(own, token)).isFalse();
+      return null;
+    });
+    PaymentRepository.Locked noCard = adapters.transactionRunner().inTransaction(
+        () -> repository().findForUpdateWithCard(cardless.id(), true).orElseThrow());
+    assertThat(noCard.payment()).isEqualTo(cardless);
+    assertThat(adapters.transactionRunner().inTransaction(
+        () -> repository().findForUpdateWithCard(PaymentId.random(), true))).isEmpty();
+  }
+
+  /** Whether another transaction (on another thread: Jdbi shares a thread's handle) can lock the card now. */
+  private boolean cardLockFree(ShopId shop, String token) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return adapters.transactionRunner().inTransaction(() -> {
+          db.jdbi().useHandle(h -> h.execute("SET LOCAL lock_timeout = '200ms'"));
+          repository().lockCard(shop, token);
+          return true;
+        });
+      } catch (RuntimeException e) {
+        assertThat(e).hasMessageContaining("lock timeout");
+        return false;
+      }
+    }).join();
+  }
+
+  private Payment.Draft withoutCard(ShopId shop, String reference) {
+    Payment.Draft d = draft(shop, "3.00", reference);
+    return new Payment.Draft(d.id(), shop, d.type(), d.method(), d.amount(), reference, d.description(), null, false,
+        null, d.customer(), d.billingAddress(), d.returnUrl(), d.webhookUrl(), d.additionalParameters());
+  }
+
+  /**
    * The expiry job locks the deposits still waiting for their customer past their own shop's
    * timeout, oldest first: a checkout, and a card deposit left PENDING (on 3-D Secure); not a
    * younger one, not a completed one, not one of a shop with a longer timeout.

@@ -235,6 +235,102 @@ class GroupsAtWorkTest {
   }
 
   /**
+   * A velocity rule holds when a card's deposits are decided all at once: each is counted
+   * after the outcome of the one before, however it is paid: host-to-host, with the card given
+   * at creation and the customer sent to the checkout page, or with the card typed into the
+   * checkout form. Of 16 deposits, exactly the limit's 3 complete; the others are declined 6.22.
+   */
+  @Test
+  void deposits_of_one_card_decided_at_once_complete_no_more_than_the_velocity_limit() throws Exception {
+    int at = 16;
+    String card = "4000000000000408";
+
+    TestShop h2h = velocityLimited("Parallel host-to-host");
+    List<String> patched = new ArrayList<>();
+    for (int i = 0; i < at; i++) {
+      patched.add(created(h2h, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
+    }
+    assertThat(race(patched, id -> gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + h2h.key())).status()))
+        .containsOnly(200);
+    assertThat(outcomes(h2h, patched)).containsEntry("COMPLETED", 3L).containsEntry("DECLINED 6.22", (long) at - 3)
+        .hasSize(2);
+
+    TestShop onFile = velocityLimited("Parallel card on file");
+    List<String> shown = new ArrayList<>();
+    for (int i = 0; i < at; i++) {
+      shown.add(created(onFile, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
+    }
+    assertThat(race(shown, id -> gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).status()))
+        .containsOnly(200);
+    assertThat(outcomes(onFile, shown)).containsEntry("COMPLETED", 3L).containsEntry("DECLINED 6.22", (long) at - 3)
+        .hasSize(2);
+
+    TestShop typed = velocityLimited("Parallel checkout form");
+    java.util.Map<String, String> forms = new java.util.HashMap<>();
+    for (int i = 0; i < at; i++) {
+      String id = created(typed, "");
+      String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+      java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+      assertThat(csrf.find()).isTrue();
+      forms.put(id, "csrf=" + java.net.URLEncoder.encode(csrf.group(1), java.nio.charset.StandardCharsets.UTF_8)
+          + "&cardNumber=" + card + "&cardholderName=Ann&expiryMonth=12&expiryYear=2030&cardSecurityCode=123");
+    }
+    List<String> submitted = new ArrayList<>(forms.keySet());
+    assertThat(race(submitted, id -> gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .POST(HttpRequest.BodyPublishers.ofString(forms.get(id)))
+        .header("Content-Type", "application/x-www-form-urlencoded")).status())).containsOnly(303);
+    assertThat(outcomes(typed, submitted)).containsEntry("COMPLETED", 3L).containsEntry("DECLINED 6.22", (long) at - 3)
+        .hasSize(2);
+  }
+
+  /** A new shop whose profile lets a card complete 3 deposits an hour. */
+  static TestShop velocityLimited(String name) {
+    TestShop shop = shop(name);
+    profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 3, 60));
+    return shop;
+  }
+
+  /** A new deposit of the shop, in CHECKOUT; {@code card} is empty or {@code ,"card":{...}}. */
+  static String created(TestShop shop, String card) {
+    TestGateway.Answer created = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":5.00,\"currency\":\"EUR\"" + card + "}", shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return created.json().at("/result/id").asText();
+  }
+
+  /** Sends one request per payment, all released at once; their HTTP statuses. */
+  static List<Integer> race(List<String> ids, java.util.function.Function<String, Integer> request) throws Exception {
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(ids.size());
+    try {
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      List<java.util.concurrent.Future<Integer>> sent = new ArrayList<>();
+      for (String id : ids) {
+        sent.add(pool.submit(() -> {
+          go.await();
+          return request.apply(id);
+        }));
+      }
+      go.countDown();
+      List<Integer> statuses = new ArrayList<>();
+      for (java.util.concurrent.Future<Integer> f : sent) {
+        statuses.add(f.get());
+      }
+      return statuses;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  /** How many of the payments ended in each state (with its error code). */
+  static java.util.Map<String, Long> outcomes(TestShop shop, List<String> ids) {
+    return ids.stream().map(id -> gw.get("/api/v1/payments/" + id, shop.key()).json().get("result"))
+        .map(p -> p.get("state").asText() + (p.has("errorCode") ? " " + p.get("errorCode").asText() : ""))
+        .collect(java.util.stream.Collectors.groupingBy(o -> o, java.util.stream.Collectors.counting()));
+  }
+
+  /**
    * The screen's own declines are not declines of the card: once it is off the blacklist, the
    * blocks it got there do not keep it blocked by "declined deposits per card".
    */

@@ -11,6 +11,7 @@ import io.tollgate.domain.group.MaskedCardNumber;
 import io.tollgate.domain.payment.CardBrands;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.ShopId;
 import java.time.Clock;
 import java.time.Duration;
 import io.tollgate.application.port.out.GroupRepository.Member;
@@ -43,6 +44,25 @@ final class FraudScreen {
     this.groups = groups;
     this.secrets = secrets;
     this.clock = clock;
+  }
+
+  /**
+   * Whether the shop's profile has a velocity rule that counts a card's deposits: a step that
+   * screens a deposit with a card of the shop must then hold the card's lock
+   * ({@link io.tollgate.application.port.out.PaymentRepository#lockCard}) before the screen
+   * counts. Asks the same cached profile as {@link #screen}.
+   */
+  boolean countsCardDeposits(ShopId shop) {
+    return reference.antifraudProfileOfShop(shop.value()).stream().flatMap(profile -> profile.rules().stream())
+        .anyMatch(rule -> isVelocity(rule.rule()) && rule.threshold() != null && rule.windowMinutes() != null);
+  }
+
+  private static boolean isVelocity(String rule) {
+    try {
+      return AntifraudRuleType.valueOf(rule).isVelocity();
+    } catch (IllegalArgumentException e) {
+      return false; // a rule this version does not know is skipped by the screen too
+    }
   }
 
   /**

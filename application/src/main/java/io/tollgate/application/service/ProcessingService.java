@@ -50,7 +50,9 @@ import java.util.regex.Pattern;
  * checkout page and its 3-D Secure step, pre-auth capture and void, withdrawal approval, and
  * the background jobs. Every step locks the payment's row first, so concurrent requests for
  * one payment are processed one after another and only the first finds it in a state that
- * allows the step.
+ * allows the step. A step that screens a card deposit for a shop whose anti-fraud profile
+ * counts a card's deposits then locks the card in the shop too, so that concurrent deposits of
+ * one card cannot all pass one velocity count.
  */
 public final class ProcessingService
     implements PaymentActionsUseCase, CheckoutUseCase, BackgroundWorkUseCase, BalanceQueries {
@@ -107,8 +109,10 @@ public final class ProcessingService
     checks.maxLength("customerUserAgent", command.customerUserAgent(), 512);
     checks.maxLength("browserLanguage", command.browserLanguage(), 32);
     checks.throwIfAny("Invalid host-to-host request");
+    // the card's lock rides on the row's when the screen will count the card's deposits
+    boolean lockCard = fraud.countsCardDeposits(shop);
     return tx.inTransaction(() -> {
-      PaymentRepository.Locked locked = lockOwnWithCard(shop, paymentId);
+      PaymentRepository.Locked locked = lockOwnWithCard(shop, paymentId, lockCard);
       Payment checkout = locked.payment();
       if (checkout.type() != PaymentType.DEPOSIT || checkout.state() != PaymentState.CHECKOUT) {
         throw PaymentTransitions.illegal();
@@ -209,8 +213,10 @@ public final class ProcessingService
       if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
       }
-      CardDetails details = cards.describe(digits, cardVault.tokenize(p.shopId(), digits),
-          blankToNull(card.cardholderName()), card.expiryMonth(), card.expiryYear());
+      String token = cardVault.tokenize(p.shopId(), digits);
+      lockCardIfCounted(p.shopId(), token);
+      CardDetails details = cards.describe(digits, token, blankToNull(card.cardholderName()), card.expiryMonth(),
+          card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
       return authorize(pending, typed(digits), OperationType.DEPOSIT, "checkout page");
@@ -225,6 +231,7 @@ public final class ProcessingService
       if (p.state() != PaymentState.CHECKOUT || p.card() == null || p.card().cardToken() == null) {
         throw PaymentTransitions.illegal();
       }
+      lockCardIfCounted(p.shopId(), p.card().cardToken());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
       return authorize(pending, fromLock(locked), OperationType.DEPOSIT, "checkout page");
@@ -557,9 +564,21 @@ public final class ProcessingService
         .orElseThrow(ProcessingService::notFound);
   }
 
-  private PaymentRepository.Locked lockOwnWithCard(ShopId shop, String paymentId) {
-    return payments.findForUpdateWithCard(wellFormed(paymentId)).filter(l -> l.payment().shopId().equals(shop))
+  private PaymentRepository.Locked lockOwnWithCard(ShopId shop, String paymentId, boolean lockCard) {
+    return payments.findForUpdateWithCard(wellFormed(paymentId), lockCard)
+        .filter(l -> l.payment().shopId().equals(shop))
         .orElseThrow(ProcessingService::notFound);
+  }
+
+  /**
+   * Before a deposit with this card is screened and decided, when the screen will count the
+   * card's deposits: waits while another deposit of the card in the shop is being decided, so
+   * that each is counted after the outcome of the one before ({@link PaymentRepository#lockCard}).
+   */
+  private void lockCardIfCounted(ShopId shop, String cardToken) {
+    if (cardToken != null && fraud.countsCardDeposits(shop)) {
+      payments.lockCard(shop, cardToken);
+    }
   }
 
   private Payment lockCheckout(String paymentId) {

@@ -86,7 +86,25 @@ public interface PaymentRepository {
    * {@link #findForUpdate} with, in the same round trip, the vault's ciphertext of the
    * payment's card number, for a step that will charge or screen the card.
    */
-  Optional<Locked> findForUpdateWithCard(PaymentId id);
+  default Optional<Locked> findForUpdateWithCard(PaymentId id) {
+    return findForUpdateWithCard(id, false);
+  }
+
+  /**
+   * {@link #findForUpdateWithCard(PaymentId)} that, when {@code lockCard} and the payment has
+   * a card token, then takes the lock of that card in the payment's shop ({@link #lockCard}),
+   * after the row's and in the same round trip.
+   */
+  Optional<Locked> findForUpdateWithCard(PaymentId id, boolean lockCard);
+
+  /**
+   * Locks a card of a shop until the transaction ends, waiting while another transaction holds
+   * that lock. A step that counts the card's deposits for a velocity rule and then decides a
+   * deposit with it takes the lock first, so that deposits of one card are counted and decided
+   * one after the other, never from the same count. It must be taken by an earlier statement
+   * than the count: at READ COMMITTED a statement sees only what was committed before it began.
+   */
+  void lockCard(ShopId shop, String cardToken);
 
   /**
    * A locked payment and the ciphertext of its card number as the vault of its shop holds it
