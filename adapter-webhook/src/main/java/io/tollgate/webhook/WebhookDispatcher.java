@@ -103,6 +103,8 @@ public final class WebhookDispatcher implements AutoCloseable {
   private final AtomicInteger inFlight = new AtomicInteger();
   /** Deliveries each shop has in flight and waiting; guarded by this dispatcher's lock. */
   private final Map<ShopId, ShopLoad> shopLoads = new HashMap<>();
+  /** Released when a delivery's slot frees up: wakes a poller that waits on busy shops. */
+  private final Semaphore slotFreed = new Semaphore(0);
   /** How many deliveries one shop may have in flight at once: half the slots. */
   private final int shopShare;
   private volatile boolean running = true;
@@ -167,8 +169,9 @@ public final class WebhookDispatcher implements AutoCloseable {
         slots.acquire();
         free = 1 + slots.drainPermits();
         // a token per claim: an attempt whose lease ran out cannot settle the event leased again
+        List<ShopId> busy = busyShops();
         List<Delivery> due = running
-            ? deliveries.claim(leaseToken + ":" + ++claims, free, settings.lease(), busyShops()) : List.of();
+            ? deliveries.claim(leaseToken + ":" + ++claims, free, settings.lease(), busy) : List.of();
         List<Delivery> now = admit(due);
         slots.release(free - now.size());
         inFlight.addAndGet(now.size());
@@ -177,7 +180,16 @@ public final class WebhookDispatcher implements AutoCloseable {
           send(d);
         }
         if (due.isEmpty()) {
-          Thread.sleep(settings.pollInterval().toMillis());
+          if (busy.isEmpty()) {
+            Thread.sleep(settings.pollInterval().toMillis());
+          } else {
+            // a busy shop's events may be due: claim again as soon as one of its slots frees up
+            // (a permit left from before the claim only costs one claim more)
+            if (anyBusyShop()) {
+              slotFreed.tryAcquire(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+            }
+            slotFreed.drainPermits();
+          }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -228,6 +240,10 @@ public final class WebhookDispatcher implements AutoCloseable {
     return now;
   }
 
+  private synchronized boolean anyBusyShop() {
+    return shopLoads.values().stream().anyMatch(load -> load.sending >= shopShare);
+  }
+
   /** The shops that send as many webhooks at once as a shop may. */
   private synchronized List<ShopId> busyShops() {
     List<ShopId> busy = new ArrayList<>();
@@ -271,6 +287,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     inFlight.decrementAndGet();
     slots.release();
+    slotFreed.release();
   }
 
   /** What one shop's webhooks hold of this dispatcher. */
