@@ -55,34 +55,26 @@ class WebhookDispatcherTest {
       exchange.sendResponseHeaders(200, -1);
       exchange.close();
     });
-    // answers 200 at once, then starts a body it does not finish
-    receiver.createContext("/slow-body", exchange -> {
-      received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
-      exchange.getRequestBody().readAllBytes();
-      exchange.sendResponseHeaders(200, 0);
-      exchange.getResponseBody().write('{');
-      exchange.getResponseBody().flush();
-      try {
-        slowBodyEnds.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      exchange.close();
-    });
-    receiver.createContext("/slow-body-500", exchange -> {
-      received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
-      exchange.getRequestBody().readAllBytes();
-      exchange.sendResponseHeaders(500, 0);
-      exchange.getResponseBody().write('{');
-      exchange.getResponseBody().flush();
-      try {
-        slowBodyEnds.await(60, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      exchange.close();
-    });
+    // answer 200 (or 500) at once, then start a body they do not finish
+    receiver.createContext("/slow-body", slowBody(200));
+    receiver.createContext("/slow-body-500", slowBody(500));
     receiver.start();
+  }
+
+  private com.sun.net.httpserver.HttpHandler slowBody(int status) {
+    return exchange -> {
+      received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
+      exchange.getRequestBody().readAllBytes();
+      exchange.sendResponseHeaders(status, 0);
+      exchange.getResponseBody().write('{');
+      exchange.getResponseBody().flush();
+      try {
+        slowBodyEnds.await(60, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      exchange.close();
+    };
   }
 
   @AfterEach
