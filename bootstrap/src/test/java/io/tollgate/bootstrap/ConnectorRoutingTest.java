@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.application.port.out.ReferenceData;
-import io.tollgate.domain.shop.ShopId;
+import io.tollgate.bootstrap.TestGateway.KeyedShop;
 import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -42,11 +42,8 @@ class ConnectorRoutingTest {
     gw.close();
   }
 
-  record TestShop(ShopId id, String key) {}
-
-  static TestShop shop(String name) {
-    ShopId id = gw.createShop(gw.merchant, name, false);
-    return new TestShop(id, gw.issueKey(id, gw.app.services().environment()));
+  static KeyedShop shop(String name) {
+    return gw.keyedShop(name);
   }
 
   static void rate(String base, String quote, String rate) {
@@ -54,7 +51,7 @@ class ConnectorRoutingTest {
   }
 
   /** A terminal of its own and a connector of the shop to it; returns the terminal's id. */
-  static long connector(TestShop shop, String terminal, String method, String currency, int priority, String max) {
+  static long connector(KeyedShop shop, String terminal, String method, String currency, int priority, String max) {
     long id = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, terminal, "ACTIVE", "Sandbox",
         "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), Instant.now()));
     reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), id, null, "ACTIVE", method, currency,
@@ -62,11 +59,11 @@ class ConnectorRoutingTest {
     return id;
   }
 
-  static long card(TestShop shop, String terminal, String currency, int priority, String max) {
+  static long card(KeyedShop shop, String terminal, String currency, int priority, String max) {
     return connector(shop, terminal, "BASIC_CARD", currency, priority, max);
   }
 
-  static TestGateway.Answer patch(TestShop shop, String id) {
+  static TestGateway.Answer patch(KeyedShop shop, String id) {
     TestGateway.Answer done = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
         .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
         .header("Content-Type", "application/json").header("Authorization", "Bearer " + shop.key()));
@@ -75,7 +72,7 @@ class ConnectorRoutingTest {
   }
 
   /** A card deposit paid host-to-host (POST, then PATCH); the payment after the PATCH. */
-  static JsonNode pay(TestShop shop, String amount, String currency) {
+  static JsonNode pay(KeyedShop shop, String amount, String currency) {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":%s,"currency":"%s",
          "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}"""
@@ -85,7 +82,7 @@ class ConnectorRoutingTest {
   }
 
   /** A withdrawal to the card, once the worker has paid it out or declined it. */
-  static JsonNode withdraw(TestShop shop, String amount, String currency, String card) throws Exception {
+  static JsonNode withdraw(KeyedShop shop, String amount, String currency, String card) throws Exception {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"WITHDRAWAL","amount":%s,"currency":"%s",
          "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}"""
@@ -95,20 +92,20 @@ class ConnectorRoutingTest {
         shop.key());
   }
 
-  static List<JsonNode> operations(TestShop shop, String id) {
+  static List<JsonNode> operations(KeyedShop shop, String id) {
     JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations", shop.key()).json().get("result");
     List<JsonNode> oldestFirst = new ArrayList<>();
     ops.forEach(o -> oldestFirst.add(0, o));
     return oldestFirst;
   }
 
-  static JsonNode lastOperation(TestShop shop, JsonNode payment) {
+  static JsonNode lastOperation(KeyedShop shop, JsonNode payment) {
     List<JsonNode> ops = operations(shop, payment.get("id").asText());
     return ops.get(ops.size() - 1);
   }
 
   /** The shop's ledger in the currency: {available, reserved}. */
-  static BigDecimal[] ledger(TestShop shop, String currency) {
+  static BigDecimal[] ledger(KeyedShop shop, String currency) {
     return gw.ledgerSum(shop.id(), currency);
   }
 
@@ -116,7 +113,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_payment_goes_to_a_connector_in_its_currency_before_a_higher_priority_one_that_would_convert_it() {
-    TestShop shop = shop("Currency first");
+    KeyedShop shop = shop("Currency first");
     card(shop, "Currency first USD", "USD", 1, null);
     card(shop, "Currency first EUR", "EUR", 2, null);
 
@@ -147,7 +144,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_connector_whose_maximum_the_payment_exceeds_is_passed_over_for_the_next_one() {
-    TestShop shop = shop("Limits");
+    KeyedShop shop = shop("Limits");
     card(shop, "Limits small", "EUR", 1, "100");
     card(shop, "Limits large", "EUR", 2, null);
 
@@ -163,7 +160,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_connector_without_a_rate_for_the_payments_currency_is_passed_over_for_one_with_a_rate() {
-    TestShop shop = shop("Rates");
+    KeyedShop shop = shop("Rates");
     card(shop, "Rates USD", "USD", 1, null);
     card(shop, "Rates EUR", "EUR", 2, null);
 
@@ -176,7 +173,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_payment_no_connector_can_take_is_declined_with_the_best_connectors_refusal_and_every_reason() {
-    TestShop shop = shop("Nobody");
+    KeyedShop shop = shop("Nobody");
     card(shop, "Nobody small EUR", "EUR", 1, "100");
     card(shop, "Nobody CHF", "CHF", 2, null);
 
@@ -193,7 +190,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_bank_transfer_the_first_connector_cannot_take_opens_on_the_next_one() {
-    TestShop shop = shop("Transfers");
+    KeyedShop shop = shop("Transfers");
     connector(shop, "Transfers small", "BANKTRANSFER", "EUR", 1, "100");
     connector(shop, "Transfers large", "BANKTRANSFER", "EUR", 2, null);
     TestGateway.Answer created = gw.post("/api/v1/payments",
@@ -206,7 +203,7 @@ class ConnectorRoutingTest {
 
   @Test
   void an_amount_that_converts_to_nothing_is_not_charged_and_the_next_connector_takes_it() {
-    TestShop shop = shop("Dong");
+    KeyedShop shop = shop("Dong");
     card(shop, "Dong USD", "USD", 1, null);
     card(shop, "Dong JPY", "JPY", 2, null);
     // 100 VND x 0.000039 = 0.0039 USD, 0.00 at two decimals; x 0.0061 = 0.61 JPY, 1 yen
@@ -216,7 +213,7 @@ class ConnectorRoutingTest {
     assertThat(p.get("amount").decimalValue()).isEqualByComparingTo("1");
     assertThat(lastOperation(shop, p).get("details").asText()).contains("100 VND converts to 0.00 USD");
 
-    TestShop dollarsOnly = shop("Dong dollars only");
+    KeyedShop dollarsOnly = shop("Dong dollars only");
     card(dollarsOnly, "Dong dollars only USD", "USD", 1, null);
     JsonNode refused = pay(dollarsOnly, "100", "VND");
     assertThat(refused.get("state").asText()).isEqualTo("DECLINED");
@@ -228,7 +225,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_shop_whose_only_terminal_is_disabled_declines_1_05_instead_of_using_the_sandbox_terminal() throws Exception {
-    TestShop shop = shop("Disabled terminal");
+    KeyedShop shop = shop("Disabled terminal");
     long terminal = card(shop, "Disabled terminal T", "EUR", 1, null);
     // no command disables a terminal yet; done before the shop's first payment, so no cache holds it
     gw.database.jdbi().useHandle(h -> h.execute("UPDATE terminals SET state = 'DISABLED' WHERE id = ?", terminal));
@@ -248,7 +245,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_shop_whose_only_connector_is_inactive_declines_1_05() {
-    TestShop shop = shop("Inactive connector");
+    KeyedShop shop = shop("Inactive connector");
     card(shop, "Inactive connector T", "EUR", 1, null);
     gw.database.jdbi().useHandle(h -> h.execute("UPDATE connectors SET state = 'INACTIVE' WHERE shop_id = ?",
         shop.id().value()));
@@ -261,7 +258,7 @@ class ConnectorRoutingTest {
 
   @Test
   void a_withdrawal_goes_to_a_connector_in_its_currency_and_within_its_limits() throws Exception {
-    TestShop shop = shop("Payout routing");
+    KeyedShop shop = shop("Payout routing");
     card(shop, "Payout routing USD", "USD", 1, "100");
     card(shop, "Payout routing EUR", "EUR", 2, "400");
 
@@ -296,7 +293,7 @@ class ConnectorRoutingTest {
   @Test
   void a_withdrawal_in_a_currency_no_connector_has_is_converted_and_debits_the_currency_it_reserved()
       throws Exception {
-    TestShop shop = shop("Payout conversion");
+    KeyedShop shop = shop("Payout conversion");
     card(shop, "Payout conversion USD", "USD", 1, null);
 
     JsonNode paid = withdraw(shop, "5.00", "GBP", "4000000000000408");

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.bootstrap.TestGateway.KeyedShop;
 import io.tollgate.domain.group.GroupKind;
-import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.Permission;
 import java.math.BigDecimal;
 import java.net.http.HttpRequest;
@@ -35,19 +35,15 @@ class GroupsAtWorkTest {
     gw.close();
   }
 
-  /** A shop of the test merchant with its own API key. */
-  record TestShop(ShopId id, String key) {}
-
-  static TestShop shop(String name) {
-    ShopId id = gw.createShop(gw.merchant, name, false);
-    return new TestShop(id, gw.issueKey(id, gw.app.services().environment()));
+  static KeyedShop shop(String name) {
+    return gw.keyedShop(name);
   }
 
   static long group(GroupKind kind, String name) {
     return gw.app.services().groups().create(gw.merchant, kind, name, false).id();
   }
 
-  static void profile(TestShop shop, ReferenceData.AntifraudRule... rules) {
+  static void profile(KeyedShop shop, ReferenceData.AntifraudRule... rules) {
     long profile = reference.createAntifraudProfile(gw.merchant, "profile of " + shop.id(), "UTC", Instant.now());
     for (ReferenceData.AntifraudRule r : rules) {
       reference.addAntifraudRule(profile, r);
@@ -68,7 +64,7 @@ class GroupsAtWorkTest {
   }
 
   /** Pays a deposit host-to-host; returns the payment document after the PATCH. */
-  static JsonNode pay(TestShop shop, String card, String amount, String currency, String extra) {
+  static JsonNode pay(KeyedShop shop, String card, String amount, String currency, String extra) {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":%s,"currency":"%s",%s
          "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}""".formatted(amount, currency, extra, card),
@@ -82,7 +78,7 @@ class GroupsAtWorkTest {
     return done.json().get("result");
   }
 
-  static List<JsonNode> operations(TestShop shop, String id) {
+  static List<JsonNode> operations(KeyedShop shop, String id) {
     JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations", shop.key()).json().get("result");
     List<JsonNode> oldestFirst = new ArrayList<>();
     ops.forEach(o -> oldestFirst.add(0, o));
@@ -90,20 +86,20 @@ class GroupsAtWorkTest {
   }
 
   /** What the last operation, the anti-fraud screen's, says. */
-  static String fraudDetails(TestShop shop, JsonNode payment) {
+  static String fraudDetails(KeyedShop shop, JsonNode payment) {
     List<JsonNode> ops = operations(shop, payment.get("id").asText());
     JsonNode last = ops.get(ops.size() - 1);
     assertThat(last.get("operation").asText()).isEqualTo("DETECT_FRAUD");
     return last.get("details").asText();
   }
 
-  static List<String> operationNames(TestShop shop, String id) {
+  static List<String> operationNames(KeyedShop shop, String id) {
     return operations(shop, id).stream().map(o -> o.get("operation").asText()).toList();
   }
 
   @Test
   void a_bin_added_to_the_blacklist_declines_the_next_deposit_and_deleting_it_lets_one_through() {
-    TestShop shop = shop("BIN shop");
+    KeyedShop shop = shop("BIN shop");
     long bins = group(GroupKind.BIN, "Blocked BINs");
     profile(shop, rule("BIN_BLACKLIST", bins));
 
@@ -125,7 +121,7 @@ class GroupsAtWorkTest {
 
   @Test
   void restricted_countries_decline_by_card_billing_and_citizenship_country() {
-    TestShop shop = shop("Country shop");
+    KeyedShop shop = shop("Country shop");
     long cardCountries = group(GroupKind.COUNTRY, "No US cards");
     long billing = group(GroupKind.COUNTRY, "No billing in FR");
     long citizenship = group(GroupKind.COUNTRY, "No citizens of NL");
@@ -151,7 +147,7 @@ class GroupsAtWorkTest {
 
   @Test
   void e_mail_and_card_lists_decline_with_their_codes() {
-    TestShop shop = shop("List shop");
+    KeyedShop shop = shop("List shop");
     long emails = group(GroupKind.EMAIL, "Bad e-mails");
     long cards = group(GroupKind.CARD, "Stolen cards");
     profile(shop, rule("EMAIL_BLACKLIST", emails), rule("CARD_BLACKLIST", cards));
@@ -164,7 +160,7 @@ class GroupsAtWorkTest {
     assertThat(pay(shop, "4000000000000408", "5", "EUR", "\"customer\":{\"email\":\"ann@example.com\"},")
         .get("state").asText()).isEqualTo("COMPLETED");
 
-    TestShop strict = shop("Whitelist shop");
+    KeyedShop strict = shop("Whitelist shop");
     long allowed = group(GroupKind.CARD, "Known cards");
     profile(strict, rule("CARD_WHITELIST", allowed));
     edit("POST", "/merchant-api/v1/card-groups/" + allowed + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}");
@@ -174,7 +170,7 @@ class GroupsAtWorkTest {
 
   @Test
   void masked_and_full_number_card_lists_each_match_the_cards_they_hold() {
-    TestShop shop = shop("Two card lists shop");
+    KeyedShop shop = shop("Two card lists shop");
     long masked = gw.app.services().groups().create(gw.merchant, GroupKind.CARD, "Masked stolen", true).id();
     long full = group(GroupKind.CARD, "Full stolen");
     profile(shop, rule("CARD_BLACKLIST", masked), rule("CARD_BLACKLIST", full));
@@ -198,7 +194,7 @@ class GroupsAtWorkTest {
    */
   @Test
   void a_masked_entry_blocks_cards_of_any_length_with_its_leading_and_trailing_digits() {
-    TestShop shop = shop("Short mask shop");
+    KeyedShop shop = shop("Short mask shop");
     long masked = gw.app.services().groups().create(gw.merchant, GroupKind.CARD, "Short masks", true).id();
     profile(shop, rule("CARD_BLACKLIST", masked));
     String path = "/merchant-api/v1/card-groups/" + masked;
@@ -224,7 +220,7 @@ class GroupsAtWorkTest {
 
   @Test
   void too_many_declines_with_one_card_trip_the_velocity_rule() {
-    TestShop shop = shop("Velocity shop");
+    KeyedShop shop = shop("Velocity shop");
     profile(shop, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 2, 60));
     assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("4.00");
     assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("4.00");
@@ -245,7 +241,7 @@ class GroupsAtWorkTest {
     int at = 16;
     String card = "4000000000000408";
 
-    TestShop h2h = velocityLimited("Parallel host-to-host");
+    KeyedShop h2h = velocityLimited("Parallel host-to-host");
     List<String> patched = new ArrayList<>();
     for (int i = 0; i < at; i++) {
       patched.add(created(h2h, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
@@ -257,7 +253,7 @@ class GroupsAtWorkTest {
     assertThat(outcomes(h2h, patched)).containsEntry("COMPLETED", 3L).containsEntry("DECLINED 6.22", (long) at - 3)
         .hasSize(2);
 
-    TestShop onFile = velocityLimited("Parallel card on file");
+    KeyedShop onFile = velocityLimited("Parallel card on file");
     List<String> shown = new ArrayList<>();
     for (int i = 0; i < at; i++) {
       shown.add(created(onFile, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
@@ -267,7 +263,7 @@ class GroupsAtWorkTest {
     assertThat(outcomes(onFile, shown)).containsEntry("COMPLETED", 3L).containsEntry("DECLINED 6.22", (long) at - 3)
         .hasSize(2);
 
-    TestShop typed = velocityLimited("Parallel checkout form");
+    KeyedShop typed = velocityLimited("Parallel checkout form");
     java.util.Map<String, String> forms = new java.util.HashMap<>();
     for (int i = 0; i < at; i++) {
       String id = created(typed, "");
@@ -286,14 +282,14 @@ class GroupsAtWorkTest {
   }
 
   /** A new shop whose profile lets a card complete 3 deposits an hour. */
-  static TestShop velocityLimited(String name) {
-    TestShop shop = shop(name);
+  static KeyedShop velocityLimited(String name) {
+    KeyedShop shop = shop(name);
     profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 3, 60));
     return shop;
   }
 
   /** A new deposit of the shop, in CHECKOUT; {@code card} is empty or {@code ,"card":{...}}. */
-  static String created(TestShop shop, String card) {
+  static String created(KeyedShop shop, String card) {
     TestGateway.Answer created = gw.post("/api/v1/payments",
         "{\"paymentType\":\"DEPOSIT\",\"amount\":5.00,\"currency\":\"EUR\"" + card + "}", shop.key(), null);
     assertThat(created.status()).as(created.body()).isEqualTo(200);
@@ -324,7 +320,7 @@ class GroupsAtWorkTest {
   }
 
   /** How many of the payments ended in each state (with its error code). */
-  static java.util.Map<String, Long> outcomes(TestShop shop, List<String> ids) {
+  static java.util.Map<String, Long> outcomes(KeyedShop shop, List<String> ids) {
     return ids.stream().map(id -> gw.get("/api/v1/payments/" + id, shop.key()).json().get("result"))
         .map(p -> p.get("state").asText() + (p.has("errorCode") ? " " + p.get("errorCode").asText() : ""))
         .collect(java.util.stream.Collectors.groupingBy(o -> o, java.util.stream.Collectors.counting()));
@@ -336,7 +332,7 @@ class GroupsAtWorkTest {
    */
   @Test
   void a_card_taken_off_a_blacklist_is_not_kept_blocked_by_its_blocks() {
-    TestShop shop = shop("Unblocked card shop");
+    KeyedShop shop = shop("Unblocked card shop");
     long cards = group(GroupKind.CARD, "Wrongly blocked");
     profile(shop, rule("CARD_BLACKLIST", cards), new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 2, 60));
     edit("POST", "/merchant-api/v1/card-groups/" + cards + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}");
@@ -356,10 +352,10 @@ class GroupsAtWorkTest {
     assertThat(fraudDetails(shop, again)).contains("2 declined deposits");
   }
 
-  record Routes(TestShop shop, long first, long second, long cascadeGroup) {}
+  record Routes(KeyedShop shop, long first, long second, long cascadeGroup) {}
 
   static Routes twoTerminals(String name, String secondCurrency) {
-    TestShop shop = shop(name);
+    KeyedShop shop = shop(name);
     long first = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, name + " terminal A", "ACTIVE",
         "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
     long second = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, name + " terminal B", "ACTIVE",
@@ -442,7 +438,7 @@ class GroupsAtWorkTest {
     assertThat(operations(r.shop(), unrouted).get(1).get("details").asText()).contains("1 rules passed");
 
     // a withdrawal is screened by the payout worker, and paid out in the same write
-    TestShop payouts = shop("Screened payouts");
+    KeyedShop payouts = shop("Screened payouts");
     profile(payouts, rule("BIN_BLACKLIST", group(GroupKind.BIN, "Screened payout BINs")));
     gw.completedDeposit("50.00", "EUR", payouts.key());
     TestGateway.Answer withdrawal = gw.post("/api/v1/payments", """
@@ -469,7 +465,7 @@ class GroupsAtWorkTest {
 
   @Test
   void a_eur_payment_routed_to_a_usd_connector_is_converted_half_even() {
-    TestShop shop = shop("Dollar shop");
+    KeyedShop shop = shop("Dollar shop");
     long usd = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Dollar terminal", "ACTIVE",
         "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
     reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), usd, null, "ACTIVE", "BASIC_CARD",
@@ -486,7 +482,7 @@ class GroupsAtWorkTest {
     JsonNode balances = gw.get("/api/v1/balances", shop.key()).json().get("result");
     assertThat(balances.findValuesAsText("currency")).contains("USD").doesNotContain("EUR");
 
-    TestShop francs = shop("Franc shop");
+    KeyedShop francs = shop("Franc shop");
     long chf = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Franc terminal", "ACTIVE",
         "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
     reference.createConnector(new ReferenceData.Connector(0, francs.id().value(), chf, null, "ACTIVE", "BASIC_CARD",
@@ -498,7 +494,7 @@ class GroupsAtWorkTest {
 
   @Test
   void a_shop_without_connectors_uses_the_default_sandbox_terminal() {
-    JsonNode p = pay(new TestShop(gw.shop, gw.apiKey), "4000000000000408", "3.00", "EUR", "");
+    JsonNode p = pay(new KeyedShop(gw.shop, gw.apiKey), "4000000000000408", "3.00", "EUR", "");
     assertThat(p.get("terminalName").asText()).isEqualTo("Sandbox Acquirer");
   }
 }

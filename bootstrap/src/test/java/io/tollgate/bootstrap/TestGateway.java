@@ -122,6 +122,15 @@ final class TestGateway implements AutoCloseable {
         .map((rs, ctx) -> new java.math.BigDecimal[] {rs.getBigDecimal("a"), rs.getBigDecimal("r")}).one());
   }
 
+  /** A shop of this gateway's merchant, with an API key of its own. */
+  record KeyedShop(ShopId id, String key) {}
+
+  /** A new shop of {@link #merchant} and its API key in this gateway's environment. */
+  KeyedShop keyedShop(String name) {
+    ShopId id = createShop(merchant, name, false);
+    return new KeyedShop(id, issueKey(id, app.services().environment()));
+  }
+
   String issueKey(ShopId forShop, Environment environment) {
     return app.services().shops().issueKeys(forShop, environment).apiKey();
   }
