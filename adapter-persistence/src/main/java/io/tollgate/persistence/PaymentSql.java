@@ -205,17 +205,11 @@ final class PaymentSql {
   static final String OPERATIONS =
       "SELECT " + OPERATION_COLUMNS + " FROM payment_operations WHERE payment_id = :id ORDER BY id DESC";
 
-  /**
-   * For a deposit of the derived table {@code page}, the sum of its COMPLETED refunds (zero
-   * when none), one probe of {@code payments_parent} per row; null for other payments. Only in
-   * the select list over a page already cut to its limit, so the rows an offset skips are
-   * never summed.
-   */
-  static final String PAGE_REFUNDED_AMOUNT = """
-      CASE WHEN page.payment_type = 'DEPOSIT' THEN (
-          SELECT coalesce(sum(r.amount), 0) FROM payments r
-           WHERE r.parent_payment_id = page.id AND r.payment_type = 'REFUND' AND r.state = 'COMPLETED')
-      END AS refunded_amount""";
+  /** The sum of the COMPLETED refunds of each deposit of {@code :ids} that has any. */
+  static final String REFUNDED_BY_PARENT = """
+      SELECT parent_payment_id, sum(amount) AS refunded FROM payments
+      WHERE parent_payment_id = ANY(:ids) AND payment_type = 'REFUND' AND state = 'COMPLETED'
+      GROUP BY parent_payment_id""";
 
   static final String REFUNDED_TOTAL = """
       SELECT coalesce(sum(amount), 0) FROM payments
