@@ -1,5 +1,6 @@
 package io.tollgate.application.service;
 
+import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.crypto.SecretBox;
@@ -20,12 +21,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Merchant users. Passwords are kept as slow hashes; since HTTP Basic sends them on every
  * request, a successful check is remembered for a short while under a keyed digest of the
- * credentials, so only the first request of a burst pays for the slow hash. What an operator
+ * credentials, so only the first request of a burst pays for the slow hash: the requests that
+ * arrive while it runs wait for its answer instead of each running it again, and credentials in
+ * steady use stay remembered (they are forgotten {@link #REMEMBER_FOR} after their last use, not
+ * their first). Before, every 2 minutes each concurrent request of a busy integration ran
+ * bcrypt at once: 16 connections stalled for over 2 s. What an operator
  * may change about a user (disabled, permissions, password) is read again from the database
  * at least every {@link #CHANGES_SEEN_WITHIN}: a remembered check counts only while the user's
  * password hash is still the one it matched.
@@ -43,8 +49,11 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   private final SecretBox secrets;
   private final Clock clock;
   private volatile String dummyHash;
-  /** Credentials found good lately, by a keyed digest, with the password hash they matched. */
-  private final Cache<String, String> verified;
+  /**
+   * Credentials found good lately, by a keyed digest, with the password hash they matched; an
+   * entry still being checked is a future that the requests arriving meanwhile share.
+   */
+  private final AsyncCache<String, String> verified;
   /** Users who signed in lately, by e-mail address, as stored: permissions, disabled, password hash. */
   private final Cache<String, UserRepository.StoredUser> current;
 
@@ -55,13 +64,14 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     this.hasher = hasher;
     this.secrets = secrets;
     this.clock = clock;
-    this.verified = cache(REMEMBER_FOR);
-    this.current = cache(CHANGES_SEEN_WITHIN);
+    this.verified = Caffeine.newBuilder().expireAfterAccess(REMEMBER_FOR).maximumSize(MAX_REMEMBERED)
+        .ticker(this::nanos).buildAsync();
+    this.current = Caffeine.newBuilder().expireAfterWrite(CHANGES_SEEN_WITHIN).maximumSize(MAX_REMEMBERED)
+        .ticker(this::nanos).build();
   }
 
-  private <K, V> Cache<K, V> cache(Duration ttl) {
-    return Caffeine.newBuilder().expireAfterWrite(ttl).maximumSize(MAX_REMEMBERED)
-        .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis())).build();
+  private long nanos() {
+    return TimeUnit.MILLISECONDS.toNanos(clock.millis());
   }
 
   @Override
@@ -76,17 +86,38 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     UserRepository.StoredUser stored = current.get(address, a -> users.findByEmail(a).orElse(null));
     // An unknown address costs the same slow hash as a wrong password: no timing tells them apart.
     String hash = stored != null ? stored.passwordHash() : dummyHash();
-    boolean ok = hash.equals(verified.getIfPresent(key));
-    if (!ok) {
-      ok = hasher.verify(password, hash);
-      if (ok && stored != null) {
-        verified.put(key, hash);
-      }
-    }
+    boolean ok = stored != null ? verified(key, password, hash) : hasher.verify(password, hash);
     if (stored == null || !ok || stored.disabled()) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
     return stored.user();
+  }
+
+  /**
+   * Whether {@code password} matches {@code hash}: remembered, or checked by this request while
+   * any others with the same credentials wait for its answer. A remembered match of another
+   * hash (the password was reset meanwhile) is checked again.
+   */
+  private boolean verified(String key, String password, String hash) {
+    for (int attempt = 0; attempt < 2; attempt++) {
+      CompletableFuture<String> mine = new CompletableFuture<>();
+      CompletableFuture<String> shared = verified.get(key, (k, executor) -> mine);
+      if (shared == mine) {
+        try {
+          // a mismatch completes with null, which the cache drops: a wrong password is never remembered
+          mine.complete(hasher.verify(password, hash) ? hash : null);
+        } catch (RuntimeException | Error e) {
+          mine.completeExceptionally(e);
+          throw e;
+        }
+      }
+      String matched = shared.join();
+      if (matched == null || matched.equals(hash)) {
+        return matched != null;
+      }
+      verified.asMap().remove(key, shared);
+    }
+    return hasher.verify(password, hash);
   }
 
   @Override
