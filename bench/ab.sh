@@ -12,6 +12,9 @@
 # JAVA_OPTS_A / JAVA_OPTS_B (default for both: -Xmx512m -XX:+UseParallelGC, as bench/run.sh),
 # ENV_A / ENV_B (extra NAME=value settings for one side, e.g. ENV_B=TOLLGATE_DB_POOL_SIZE=8),
 # KEEP_DATA (1 keeps both databases beside the services' logs in /tmp).
+# Besides throughput, each run gives the CPU time the service and its database spent per unit
+# (payment or request), from /proc: less swayed than throughput by whatever else the machine
+# runs, as it counts only what the two did.
 set -euo pipefail
 if [ $# -ne 2 ] || [ ! -f "$1" ] || [ ! -f "$2" ]; then
   echo "usage: bench/ab.sh A.jar B.jar" >&2
@@ -52,6 +55,7 @@ start() {
   env TOLLGATE_DATA_DIR="$WORK/$name" TOLLGATE_PORT="$port" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
     TOLLGATE_WEBHOOK_PARALLELISM=32 $extra java $opts -jar "$jar" serve > "$WORK/$name.log" 2>&1 &
   PIDS+=($!)
+  printf -v "JPID_$name" '%s' "$!"
   for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/$name.log" && break; sleep 1; done
   grep -q "Tollgate is running" "$WORK/$name.log" || { cat "$WORK/$name.log" >&2; exit 1; }
   printf -v "PORT_$name" '%s' "$port"
@@ -61,6 +65,31 @@ start() {
 # summary: wrk's RESULT line -> "units p50 p99 errors non2xx" (units: completed payments in S1, else requests)
 summary() {
   sed -nE 's/^RESULT requests=[0-9]+ units=([0-9]+) .*p50=([0-9.]+) p99=([0-9.]+) errors=([0-9]+) non2xx=([0-9]+).*/\1 \2 \3 \4 \5/p'
+}
+
+# ticks PID... -> the CPU time (user and system, in clock ticks) the processes have used
+ticks() {
+  local t=0 p
+  for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+  echo "$t"
+}
+
+# cpu NAME -> "service-ticks database-ticks": NAME's service, and its PostgreSQL (the server and its backends)
+cpu() {
+  local jpid="JPID_$1" pm
+  pm=$(sed -n 1p "$WORK/$1/postgres/postmaster.pid")
+  # shellcheck disable=SC2046 # one word per backend
+  echo "$(ticks "${!jpid}") $(ticks "$pm" $(pgrep -P "$pm"))"
+}
+
+# measured SCENARIO NAME SECONDS -> its summary, then the CPU ticks of service and database it took
+measured() {
+  local before after
+  before=$(cpu "$2")
+  local result; result=$("$1" "$2" "$3")
+  after=$(cpu "$2")
+  # shellcheck disable=SC2086 # two numbers each
+  echo "$result $(set -- $before $after; echo $(($3 - $1)) $(($4 - $2)))"
 }
 
 # s1 NAME SECONDS -> its summary
@@ -124,14 +153,16 @@ fi
 echo "$SCENARIO, ${SECS}s per run, ${ROUNDS} runs each, alternating:" >&2
 for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) -eq 1 ]; then order="A B"; else order="B A"; fi
-  for name in $order; do echo "$name $("$SCENARIO" "$name" "$SECS")"; done
+  for name in $order; do echo "$name $(measured "$SCENARIO" "$name" "$SECS")"; done
 done | tee "$WORK/runs.txt" >&2
 
-python3 - "$WORK/runs.txt" "$SECS" "$SCENARIO" <<'PY'
+python3 - "$WORK/runs.txt" "$SECS" "$SCENARIO" "$(getconf CLK_TCK)" <<'PY'
 import statistics, sys
-runs = [line.split() for line in open(sys.argv[1]) if len(line.split()) == 6]
+runs = [line.split() for line in open(sys.argv[1]) if len(line.split()) == 8]
 secs = float(sys.argv[2])
 unit = "payments/s" if sys.argv[3] == "s1" else "requests/s"
+per = "payment" if sys.argv[3] == "s1" else "request"
+tick_us = 1e6 / float(sys.argv[4])
 for name in "AB":
     mine = [r for r in runs if r[0] == name]
     rate = [int(r[1]) / secs for r in mine]
@@ -139,6 +170,10 @@ for name in "AB":
     errors = sum(int(r[4]) + int(r[5]) for r in mine)
     print(f"{name}: {statistics.median(rate):.1f} {unit} median ({min(rate):.1f}-{max(rate):.1f}), "
           f"p99 {statistics.median(p99):.1f} ms median, errors {errors}")
+    service = [int(r[6]) * tick_us / max(int(r[1]), 1) for r in mine]
+    database = [int(r[7]) * tick_us / max(int(r[1]), 1) for r in mine]
+    print(f"   CPU per {per}: service {statistics.median(service):.0f} us ({min(service):.0f}-{max(service):.0f}), "
+          f"database {statistics.median(database):.0f} us ({min(database):.0f}-{max(database):.0f})")
 a = [int(r[1]) for r in runs if r[0] == "A"]
 b = [int(r[1]) for r in runs if r[0] == "B"]
 ratios = [y / x for x, y in zip(a, b)]
