@@ -218,6 +218,24 @@ class GroupsAtWorkTest {
         .as("removed by the same digits with another mask").isEqualTo("COMPLETED");
   }
 
+  /**
+   * The shortest entry the contract's rule allows, a one-character mask, means what the longer
+   * masks of the same digits mean: it is taken, listed as given, and blocks the 16-digit card.
+   */
+  @Test
+  void a_masked_entry_of_eleven_characters_is_taken_and_blocks_its_cards() {
+    KeyedShop shop = shop("One-star mask shop");
+    long masked = gw.app.services().groups().create(gw.merchant, GroupKind.CARD, "One-star masks", true).id();
+    profile(shop, rule("CARD_BLACKLIST", masked));
+    String path = "/merchant-api/v1/card-groups/" + masked;
+    edit("POST", path + "/cards", "{\"cardNumbers\":[\"411111*1111\"]}");
+    assertThat(gw.merchantGet(path, admin).json().at("/result/0").asText()).isEqualTo("411111*1111");
+
+    JsonNode visa = pay(shop, "4111111111111111", "5", "EUR", "");
+    assertThat(visa.get("errorCode").asText()).isEqualTo("6.01");
+    assertThat(fraudDetails(shop, visa)).contains("One-star masks");
+  }
+
   @Test
   void too_many_declines_with_one_card_trip_the_velocity_rule() {
     KeyedShop shop = shop("Velocity shop");

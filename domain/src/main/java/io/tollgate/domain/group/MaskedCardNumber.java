@@ -6,9 +6,10 @@ import java.util.regex.Pattern;
 
 /**
  * A masked card number as a card group holds it: at least 6 leading digits, a mask of {@code *}
- * or {@code X}, and the 4 trailing digits, 12 to 19 characters in all (e.g. {@code 411111***1111}).
- * The mask stands for any number of digits, so the entry matches a card of any length that
- * starts with all of its leading digits and ends with its 4 trailing ones.
+ * or {@code X}, and the 4 trailing digits, at most 19 characters in all (e.g. {@code 411111***1111},
+ * or {@code 411111*1111}, which means the same). The mask stands for any number of digits, so the
+ * entry matches a card of any length that starts with all of its leading digits and ends with
+ * its 4 trailing ones; the entry's own length says nothing about the cards it matches.
  */
 public record MaskedCardNumber(String value) {
 
@@ -18,9 +19,9 @@ public record MaskedCardNumber(String value) {
   private static final int FEWEST_LEADING = 6;
 
   public MaskedCardNumber {
-    if (value == null || value.length() < 12 || value.length() > 19 || !FORMAT.matcher(value).matches()) {
-      throw new IllegalArgumentException(
-          "a masked card number has at least 6 leading digits, a mask of '*' or 'X' and 4 trailing digits");
+    if (value == null || value.length() > 19 || !FORMAT.matcher(value).matches()) {
+      throw new IllegalArgumentException("a masked card number has at least 6 leading digits, a mask of '*' or 'X'"
+          + " and 4 trailing digits, at most 19 characters in all");
     }
   }
 

@@ -25,7 +25,8 @@ class GroupEntryRulesTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"400000******0002", "555500XXXXXX0008", "4000001*0002", "40000000000*0002"})
+  @ValueSource(strings = {"400000******0002", "555500XXXXXX0008", "4000001*0002", "40000000000*0002", "400000*0002",
+      "400000X0002", "40000000000000*0002"})
   void accepts_masked_cards_with_six_leading_and_four_trailing_digits(String masked) {
     MaskedCardNumber m = new MaskedCardNumber(masked);
     assertThat(m.bin()).isEqualTo(masked.substring(0, 6));
@@ -34,8 +35,8 @@ class GroupEntryRulesTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"40000******0002", "400000******002", "4000000000000002", "400000**XX**0002",
-      "400000------0002", "******0002", "400000*0002"})
-  void refuses_masked_cards_without_the_leading_or_trailing_digits_or_a_proper_mask(String masked) {
+      "400000------0002", "******0002", "40000000000000**0002", "400000**************0002"})
+  void refuses_masked_cards_without_the_leading_or_trailing_digits_or_a_proper_mask_or_over_19_characters(String masked) {
     assertThatThrownBy(() -> new MaskedCardNumber(masked)).isInstanceOf(IllegalArgumentException.class);
   }
 
