@@ -390,8 +390,7 @@ public final class WebhookDispatcher implements AutoCloseable {
       lag.record(Duration.between(d.event().created(), clock.instant()));
     }
     if (!result.delivered()) {
-      LOG.info("webhook {} of payment {} to {} failed (attempt {}): {}", d.eventId(), d.event().paymentId().value(),
-          forLog(d.url()), d.attempt(), status != null ? "HTTP " + status : result.error());
+      LOG.info(failureLine(d, status != null ? "HTTP " + status : result.error()));
     }
     return result;
   }
@@ -488,6 +487,17 @@ public final class WebhookDispatcher implements AutoCloseable {
       }
     }
     return error.length() > MAX_ERROR_LENGTH ? out.append('…').toString() : out.toString();
+  }
+
+  /**
+   * The log line of an attempt that failed: where it went and why, or, for an event with no
+   * URL to send to, that it was not sent.
+   */
+  static String failureLine(Delivery d, String why) {
+    String event = "webhook " + d.eventId() + " of payment " + d.event().paymentId().value();
+    return d.url() == null
+        ? event + " not sent (attempt " + d.attempt() + "): " + why
+        : event + " to " + forLog(d.url()) + " failed (attempt " + d.attempt() + "): " + why;
   }
 
   /**

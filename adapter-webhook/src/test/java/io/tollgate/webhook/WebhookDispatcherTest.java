@@ -356,6 +356,19 @@ class WebhookDispatcherTest {
   }
 
   @Test
+  void the_log_says_an_event_without_a_url_was_not_sent_rather_than_naming_a_null_receiver() {
+    ClaimedEvent e = event("t");
+    ClaimedEvent noUrl = new ClaimedEvent(e.id(), e.leaseToken(), e.paymentId(), e.shopId(), e.paymentState(), null,
+        null, e.body(), 0, 0, e.created());
+    String line = WebhookDispatcher.failureLine(new Delivery(noUrl, null, "whsec_test"),
+        "neither the payment nor the shop has a webhook URL");
+    assertThat(line).doesNotContain("null").isEqualTo("webhook " + e.id() + " of payment " + "ab".repeat(16)
+        + " not sent (attempt 1): neither the payment nor the shop has a webhook URL");
+    assertThat(WebhookDispatcher.failureLine(new Delivery(e, e.url(), "whsec_test"), "HTTP 500"))
+        .contains(" to http://127.0.0.1:").endsWith("/hooks failed (attempt 1): HTTP 500");
+  }
+
+  @Test
   void the_log_shows_a_receivers_url_without_its_password_or_query() {
     assertThat(WebhookDispatcher.forLog("https://hook:S3cret@merchant.example:8443/hooks/in?token=abc#x"))
         .isEqualTo("https://merchant.example:8443/hooks/in");
