@@ -299,6 +299,41 @@ class GroupsAtWorkTest {
         .hasSize(2);
   }
 
+  /**
+   * A limit on a card's deposits says nothing about paying out to the card: a withdrawal to a
+   * card at its deposit limit is paid, and the screen says it ran only the list rule. A list
+   * still declines a withdrawal to a card on it.
+   */
+  @Test
+  void a_deposit_limit_does_not_decline_a_withdrawal_to_the_card_but_a_card_blacklist_does() throws Exception {
+    KeyedShop shop = shop("Payouts to a busy card");
+    long stolen = group(GroupKind.CARD, "Payout blacklist");
+    profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 1, 60),
+        rule("CARD_BLACKLIST", stolen));
+    edit("POST", "/merchant-api/v1/card-groups/" + stolen + "/cards", "{\"cardNumbers\":[\"5555000000000107\"]}");
+    gw.completedDeposit("50.00", "EUR", shop.key());
+    assertThat(pay(shop, "4000000000000408", "5", "EUR", "").get("errorCode").asText())
+        .as("the card is at its deposit limit").isEqualTo("6.22");
+
+    JsonNode paid = withdrawn(shop, "4000000000000408");
+    assertThat(paid.get("state").asText()).as(paid.toString()).isEqualTo("COMPLETED");
+    assertThat(operations(shop, paid.get("id").asText()).get(1).get("details").asText()).contains("1 rules passed");
+
+    JsonNode blocked = withdrawn(shop, "5555000000000107");
+    assertThat(blocked.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(blocked.get("errorCode").asText()).isEqualTo("6.01");
+  }
+
+  /** A withdrawal of 10 EUR to this card, once the payout worker has decided it. */
+  static JsonNode withdrawn(KeyedShop shop, String card) throws InterruptedException {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"WITHDRAWAL","amount":10.00,"currency":"EUR",
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}""".formatted(card), shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING",
+        java.time.Duration.ofSeconds(15), shop.key());
+  }
+
   /** A new shop whose profile lets a card complete 3 deposits an hour. */
   static KeyedShop velocityLimited(String name) {
     KeyedShop shop = shop(name);

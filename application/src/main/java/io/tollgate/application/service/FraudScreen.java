@@ -25,8 +25,8 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The shop's anti-fraud profile applied to a payment before any processor sees it. Rules run
- * in the profile's order; the first one that hits declines the payment with its code, and the
+ * The shop's anti-fraud profile applied to a payment before any processor sees it. The rules
+ * that screen the payment's type ({@link AntifraudRuleType#screens}) run in the profile's order; the first one that hits declines the payment with its code, and the
  * verdict names the rule and the group so the merchant can see why.
  */
 final class FraudScreen {
@@ -78,10 +78,14 @@ final class FraudScreen {
     String digits = p.card() == null || p.card().cardToken() == null ? null : cardNumber.get();
     List<RuleToRun> rules = new ArrayList<>();
     for (AntifraudRule rule : profile.rules()) {
+      AntifraudRuleType type;
       try {
-        rules.add(new RuleToRun(AntifraudRuleType.valueOf(rule.rule()), rule));
+        type = AntifraudRuleType.valueOf(rule.rule());
       } catch (IllegalArgumentException e) {
-        // a rule this version does not know is skipped, never guessed at
+        continue; // a rule this version does not know is skipped, never guessed at
+      }
+      if (type.screens(p.type())) {
+        rules.add(new RuleToRun(type, rule));
       }
     }
     // The groups, their memberships and the velocity counts in one round trip: a card rule's
@@ -118,7 +122,7 @@ final class FraudScreen {
       }
     }
     return Optional.of(new Verdict(profile, null,
-        "anti-fraud profile '" + profile.name() + "': " + profile.rules().size() + " rules passed"));
+        "anti-fraud profile '" + profile.name() + "': " + rules.size() + " rules passed"));
   }
 
   private record RuleToRun(AntifraudRuleType type, AntifraudRule rule) {}

@@ -2,10 +2,12 @@ package io.tollgate.domain.antifraud;
 
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.payment.PaymentType;
 
 /**
  * The rules an anti-fraud profile can hold: group rules reference one of the merchant's entry
- * groups; velocity rules count a card's recent deposits within a window.
+ * groups; velocity rules count a card's recent deposits within a window. Each screens the
+ * payment types it says something about ({@link #screens}).
  */
 public enum AntifraudRuleType {
   BIN_BLACKLIST(GroupKind.BIN, ErrorCode.E6_39_CARD_BIN_BLACKLISTED),
@@ -38,6 +40,16 @@ public enum AntifraudRuleType {
 
   public boolean isVelocity() {
     return group == null;
+  }
+
+  /**
+   * Whether the rule screens a payment of this type. A velocity rule counts a card's deposits:
+   * it limits taking money from the card, which says nothing about paying money out to it, so it
+   * screens deposits only. A list (BIN, card, e-mail, country) names cards and customers the
+   * shop does not deal with, either way: it screens withdrawals too.
+   */
+  public boolean screens(PaymentType type) {
+    return !isVelocity() || type == PaymentType.DEPOSIT;
   }
 
   public ErrorCode declineCode() {

@@ -1,0 +1,25 @@
+package io.tollgate.domain.antifraud;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.domain.payment.PaymentType;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class AntifraudRuleTypeTest {
+
+  @ParameterizedTest
+  @EnumSource(value = AntifraudRuleType.class, names = {"COMPLETED_DEPOSITS_PER_CARD", "DECLINED_DEPOSITS_PER_CARD"})
+  void a_rule_that_counts_a_cards_deposits_screens_deposits_only(AntifraudRuleType velocity) {
+    assertThat(velocity.screens(PaymentType.DEPOSIT)).isTrue();
+    assertThat(velocity.screens(PaymentType.WITHDRAWAL)).isFalse();
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = AntifraudRuleType.class, names = {"COMPLETED_DEPOSITS_PER_CARD", "DECLINED_DEPOSITS_PER_CARD"},
+      mode = EnumSource.Mode.EXCLUDE)
+  void a_list_rule_screens_deposits_and_withdrawals(AntifraudRuleType list) {
+    assertThat(list.screens(PaymentType.DEPOSIT)).isTrue();
+    assertThat(list.screens(PaymentType.WITHDRAWAL)).isTrue();
+  }
+}
