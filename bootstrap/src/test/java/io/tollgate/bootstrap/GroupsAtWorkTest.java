@@ -300,6 +300,81 @@ class GroupsAtWorkTest {
   }
 
   /**
+   * A 3-D Secure deposit waiting for its challenge has passed the screen and may still
+   * complete: it counts toward "completed deposits per card" while it waits. A failed challenge
+   * frees its place again; a passed one keeps it. The deposit being screened is never counted
+   * against itself, though the checkout page makes it PENDING before the screen runs.
+   */
+  @Test
+  void a_3ds_deposit_waiting_for_its_challenge_counts_toward_the_completed_deposits_limit() {
+    KeyedShop shop = shop("3DS velocity shop");
+    profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 1, 60));
+    String card = ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}";
+
+    String first = created(shop, card);
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + first)).GET()).status()).isEqualTo(200);
+    assertThat(state(shop, first)).as("screened on the page, not against itself").isEqualTo("PENDING");
+    JsonNode meanwhile = pay(shop, "4000000000000002", "5.00", "EUR", "");
+    assertThat(meanwhile.get("errorCode").asText()).as(meanwhile.toString()).isEqualTo("6.22");
+    assertThat(fraudDetails(shop, meanwhile)).contains("1 completed or in-progress deposits");
+
+    challenge(first, false);
+    assertThat(state(shop, first)).isEqualTo("DECLINED");
+    JsonNode second = pay(shop, "4000000000000002", "5.00", "EUR", "");
+    assertThat(second.get("state").asText()).as("the failed challenge frees its place").isEqualTo("PENDING");
+    challenge(second.get("id").asText(), true);
+    assertThat(state(shop, second.get("id").asText())).isEqualTo("COMPLETED");
+    assertThat(pay(shop, "4000000000000002", "5.00", "EUR", "").get("errorCode").asText()).isEqualTo("6.22");
+  }
+
+  /** An authorized pre-auth may be captured at any time: it counts toward the limit as well. */
+  @Test
+  void an_authorized_pre_auth_counts_toward_the_completed_deposits_limit() {
+    KeyedShop shop = shop("Pre-auth velocity shop");
+    profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 1, 60));
+    assertThat(pay(shop, "4000000000000408", "5.00", "EUR", "\"preAuth\":true,").get("state").asText())
+        .isEqualTo("AUTHORIZED");
+    assertThat(pay(shop, "4000000000000408", "5.00", "EUR", "").get("errorCode").asText()).isEqualTo("6.22");
+  }
+
+  /**
+   * 3-D Secure deposits of one card started all at once: each is screened after the one before
+   * has gone to its challenge, and only the limit's 3 get there; the others are declined 6.22
+   * rather than all waiting for challenges that would complete them past the limit.
+   */
+  @Test
+  void parallel_3ds_deposits_of_one_card_reach_the_challenge_no_more_than_the_velocity_limit() throws Exception {
+    int at = 8;
+    KeyedShop shop = velocityLimited("Parallel 3DS");
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < at; i++) {
+      ids.add(created(shop, ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
+    }
+    assertThat(race(ids, id -> gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + shop.key())).status()))
+        .containsOnly(200);
+    assertThat(outcomes(shop, ids)).containsEntry("PENDING", 3L).containsEntry("DECLINED 6.22", (long) at - 3)
+        .hasSize(2);
+  }
+
+  static String state(KeyedShop shop, String id) {
+    return gw.get("/api/v1/payments/" + id, shop.key()).json().at("/result/state").asText();
+  }
+
+  /** The customer answers the 3-D Secure challenge on the checkout page. */
+  static void challenge(String id, boolean pass) {
+    String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+    assertThat(csrf.find()).as(page).isTrue();
+    TestGateway.Answer answered = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id + "/3ds"))
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + java.net.URLEncoder.encode(csrf.group(1),
+            java.nio.charset.StandardCharsets.UTF_8) + "&result=" + (pass ? "pass" : "fail")))
+        .header("Content-Type", "application/x-www-form-urlencoded"));
+    assertThat(answered.status()).isEqualTo(303);
+  }
+
+  /**
    * A limit on a card's deposits says nothing about paying out to the card: a withdrawal to a
    * card at its deposit limit is paid, and the screen says it ran only the list rule. A list
    * still declines a withdrawal to a card on it.

@@ -204,7 +204,7 @@ final class FraudScreen {
         };
         yield code != null && held.contains(new Member(group.id(), code)) ? what + code + inGroup : null;
       }
-      case COMPLETED_DEPOSITS_PER_CARD -> velocity(rule, count, "completed");
+      case COMPLETED_DEPOSITS_PER_CARD -> velocity(rule, count, "completed or in-progress");
       case DECLINED_DEPOSITS_PER_CARD -> velocity(rule, count, "declined");
     };
   }
@@ -238,17 +238,14 @@ final class FraudScreen {
 
   /** The count a velocity rule asks for this payment, or null when the rule has nothing to count. */
   private GroupRepository.CardCount velocityCount(RuleToRun r, Payment p) {
-    PaymentState state = switch (r.type()) {
-      case COMPLETED_DEPOSITS_PER_CARD -> PaymentState.COMPLETED;
-      case DECLINED_DEPOSITS_PER_CARD -> PaymentState.DECLINED;
-      default -> null;
-    };
+    Set<PaymentState> states = r.type().countedStates();
     AntifraudRule rule = r.rule();
-    if (state == null || p.card() == null || p.card().cardToken() == null || rule.threshold() == null
+    if (states.isEmpty() || p.card() == null || p.card().cardToken() == null || rule.threshold() == null
         || rule.windowMinutes() == null) {
       return null;
     }
-    return new GroupRepository.CardCount(p.shopId(), p.card().cardToken(), state,
+    // the payment itself is not one of its card's other deposits, though its step may have made it PENDING
+    return new GroupRepository.CardCount(p.shopId(), p.card().cardToken(), states, p.id(),
         clock.instant().minus(Duration.ofMinutes(rule.windowMinutes())), Math.max(0, rule.threshold()));
   }
 

@@ -2,7 +2,9 @@ package io.tollgate.domain.antifraud;
 
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
+import java.util.Set;
 
 /**
  * The rules an anti-fraud profile can hold: group rules reference one of the merchant's entry
@@ -17,7 +19,11 @@ public enum AntifraudRuleType {
   CARD_COUNTRY_RESTRICTED(GroupKind.COUNTRY, ErrorCode.E6_03_CARD_ISSUING_COUNTRY_RESTRICTED),
   BILLING_COUNTRY_RESTRICTED(GroupKind.COUNTRY, ErrorCode.E6_35_BILLING_COUNTRY_RESTRICTED),
   CITIZENSHIP_COUNTRY_RESTRICTED(GroupKind.COUNTRY, ErrorCode.E6_36_CUSTOMER_CITIZENSHIP_COUNTRY_RESTRICTED),
-  /** More than {@code threshold} completed deposits with one card within the window. */
+  /**
+   * More than {@code threshold} completed deposits with one card within the window. A deposit
+   * on its way to completion counts as one: waiting for its 3-D Secure challenge (PENDING, its
+   * card already screened and accepted) or authorized and waiting for its capture.
+   */
   COMPLETED_DEPOSITS_PER_CARD(null, ErrorCode.E6_22_LIMIT_EXCEEDED_NUMBER_OF_COMPLETED_DEPOSITS_FOR_CARD),
   /**
    * More than {@code threshold} declined deposits with one card within the window; the screen's
@@ -50,6 +56,20 @@ public enum AntifraudRuleType {
    */
   public boolean screens(PaymentType type) {
     return !isVelocity() || type == PaymentType.DEPOSIT;
+  }
+
+  /**
+   * The states of the card's deposits a velocity rule counts; empty for a list rule. A
+   * deposit that may still complete counts toward "completed": otherwise a customer could
+   * start several 3-D Secure deposits of one card while none has completed yet, each passing
+   * the screen, and complete them all past the limit.
+   */
+  public Set<PaymentState> countedStates() {
+    return switch (this) {
+      case COMPLETED_DEPOSITS_PER_CARD -> Set.of(PaymentState.PENDING, PaymentState.AUTHORIZED, PaymentState.COMPLETED);
+      case DECLINED_DEPOSITS_PER_CARD -> Set.of(PaymentState.DECLINED);
+      default -> Set.of();
+    };
   }
 
   public ErrorCode declineCode() {

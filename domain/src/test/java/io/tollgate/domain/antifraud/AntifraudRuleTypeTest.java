@@ -2,7 +2,9 @@ package io.tollgate.domain.antifraud;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,5 +23,13 @@ class AntifraudRuleTypeTest {
   void a_list_rule_screens_deposits_and_withdrawals(AntifraudRuleType list) {
     assertThat(list.screens(PaymentType.DEPOSIT)).isTrue();
     assertThat(list.screens(PaymentType.WITHDRAWAL)).isTrue();
+  }
+
+  @Test
+  void completed_deposits_count_the_deposits_that_may_still_complete_and_not_those_that_cannot() {
+    assertThat(AntifraudRuleType.COMPLETED_DEPOSITS_PER_CARD.countedStates())
+        .containsExactlyInAnyOrder(PaymentState.PENDING, PaymentState.AUTHORIZED, PaymentState.COMPLETED);
+    assertThat(AntifraudRuleType.DECLINED_DEPOSITS_PER_CARD.countedStates()).containsExactly(PaymentState.DECLINED);
+    assertThat(AntifraudRuleType.CARD_BLACKLIST.countedStates()).isEmpty();
   }
 }

@@ -1,6 +1,7 @@
 package io.tollgate.application.port.out;
 
 import io.tollgate.domain.group.GroupKind;
+import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.ShopId;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** Entry groups and their entries. Adds and removes are idempotent. */
 public interface GroupRepository {
@@ -46,11 +48,22 @@ public interface GroupRepository {
   record Lookup(java.util.Map<Long, GroupRecord> groups, java.util.Set<Member> held, List<Integer> counts) {}
 
   /**
-   * A velocity count: how many of the shop's deposits with this card token are in {@code state},
-   * updated since {@code since}, leaving out those the anti-fraud screen declined (a 6.xx error
-   * code); counting stops at {@code atMost}.
+   * A velocity count: how many of the shop's deposits with this card token are in one of
+   * {@code states}, updated since {@code since}, leaving out {@code except} (the payment being
+   * screened, which its own step may already have written, or null) and those the anti-fraud
+   * screen declined (a 6.xx error code); counting stops at {@code atMost}. An implementation
+   * must see what its caller's transaction has written.
    */
-  record CardCount(ShopId shop, String cardToken, PaymentState state, Instant since, int atMost) {}
+  record CardCount(ShopId shop, String cardToken, Set<PaymentState> states, PaymentId except, Instant since,
+      int atMost) {
+
+    public CardCount {
+      states = Set.copyOf(states);
+      if (states.isEmpty()) {
+        throw new IllegalArgumentException("a velocity count counts at least one state");
+      }
+    }
+  }
 
   /** A value asked about in a group. */
   record Member(long groupId, String value) {}
