@@ -126,4 +126,108 @@ class IdempotencyTest {
     assertThat(ids).hasSize(1);
     assertThat(gw.countPayments()).isEqualTo(before + 1);
   }
+
+  /**
+   * A host-to-host PATCH whose answer was lost is retried with its key: the deposit is executed
+   * once and the retry gets the first answer, marked as a replay, where without a key it is a
+   * 409. The same key with another body is a 409 and changes nothing.
+   */
+  @Test
+  void a_host_to_host_patch_retried_with_its_key_executes_once_and_answers_as_the_first_time() {
+    String id = cardDeposit("4000000000000408");
+    Answer first = patch(id, "{\"customerIp\":\"203.0.113.7\",\"browserLanguage\":\"de\"}", "h2h-lost-answer");
+    assertThat(first.status()).as(first.body()).isEqualTo(200);
+    assertThat(first.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(first.header("Idempotent-Replayed")).isNull();
+
+    Answer again = patch(id, "{ \"browserLanguage\": \"de\", \"customerIp\": \"203.0.113.7\" }", "h2h-lost-answer");
+    assertThat(again.status()).as(again.body()).isEqualTo(200);
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.json().get("result")).isEqualTo(first.json().get("result"));
+
+    Answer otherBody = patch(id, "{\"customerIp\":\"203.0.113.8\"}", "h2h-lost-answer");
+    assertThat(otherBody.status()).isEqualTo(409);
+    assertThat(otherBody.json().get("message").asText()).contains("Idempotency-Key");
+    Answer withoutKey = patch(id, "{\"customerIp\":\"203.0.113.7\"}", null);
+    assertThat(withoutKey.status()).isEqualTo(409);
+    assertThat(withoutKey.json().get("message").asText()).isEqualTo("1.00 Illegal Workflow State");
+    assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
+  }
+
+  /** A 3-D Secure deposit: the retry gets the challenge's redirectUrl again. */
+  @Test
+  void a_retried_host_to_host_patch_of_a_3ds_card_gets_its_redirect_url_again() {
+    String id = cardDeposit("4000000000000002");
+    Answer first = patch(id, "{\"customerIp\":\"203.0.113.7\"}", "h2h-3ds");
+    assertThat(first.json().at("/result/state").asText()).isEqualTo("PENDING");
+    assertThat(first.json().at("/result/redirectUrl").asText()).isNotBlank();
+    Answer again = patch(id, "{\"customerIp\":\"203.0.113.7\"}", "h2h-3ds");
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.json().get("result")).isEqualTo(first.json().get("result"));
+  }
+
+  @Test
+  void concurrent_host_to_host_patches_with_one_key_execute_the_deposit_once_and_all_get_its_answer() throws Exception {
+    String id = cardDeposit("4000000000000408");
+    ExecutorService pool = Executors.newFixedThreadPool(10);
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<Answer>> answers = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      answers.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        return patch(id, "{\"customerIp\":\"203.0.113.7\"}", "h2h-concurrent");
+      }, pool));
+    }
+    go.countDown();
+    for (CompletableFuture<Answer> f : answers) {
+      Answer a = f.get();
+      assertThat(a.status()).as(a.body()).isEqualTo(200);
+      assertThat(a.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    }
+    pool.shutdown();
+    assertThat(depositSteps(id)).isEqualTo(1);
+  }
+
+  @Test
+  void a_host_to_host_patch_with_a_key_over_255_characters_is_a_400_and_executes_nothing() {
+    String id = cardDeposit("4000000000000408");
+    Answer a = patch(id, "{\"customerIp\":\"203.0.113.7\"}", "k".repeat(256));
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.json().at("/errors/0/field").asText()).isEqualTo("Idempotency-Key");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+  }
+
+  /** A deposit of this card in CHECKOUT, created without a key. */
+  static String cardDeposit(String card) {
+    Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":7.00,\"currency\":\"EUR\",\"card\":{"
+        + "\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", gw.apiKey, null);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return a.json().at("/result/id").asText();
+  }
+
+  static Answer patch(String id, String body, String idempotencyKey) {
+    java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString(body))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + gw.apiKey);
+    if (idempotencyKey != null) {
+      b.header("Idempotency-Key", idempotencyKey);
+    }
+    return gw.send(b);
+  }
+
+  /** How many DEPOSIT operations the payment has: one per execution. */
+  static long depositSteps(String id) {
+    var ops = gw.get("/api/v1/payments/" + id + "/operations").json().get("result");
+    long n = 0;
+    for (var op : ops) {
+      if (op.get("operation").asText().equals("DEPOSIT")) {
+        n++;
+      }
+    }
+    return n;
+  }
 }

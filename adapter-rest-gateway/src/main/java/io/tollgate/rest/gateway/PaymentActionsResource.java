@@ -40,16 +40,24 @@ public final class PaymentActionsResource {
     this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
   }
 
+  /**
+   * Host-to-host execution. {@code Idempotency-Key} is our extension here (the contract names it
+   * on POSTs): a client that lost the answer retries with the key and gets the first answer
+   * again instead of a 409 for a deposit no longer in CHECKOUT.
+   */
   @PATCH
   @Path("{id}")
-  public Envelope executeHostToHost(@PathParam("id") String id, byte[] body, @Context ContainerRequestContext request) {
-    JsonFields f = JsonFields.root(Json.parseObject(requireJson(request, body)));
+  public Response executeHostToHost(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
+      @Context ContainerRequestContext request) {
+    ObjectNode json = Json.parseObject(requireJson(request, body));
+    JsonFields f = JsonFields.root(json);
     HostToHostCommand command = new HostToHostCommand(f.text("customerIp"), f.text("ipCountryCode"),
         f.text("customerUserAgent"), f.integer("browserWindowWidth"), f.integer("browserWindowHeight"),
         f.integer("browserScreenWidth"), f.integer("browserScreenHeight"), f.integer("browserScreenColorDepth"),
         f.text("browserLanguage"), f.bool("browserJavaEnabled"), f.integer("browserTimezoneOffset"));
     throwIfAny(f);
-    return answer(actions.executeHostToHost(BearerAuthFilter.shop(request), id, command));
+    ShopId shop = BearerAuthFilter.shop(request);
+    return once(shop, key, "PATCH /payments/" + id, json, () -> actions.executeHostToHost(shop, id, command));
   }
 
   @POST
@@ -66,7 +74,7 @@ public final class PaymentActionsResource {
     }
     BigDecimal captured = amount;
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "capture", id, json, () -> actions.capture(shop, id, captured));
+    return once(shop, key, "POST /payments/" + id + "/capture", json, () -> actions.capture(shop, id, captured));
   }
 
   @POST
@@ -75,7 +83,7 @@ public final class PaymentActionsResource {
       @HeaderParam("Idempotency-Key") String key, @Context ContainerRequestContext request) {
     noFields(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "void", id, null, () -> actions.voidAuthorization(shop, id));
+    return once(shop, key, "POST /payments/" + id + "/void", null, () -> actions.voidAuthorization(shop, id));
   }
 
   @POST
@@ -84,7 +92,7 @@ public final class PaymentActionsResource {
       @Context ContainerRequestContext request) {
     noFields(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "approve", id, null, () -> actions.approve(shop, id));
+    return once(shop, key, "POST /payments/" + id + "/approve", null, () -> actions.approve(shop, id));
   }
 
   @POST
@@ -101,16 +109,19 @@ public final class PaymentActionsResource {
     }
     String why = reason;
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "reject", id, json, () -> actions.reject(shop, id, why));
+    return once(shop, key, "POST /payments/" + id + "/reject", json, () -> actions.reject(shop, id, why));
   }
 
-  /** The action, run once per {@code Idempotency-Key} when one is given; a replay says so in a header. */
-  private Response once(ShopId shop, String key, String action, String id,
-      ObjectNode body, Supplier<Payment> run) {
+  /**
+   * The action, run once per {@code Idempotency-Key} when one is given; a replay says so in a
+   * header. {@code action} is the request's method and path, told apart by the key's record
+   * together with the body.
+   */
+  private Response once(ShopId shop, String key, String action, ObjectNode body, Supplier<Payment> run) {
     if (key == null) {
       return Response.ok(answer(run.get())).build();
     }
-    String request = "POST /payments/" + id + "/" + action + " " + (body == null ? "" : Json.fingerprint(body));
+    String request = action + " " + (body == null ? "" : Json.fingerprint(body));
     var result = idempotency.once(shop, key, request, run);
     Response.ResponseBuilder ok = Response.ok(answer(result.payment()));
     if (result.replayed()) {

@@ -6,10 +6,11 @@ import io.tollgate.domain.shop.ShopId;
 import java.util.function.Supplier;
 
 /**
- * {@code Idempotency-Key} on the POSTs that act on an existing payment (capture, void,
- * approve, reject): the same key and request within 24 hours acts once and then answers as
- * the first time (the payment as it stood after the action), marked as a replay; the same key
- * with another request is a 409. The key space is the shop's, shared with payment creation.
+ * {@code Idempotency-Key} on the requests that act on an existing payment (the POSTs capture,
+ * void, approve, reject, and, our extension of the contract, the host-to-host PATCH): the same
+ * key and request within 24 hours acts once and then answers as the first time (the payment
+ * as it stood after the action), marked as a replay; the same key with another request is a
+ * 409. The key space is the shop's, shared with payment creation.
  */
 public interface IdempotentActionUseCase {
 
