@@ -485,9 +485,9 @@ class GroupsAtWorkTest {
   static Routes twoTerminals(String name, String secondCurrency) {
     KeyedShop shop = shop(name);
     long first = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, name + " terminal A", "ACTIVE",
-        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
+        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL"), Instant.now()));
     long second = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, name + " terminal B", "ACTIVE",
-        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
+        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL"), Instant.now()));
     long codes = group(GroupKind.ERROR_CODE, name + " cascading codes");
     reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), first, null, "ACTIVE", "BASIC_CARD",
         "EUR", 1, 100, null, null, codes, null), Instant.now());
@@ -530,6 +530,50 @@ class GroupsAtWorkTest {
         "BANKTRANSFER", "EUR", 1, 100, null, null, r.cascadeGroup(), never), Instant.now());
     assertThat(pay(r.shop(), "4000000000000408", "30.00", "EUR", "").get("terminalName").asText())
         .isEqualTo("Cascade terminal A");
+  }
+
+  /** A card withdrawal, once the worker has paid it out or declined it. */
+  static JsonNode withdraw(KeyedShop shop, String card, String amount, String currency) throws Exception {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"WITHDRAWAL","amount":%s,"currency":"%s",
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}""".formatted(amount, currency, card),
+        shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING",
+        java.time.Duration.ofSeconds(15), shop.key());
+  }
+
+  @Test
+  void a_payout_declined_in_the_cascading_group_is_paid_by_the_next_connector_from_the_balance_it_reserved()
+      throws Exception {
+    Routes r = twoTerminals("Payout cascade", "USD");
+    reference.upsertCurrencyRate(new ReferenceData.CurrencyRate("EUR", "USD", new BigDecimal("1.0850"), Instant.now()));
+    JsonNode without = withdraw(r.shop(), "4000000000000424", "20.00", "EUR");
+    assertThat(without.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(without.get("errorCode").asText()).isEqualTo("4.02");
+    assertThat(without.get("terminalName").asText()).isEqualTo("Payout cascade terminal A");
+    assertThat(gw.ledgerSum(r.shop().id(), "EUR")).as("its reservation released")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+
+    edit("POST", "/merchant-api/v1/error-code-groups/" + r.cascadeGroup() + "/error-codes", "{\"errorCodes\":[\"4.02\"]}");
+    JsonNode cascaded = withdraw(r.shop(), "4000000000000424", "20.00", "EUR");
+    assertThat(cascaded.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(cascaded.has("errorCode")).isFalse();
+    assertThat(cascaded.get("terminalName").asText()).isEqualTo("Payout cascade terminal B");
+    assertThat(cascaded.get("amount").decimalValue()).isEqualByComparingTo("21.70");
+    assertThat(cascaded.get("currency").asText()).isEqualTo("USD");
+    assertThat(cascaded.get("customerAmount").decimalValue()).isEqualByComparingTo("20.00");
+    String id = cascaded.get("id").asText();
+    assertThat(operationNames(r.shop(), id)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL", "CASCADING", "WITHDRAWAL");
+    List<JsonNode> ops = operations(r.shop(), id);
+    assertThat(ops.get(1).get("paymentState").asText()).isEqualTo("PENDING");
+    assertThat(ops.get(1).get("details").asText()).contains("Payout cascade terminal A declined 4.02");
+    assertThat(ops.get(2).get("details").asText()).contains("moving on to Payout cascade terminal B");
+    assertThat(ops.get(3).get("paymentState").asText()).isEqualTo("COMPLETED");
+    assertThat(gw.ledgerSum(r.shop().id(), "EUR")).as("paid out of the euros it reserved")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-20.00"), BigDecimal.ZERO);
+    assertThat(gw.ledgerSum(r.shop().id(), "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
   /**

@@ -25,7 +25,7 @@ public final class SandboxProcessor implements PaymentProcessor {
   /** How a test card behaves. */
   enum Behaviour {
     THREE_DS_APPROVED, THREE_DS_DECLINED, APPROVED, DECLINED_BY_ISSUER, INSUFFICIENT_FUNDS, EXPIRED, WRONG_CVV,
-    /** Declined 4.02 Do Not Honor on the first terminal tried, approved on any later one (cascading). */
+    /** Declined 4.02 Do Not Honor on the first terminal tried, approved on any later one (cascading); payouts too. */
     DO_NOT_HONOR_FIRST_ATTEMPT
   }
 
@@ -96,8 +96,11 @@ public final class SandboxProcessor implements PaymentProcessor {
     if (refused != null) {
       return refused;
     }
-    return outcome(behaviour(payout.cardNumber()) == Behaviour.THREE_DS_DECLINED
-        ? Behaviour.APPROVED : behaviour(payout.cardNumber()));
+    Behaviour b = behaviour(payout.cardNumber());
+    if (b == Behaviour.DO_NOT_HONOR_FIRST_ATTEMPT && payout.attempt() <= 1) {
+      return Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, externalId(), "05");
+    }
+    return outcome(b == Behaviour.THREE_DS_DECLINED ? Behaviour.APPROVED : b);
   }
 
   /**

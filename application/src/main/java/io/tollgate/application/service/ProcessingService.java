@@ -29,6 +29,7 @@ import io.tollgate.domain.payment.Outcome;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentTransitions;
 import io.tollgate.domain.payment.PaymentType;
@@ -44,6 +45,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Takes payments from their initial state to a final one: host-to-host execution, the
@@ -288,36 +290,77 @@ public final class ProcessingService
 
   @Override
   public int processPayouts(int batch) {
-    return eachDue(DueWork.PAYOUTS, clock.instant(), batch, due -> {
-      Payment p = due;
+    return eachDueInSteps(DueWork.PAYOUTS, clock.instant(), batch, p -> {
       if (p.type() == PaymentType.WITHDRAWAL) {
-        CardNumber pan = fromVault(p);
-        Screened screened = screen(p, pan);
-        p = screened.payment();
-        if (p.state().isFinal()) {
-          return true;
-        }
-        Routing.Plan plan = routing.plan(p);
-        Optional<Routing.Routed> taker = plan.next();
-        if (taker.isEmpty()) {
-          writer.update(screened.held(), p.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED, plan.refusal(),
-              clock.instant()));
-          return true;
-        }
-        p = taker.get().applyTo(p);
-        Result r = p.method() == PaymentMethod.BANKTRANSFER ? processor.bankPayout(p.id(), p.amount(), p.customer())
-            : p.card() == null || p.card().cardToken() == null
-            ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
-            : processor.payout(charge(p, 1, pan));
-        recordFinal(screened.held(), p, OperationType.WITHDRAWAL, r, "payout" + taker.get().via() + plan.passedOver());
-      } else {
-        Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
-        p = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
-        recordFinal(null, p, OperationType.REFUND, processor.refund(p.id(), parent.id(), parent.externalId(), p.amount()),
-            null);
+        return payOut(p);
       }
-      return true;
+      Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
+      Payment refund = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
+      recordFinal(null, refund, OperationType.REFUND,
+          processor.refund(refund.id(), parent.id(), parent.externalId(), refund.amount()), null);
+      return Stepped.MOVED;
     });
+  }
+
+  /**
+   * One terminal's attempt at a withdrawal, in the worker's transaction for it: on the first,
+   * anti-fraud and routing; after a cascade, the terminal the payout was moved on to. A decline
+   * whose code cascades is stored with the CASCADING step, which names the next terminal, and
+   * committed before that terminal is asked, in a transaction of its own. A worker that stops
+   * in between takes the payout up again at that same terminal: never again at one that already
+   * declined it, and never at another that would pay it a second time. Within one attempt the
+   * processor call and its record share the transaction, as for every payout, so an attempt cut
+   * short is made again at the same terminal, which de-duplicates on the payment id.
+   */
+  private Stepped payOut(Payment due) {
+    CardNumber pan = fromVault(due);
+    Payment p = due;
+    PaymentWriter.Held held = null;
+    Routing.Plan plan;
+    int attempt;
+    // a PENDING withdrawal names a terminal only once a decline moved it on to one
+    if (due.terminalName() == null) {
+      Screened screened = screen(due, pan);
+      p = screened.payment();
+      held = screened.held();
+      if (p.state().isFinal()) {
+        return Stepped.MOVED;
+      }
+      plan = routing.plan(p);
+      attempt = 1;
+    } else {
+      List<PaymentOperation> sent = payments.operations(due.id()).stream()
+          .filter(o -> o.operation() == OperationType.WITHDRAWAL).toList();
+      plan = routing.resume(due, sent.stream().map(PaymentOperation::terminalName).collect(Collectors.toSet()));
+      attempt = sent.size() + 1;
+    }
+    Optional<Routing.Routed> taker = plan.next();
+    if (taker.isEmpty()) {
+      writer.update(held, p.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED, plan.refusal(), clock.instant()));
+      return Stepped.MOVED;
+    }
+    Routing.Routed routed = taker.get();
+    Payment payout = routed.applyTo(p);
+    Result r = payout.method() == PaymentMethod.BANKTRANSFER
+        ? processor.bankPayout(payout.id(), payout.amount(), payout.customer())
+        : payout.card() == null || payout.card().cardToken() == null
+        ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
+        : processor.payout(charge(payout, attempt, pan));
+    Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
+        ? plan.cascade(routed, r.errorCode()) : Optional.empty();
+    if (next.isEmpty()) {
+      recordFinal(held, payout, OperationType.WITHDRAWAL, r, "payout" + routed.via() + plan.passedOver());
+      return Stepped.MOVED;
+    }
+    Payment declined = writer.update(held, payout.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
+        external(r).withDetails("payout; terminal " + routed.terminalName() + " declined " + describe(r)
+            + plan.passedOver()), clock.instant()));
+    Payment.Transition cascading = declined.apply(OperationType.CASCADING, PaymentState.PENDING,
+        Outcome.NONE.withDetails(describe(r) + " is in the cascading group of terminal " + routed.terminalName()
+            + "; moving on to " + next.get().terminalName()), clock.instant());
+    // the step is the declining terminal's; the payment leaves it routed to the next one
+    return Stepped.andThen(writer.update(new Payment.Transition(cascading.before(),
+        next.get().applyTo(cascading.after()), cascading.operation())));
   }
 
   @Override
@@ -359,14 +402,41 @@ public final class ProcessingService
    * @throws IllegalStateException after the others, naming the payments that failed
    */
   private int eachDue(DueWork work, Instant before, int batch, java.util.function.Predicate<Payment> step) {
+    return eachDueInSteps(work, before, batch, p -> step.test(p) ? Stepped.MOVED : Stepped.STAYED);
+  }
+
+  /**
+   * What a job's step did with a payment: whether it moved it on, and the payment to take the
+   * next step from, in a transaction of its own, when there is one (a payout moved on to the
+   * next terminal).
+   */
+  private record Stepped(boolean moved, Payment then) {
+    static final Stepped MOVED = new Stepped(true, null);
+    static final Stepped STAYED = new Stepped(false, null);
+
+    static Stepped andThen(Payment then) {
+      return new Stepped(true, then);
+    }
+  }
+
+  /** {@link #eachDue} with steps that may call for another step of the same payment. */
+  private int eachDueInSteps(DueWork work, Instant before, int batch,
+      java.util.function.Function<Payment, Stepped> step) {
     // a snapshot: outside a transaction the statement's locks end with it
     List<Payment> candidates = payments.lockDue(work, before, batch);
     int moved = 0;
     List<String> failed = new ArrayList<>();
     for (Payment candidate : candidates) {
       try {
-        if (tx.inTransaction(() -> payments.lockIfUnchanged(candidate.id(), candidate.version())
-            .map(step::test).orElse(false))) {
+        Stepped stepped = new Stepped(false, candidate);
+        boolean movedOn = false;
+        while (stepped.then() != null) {
+          Payment from = stepped.then();
+          stepped = tx.inTransaction(() -> payments.lockIfUnchanged(from.id(), from.version())
+              .map(step).orElse(Stepped.STAYED));
+          movedOn |= stepped.moved();
+        }
+        if (movedOn) {
           moved++;
         }
       } catch (RuntimeException e) {

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
@@ -99,11 +100,32 @@ final class Routing {
     return new Plan(p, candidates, false);
   }
 
+  /**
+   * The plan of a payment that cascaded in an earlier transaction and is taken up again: first
+   * the terminal it was moved on to, as stored on the payment (with the amount already converted
+   * for it, so that an acquirer that may have been asked already sees the same payout again),
+   * then the shop's connectors whose terminal it has not been sent to. The stored terminal is
+   * taken even when its connector is no longer active, then with no cascading after it.
+   *
+   * @param sentTo the terminals that already answered the payment
+   */
+  Plan resume(Payment p, Set<String> sentTo) {
+    List<Connector> candidates = candidates(p);
+    Connector current = candidates.stream().filter(c -> c.terminalName().equals(p.terminalName())).findFirst()
+        .orElse(null);
+    List<Connector> rest = candidates.stream()
+        .filter(c -> !c.terminalName().equals(p.terminalName()) && !sentTo.contains(c.terminalName())).toList();
+    Plan plan = new Plan(p, rest, false);
+    plan.resumed = new Routed(current, p.terminalName(), p.amount(), p.customerAmount(), null, null);
+    return plan;
+  }
+
   /** The connectors of one payment, tried in order; remembers why each passed over could not take it. */
   final class Plan {
     private final Payment payment;
     private final List<Connector> candidates;
     private boolean defaultTerminalLeft;
+    private Routed resumed;
     private int next;
     private final List<Routed> passedOver = new ArrayList<>();
 
@@ -115,6 +137,11 @@ final class Routing {
 
     /** The next connector that can take the payment, after the ones passed over; empty when none is left. */
     Optional<Routed> next() {
+      if (resumed != null) {
+        Routed r = resumed;
+        resumed = null;
+        return Optional.of(r);
+      }
       if (defaultTerminalLeft) {
         defaultTerminalLeft = false;
         return Optional.of(new Routed(null, defaultTerminal, payment.amount(), payment.customerAmount(), null, null));

@@ -43,7 +43,8 @@ public final class PaymentTransitions {
     withdrawal(AWAITING_APPROVAL, OperationType.REJECT, CANCELLED);
     withdrawal(PENDING, OperationType.DETECT_FRAUD, PENDING, DECLINED);
     withdrawal(PENDING, OperationType.CASCADING, PENDING);
-    withdrawal(PENDING, OperationType.WITHDRAWAL, COMPLETED, DECLINED);
+    // PENDING: declined by one terminal with a code that cascades to the next (CASCADING)
+    withdrawal(PENDING, OperationType.WITHDRAWAL, PENDING, COMPLETED, DECLINED);
     // Refund: processed by the worker against its completed parent deposit.
     refund(PENDING, OperationType.REFUND, COMPLETED, DECLINED);
   }

@@ -43,7 +43,8 @@ class PaymentTransitionsTest {
       row(PaymentType.WITHDRAWAL, PaymentState.AWAITING_APPROVAL, OperationType.REJECT, PaymentState.CANCELLED),
       row(PaymentType.WITHDRAWAL, PaymentState.PENDING, OperationType.DETECT_FRAUD, PaymentState.PENDING, PaymentState.DECLINED),
       row(PaymentType.WITHDRAWAL, PaymentState.PENDING, OperationType.CASCADING, PaymentState.PENDING),
-      row(PaymentType.WITHDRAWAL, PaymentState.PENDING, OperationType.WITHDRAWAL, PaymentState.COMPLETED, PaymentState.DECLINED),
+      row(PaymentType.WITHDRAWAL, PaymentState.PENDING, OperationType.WITHDRAWAL, PaymentState.PENDING, PaymentState.COMPLETED,
+          PaymentState.DECLINED),
       row(PaymentType.REFUND, PaymentState.PENDING, OperationType.REFUND, PaymentState.COMPLETED, PaymentState.DECLINED));
 
   private static Map.Entry<Row, Set<PaymentState>> row(PaymentType t, PaymentState from, OperationType op, PaymentState... to) {

@@ -1,0 +1,339 @@
+package io.tollgate.application.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
+import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.GroupRepository;
+import io.tollgate.application.port.out.PaymentMetrics;
+import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
+import io.tollgate.application.port.out.PaymentProcessor.Result;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.application.port.out.ReferenceData.Connector;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The payout worker cascading a withdrawal from one terminal to the next, against a store that
+ * keeps what a transaction committed and forgets what one that failed wrote, as the database
+ * does when the worker dies: a payout is never sent to a second terminal that could pay it too.
+ */
+class PayoutCascadeTest {
+
+  private static final Currencies CURRENCIES = Currencies.defaults();
+  private static final ShopId SHOP = new ShopId(1);
+  private static final long CASCADE_ON_402 = 7;
+
+  /** The committed rows: payments, their operations (oldest first) and the ledger. */
+  private Map<PaymentId, Payment> rows = new HashMap<>();
+  private List<PaymentOperation> operations = new ArrayList<>();
+  private List<LedgerEntry> ledger = new ArrayList<>();
+
+  private final PaymentRepository payments = mock(PaymentRepository.class);
+  private final ReferenceData reference = mock(ReferenceData.class);
+  private final GroupRepository groups = mock(GroupRepository.class);
+  private final CardVault vault = mock(CardVault.class);
+  private final Acquirers acquirers = new Acquirers();
+  private ProcessingService service;
+
+  /** Acquirers behind the terminals, each de-duplicating on the payment id as the processor port asks. */
+  static final class Acquirers implements PaymentProcessor {
+    final List<String> asked = new ArrayList<>();
+    final List<String> paid = new ArrayList<>();
+    /** The terminals that pay and then lose the connection before they answer, once. */
+    final Set<String> dropOnce = new HashSet<>();
+    /** The terminals that decline 4.02. */
+    final Set<String> declining = new HashSet<>();
+
+    @Override
+    public Result payout(CardCharge payout) {
+      String terminal = payout.terminal();
+      asked.add(terminal + " #" + payout.attempt());
+      if (declining.contains(terminal)) {
+        return Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "x-" + terminal, "05");
+      }
+      String key = terminal + " " + payout.payment().value();
+      if (!paid.contains(key)) {
+        paid.add(key);
+      }
+      if (dropOnce.remove(terminal)) {
+        throw new IllegalStateException("connection reset after " + terminal + " paid");
+      }
+      return Result.approved("x-" + terminal, "00");
+    }
+
+    @Override
+    public String terminalName() {
+      return "Default terminal";
+    }
+
+    @Override
+    public Result authorize(CardCharge charge) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Result completeChallenge(CardCharge charge, boolean customerPassed) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Result capture(PaymentId payment, String externalId, Money amount) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Result voidAuthorization(PaymentId payment, String externalId) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Result bankPayout(PaymentId payout, Money amount, io.tollgate.domain.payment.Customer account) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Result refund(PaymentId refund, PaymentId deposit, String depositExternalId, Money amount) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Result startBankTransfer(PaymentId payment, Money amount, Map<String, String> additionalParameters) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Result bankTransferStatus(PaymentId payment, String externalId, Money expected,
+        Map<String, String> additionalParameters) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  /** A transaction: what it wrote stays when it returns, and is gone when it throws. */
+  private final TransactionRunner tx = new TransactionRunner() {
+    @Override
+    public <T> T inTransaction(Supplier<T> work) {
+      Map<PaymentId, Payment> rowsBefore = new HashMap<>(rows);
+      List<PaymentOperation> operationsBefore = new ArrayList<>(operations);
+      List<LedgerEntry> ledgerBefore = new ArrayList<>(ledger);
+      try {
+        return work.get();
+      } catch (RuntimeException e) {
+        rows = rowsBefore;
+        operations = operationsBefore;
+        ledger = ledgerBefore;
+        throw e;
+      }
+    }
+  };
+
+  @BeforeEach
+  @SuppressWarnings("unchecked")
+  void store() {
+    when(payments.insert(any(), any())).thenAnswer(call -> {
+      Payment.Transition t = call.getArgument(0);
+      return write(t.after().withVersion(1), List.of(t.operation()), call.getArgument(1));
+    });
+    when(payments.update(any(), anyList(), any())).thenAnswer(call -> {
+      Payment.Transition t = call.getArgument(0);
+      assertThat(rows.get(t.before().id()).version()).as("the step's version").isEqualTo(t.before().version());
+      List<PaymentOperation> ops = new ArrayList<>(call.<List<PaymentOperation>>getArgument(1));
+      ops.add(t.operation());
+      return write(t.after().withVersion(t.before().version() + 1), ops, call.getArgument(2));
+    });
+    when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
+        .filter(p -> p.state() == PaymentState.PENDING).toList());
+    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
+    when(payments.operations(any())).thenAnswer(call -> {
+      List<PaymentOperation> newestFirst = new ArrayList<>(operations);
+      java.util.Collections.reverse(newestFirst);
+      return newestFirst;
+    });
+    when(vault.reveal(any(), anyString())).thenReturn(Optional.of("4000000000000424"));
+    when(reference.hasConnectors(1)).thenReturn(true);
+    when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
+    service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
+        mock(BalanceRepository.class), mock(ShopRepository.class), vault, acquirers, reference, groups, null,
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+  }
+
+  private Payment write(Payment p, List<PaymentOperation> ops, Function<Payment, PaymentRepository.Effects> effects) {
+    rows.put(p.id(), p);
+    operations.addAll(ops);
+    PaymentRepository.Effects e = effects.apply(p);
+    if (e.entry() != null) {
+      ledger.add(e.entry());
+    }
+    return p;
+  }
+
+  private static Connector connector(String terminal, String currency, int priority, Long cascadeGroup) {
+    return new Connector(terminal.hashCode(), 1, terminal.hashCode(), terminal, "ACTIVE", "BASIC_CARD", currency,
+        priority, 100, null, null, cascadeGroup, null);
+  }
+
+  private void rate(String base, String quote, String rate) {
+    when(reference.currencyRate(base, quote)).thenReturn(Optional.of(
+        new ReferenceData.CurrencyRate(base, quote, new BigDecimal(rate), Instant.now())));
+  }
+
+  private static Money money(String amount, String currency) {
+    return new Money(new BigDecimal(amount), CURRENCIES.require(currency));
+  }
+
+  private void shopHas(Connector... connectors) {
+    when(reference.connectorsOf(1)).thenReturn(List.of(connectors));
+  }
+
+  private Payment withdrawal(String amount, String currency) {
+    CardDetails card = new CardDetails("400000******0424", "tok_1", null, "12", "2030", "VISA", null);
+    Payment.Draft draft = new Payment.Draft(PaymentId.random(), SHOP, PaymentType.WITHDRAWAL,
+        PaymentMethod.BASIC_CARD, money(amount, currency), null, null, null,
+        false, card, null, null, null, null, null);
+    return new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE)
+        .create(Payment.create(draft, PaymentState.PENDING, Instant.now()));
+  }
+
+  private List<String> steps(Payment p) {
+    return operations.stream().map(o -> o.operation() + (o.operation() == OperationType.WITHDRAWAL
+        ? " " + o.terminalName() + " " + o.paymentState() : "")).toList();
+  }
+
+  /** {available, reserved} of the ledger in the currency. */
+  private BigDecimal[] sum(String currency) {
+    BigDecimal available = BigDecimal.ZERO;
+    BigDecimal reserved = BigDecimal.ZERO;
+    for (LedgerEntry e : ledger) {
+      if (e.currency().code().equals(currency)) {
+        available = available.add(e.available());
+        reserved = reserved.add(e.reserved());
+      }
+    }
+    return new BigDecimal[] {available, reserved};
+  }
+
+  @Test
+  void a_payout_declined_with_a_cascading_code_is_paid_by_the_next_terminal() {
+    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("B", "EUR", 2, null));
+    acquirers.declining.add("A");
+    Payment p = withdrawal("10.00", "EUR");
+
+    assertThat(service.processPayouts(10)).isEqualTo(1);
+
+    Payment paid = rows.get(p.id());
+    assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(paid.terminalName()).isEqualTo("B");
+    assertThat(paid.errorCode()).isNull();
+    assertThat(acquirers.asked).containsExactly("A #1", "B #2");
+    assertThat(steps(p)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL A PENDING", "CASCADING",
+        "WITHDRAWAL B COMPLETED");
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
+  }
+
+  @Test
+  void a_worker_that_dies_while_the_next_terminal_pays_takes_the_payout_up_again_at_that_terminal() {
+    // B and C share a priority: a plan drawn again could as well send the payout to C
+    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("B", "EUR", 2, null),
+        connector("C", "EUR", 2, null));
+    acquirers.declining.add("A");
+    acquirers.dropOnce.add("B");
+    acquirers.dropOnce.add("C");
+    Payment p = withdrawal("10.00", "EUR");
+
+    assertThatThrownBy(() -> service.processPayouts(10)).isInstanceOf(IllegalStateException.class);
+    Payment cut = rows.get(p.id());
+    assertThat(cut.state()).as("A's decline and the move on were committed").isEqualTo(PaymentState.PENDING);
+    String next = cut.terminalName();
+    assertThat(next).isIn("B", "C");
+
+    assertThat(service.processPayouts(10)).isEqualTo(1);
+
+    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(rows.get(p.id()).terminalName()).isEqualTo(next);
+    assertThat(acquirers.asked).as("A never asked again, the same terminal asked again with the same attempt")
+        .containsExactly("A #1", next + " #2", next + " #2");
+    assertThat(acquirers.paid).containsExactly(next + " " + p.id().value());
+    assertThat(steps(p)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL A PENDING", "CASCADING",
+        "WITHDRAWAL " + next + " COMPLETED");
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
+  }
+
+  @Test
+  void a_payout_converted_for_the_first_terminal_and_paid_by_the_next_takes_the_currency_it_reserved() {
+    rate("EUR", "USD", "1.0850");
+    rate("EUR", "GBP", "0.8500");
+    shopHas(connector("Dollars", "USD", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
+    acquirers.declining.add("Dollars");
+    Payment p = withdrawal("10.00", "EUR");
+
+    service.processPayouts(10);
+
+    Payment paid = rows.get(p.id());
+    assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(paid.terminalName()).isEqualTo("Pounds");
+    assertThat(paid.amount()).as("converted from the euros asked, not from the dollars sent before")
+        .isEqualTo(money("8.50", "GBP"));
+    assertThat(paid.customerAmount()).isEqualTo(money("10.00", "EUR"));
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
+    assertThat(ledger).allSatisfy(e -> assertThat(e.currency().code()).isEqualTo("EUR"));
+  }
+
+  @Test
+  void a_payout_the_last_terminal_declines_too_is_declined_and_releases_what_it_reserved() {
+    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("B", "EUR", 2, CASCADE_ON_402));
+    acquirers.declining.add("A");
+    acquirers.declining.add("B");
+    Payment p = withdrawal("10.00", "EUR");
+
+    service.processPayouts(10);
+
+    Payment declined = rows.get(p.id());
+    assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(declined.errorCode()).isEqualTo(ErrorCode.E4_02_DO_NOT_HONOR);
+    assertThat(acquirers.asked).containsExactly("A #1", "B #2");
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+}
