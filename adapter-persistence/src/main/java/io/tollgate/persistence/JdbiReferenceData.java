@@ -34,14 +34,16 @@ final class JdbiReferenceData implements ReferenceData {
 
   private static final String CONNECTOR_COLUMNS = """
       c.id, c.shop_id, c.terminal_id, t.name AS terminal_name, c.state, c.payment_method, c.terminal_currency,
-      c.priority, c.weight, c.min_amount, c.max_amount, c.cascading_whitelist_group_id, c.cascading_blacklist_group_id
+      c.priority, c.weight, c.min_amount, c.max_amount, c.cascading_whitelist_group_id, c.cascading_blacklist_group_id,
+      t.api_types AS terminal_api_types
       """;
 
   private static final RowMapper<Connector> CONNECTOR = (rs, ctx) -> new Connector(rs.getLong("id"),
       rs.getLong("shop_id"), rs.getLong("terminal_id"), rs.getString("terminal_name"), rs.getString("state"),
       rs.getString("payment_method"), rs.getString("terminal_currency"), rs.getInt("priority"), rs.getInt("weight"),
       plain(rs.getBigDecimal("min_amount")), plain(rs.getBigDecimal("max_amount")),
-      (Long) rs.getObject("cascading_whitelist_group_id"), (Long) rs.getObject("cascading_blacklist_group_id"));
+      (Long) rs.getObject("cascading_whitelist_group_id"), (Long) rs.getObject("cascading_blacklist_group_id"),
+      strings(rs.getArray("terminal_api_types")));
 
   private final Jdbi jdbi;
 

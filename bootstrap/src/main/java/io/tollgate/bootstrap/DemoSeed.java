@@ -53,9 +53,9 @@ final class DemoSeed {
         "Tollgate Sandbox", "SANDBOX", "Tollgate sandbox acquirer", List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), now));
     for (String method : List.of("BASIC_CARD", "BANKTRANSFER")) {
       reference.createConnector(new ReferenceData.Connector(0, shop.value(), first, null, "ACTIVE", method, "EUR", 1, 100,
-          null, null, groups.get(GroupKind.ERROR_CODE), null), now);
+          null, null, groups.get(GroupKind.ERROR_CODE), null, null), now);
       reference.createConnector(new ReferenceData.Connector(0, shop.value(), second, null, "ACTIVE", method, "EUR", 2, 100,
-          null, null, null, null), now);
+          null, null, null, null, null), now);
     }
     reference.createCounterparty(new ReferenceData.Counterparty(0, merchant, "Demo Counterparty", "AFF-1", "Demo Affiliates",
         "DEMO-CP-1", java.time.LocalDate.of(2026, 1, 15), List.of("MERCHANT"), now));

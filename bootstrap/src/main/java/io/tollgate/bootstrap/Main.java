@@ -375,7 +375,8 @@ public final class Main implements Callable<Integer> {
       @Option(names = "--provider", defaultValue = "Tollgate Sandbox", description = "acquirer (default ${DEFAULT-VALUE})")
       String provider;
       @Option(names = "--api-types", defaultValue = "DEPOSIT,WITHDRAWAL,REFUND",
-          description = "what the acquirer's API does: DEPOSIT, WITHDRAWAL, REFUND, BALANCE (default ${DEFAULT-VALUE})")
+          description = "what the acquirer's API does, and so which payments are routed to it: DEPOSIT, WITHDRAWAL,"
+              + " REFUND, BALANCE (default ${DEFAULT-VALUE})")
       String apiTypes;
 
       @Override
@@ -446,7 +447,7 @@ public final class Main implements Callable<Integer> {
         }
         long id = services.persistence().referenceData().createConnector(new io.tollgate.application.port.out.ReferenceData
             .Connector(0, shop, term.id(), term.name(), "ACTIVE", method, currency, priority, weight, min, max,
-            cascadeOn, neverCascadeOn), java.time.Instant.now());
+            cascadeOn, neverCascadeOn, term.apiTypes()), java.time.Instant.now());
         out.println("connector " + id + " created");
         return 0;
       }

@@ -52,10 +52,16 @@ class ConnectorRoutingTest {
 
   /** A terminal of its own and a connector of the shop to it; returns the terminal's id. */
   static long connector(KeyedShop shop, String terminal, String method, String currency, int priority, String max) {
+    return connector(shop, terminal, method, currency, priority, max, List.of("DEPOSIT", "WITHDRAWAL", "REFUND"));
+  }
+
+  /** The same, with a terminal whose API does only {@code apiTypes}. */
+  static long connector(KeyedShop shop, String terminal, String method, String currency, int priority, String max,
+      List<String> apiTypes) {
     long id = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, terminal, "ACTIVE", "Sandbox",
-        "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), Instant.now()));
+        "SANDBOX", "Sandbox", apiTypes, Instant.now()));
     reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), id, null, "ACTIVE", method, currency,
-        priority, 100, null, max == null ? null : new BigDecimal(max), null, null), Instant.now());
+        priority, 100, null, max == null ? null : new BigDecimal(max), null, null, null), Instant.now());
     return id;
   }
 
@@ -252,6 +258,43 @@ class ConnectorRoutingTest {
     JsonNode p = pay(shop, "10.00", "EUR");
     assertThat(p.get("errorCode").asText()).isEqualTo("1.05");
     assertThat(lastOperation(shop, p).get("details").asText()).contains("no active connector");
+  }
+
+  // ---- what a terminal's API does ----------------------------------------------------------
+
+  @Test
+  void a_terminal_whose_api_does_not_pay_out_is_passed_over_for_withdrawals_and_still_takes_deposits()
+      throws Exception {
+    KeyedShop shop = shop("Api types");
+    connector(shop, "Api types deposits", "BASIC_CARD", "EUR", 1, null, List.of("DEPOSIT", "BALANCE"));
+    connector(shop, "Api types payouts", "BASIC_CARD", "EUR", 2, null, List.of("WITHDRAWAL"));
+
+    JsonNode deposit = pay(shop, "10.00", "EUR");
+    assertThat(deposit.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(deposit.get("terminalName").asText()).isEqualTo("Api types deposits");
+
+    JsonNode payout = withdraw(shop, "4.00", "EUR", "4000000000000408");
+    assertThat(payout.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(payout.get("terminalName").asText()).isEqualTo("Api types payouts");
+  }
+
+  @Test
+  void a_payment_whose_type_no_terminal_of_the_shop_takes_is_declined_1_05() throws Exception {
+    KeyedShop deposits = shop("Deposits only");
+    connector(deposits, "Deposits only T", "BASIC_CARD", "EUR", 1, null, List.of("DEPOSIT"));
+    JsonNode payout = withdraw(deposits, "5.00", "EUR", "4000000000000408");
+    assertThat(payout.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(payout.get("errorCode").asText()).isEqualTo("1.05");
+    assertThat(payout.has("externalId")).as("no processor was called").isFalse();
+    assertThat(lastOperation(deposits, payout).get("details").asText()).contains("takes WITHDRAWAL");
+    assertThat(ledger(deposits, "EUR")).as("the withdrawal's reservation released")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+
+    KeyedShop payouts = shop("Payouts only");
+    connector(payouts, "Payouts only T", "BASIC_CARD", "EUR", 1, null, List.of("WITHDRAWAL", "REFUND"));
+    JsonNode deposit = pay(payouts, "10.00", "EUR");
+    assertThat(deposit.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(deposit.get("errorCode").asText()).isEqualTo("1.05");
   }
 
   // ---- withdrawals -------------------------------------------------------------------------

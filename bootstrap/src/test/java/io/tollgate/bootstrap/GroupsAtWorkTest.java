@@ -490,9 +490,9 @@ class GroupsAtWorkTest {
         "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL"), Instant.now()));
     long codes = group(GroupKind.ERROR_CODE, name + " cascading codes");
     reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), first, null, "ACTIVE", "BASIC_CARD",
-        "EUR", 1, 100, null, null, codes, null), Instant.now());
+        "EUR", 1, 100, null, null, codes, null, null), Instant.now());
     reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), second, null, "ACTIVE", "BASIC_CARD",
-        secondCurrency, 2, 100, null, null, null, null), Instant.now());
+        secondCurrency, 2, 100, null, null, null, null, null), Instant.now());
     return new Routes(shop, first, second, codes);
   }
 
@@ -527,7 +527,7 @@ class GroupsAtWorkTest {
 
     long never = group(GroupKind.ERROR_CODE, "never cascade");
     reference.createConnector(new ReferenceData.Connector(0, r.shop().id().value(), r.first(), null, "ACTIVE",
-        "BANKTRANSFER", "EUR", 1, 100, null, null, r.cascadeGroup(), never), Instant.now());
+        "BANKTRANSFER", "EUR", 1, 100, null, null, r.cascadeGroup(), never, null), Instant.now());
     assertThat(pay(r.shop(), "4000000000000408", "30.00", "EUR", "").get("terminalName").asText())
         .isEqualTo("Cascade terminal A");
   }
@@ -641,7 +641,7 @@ class GroupsAtWorkTest {
     long usd = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Dollar terminal", "ACTIVE",
         "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
     reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), usd, null, "ACTIVE", "BASIC_CARD",
-        "USD", 1, 100, null, null, null, null), Instant.now());
+        "USD", 1, 100, null, null, null, null, null), Instant.now());
     reference.upsertCurrencyRate(new ReferenceData.CurrencyRate("EUR", "USD", new BigDecimal("1.0850"), Instant.now()));
 
     JsonNode p = pay(shop, "4000000000000408", "10.05", "EUR", "");
@@ -658,7 +658,7 @@ class GroupsAtWorkTest {
     long chf = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Franc terminal", "ACTIVE",
         "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
     reference.createConnector(new ReferenceData.Connector(0, francs.id().value(), chf, null, "ACTIVE", "BASIC_CARD",
-        "CHF", 1, 100, null, null, null, null), Instant.now());
+        "CHF", 1, 100, null, null, null, null, null), Instant.now());
     JsonNode noRate = pay(francs, "4000000000000408", "10.00", "EUR", "");
     assertThat(noRate.get("state").asText()).isEqualTo("DECLINED");
     assertThat(noRate.get("errorCode").asText()).isEqualTo("1.09");

@@ -59,9 +59,9 @@ class MerchantRecordsTest {
     plainTerminal = ref.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Acquirer Without Balance", "ACTIVE",
         "Sandbox", "SANDBOX", "Sandbox API", List.of("DEPOSIT"), Instant.now()));
     ref.createConnector(new ReferenceData.Connector(0, gw.shop.value(), balanceTerminal, null, "ACTIVE", "BASIC_CARD",
-        "EUR", 1, 100, null, null, null, null), Instant.now());
+        "EUR", 1, 100, null, null, null, null, null), Instant.now());
     ref.createConnector(new ReferenceData.Connector(0, gw.shop.value(), plainTerminal, null, "ACTIVE", "BANKTRANSFER",
-        "EUR", 1, 100, new java.math.BigDecimal("1"), new java.math.BigDecimal("5000"), null, null), Instant.now());
+        "EUR", 1, 100, new java.math.BigDecimal("1"), new java.math.BigDecimal("5000"), null, null, null), Instant.now());
     ref.createCounterparty(new ReferenceData.Counterparty(0, gw.merchant, "Partner Ltd", "A-1", "Affiliates",
         "P-1", java.time.LocalDate.of(2026, 3, 1), List.of("MERCHANT"), Instant.now()));
     long profile = ref.createAntifraudProfile(gw.merchant, "Strict", "UTC", Instant.now());

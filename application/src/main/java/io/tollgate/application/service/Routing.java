@@ -23,10 +23,10 @@ import java.util.stream.Collectors;
 
 /**
  * Chooses the terminals a payment is sent to: the shop's ACTIVE connectors for the payment's
- * method, those in the payment's currency first and those that convert it after them; within
- * each, by priority (lower first), and connectors of one priority in a random order weighted by
- * their {@code weight}. A connector that cannot take the payment (its limits, no rate, an amount
- * that converts to nothing) is passed over. Converts the requested amount when a connector's
+ * method whose terminal's API takes the payment's type, those in the payment's currency first
+ * and those that convert it after them; within each, by priority (lower first), and connectors
+ * of one priority in a random order weighted by their {@code weight}. A connector that cannot
+ * take the payment (its limits, no rate, an amount that converts to nothing) is passed over. Converts the requested amount when a connector's
  * currency differs, and says whether a decline may cascade to the next connector. A shop with
  * no connectors at all is sent to the default terminal.
  */
@@ -66,12 +66,14 @@ final class Routing {
 
   /**
    * The shop's active connectors for this payment in the order to try them: those whose
-   * currency is the requested one, then the others; empty when there are none.
+   * currency is the requested one, then the others; empty when there are none. A connector
+   * whose terminal's API does not take the payment's type (its {@code apiTypes}) is left out,
+   * as an inactive one is.
    */
   List<Connector> candidates(Payment p) {
     String currency = requested(p).currency().code();
     List<Connector> matching = reference.connectorsOf(p.shopId().value()).stream()
-        .filter(c -> c.paymentMethod().equals(p.method().name())).toList();
+        .filter(c -> c.paymentMethod().equals(p.method().name()) && c.takes(p.type())).toList();
     List<Connector> ordered = new ArrayList<>(byPriority(matching.stream()
         .filter(c -> c.terminalCurrency().equals(currency)).toList()));
     ordered.addAll(byPriority(matching.stream().filter(c -> !c.terminalCurrency().equals(currency)).toList()));
@@ -175,13 +177,13 @@ final class Routing {
 
     /**
      * Why the payment is declined when {@link #next()} found nothing: 1.05 when the shop has no
-     * active connector for the method, otherwise the refusal of the best connector, with every
-     * connector's reason.
+     * active connector for the method whose terminal takes the payment's type, otherwise the
+     * refusal of the best connector, with every connector's reason.
      */
     Outcome refusal() {
       if (passedOver.isEmpty()) {
-        return Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND)
-            .withDetails("the shop has no active connector for " + payment.method());
+        return Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND).withDetails("the shop has no active connector for "
+            + payment.method() + " whose terminal takes " + payment.type() + " payments");
       }
       return Outcome.error(passedOver.get(0).refusal()).withDetails("no connector can take the payment: "
           + passedOver.stream().map(Routed::why).collect(Collectors.joining("; ")));

@@ -59,6 +59,7 @@ import org.junit.jupiter.api.Test;
 class PayoutCascadeTest {
 
   private static final Currencies CURRENCIES = Currencies.defaults();
+  private static final List<String> ALL_TYPES = List.of("DEPOSIT", "WITHDRAWAL", "REFUND");
   private static final ShopId SHOP = new ShopId(1);
   private static final long CASCADE_ON_402 = 7;
 
@@ -208,7 +209,7 @@ class PayoutCascadeTest {
 
   private static Connector connector(String terminal, String currency, int priority, Long cascadeGroup) {
     return new Connector(terminal.hashCode(), 1, terminal.hashCode(), terminal, "ACTIVE", "BASIC_CARD", currency,
-        priority, 100, null, null, cascadeGroup, null);
+        priority, 100, null, null, cascadeGroup, null, ALL_TYPES);
   }
 
   private void rate(String base, String quote, String rate) {

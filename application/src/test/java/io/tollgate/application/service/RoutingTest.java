@@ -27,19 +27,20 @@ import org.junit.jupiter.api.Test;
 class RoutingTest {
 
   private static final Currencies CURRENCIES = Currencies.defaults();
+  private static final List<String> ALL_TYPES = List.of("DEPOSIT", "WITHDRAWAL", "REFUND");
   private final ReferenceData reference = mock(ReferenceData.class);
   private final GroupRepository groups = mock(GroupRepository.class);
   private final Routing routing = new Routing(reference, groups, CURRENCIES, "Default terminal");
 
   private static Connector connector(String currency, String min, String max) {
     return new Connector(1, 1, 1, "Acquirer", "ACTIVE", "BASIC_CARD", currency, 1, 100,
-        min == null ? null : new BigDecimal(min), max == null ? null : new BigDecimal(max), null, null);
+        min == null ? null : new BigDecimal(min), max == null ? null : new BigDecimal(max), null, null, ALL_TYPES);
   }
 
   /** A connector of shop 1 on its own terminal. */
   private static Connector connector(String terminal, String currency, int priority, String max, Long cascadeGroup) {
     return new Connector(priority, 1, priority, terminal, "ACTIVE", "BASIC_CARD", currency, priority, 100, null,
-        max == null ? null : new BigDecimal(max), cascadeGroup, null);
+        max == null ? null : new BigDecimal(max), cascadeGroup, null, ALL_TYPES);
   }
 
   private static Payment deposit(Money amount) {
@@ -220,5 +221,38 @@ class RoutingTest {
     assertThat(first.terminalName()).isEqualTo("A");
     assertThat(plan.cascade(first, ErrorCode.E4_00_DECLINED_BY_ISSUER)).as("not in the group").isEmpty();
     assertThat(terminal(plan.cascade(first, ErrorCode.E4_02_DO_NOT_HONOR))).isEqualTo("C");
+  }
+
+  private static Connector takingOnly(String terminal, int priority, String... types) {
+    return new Connector(priority, 1, priority, terminal, "ACTIVE", "BASIC_CARD", "EUR", priority, 100, null, null,
+        null, null, List.of(types));
+  }
+
+  private static Payment withdrawal(Money amount) {
+    Payment.Draft draft = new Payment.Draft(PaymentId.random(), new ShopId(1), PaymentType.WITHDRAWAL,
+        PaymentMethod.BASIC_CARD, amount, null, null, null, false, null, null, null, null, null, null);
+    return Payment.create(draft, io.tollgate.domain.payment.PaymentState.PENDING, Instant.now()).after();
+  }
+
+  @Test
+  void a_connector_whose_terminal_does_not_take_the_payments_type_is_left_out() {
+    shopHas(takingOnly("Deposits only", 1, "DEPOSIT", "BALANCE"), takingOnly("Payouts only", 2, "WITHDRAWAL"),
+        takingOnly("Both", 3, "DEPOSIT", "WITHDRAWAL", "REFUND"));
+
+    assertThat(routing.candidates(deposit(money("10.00", "EUR")))).extracting(Connector::terminalName)
+        .containsExactly("Deposits only", "Both");
+    assertThat(routing.candidates(withdrawal(money("10.00", "EUR")))).extracting(Connector::terminalName)
+        .containsExactly("Payouts only", "Both");
+  }
+
+  @Test
+  void a_payment_whose_type_no_connectors_terminal_takes_is_declined_1_05_and_not_sent_to_the_default_terminal() {
+    shopHas(takingOnly("Deposits only", 1, "DEPOSIT"), takingOnly("Nothing", 2));
+
+    Routing.Plan plan = routing.plan(withdrawal(money("10.00", "EUR")));
+    assertThat(plan.next()).isEmpty();
+    assertThat(plan.refusal().errorCode()).isEqualTo(ErrorCode.E1_05_TERMINAL_NOT_FOUND);
+    assertThat(plan.refusal().details()).contains("takes WITHDRAWAL");
+    assertThat(terminal(routing.plan(deposit(money("10.00", "EUR"))).next())).isEqualTo("Deposits only");
   }
 }

@@ -36,9 +36,19 @@ public interface ReferenceData {
     }
   }
 
+  /**
+   * A shop's route to a terminal. {@code terminalName} and {@code terminalApiTypes} are the
+   * terminal's, read with the connector (null in a connector to be created).
+   */
   record Connector(long id, long shopId, long terminalId, String terminalName, String state, String paymentMethod,
       String terminalCurrency, int priority, int weight, BigDecimal minAmount, BigDecimal maxAmount,
-      Long cascadingWhitelistGroupId, Long cascadingBlacklistGroupId) {}
+      Long cascadingWhitelistGroupId, Long cascadingBlacklistGroupId, List<String> terminalApiTypes) {
+
+    /** Whether its terminal's API takes payments of this type ({@link Terminal#supports}). */
+    public boolean takes(io.tollgate.domain.payment.PaymentType type) {
+      return terminalApiTypes != null && terminalApiTypes.contains(type.name());
+    }
+  }
 
   /** One rule of an anti-fraud profile: a rule name, and the group or thresholds it uses. */
   record AntifraudRule(long id, String rule, Long groupId, Integer threshold, Integer windowMinutes) {}
