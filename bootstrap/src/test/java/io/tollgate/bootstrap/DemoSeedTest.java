@@ -31,6 +31,32 @@ class DemoSeedTest {
       JsonNode cascaded = pay(http, app, key, "4000000000000424");
       assertThat(cascaded.get("state").asText()).isEqualTo("COMPLETED");
       assertThat(cascaded.get("terminalName").asText()).isEqualTo("Sandbox Acquirer B");
+      // and so is a payout to it
+      JsonNode payout = payOut(http, app, key, "4000000000000424");
+      assertThat(payout.get("state").asText()).isEqualTo("COMPLETED");
+      assertThat(payout.get("terminalName").asText()).isEqualTo("Sandbox Acquirer B");
+      JsonNode operations = send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments/"
+          + payout.get("id").asText() + "/operations")).header("Authorization", "Bearer " + key)).get("result");
+      assertThat(operations.findValuesAsText("operation"))
+          .as("newest first").containsExactly("WITHDRAWAL", "CASCADING", "WITHDRAWAL", "DETECT_FRAUD", "CREATE_PAYMENT");
+    }
+  }
+
+  /** A card withdrawal, once the worker has paid it out or declined it. */
+  private static JsonNode payOut(HttpClient http, Tollgate app, String key, String card) throws Exception {
+    String id = send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments"))
+        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"WITHDRAWAL\",\"amount\":5.00,\"currency\":\"EUR\","
+            + "\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}")))
+        .at("/result/id").asText();
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(15).toNanos();
+    while (true) {
+      JsonNode p = send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments/" + id))
+          .header("Authorization", "Bearer " + key)).get("result");
+      if (!p.get("state").asText().equals("PENDING") || System.nanoTime() > deadline) {
+        return p;
+      }
+      Thread.sleep(100);
     }
   }
 
