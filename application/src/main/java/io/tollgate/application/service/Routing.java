@@ -17,15 +17,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 /**
  * Chooses the terminals a payment is sent to: the shop's ACTIVE connectors for the payment's
  * method whose terminal's API takes the payment's type, those in the payment's currency first
  * and those that convert it after them; within each, by priority (lower first), and connectors
- * of one priority in a random order weighted by their {@code weight}. A connector that cannot
+ * of one priority in a random order weighted by their {@code weight}, the same for every plan
+ * of one payment. A connector that cannot
  * take the payment (its limits, no rate, an amount that converts to nothing) is passed over. Converts the requested amount when a connector's
  * currency differs, and says whether a decline may cascade to the next connector. A shop with
  * no connectors at all is sent to the default terminal.
@@ -74,17 +75,17 @@ final class Routing {
     String currency = requested(p).currency().code();
     List<Connector> matching = reference.connectorsOf(p.shopId().value()).stream()
         .filter(c -> c.paymentMethod().equals(p.method().name()) && c.takes(p.type())).toList();
-    List<Connector> ordered = new ArrayList<>(byPriority(matching.stream()
+    List<Connector> ordered = new ArrayList<>(byPriority(p, matching.stream()
         .filter(c -> c.terminalCurrency().equals(currency)).toList()));
-    ordered.addAll(byPriority(matching.stream().filter(c -> !c.terminalCurrency().equals(currency)).toList()));
+    ordered.addAll(byPriority(p, matching.stream().filter(c -> !c.terminalCurrency().equals(currency)).toList()));
     return ordered;
   }
 
-  private static List<Connector> byPriority(List<Connector> connectors) {
+  private static List<Connector> byPriority(Payment p, List<Connector> connectors) {
     Map<Integer, List<Connector>> byPriority = connectors.stream()
         .collect(Collectors.groupingBy(Connector::priority, TreeMap::new, Collectors.toList()));
     List<Connector> ordered = new ArrayList<>();
-    byPriority.values().forEach(same -> ordered.addAll(weightedOrder(same)));
+    byPriority.values().forEach(same -> ordered.addAll(weightedOrder(p, same)));
     return ordered;
   }
 
@@ -194,16 +195,24 @@ final class Routing {
     return p.customerAmount() != null ? p.customerAmount() : p.amount();
   }
 
-  private static List<Connector> weightedOrder(List<Connector> same) {
+  /**
+   * Connectors of one priority in an order drawn at random by weight, the same draw every time
+   * for one payment: a payout whose worker died after asking a terminal, before it recorded the
+   * answer, is asked of that terminal again, which de-duplicates it, and not of another one
+   * that would pay it too.
+   */
+  private static List<Connector> weightedOrder(Payment p, List<Connector> same) {
     if (same.size() < 2) {
       return same;
     }
-    // Efraimidis–Spirakis: sort by u^(1/w) descending, a weighted random permutation.
-    ThreadLocalRandom random = ThreadLocalRandom.current();
+    // Efraimidis–Spirakis: sort by u^(1/w) descending, a weighted random permutation; u is the
+    // payment's and the connector's, uniform over payments.
+    long seed = p.id().value().hashCode() * 0x9E3779B97F4A7C15L;
     Map<Connector, Double> keys = new java.util.HashMap<>();
     for (Connector c : same) {
       double weight = Math.max(c.weight(), 0) + 1e-9;
-      keys.put(c, Math.pow(random.nextDouble(), 1.0 / weight));
+      double u = new SplittableRandom(seed ^ c.id()).nextDouble();
+      keys.put(c, Math.pow(u, 1.0 / weight));
     }
     return same.stream().sorted(Comparator.comparing(keys::get, Comparator.reverseOrder())).toList();
   }

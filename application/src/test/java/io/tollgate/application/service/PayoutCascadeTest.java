@@ -79,8 +79,9 @@ class PayoutCascadeTest {
   static final class Acquirers implements PaymentProcessor {
     final List<String> asked = new ArrayList<>();
     final List<String> paid = new ArrayList<>();
-    /** The terminals that pay and then lose the connection before they answer, once. */
+    /** The terminals that pay and then lose the connection before they answer, once per payout. */
     final Set<String> dropOnce = new HashSet<>();
+    private final Set<String> dropped = new HashSet<>();
     /** The terminals that decline 4.02. */
     final Set<String> declining = new HashSet<>();
 
@@ -95,7 +96,7 @@ class PayoutCascadeTest {
       if (!paid.contains(key)) {
         paid.add(key);
       }
-      if (dropOnce.remove(terminal)) {
+      if (dropOnce.contains(terminal) && dropped.add(key)) {
         throw new IllegalStateException("connection reset after " + terminal + " paid");
       }
       return Result.approved("x-" + terminal, "00");
@@ -298,6 +299,29 @@ class PayoutCascadeTest {
         "WITHDRAWAL " + next + " COMPLETED");
     assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
+  }
+
+  @Test
+  void a_worker_that_dies_while_the_first_terminal_pays_asks_that_terminal_again_and_no_other() {
+    // two of one priority: each payout meets them in an order of its own
+    shopHas(connector("B", "EUR", 1, null), connector("C", "EUR", 1, null));
+    acquirers.dropOnce.add("B");
+    acquirers.dropOnce.add("C");
+    List<Payment> payouts = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      payouts.add(withdrawal("10.00", "EUR"));
+    }
+
+    assertThatThrownBy(() -> service.processPayouts(20)).isInstanceOf(IllegalStateException.class);
+    assertThat(rows.values()).allSatisfy(p -> assertThat(p.state()).isEqualTo(PaymentState.PENDING));
+    assertThat(service.processPayouts(20)).isEqualTo(12);
+
+    for (Payment p : payouts) {
+      Payment paid = rows.get(p.id());
+      assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
+      assertThat(acquirers.paid.stream().filter(k -> k.endsWith(p.id().value())))
+          .as("paid once").containsExactly(paid.terminalName() + " " + p.id().value());
+    }
   }
 
   @Test

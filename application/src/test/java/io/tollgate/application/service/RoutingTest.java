@@ -255,4 +255,27 @@ class RoutingTest {
     assertThat(plan.refusal().details()).contains("takes WITHDRAWAL");
     assertThat(terminal(routing.plan(deposit(money("10.00", "EUR"))).next())).isEqualTo("Deposits only");
   }
+
+  private static Connector weighted(String terminal, long id, int weight) {
+    return new Connector(id, 1, id, terminal, "ACTIVE", "BASIC_CARD", "EUR", 1, weight, null, null, null, null,
+        ALL_TYPES);
+  }
+
+  @Test
+  void connectors_of_one_priority_are_shared_by_weight_and_one_payment_meets_them_in_the_same_order_every_time() {
+    shopHas(weighted("Light", 1, 100), weighted("Heavy", 2, 300));
+    int heavyFirst = 0;
+    for (int i = 0; i < 4000; i++) {
+      Payment p = deposit(money("10.00", "EUR"));
+      List<String> order = routing.candidates(p).stream().map(Connector::terminalName).toList();
+      for (int again = 0; again < 3; again++) {
+        assertThat(routing.candidates(p)).extracting(Connector::terminalName).as("the same payment planned again")
+            .isEqualTo(order);
+      }
+      if (order.get(0).equals("Heavy")) {
+        heavyFirst++;
+      }
+    }
+    assertThat(heavyFirst).as("three quarters of 4000, by weight").isBetween(2800, 3200);
+  }
 }
