@@ -207,8 +207,9 @@ public final class Main implements Callable<Integer> {
 
   @Command(name = "user", description = "Manage merchant users (merchant API sign-in). A change to a user reaches "
       + "running servers within 5 seconds.",
-      subcommands = {UserCommands.Create.class, UserCommands.Disable.class, UserCommands.Enable.class,
-          UserCommands.SetPermissions.class, UserCommands.ResetPassword.class})
+      subcommands = {UserCommands.Create.class, UserCommands.ListUsers.class, UserCommands.Disable.class,
+          UserCommands.Enable.class, UserCommands.SetPermissions.class, UserCommands.SetShopGroup.class,
+          UserCommands.ResetPassword.class})
   static final class UserCommands {
 
     static Set<Permission> permissions(CommandLine.Model.CommandSpec spec, String list) {
@@ -223,6 +224,10 @@ public final class Main implements Callable<Integer> {
       return permissions.isEmpty() ? "(none)" : permissions.toString();
     }
 
+    static String describeScope(Long shopGroup) {
+      return shopGroup == null ? "every shop of its merchant" : "the shops of shop group " + shopGroup;
+    }
+
     @Command(name = "create", description = "Create a merchant user. Without --password one is generated and "
         + "shown once.")
     static final class Create extends Provisioning {
@@ -233,17 +238,57 @@ public final class Main implements Callable<Integer> {
       @Option(names = "--permissions", defaultValue = "",
           description = "comma-separated: SHOP_GROUP_VIEW, SHOP_GROUP_EDIT, SHOP_EDIT, SETTINGS_EDIT, or ALL")
       String permissions;
+      @Option(names = "--shop-group",
+          description = "scope the user to this shop group of the merchant: it sees only the group's shops") Long shopGroup;
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
         Set<Permission> granted = permissions(spec, permissions);
-        var created = services.users().create(new MerchantId(merchant), email, password, granted);
+        var created = services.users().create(new MerchantId(merchant), email, password, granted, shopGroup);
         out.println("user " + created.user().email() + " created for merchant " + merchant
-            + " with permissions " + describe(granted));
+            + " with permissions " + describe(granted) + ", seeing " + describeScope(shopGroup));
         if (password == null) {
           out.println("  Password: " + created.password());
           out.println("Store it now: it is not shown again.");
         }
+        return 0;
+      }
+    }
+
+    @Command(name = "list", description = "List a merchant's users: e-mail address, permissions, whether disabled, "
+        + "and the shop group each is scoped to (\"-\" for every shop).")
+    static final class ListUsers extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        for (var listed : services.users().users(new MerchantId(merchant))) {
+          var user = listed.user();
+          out.printf("%s\tpermissions=%s\tdisabled=%s\tshopGroup=%s%n", user.email(),
+              user.permissions().stream().map(Enum::name).sorted().collect(java.util.stream.Collectors.joining(",")),
+              listed.disabled(), user.shopGroupId() == null ? "-" : user.shopGroupId());
+        }
+        return 0;
+      }
+    }
+
+    @Command(name = "set-shop-group", description = "Scope a merchant user to a shop group of its merchant (it then "
+        + "sees only the records of the group's shops), or with --none let it see every shop again.")
+    static final class SetShopGroup extends Provisioning {
+      @Option(names = "--email", required = true, description = "the user's e-mail address") String email;
+      @CommandLine.ArgGroup(exclusive = true, multiplicity = "1") Scope scope;
+
+      static final class Scope {
+        @Option(names = "--shop-group", required = true, description = "shop group id") Long shopGroup;
+        @Option(names = "--none", required = true, description = "take the scope away: every shop of the merchant")
+        boolean none;
+      }
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        Long group = scope.none ? null : scope.shopGroup;
+        services.users().setShopGroup(email, group);
+        out.println("user " + email.strip().toLowerCase(Locale.ROOT) + " now sees " + describeScope(group));
         return 0;
       }
     }

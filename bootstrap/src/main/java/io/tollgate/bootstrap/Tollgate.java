@@ -241,7 +241,7 @@ public final class Tollgate implements AutoCloseable {
       WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),
           shops, config.webhookRetrySchedule(), clock);
       MerchantUserService users = new MerchantUserService(adapters.users(), adapters.shops(),
-          new BcryptPasswordHasher(), secrets, clock);
+          adapters.referenceData(), new BcryptPasswordHasher(), secrets, clock);
       GroupService groups = new GroupService(adapters.groups(), adapters.shops(), secrets, clock);
       MerchantRecordsService merchantRecords = new MerchantRecordsService(adapters.payments(), adapters.referenceData(),
           adapters.shops(), adapters.balances(), currencies);

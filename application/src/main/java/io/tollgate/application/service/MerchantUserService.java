@@ -6,6 +6,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.MerchantUsersUseCase;
 import io.tollgate.application.port.out.PasswordHasher;
+import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.UserRepository;
 import io.tollgate.domain.DomainException;
@@ -31,8 +32,8 @@ import java.util.concurrent.TimeUnit;
  * arrive while it runs wait for its answer instead of each running it again, and credentials in
  * steady use stay remembered (they are forgotten {@link #REMEMBER_FOR} after their last use, not
  * their first). Before, every 2 minutes each concurrent request of a busy integration ran
- * bcrypt at once: 16 connections stalled for over 2 s. What an operator
- * may change about a user (disabled, permissions, password) is read again from the database
+ * bcrypt at once: 16 connections stalled for over 2 s. What an operator may change about a
+ * user (disabled, permissions, shop group, password) is read again from the database
  * at least every {@link #CHANGES_SEEN_WITHIN}: a remembered check counts only while the user's
  * password hash is still the one it matched.
  */
@@ -45,6 +46,7 @@ public final class MerchantUserService implements MerchantUsersUseCase {
 
   private final UserRepository users;
   private final ShopRepository merchants;
+  private final ReferenceData reference;
   private final PasswordHasher hasher;
   private final SecretBox secrets;
   private final Clock clock;
@@ -54,13 +56,14 @@ public final class MerchantUserService implements MerchantUsersUseCase {
    * entry still being checked is a future that the requests arriving meanwhile share.
    */
   private final AsyncCache<String, String> verified;
-  /** Users who signed in lately, by e-mail address, as stored: permissions, disabled, password hash. */
+  /** Users who signed in lately, by e-mail address, as stored: permissions, shop group, disabled, password hash. */
   private final Cache<String, UserRepository.StoredUser> current;
 
-  public MerchantUserService(UserRepository users, ShopRepository merchants, PasswordHasher hasher,
-      SecretBox secrets, Clock clock) {
+  public MerchantUserService(UserRepository users, ShopRepository merchants, ReferenceData reference,
+      PasswordHasher hasher, SecretBox secrets, Clock clock) {
     this.users = users;
     this.merchants = merchants;
+    this.reference = reference;
     this.hasher = hasher;
     this.secrets = secrets;
     this.clock = clock;
@@ -131,6 +134,33 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   }
 
   @Override
+  public void setShopGroup(String email, Long shopGroup) {
+    UserRepository.StoredUser stored = users.findByEmail(address(email))
+        .orElseThrow(() -> new DomainException.NotFound("No merchant user has the e-mail address " + email));
+    if (shopGroup != null && !isShopGroupOf(stored.user().merchantId(), shopGroup)) {
+      throw new DomainException.Invalid("Invalid shop group", List.of(shopGroupViolation(shopGroup)));
+    }
+    changed(email, users.setShopGroup(address(email), shopGroup));
+  }
+
+  @Override
+  public List<ListedUser> users(MerchantId merchant) {
+    if (!merchants.merchantExists(merchant)) {
+      throw new DomainException.Invalid("Invalid merchant", List.of(Violation.of("merchant", "does not exist",
+          merchant.value())));
+    }
+    return users.usersOf(merchant).stream().map(u -> new ListedUser(u.user(), u.disabled())).toList();
+  }
+
+  private boolean isShopGroupOf(MerchantId merchant, long shopGroup) {
+    return reference.shopGroup(shopGroup).filter(g -> g.merchantId().equals(merchant)).isPresent();
+  }
+
+  private static Violation shopGroupViolation(long shopGroup) {
+    return Violation.of("shopGroup", "is not a shop group of the user's merchant", shopGroup);
+  }
+
+  @Override
   public String resetPassword(String email, String password) {
     if (password != null && badPassword(password)) {
       throw new DomainException.Invalid("Invalid password", List.of(passwordViolation()));
@@ -162,7 +192,8 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   }
 
   @Override
-  public CreatedUser create(MerchantId merchant, String email, String password, Set<Permission> permissions) {
+  public CreatedUser create(MerchantId merchant, String email, String password, Set<Permission> permissions,
+      Long shopGroup) {
     List<Violation> problems = new ArrayList<>();
     EmailAddress address = null;
     try {
@@ -175,12 +206,15 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     }
     if (!merchants.merchantExists(merchant)) {
       problems.add(Violation.of("merchant", "does not exist", merchant.value()));
+    } else if (shopGroup != null && !isShopGroupOf(merchant, shopGroup)) {
+      problems.add(shopGroupViolation(shopGroup));
     }
     if (!problems.isEmpty()) {
       throw new DomainException.Invalid("Invalid user", problems);
     }
     String secret = password != null ? password : generatePassword();
-    MerchantUser user = users.create(merchant, address.value(), hasher.hash(secret), permissions, clock.instant())
+    MerchantUser user = users.create(merchant, address.value(), hasher.hash(secret), permissions, shopGroup,
+            clock.instant())
         .orElseThrow(() -> new DomainException.Conflict("email_taken", "A user with this e-mail address exists"));
     return new CreatedUser(user, secret);
   }

@@ -7,6 +7,7 @@ import static org.mockito.Mockito.when;
 
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.PasswordHasher;
+import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.UserRepository;
 import io.tollgate.domain.DomainException;
@@ -57,8 +58,8 @@ class MerchantUserServiceTest {
     ShopRepository merchants = mock(ShopRepository.class);
     when(merchants.merchantExists(MERCHANT)).thenReturn(true);
     SecretBox secrets = new SecretBox(new byte[32]);
-    service = new MerchantUserService(database, merchants, hasher, secrets, clock);
-    commandLine = new MerchantUserService(database, merchants, hasher, secrets, clock);
+    service = new MerchantUserService(database, merchants, mock(ReferenceData.class), hasher, secrets, clock);
+    commandLine = new MerchantUserService(database, merchants, mock(ReferenceData.class), hasher, secrets, clock);
     commandLine.create(MERCHANT, EMAIL, PASSWORD, EnumSet.of(Permission.SHOP_EDIT));
   }
 
@@ -227,11 +228,11 @@ class MerchantUserServiceTest {
 
     @Override
     public Optional<MerchantUser> create(MerchantId merchant, String email, String passwordHash,
-        Set<Permission> permissions, Instant now) {
+        Set<Permission> permissions, Long shopGroup, Instant now) {
       if (rows.containsKey(email)) {
         return Optional.empty();
       }
-      MerchantUser user = new MerchantUser(rows.size() + 1, merchant, "Acme", email, permissions);
+      MerchantUser user = new MerchantUser(rows.size() + 1, merchant, "Acme", email, permissions, shopGroup);
       rows.put(email, new StoredUser(user, passwordHash, false));
       return Optional.of(user);
     }
@@ -250,6 +251,18 @@ class MerchantUserServiceTest {
     public boolean setPermissions(String email, Set<Permission> permissions) {
       return rows.computeIfPresent(email, (e, u) -> new StoredUser(new MerchantUser(u.user().id(),
           u.user().merchantId(), u.user().merchantName(), email, permissions), u.passwordHash(), u.disabled())) != null;
+    }
+
+    @Override
+    public java.util.List<StoredUser> usersOf(MerchantId merchant) {
+      return rows.values().stream().filter(u -> u.user().merchantId().equals(merchant)).toList();
+    }
+
+    @Override
+    public boolean setShopGroup(String email, Long shopGroup) {
+      return rows.computeIfPresent(email, (e, u) -> new StoredUser(new MerchantUser(u.user().id(),
+          u.user().merchantId(), u.user().merchantName(), email, u.user().permissions(), shopGroup), u.passwordHash(),
+          u.disabled())) != null;
     }
 
     @Override
