@@ -259,11 +259,14 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   @Override
   public Page<PaymentWithRefunds> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore,
-      int offset, int limit) {
+      java.util.Set<Long> inShopGroups, int offset, int limit) {
+    // Unscoped (every merchant user but those scoped to a shop group, and no group filter), the
+    // statement is the same text as before shop groups applied: the benchmarked first page.
     String where = """
          merchant_id = :merchant
           AND created >= coalesce(CAST(:from AS timestamptz), '-infinity')
           AND created < coalesce(CAST(:before AS timestamptz), 'infinity')
+        """ + inShopGroups(inShopGroups.size()) + """
         ORDER BY created DESC, id DESC LIMIT :limit OFFSET :offset
         """;
     // Deep pages take the page's ids from the index alone, then only those rows: the offset
@@ -274,7 +277,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         : "SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE id IN (SELECT id FROM payments WHERE" + where
             + ") ORDER BY created DESC, id DESC";
     return jdbi.withHandle(h -> {
-      List<PaymentRow> rows = h.createQuery(sql)
+      List<PaymentRow> rows = bindShopGroups(h.createQuery(sql), inShopGroups)
           .bind("merchant", merchant.value()).bind("from", createdFrom).bind("before", createdBefore)
           .bind("limit", limit + 1).bind("offset", offset)
           .map(PaymentRows.PAYMENT).list();
@@ -312,18 +315,44 @@ final class JdbiPaymentRepository implements PaymentRepository {
     return refunded;
   }
 
+  /**
+   * The predicate that keeps a merchant list to the shops in shop groups (a scoped user's, a
+   * {@code shopGroupId.eq} filter): one line per group, bound by {@link #bindShopGroups}, and no
+   * text at all for none. Membership is read by the statement itself, so an edit of a group
+   * counts on the next page asked for.
+   */
+  private static String inShopGroups(int groups) {
+    StringBuilder sql = new StringBuilder();
+    for (int i = 0; i < groups; i++) {
+      sql.append("  AND shop_id IN (SELECT m.shop_id FROM shop_group_members m WHERE m.group_id = :shopGroup")
+          .append(i).append(")\n");
+    }
+    return sql.toString();
+  }
+
+  private static Query bindShopGroups(Query query, java.util.Set<Long> groups) {
+    int i = 0;
+    for (Long group : groups.stream().sorted().toList()) {
+      query.bind("shopGroup" + i++, group);
+    }
+    return query;
+  }
+
   @Override
   public Page<OperationWithPayment> operationsForMerchant(MerchantId merchant, Instant completedFrom,
       Instant completedBefore, java.util.Set<io.tollgate.domain.payment.OperationType> operations,
-      java.util.Set<io.tollgate.domain.payment.PaymentState> states, int offset, int limit) {
-    List<OperationRow> rows = jdbi.withHandle(h -> h.createQuery("SELECT " + PaymentSql.OPERATION_COLUMNS + """
+      java.util.Set<io.tollgate.domain.payment.PaymentState> states, java.util.Set<Long> inShopGroups, int offset,
+      int limit) {
+    List<OperationRow> rows = jdbi.withHandle(h -> bindShopGroups(h.createQuery("SELECT " + PaymentSql.OPERATION_COLUMNS
+            + """
              FROM payment_operations WHERE merchant_id = :merchant
               AND completed >= coalesce(CAST(:from AS timestamptz), '-infinity')
               AND completed < coalesce(CAST(:before AS timestamptz), 'infinity')
               AND (cardinality(CAST(:operations AS text[])) = 0 OR operation = ANY(CAST(:operations AS text[])))
               AND (cardinality(CAST(:states AS text[])) = 0 OR payment_state = ANY(CAST(:states AS text[])))
+            """ + inShopGroups(inShopGroups.size()) + """
             ORDER BY completed DESC, id DESC LIMIT :limit OFFSET :offset
-            """)
+            """), inShopGroups)
         .bind("merchant", merchant.value()).bind("from", completedFrom).bind("before", completedBefore)
         .bind("operations", operations.stream().map(Enum::name).toArray(String[]::new))
         .bind("states", states.stream().map(Enum::name).toArray(String[]::new))

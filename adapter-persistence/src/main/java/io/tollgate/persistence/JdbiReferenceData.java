@@ -157,6 +157,16 @@ final class JdbiReferenceData implements ReferenceData {
         """, CONNECTOR, "m", merchant.value(), "limit", limit + 1, "offset", offset), limit);
   }
 
+  @Override
+  public Page<Connector> connectors(MerchantId merchant, long shopGroup, int offset, int limit) {
+    return page(query("SELECT " + CONNECTOR_COLUMNS + """
+         FROM connectors c JOIN terminals t ON t.id = c.terminal_id JOIN shops s ON s.id = c.shop_id
+        WHERE s.merchant_id = :m
+          AND c.shop_id IN (SELECT g.shop_id FROM shop_group_members g WHERE g.group_id = :group)
+        ORDER BY c.id LIMIT :limit OFFSET :offset
+        """, CONNECTOR, "m", merchant.value(), "group", shopGroup, "limit", limit + 1, "offset", offset), limit);
+  }
+
   /** How long another instance's edit of connectors or anti-fraud profiles may go unseen here. */
   static final java.time.Duration ROUTING_CACHE = java.time.Duration.ofSeconds(5);
 
@@ -264,16 +274,19 @@ final class JdbiReferenceData implements ReferenceData {
   }
 
   @Override
-  public Page<CustomerRecord> customers(MerchantId merchant, Long shopId, Long idAfter, int offset, int limit) {
+  public Page<CustomerRecord> customers(MerchantId merchant, Long shopId, Long shopGroup, Long idAfter, int offset,
+      int limit) {
     return page(query("""
         SELECT c.*, s.name AS shop_name FROM customers c JOIN shops s ON s.id = c.shop_id
         WHERE c.merchant_id = :m AND (CAST(:shop AS bigint) IS NULL OR c.shop_id = :shop)
+          AND (CAST(:group AS bigint) IS NULL
+            OR c.shop_id IN (SELECT g.shop_id FROM shop_group_members g WHERE g.group_id = :group))
           AND c.id > coalesce(CAST(:after AS bigint), 0)
         ORDER BY c.id LIMIT :limit OFFSET :offset
         """, (rs, ctx) -> new CustomerRecord(rs.getLong("id"), new MerchantId(rs.getLong("merchant_id")),
             rs.getLong("shop_id"), rs.getString("shop_name"), rs.getString("reference_id"), rs.getString("first_name"),
             rs.getString("last_name"), rs.getString("email"), rs.getString("phone"), rs.getString("date_of_birth")),
-        "m", merchant.value(), "shop", shopId, "after", idAfter, "limit", limit + 1, "offset", offset), limit);
+        "m", merchant.value(), "shop", shopId, "group", shopGroup, "after", idAfter, "limit", limit + 1, "offset", offset), limit);
   }
 
   @Override

@@ -382,6 +382,47 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     assertThat(deep).as("read by the page's ids first").isEqualTo(top);
   }
 
+  /**
+   * Shop groups keep a merchant's lists to their shops now (a scoped user's group, a
+   * {@code shopGroupId.eq} filter, or both at once), on shallow and deep pages alike, and an edit
+   * of a group counts on the next read.
+   */
+  @Test
+  void merchant_lists_keep_to_the_shops_in_every_given_shop_group() {
+    ShopId first = TestShops.create(adapters, "grouped");
+    MerchantId merchant = adapters.shops().find(first).orElseThrow().merchantId();
+    ShopId second = adapters.shops().createShop(new io.tollgate.domain.shop.Shop(new ShopId(Long.MAX_VALUE), merchant,
+        "Second grouped", null, null, null, false, false, "EUR"), Instant.now());
+    var reference = adapters.referenceData();
+    long onlyFirst = reference.createShopGroup(merchant, "first", Instant.now());
+    reference.addShopsToGroup(onlyFirst, List.of(first.value()));
+    long both = reference.createShopGroup(merchant, "both", Instant.now());
+    reference.addShopsToGroup(both, List.of(first.value(), second.value()));
+    List<String> firsts = new ArrayList<>();
+    for (int i = 0; i < 1_030; i++) {
+      firsts.add(0, insert(first, "1", "grouped-" + i, T0.plusSeconds(2L * i)).id().value());
+      insert(second, "1", "other-" + i, T0.plusSeconds(2L * i + 1));
+    }
+
+    assertThat(ids(repository().listForMerchant(merchant, null, null, java.util.Set.of(onlyFirst), 0, 50)))
+        .containsExactlyElementsOf(firsts.subList(0, 50));
+    assertThat(ids(repository().listForMerchant(merchant, null, null, java.util.Set.of(onlyFirst, both), 1_000, 50)))
+        .as("a deep page, read by its ids first").containsExactlyElementsOf(firsts.subList(1_000, 1_030));
+    assertThat(ids(repository().listForMerchant(merchant, null, null, java.util.Set.of(both), 0, 50)))
+        .hasSize(50).containsAll(firsts.subList(0, 25));
+    Page<PaymentRepository.OperationWithPayment> operations = repository().operationsForMerchant(merchant, null, null,
+        java.util.Set.of(), java.util.Set.of(), java.util.Set.of(onlyFirst), 0, 100);
+    assertThat(operations.items()).extracting(o -> o.payment().shopId()).containsOnly(first);
+
+    reference.removeShopsFromGroup(onlyFirst, List.of(first.value()));
+    assertThat(repository().listForMerchant(merchant, null, null, java.util.Set.of(onlyFirst), 0, 50).items())
+        .isEmpty();
+  }
+
+  private static List<String> ids(Page<PaymentRepository.PaymentWithRefunds> page) {
+    return page.items().stream().map(p -> p.payment().id().value()).toList();
+  }
+
   private static Map<String, BigDecimal> refundedById(Page<PaymentRepository.PaymentWithRefunds> page) {
     Map<String, BigDecimal> refunded = new HashMap<>();
     page.items().forEach(p -> refunded.put(p.payment().id().value(),

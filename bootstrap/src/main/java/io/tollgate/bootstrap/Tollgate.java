@@ -239,7 +239,7 @@ public final class Tollgate implements AutoCloseable {
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock);
       WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),
-          shops, config.webhookRetrySchedule(), clock);
+          adapters.referenceData(), shops, config.webhookRetrySchedule(), clock);
       MerchantUserService users = new MerchantUserService(adapters.users(), adapters.shops(),
           adapters.referenceData(), new BcryptPasswordHasher(), secrets, clock);
       GroupService groups = new GroupService(adapters.groups(), adapters.shops(), secrets, clock);

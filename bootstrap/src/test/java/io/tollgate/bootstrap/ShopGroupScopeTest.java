@@ -127,6 +127,94 @@ class ShopGroupScopeTest {
         .toList()) + "]}";
   }
 
+  @Test
+  void a_scoped_user_sees_only_the_records_of_its_groups_shops_and_the_others_are_404() {
+    String[] scoped = scopedUser("north@scope.example", group("North only", north));
+
+    assertThat(payments("", scoped)).contains(northPayment).doesNotContain(southPayment);
+    assertThat(operationPayments("", scoped)).contains(northPayment).doesNotContain(southPayment);
+    assertThat(result("/merchant-api/v1/shops", scoped).findValuesAsText("id"))
+        .containsExactly(String.valueOf(north.id().value()));
+    assertThat(result("/merchant-api/v1/balances", scoped).findValuesAsText("name"))
+        .isNotEmpty().allMatch(name -> name.startsWith("North Shop "));
+    assertThat(result("/merchant-api/v1/available-withdrawal-balances", scoped).findValuesAsText("shopId"))
+        .isNotEmpty().containsOnly(String.valueOf(north.id().value()));
+    assertThat(result("/merchant-api/v1/customers", scoped).findValuesAsText("referenceId"))
+        .contains("customer-of-" + north.id().value()).doesNotContain("customer-of-" + south.id().value());
+    assertThat(result("/merchant-api/v1/customers?shopId.eq=" + south.id().value(), scoped)).isEmpty();
+    assertThat(result("/merchant-api/v1/connectors", scoped).findValuesAsText("shopId"))
+        .isNotEmpty().containsOnly(String.valueOf(north.id().value()));
+    BigDecimal scopedBalance = result("/merchant-api/v1/terminals/" + balanceTerminal + "/balance", scoped)
+        .at("/available/0/amount").decimalValue();
+    assertThat(scopedBalance).isEqualByComparingTo(gw.ledgerSum(north.id(), "EUR")[0]);
+
+    // a payment of a shop outside the group: 404 as another merchant's, though the user may resend
+    String southWebhooks = "/merchant-api/v1/payments/" + southPayment + "/webhooks";
+    assertThat(gw.merchantGet(southWebhooks, scoped).status()).isEqualTo(404);
+    assertThat(gw.merchantPost(southWebhooks + "/resend", "", scoped).status()).isEqualTo(404);
+    assertThat(gw.merchantGet("/merchant-api/v1/payments/" + northPayment + "/webhooks", scoped).status())
+        .isEqualTo(200);
+
+    // a user without a scope, as every user before shop groups scoped, sees both shops
+    assertThat(payments("", everything)).contains(northPayment, southPayment);
+    assertThat(operationPayments("", everything)).contains(northPayment, southPayment);
+    assertThat(result("/merchant-api/v1/shops", everything).findValuesAsText("id"))
+        .contains(String.valueOf(north.id().value()), String.valueOf(south.id().value()));
+    assertThat(result("/merchant-api/v1/customers", everything).findValuesAsText("referenceId"))
+        .contains("customer-of-" + north.id().value(), "customer-of-" + south.id().value());
+    assertThat(gw.merchantGet(southWebhooks, everything).status()).isEqualTo(200);
+    assertThat(result("/merchant-api/v1/terminals/" + balanceTerminal + "/balance", everything)
+        .at("/available/0/amount").decimalValue())
+        .isEqualByComparingTo(gw.ledgerSum(north.id(), "EUR")[0].add(gw.ledgerSum(south.id(), "EUR")[0]));
+  }
+
+  @Test
+  void an_edit_of_the_groups_shops_counts_on_the_scoped_users_next_request() {
+    long group = group("Moving", north);
+    String[] scoped = scopedUser("moving@scope.example", group);
+    String path = "/merchant-api/v1/shop-groups/" + group + "/shops";
+    assertThat(payments("", scoped)).contains(northPayment).doesNotContain(southPayment);
+
+    assertThat(edit("POST", path, shops(south), everything).status()).isEqualTo(201);
+    assertThat(payments("", scoped)).contains(northPayment, southPayment);
+    assertThat(gw.merchantGet("/merchant-api/v1/payments/" + southPayment + "/webhooks", scoped).status())
+        .isEqualTo(200);
+
+    assertThat(edit("DELETE", path, shops(north), everything).status()).isEqualTo(204);
+    assertThat(payments("", scoped)).contains(southPayment).doesNotContain(northPayment);
+    assertThat(result("/merchant-api/v1/shops", scoped).findValuesAsText("id"))
+        .containsExactly(String.valueOf(south.id().value()));
+    assertThat(gw.merchantGet("/merchant-api/v1/payments/" + northPayment + "/webhooks", scoped).status())
+        .isEqualTo(404);
+
+    assertThat(edit("DELETE", path, shops(south), everything).status()).isEqualTo(204);
+    assertThat(payments("", scoped)).isEmpty();
+    assertThat(result("/merchant-api/v1/shops", scoped)).isEmpty();
+    assertThat(result("/merchant-api/v1/balances", scoped)).isEmpty();
+  }
+
+  @Test
+  void a_scoped_user_cannot_widen_its_scope_and_sees_only_its_own_group() {
+    long own = group("Own", north);
+    long another = group("Another", south);
+    String[] scoped = scopedUser("narrow@scope.example", own);
+
+    assertThat(edit("POST", "/merchant-api/v1/shop-groups/" + own + "/shops", shops(south), scoped).status())
+        .isEqualTo(403);
+    assertThat(edit("DELETE", "/merchant-api/v1/shop-groups/" + own + "/shops", shops(north), scoped).status())
+        .isEqualTo(403);
+    assertThat(edit("POST", "/merchant-api/v1/shop-groups/" + another + "/shops", shops(north), scoped).status())
+        .isEqualTo(404);
+    assertThat(result("/merchant-api/v1/shop-groups/" + own, scoped).get("shops").findValuesAsText("id"))
+        .containsExactly(String.valueOf(north.id().value()));
+    assertThat(payments("", scoped)).doesNotContain(southPayment);
+
+    assertThat(groupIds(result("/merchant-api/v1/shop-groups", scoped))).containsExactly(own);
+    assertThat(result("/merchant-api/v1/shop-groups?offset=1", scoped)).isEmpty();
+    assertThat(gw.merchantGet("/merchant-api/v1/shop-groups/" + another, scoped).status()).isEqualTo(404);
+    assertThat(groupIds(result("/merchant-api/v1/shop-groups", everything))).contains(own, another);
+  }
+
   // The command line
 
   private record Result(int exit, String out, String err) {}
@@ -153,6 +241,37 @@ class ShopGroupScopeTest {
       }
       Thread.sleep(100);
     }
+  }
+
+  @Test
+  void operators_scope_users_with_the_command_line_and_a_running_server_follows_within_five_seconds()
+      throws Exception {
+    long northOnly = group("CLI north", north);
+    Result created = succeeds("user", "create", "--merchant", String.valueOf(gw.merchant.value()), "--email",
+        "cli-scoped@scope.example", "--permissions", "SHOP_GROUP_VIEW", "--shop-group", String.valueOf(northOnly));
+    assertThat(created.out()).contains("the shops of shop group " + northOnly);
+    String[] user = {"cli-scoped@scope.example", created.out().replaceAll("(?s).*Password: (\\S+).*", "$1")};
+    assertThat(payments("", user)).contains(northPayment).doesNotContain(southPayment);
+
+    assertThat(succeeds("user", "set-shop-group", "--email", "CLI-Scoped@scope.example", "--none").out())
+        .contains("user cli-scoped@scope.example now sees every shop of its merchant");
+    within5Seconds(() -> payments("", user).contains(southPayment));
+
+    long southOnly = group("CLI south", south);
+    succeeds("user", "set-shop-group", "--email", "cli-scoped@scope.example", "--shop-group",
+        String.valueOf(southOnly));
+    within5Seconds(() -> !payments("", user).contains(northPayment));
+    assertThat(payments("", user)).contains(southPayment);
+
+    Result listed = succeeds("user", "list", "--merchant", String.valueOf(gw.merchant.value()));
+    assertThat(listed.out()).contains(
+        "cli-scoped@scope.example\tpermissions=SHOP_GROUP_VIEW\tdisabled=false\tshopGroup=" + southOnly,
+        "everything@scope.example\tpermissions=SETTINGS_EDIT,SHOP_EDIT,SHOP_GROUP_EDIT,SHOP_GROUP_VIEW"
+            + "\tdisabled=false\tshopGroup=-");
+    assertThat(listed.out()).doesNotContain("$2").doesNotContain(user[1]);
+    succeeds("user", "disable", "--email", "cli-scoped@scope.example");
+    assertThat(succeeds("user", "list", "--merchant", String.valueOf(gw.merchant.value())).out())
+        .contains("cli-scoped@scope.example\tpermissions=SHOP_GROUP_VIEW\tdisabled=true");
   }
 
   @Test

@@ -38,7 +38,7 @@ public final class MerchantApi {
     RestCommon.register(config, d.bodyLimitBytes());
     config.register(new BasicAuthFilter(d.users()));
     config.register(new WebhookLogResource(d.webhooks()));
-    config.register(new MerchantRecordsResource(d.shops(), d.balances()));
+    config.register(new MerchantRecordsResource(d.queries(), d.balances()));
     config.register(new MerchantListsResource(d.queries(), d.shops(), d.clock()));
     if (d.profile() == Profile.FULL) {
       config.register(new GroupResource(d.groups()));

@@ -77,7 +77,7 @@ public final class MerchantListsResource {
     params.validate();
     MerchantUser user = BasicAuthFilter.user(request);
     Map<Long, String> names = shopNames(user);
-    return Envelope.page(queries.payments(user, from, before, paging.offset(), paging.limit())
+    return Envelope.page(queries.payments(user, from, before, null, paging.offset(), paging.limit())
         .map(p -> MerchantPaymentJson.payment(p, user.merchantId().value(), user.merchantName(), names)));
   }
 
@@ -100,7 +100,8 @@ public final class MerchantListsResource {
       return Envelope.page(new io.tollgate.application.port.out.Page<>(java.util.List.of(), false));
     }
     Map<Long, String> names = shopNames(user);
-    return Envelope.page(queries.operations(user, from, before, operations, states, paging.offset(), paging.limit())
+    return Envelope.page(queries.operations(user, from, before, operations, states, null, paging.offset(),
+        paging.limit())
         .map(o -> MerchantPaymentJson.operation(o, user.merchantId().value(), user.merchantName(), names)));
   }
 

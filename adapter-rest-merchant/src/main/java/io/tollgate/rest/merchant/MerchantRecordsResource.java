@@ -1,7 +1,7 @@
 package io.tollgate.rest.merchant;
 
 import io.tollgate.application.port.in.BalanceQueries;
-import io.tollgate.application.port.in.ProvisioningUseCase;
+import io.tollgate.application.port.in.MerchantQueries;
 import io.tollgate.application.port.out.BalanceRepository.BalanceAccount;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.user.MerchantUser;
@@ -17,7 +17,10 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The merchant's shops and their balances (lists without {@code hasMore}). */
+/**
+ * The merchant's shops and their balances (lists without {@code hasMore}); for a user scoped to
+ * a shop group, only the shops in its group.
+ */
 @Path("")
 @Produces(MediaType.APPLICATION_JSON)
 public final class MerchantRecordsResource {
@@ -36,10 +39,10 @@ public final class MerchantRecordsResource {
 
   record WithdrawableJson(long shopId, String shopName, String currency, BigDecimal amount) {}
 
-  private final ProvisioningUseCase shops;
+  private final MerchantQueries shops;
   private final BalanceQueries balances;
 
-  MerchantRecordsResource(ProvisioningUseCase shops, BalanceQueries balances) {
+  MerchantRecordsResource(MerchantQueries shops, BalanceQueries balances) {
     this.shops = shops;
     this.balances = balances;
   }
@@ -49,7 +52,7 @@ public final class MerchantRecordsResource {
   public Envelope shops(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @Context ContainerRequestContext request) {
     Paging paging = Paging.of(offset, limit);
-    List<Shop> all = shops.shopsOf(BasicAuthFilter.user(request).merchantId());
+    List<Shop> all = shops.shops(BasicAuthFilter.user(request));
     return Envelope.list(all.stream().skip(paging.offset()).limit(paging.limit()).map(ShopJson::of).toList());
   }
 
@@ -58,7 +61,7 @@ public final class MerchantRecordsResource {
   public Envelope balances(@Context ContainerRequestContext request) {
     MerchantUser user = BasicAuthFilter.user(request);
     List<BalanceJson> result = new ArrayList<>();
-    for (Shop shop : shops.shopsOf(user.merchantId())) {
+    for (Shop shop : shops.shops(user)) {
       for (BalanceAccount account : balances.balances(shop.id())) {
         String code = account.balance().currency().code();
         String name = switch (account.type()) {
@@ -76,7 +79,7 @@ public final class MerchantRecordsResource {
   public Envelope availableForWithdrawal(@Context ContainerRequestContext request) {
     MerchantUser user = BasicAuthFilter.user(request);
     List<WithdrawableJson> result = new ArrayList<>();
-    for (Shop shop : shops.shopsOf(user.merchantId())) {
+    for (Shop shop : shops.shops(user)) {
       balances.availableForWithdrawal(shop.id()).forEach(m ->
           result.add(new WithdrawableJson(shop.id().value(), shop.name(), m.currency().code(), m.amount())));
     }

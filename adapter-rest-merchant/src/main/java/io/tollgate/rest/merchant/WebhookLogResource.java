@@ -48,7 +48,7 @@ public final class WebhookLogResource {
   @GET
   public Envelope attempts(@PathParam("id") String id, @Context ContainerRequestContext request) {
     MerchantUser user = BasicAuthFilter.user(request);
-    return Envelope.list(webhooks.attempts(user.merchantId(), paymentId(id)).stream().map(AttemptJson::of).toList());
+    return Envelope.list(webhooks.attempts(user, paymentId(id)).stream().map(AttemptJson::of).toList());
   }
 
   @POST

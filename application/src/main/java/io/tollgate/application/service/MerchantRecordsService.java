@@ -29,7 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The merchant API's reads, each scoped to the user's merchant. */
+/** The merchant API's reads, each scoped to the user's merchant and, for a scoped user, its shop group. */
 public final class MerchantRecordsService implements MerchantQueries {
 
   private final PaymentRepository payments;
@@ -37,6 +37,7 @@ public final class MerchantRecordsService implements MerchantQueries {
   private final ShopRepository shops;
   private final BalanceRepository balances;
   private final Currencies currencies;
+  private final ShopScope scope;
 
   public MerchantRecordsService(PaymentRepository payments, ReferenceData reference, ShopRepository shops,
       BalanceRepository balances, Currencies currencies) {
@@ -45,17 +46,44 @@ public final class MerchantRecordsService implements MerchantQueries {
     this.shops = shops;
     this.balances = balances;
     this.currencies = currencies;
+    this.scope = new ShopScope(shops, reference);
   }
 
   @Override
-  public Page<PaymentWithRefunds> payments(MerchantUser user, Instant from, Instant before, int offset, int limit) {
-    return payments.listForMerchant(user.merchantId(), from, before, offset, limit);
+  public Page<PaymentWithRefunds> payments(MerchantUser user, Instant from, Instant before, Long shopGroup, int offset,
+      int limit) {
+    return payments.listForMerchant(user.merchantId(), from, before, shopGroups(user, shopGroup), offset, limit);
   }
 
   @Override
   public Page<OperationWithPayment> operations(MerchantUser user, Instant from, Instant before,
-      Set<OperationType> operations, Set<PaymentState> states, int offset, int limit) {
-    return payments.operationsForMerchant(user.merchantId(), from, before, operations, states, offset, limit);
+      Set<OperationType> operations, Set<PaymentState> states, Long shopGroup, int offset, int limit) {
+    return payments.operationsForMerchant(user.merchantId(), from, before, operations, states,
+        shopGroups(user, shopGroup), offset, limit);
+  }
+
+  /**
+   * The shop groups a list keeps to: the user's own (when it is scoped) and the one it filters
+   * by. A group the user could not see otherwise is unknown to it, whether it exists or not.
+   */
+  private Set<Long> shopGroups(MerchantUser user, Long filter) {
+    Set<Long> groups = new java.util.TreeSet<>();
+    if (user.scoped()) {
+      groups.add(user.shopGroupId());
+    }
+    if (filter != null) {
+      if (visibleShopGroup(user, filter).isEmpty()) {
+        throw new DomainException.Invalid("Unknown shop group",
+            List.of(Violation.of("shopGroupId.eq", "unknown shop group", filter)));
+      }
+      groups.add(filter);
+    }
+    return groups;
+  }
+
+  @Override
+  public List<Shop> shops(MerchantUser user) {
+    return scope.visibleShops(user);
   }
 
   @Override
@@ -90,7 +118,7 @@ public final class MerchantRecordsService implements MerchantQueries {
       }
     }
     Map<Currency, BigDecimal[]> sums = new LinkedHashMap<>();
-    for (Shop shop : shops.shopsOf(user.merchantId())) {
+    for (Shop shop : scope.visibleShops(user)) {
       Set<String> currencies = currenciesByShop.get(shop.id().value());
       if (currencies == null) {
         continue;
@@ -120,13 +148,15 @@ public final class MerchantRecordsService implements MerchantQueries {
   @Override
   public Page<ReferenceData.CustomerRecord> customers(MerchantUser user, Long shopId, Long idAfter, int offset,
       int limit) {
-    return reference.customers(user.merchantId(), shopId, idAfter, offset, limit);
+    return reference.customers(user.merchantId(), shopId, user.shopGroupId(), idAfter, offset, limit);
   }
 
   @Override
   public Page<ConnectorListing> connectors(MerchantUser user, int offset, int limit) {
-    return reference.connectors(user.merchantId(), offset, limit)
-        .map(c -> new ConnectorListing(c, c.minAmount(), Routing.amountBelow(c, currencies)));
+    Page<ReferenceData.Connector> page = user.scoped()
+        ? reference.connectors(user.merchantId(), user.shopGroupId(), offset, limit)
+        : reference.connectors(user.merchantId(), offset, limit);
+    return page.map(c -> new ConnectorListing(c, c.minAmount(), Routing.amountBelow(c, currencies)));
   }
 
   @Override
@@ -154,6 +184,11 @@ public final class MerchantRecordsService implements MerchantQueries {
     // Each listed group shows its shops, which one shop group shows only with SHOP_GROUP_VIEW
     // (CONTRACT section 7): the list needs it as well.
     user.require(Permission.SHOP_GROUP_VIEW);
+    if (user.scoped()) {
+      List<ReferenceData.ShopGroup> own = offset == 0
+          ? visibleShopGroup(user, user.shopGroupId()).stream().toList() : List.of();
+      return new Page<>(own, false);
+    }
     return reference.shopGroups(user.merchantId(), offset, limit);
   }
 
@@ -168,6 +203,7 @@ public final class MerchantRecordsService implements MerchantQueries {
   public void addShopsToGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds) {
     ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
     user.require(Permission.SHOP_GROUP_EDIT);
+    refuseScoped(user);
     reference.addShopsToGroup(group.id(), ownShops(user, shopIds));
   }
 
@@ -175,12 +211,27 @@ public final class MerchantRecordsService implements MerchantQueries {
   public void removeShopsFromGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds) {
     ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
     user.require(Permission.SHOP_GROUP_EDIT);
+    refuseScoped(user);
     reference.removeShopsFromGroup(group.id(), ownShops(user, shopIds));
   }
 
+  /** Whatever its permissions: a scoped user changing a group's shops would change what it sees. */
+  private static void refuseScoped(MerchantUser user) {
+    if (user.scoped()) {
+      throw new DomainException.Forbidden("A user scoped to a shop group may not change the shops of shop groups");
+    }
+  }
+
   private ReferenceData.ShopGroup ownedShopGroup(MerchantUser user, long groupId) {
-    return reference.shopGroup(groupId).filter(g -> g.merchantId().equals(user.merchantId()))
-        .orElseThrow(() -> new DomainException.NotFound("Shop group not found"));
+    return visibleShopGroup(user, groupId).orElseThrow(() -> new DomainException.NotFound("Shop group not found"));
+  }
+
+  /** A group of the user's merchant; for a scoped user, only its own. */
+  private java.util.Optional<ReferenceData.ShopGroup> visibleShopGroup(MerchantUser user, long groupId) {
+    if (user.scoped() && groupId != user.shopGroupId()) {
+      return java.util.Optional.empty();
+    }
+    return reference.shopGroup(groupId).filter(g -> g.merchantId().equals(user.merchantId()));
   }
 
   private List<Long> ownShops(MerchantUser user, SubmittedItems<Long> submitted) {

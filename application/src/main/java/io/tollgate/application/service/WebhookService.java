@@ -3,6 +3,7 @@ package io.tollgate.application.service;
 import io.tollgate.application.port.in.WebhookDeliveryUseCase;
 import io.tollgate.application.port.in.WebhookLogUseCase;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.application.port.out.WebhookOutbox.Attempt;
@@ -11,8 +12,6 @@ import io.tollgate.application.port.out.WebhookOutbox.Status;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
-import io.tollgate.domain.shop.MerchantId;
-import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.domain.user.Permission;
@@ -38,17 +37,17 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
 
   private final WebhookOutbox outbox;
   private final PaymentRepository payments;
-  private final ShopRepository shops;
   private final ShopService keys;
+  private final ShopScope scope;
   private final List<Duration> retrySchedule;
   private final Clock clock;
 
   public WebhookService(WebhookOutbox outbox, PaymentRepository payments, ShopRepository shops,
-      ShopService keys, List<Duration> retrySchedule, Clock clock) {
+      ReferenceData reference, ShopService keys, List<Duration> retrySchedule, Clock clock) {
     this.outbox = outbox;
     this.payments = payments;
-    this.shops = shops;
     this.keys = keys;
+    this.scope = new ShopScope(shops, reference);
     this.retrySchedule = List.copyOf(retrySchedule);
     this.clock = clock;
   }
@@ -120,24 +119,24 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   }
 
   @Override
-  public List<Attempt> attempts(MerchantId merchant, PaymentId payment) {
-    ownedBy(merchant, payment);
+  public List<Attempt> attempts(MerchantUser user, PaymentId payment) {
+    visibleTo(user, payment);
     return outbox.attempts(payment);
   }
 
   @Override
   public void resend(MerchantUser user, PaymentId payment) {
-    ownedBy(user.merchantId(), payment);
+    visibleTo(user, payment);
     user.require(Permission.SHOP_EDIT);
     var latest = outbox.latestEvent(payment)
         .orElseThrow(() -> new DomainException.NotFound("The payment has no webhook event yet"));
     outbox.requeue(latest.id(), clock.instant());
   }
 
-  private void ownedBy(MerchantId merchant, PaymentId id) {
+  /** Another merchant's payment, or one of a shop outside a scoped user's shop group, is not found. */
+  private void visibleTo(MerchantUser user, PaymentId id) {
     Payment p = payments.find(id).orElseThrow(() -> new DomainException.NotFound("Payment not found"));
-    boolean mine = shops.find(p.shopId()).map(Shop::merchantId).filter(merchant::equals).isPresent();
-    if (!mine) {
+    if (!scope.sees(user, p.shopId())) {
       throw new DomainException.NotFound("Payment not found");
     }
   }

@@ -47,7 +47,8 @@ class WebhookServiceTest {
     when(keys.signingKey(new ShopId(1))).thenThrow(new IllegalStateException("decryption failed"));
     when(keys.signingKey(new ShopId(2))).thenReturn("whsec_fine");
     when(keys.signingKey(new ShopId(3))).thenThrow(new DomainException.NotFound("no key"));
-    WebhookService service = new WebhookService(outbox, mock(PaymentRepository.class), mock(ShopRepository.class), keys,
+    WebhookService service = new WebhookService(outbox, mock(PaymentRepository.class), mock(ShopRepository.class),
+        mock(io.tollgate.application.port.out.ReferenceData.class), keys,
         WebhookService.DEFAULT_RETRY_SCHEDULE, Clock.systemUTC());
 
     List<Delivery> deliveries = service.claim("owner:1", 10, Duration.ofSeconds(30));

@@ -7,6 +7,7 @@ import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.user.MerchantUser;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -15,15 +16,30 @@ import java.util.Set;
 
 /**
  * What merchant users read through the merchant API, scoped to their merchant: another
- * merchant's record is a 404, never a 403.
+ * merchant's record is a 404, never a 403. A user scoped to a shop group sees of the records
+ * kept per shop (payments, operations, shops, balances, customers, connectors, a terminal's
+ * balance, webhook logs) only those of the shops in its group at the time of the request; a
+ * record of another shop is a 404 as another merchant's is. Counterparties, terminals,
+ * anti-fraud profiles and the entry groups (BIN, e-mail, card, country, error code) are the
+ * merchant's, not a shop's: a scoped user sees them all.
  */
 public interface MerchantQueries {
 
-  Page<PaymentWithRefunds> payments(MerchantUser user, Instant createdFrom, Instant createdBefore, int offset,
-      int limit);
+  /**
+   * @param shopGroup only payments of the shops in this shop group of the merchant's (null: no
+   *     such filter)
+   * @throws io.tollgate.domain.DomainException.Invalid for a shop group that is unknown, another
+   *     merchant's, or, for a scoped user, not its own
+   */
+  Page<PaymentWithRefunds> payments(MerchantUser user, Instant createdFrom, Instant createdBefore, Long shopGroup,
+      int offset, int limit);
 
+  /** {@code shopGroup} as for {@link #payments}. */
   Page<OperationWithPayment> operations(MerchantUser user, Instant completedFrom, Instant completedBefore,
-      Set<OperationType> operations, Set<PaymentState> paymentStates, int offset, int limit);
+      Set<OperationType> operations, Set<PaymentState> paymentStates, Long shopGroup, int offset, int limit);
+
+  /** The merchant's shops the user sees, in id order. */
+  List<Shop> shops(MerchantUser user);
 
   List<ReferenceData.Counterparty> counterparties(MerchantUser user, int offset, int limit);
 
@@ -46,15 +62,19 @@ public interface MerchantQueries {
 
   Page<ReferenceData.BankCodeMapping> bankCodeMappings(MerchantUser user, int offset, int limit);
 
-  /** Needs SHOP_GROUP_VIEW, as one group does: each listed group shows its shops. */
+  /**
+   * Needs SHOP_GROUP_VIEW, as one group does: each listed group shows its shops. A scoped user
+   * sees only its own group.
+   */
   Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, int offset, int limit);
 
-  /** Needs SHOP_GROUP_VIEW. */
+  /** Needs SHOP_GROUP_VIEW; for a scoped user any group but its own is a 404. */
   ReferenceData.ShopGroup shopGroup(MerchantUser user, long groupId);
 
   /**
    * Needs SHOP_GROUP_EDIT; every item must be a shop id of the merchant's (else a 400 listing
-   * every bad item), all or nothing.
+   * every bad item), all or nothing. A user scoped to a shop group may not change any group's
+   * shops (403): it would widen what it sees.
    */
   void addShopsToGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds);
 

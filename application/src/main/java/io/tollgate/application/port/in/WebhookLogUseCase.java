@@ -2,19 +2,21 @@ package io.tollgate.application.port.in;
 
 import io.tollgate.application.port.out.WebhookOutbox.Attempt;
 import io.tollgate.domain.payment.PaymentId;
-import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.user.MerchantUser;
 import java.util.List;
 
 /** The delivery log of a payment's webhooks, and resending on a merchant's request. */
 public interface WebhookLogUseCase {
 
-  /** Every attempt, newest first; 404 when the payment is not the merchant's. */
-  List<Attempt> attempts(MerchantId merchant, PaymentId payment);
+  /**
+   * Every attempt, newest first; 404 when the payment is not the user's merchant's, or, for a
+   * user scoped to a shop group, not of a shop in that group.
+   */
+  List<Attempt> attempts(MerchantUser user, PaymentId payment);
 
   /**
-   * Queues the payment's latest event again. A payment that is not the user's merchant's is a
-   * 404 whatever the user's permissions (CONTRACT section 1: never a 403); then the user needs
+   * Queues the payment's latest event again. A payment that is not the user's merchant's (or
+   * not of its shop group's shops, for a scoped user) is a 404 whatever the user's permissions (CONTRACT section 1: never a 403); then the user needs
    * SHOP_EDIT (403); a payment without an event yet is a 404.
    */
   void resend(MerchantUser user, PaymentId payment);

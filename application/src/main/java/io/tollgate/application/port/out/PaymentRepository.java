@@ -9,6 +9,7 @@ import io.tollgate.domain.shop.ShopId;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /** Stores payments and their operations. Implementations must join the caller's transaction. */
@@ -145,13 +146,22 @@ public interface PaymentRepository {
     EXPIRED_CHECKOUTS
   }
 
+  /** {@link #listForMerchant(MerchantId, Instant, Instant, Set, int, int)} across all the merchant's shops. */
+  default Page<PaymentWithRefunds> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore,
+      int offset, int limit) {
+    return listForMerchant(merchant, createdFrom, createdBefore, Set.of(), offset, limit);
+  }
+
   /**
    * A merchant's payments across its shops, newest first, each deposit with what its refunds
    * paid back. The refunds are summed for the page's rows only, never for the rows an offset
    * skips.
+   *
+   * @param inShopGroups only payments of shops that are in every one of these shop groups at the
+   *     time of the query; empty: every shop of the merchant
    */
   Page<PaymentWithRefunds> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore,
-      int offset, int limit);
+      Set<Long> inShopGroups, int offset, int limit);
 
   /**
    * A payment and, for a deposit, the sum of its COMPLETED refunds in the deposit's currency
@@ -159,13 +169,22 @@ public interface PaymentRepository {
    */
   record PaymentWithRefunds(Payment payment, Money refunded) {}
 
+  /** {@link #operationsForMerchant(MerchantId, Instant, Instant, Set, Set, Set, int, int)} across all the merchant's shops. */
+  default Page<OperationWithPayment> operationsForMerchant(MerchantId merchant, Instant completedFrom,
+      Instant completedBefore, Set<io.tollgate.domain.payment.OperationType> operations,
+      Set<io.tollgate.domain.payment.PaymentState> paymentStates, int offset, int limit) {
+    return operationsForMerchant(merchant, completedFrom, completedBefore, operations, paymentStates, Set.of(), offset,
+        limit);
+  }
+
   /**
    * A merchant's operations across its shops, most recently completed first, each with its
-   * payment as it is now. Empty sets do not filter.
+   * payment as it is now. Empty sets do not filter; {@code inShopGroups} as for
+   * {@link #listForMerchant(MerchantId, Instant, Instant, Set, int, int)}.
    */
   Page<OperationWithPayment> operationsForMerchant(MerchantId merchant, Instant completedFrom, Instant completedBefore,
-      java.util.Set<io.tollgate.domain.payment.OperationType> operations,
-      java.util.Set<io.tollgate.domain.payment.PaymentState> paymentStates, int offset, int limit);
+      Set<io.tollgate.domain.payment.OperationType> operations,
+      Set<io.tollgate.domain.payment.PaymentState> paymentStates, Set<Long> inShopGroups, int offset, int limit);
 
   record OperationWithPayment(PaymentOperation operation, Payment payment) {}
 

@@ -83,6 +83,9 @@ public interface ReferenceData {
 
   Page<Connector> connectors(MerchantId merchant, int offset, int limit);
 
+  /** As {@link #connectors(MerchantId, int, int)}, only those of the shops in the shop group now. */
+  Page<Connector> connectors(MerchantId merchant, long shopGroup, int offset, int limit);
+
   /** A shop's active connectors (the connector and its terminal both ACTIVE), by priority. */
   List<Connector> connectorsOf(long shopId);
 
@@ -103,7 +106,11 @@ public interface ReferenceData {
 
   Optional<ShopGroup> shopGroup(long id);
 
-  Page<CustomerRecord> customers(MerchantId merchant, Long shopId, Long idAfter, int offset, int limit);
+  /**
+   * @param shopId null: of every shop
+   * @param shopGroup null: of every shop; else only customers of the shops in that group now
+   */
+  Page<CustomerRecord> customers(MerchantId merchant, Long shopId, Long shopGroup, Long idAfter, int offset, int limit);
 
   // Writing (operators, imports, payments)
 
