@@ -102,6 +102,65 @@ class OpenApiDocumentsTest {
     }
   }
 
+  @Test
+  void every_query_parameter_the_code_reads_is_a_documented_parameter_of_its_operation() {
+    checkQueryParameters(OpenApiContract.INSTANCE.gateway.document(), List.of(
+        io.tollgate.rest.gateway.PaymentResource.class, io.tollgate.rest.gateway.PaymentActionsResource.class,
+        io.tollgate.rest.gateway.BalanceResource.class));
+    checkQueryParameters(OpenApiContract.INSTANCE.merchant.document(), List.of(
+        io.tollgate.rest.merchant.GroupResource.class, io.tollgate.rest.merchant.WebhookLogResource.class,
+        io.tollgate.rest.merchant.ReferenceDataResource.class, io.tollgate.rest.merchant.MerchantListsResource.class,
+        io.tollgate.rest.merchant.MerchantRecordsResource.class));
+  }
+
+  private static void checkQueryParameters(JsonNode document, List<Class<?>> resources) {
+    for (Class<?> resource : resources) {
+      for (Method m : resource.getDeclaredMethods()) {
+        String verb = httpMethod(m);
+        if (verb == null) {
+          continue;
+        }
+        List<String> read = new ArrayList<>();
+        for (Annotation[] annotations : m.getParameterAnnotations()) {
+          for (Annotation a : annotations) {
+            if (a instanceof jakarta.ws.rs.QueryParam q) {
+              read.add(q.value());
+            }
+          }
+        }
+        String classPath = resource.getAnnotation(Path.class).value();
+        String methodPath = m.isAnnotationPresent(Path.class) ? m.getAnnotation(Path.class).value() : "";
+        for (String template : expand(classPath + "/" + methodPath)) {
+          String op = verb + " " + template;
+          for (Iterator<Map.Entry<String, JsonNode>> it = document.get("paths").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> path = it.next();
+            String lower = verb.toLowerCase(java.util.Locale.ROOT);
+            if (!path.getValue().has(lower) || !sameOperation(op, verb + " " + path.getKey())) {
+              continue;
+            }
+            JsonNode operation = path.getValue().get(lower);
+            List<String> documented = new ArrayList<>();
+            for (JsonNode list : List.of(path.getValue().path("parameters"), operation.path("parameters"))) {
+              list.forEach(p -> documented.add(resolve(document, p).path("name").asText()));
+            }
+            String says = operation.path("description").asText("");
+            for (String name : read) {
+              if (says.contains("`" + name + "`") && says.contains("are not parameters here")) {
+                continue;
+              }
+              assertThat(documented).as(op + " documents its query parameter " + name).contains(name);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private static JsonNode resolve(JsonNode document, JsonNode node) {
+    String ref = node.path("$ref").asText(null);
+    return ref == null ? node : document.at(ref.substring(1));
+  }
+
   private static String httpMethod(Method m) {
     for (Annotation a : m.getAnnotations()) {
       HttpMethod verb = a.annotationType().getAnnotation(HttpMethod.class);

@@ -215,6 +215,37 @@ class ShopGroupScopeTest {
     assertThat(groupIds(result("/merchant-api/v1/shop-groups", everything))).contains(own, another);
   }
 
+  @Test
+  void the_payments_and_operations_lists_report_on_one_shop_group() {
+    long southOnly = group("South only", south);
+    long northOnly = group("North reports", north);
+    String filter = "?shopGroupId.eq=" + southOnly;
+    assertThat(payments(filter, everything)).contains(southPayment).doesNotContain(northPayment);
+    assertThat(operationPayments(filter, everything)).contains(southPayment).doesNotContain(northPayment);
+    assertThat(operationPayments(filter + "&operation.in=CREATE_PAYMENT", everything)).contains(southPayment)
+        .doesNotContain(northPayment);
+    assertThat(payments("?shopGroupId.eq=" + group("Empty"), everything)).isEmpty();
+
+    for (String list : List.of("payments", "operations")) {
+      TestGateway.Answer theirs = gw.merchantGet("/merchant-api/v1/" + list + "?shopGroupId.eq=" + othersGroup,
+          everything);
+      assertThat(theirs.status()).as(list).isEqualTo(400);
+      assertThat(theirs.json().get("errors").findValuesAsText("message")).containsExactly("unknown shop group");
+      assertThat(theirs.json().get("errors").findValuesAsText("field")).containsExactly("shopGroupId.eq");
+      TestGateway.Answer unknown = gw.merchantGet("/merchant-api/v1/" + list + "?shopGroupId.eq=999999", everything);
+      assertThat(unknown.status()).isEqualTo(400);
+      assertThat(unknown.json().get("errors").findValuesAsText("message")).containsExactly("unknown shop group");
+      TestGateway.Answer notANumber = gw.merchantGet("/merchant-api/v1/" + list + "?shopGroupId.eq=south", everything);
+      assertThat(notANumber.status()).isEqualTo(400);
+      assertThat(notANumber.json().get("errors").findValuesAsText("field")).containsExactly("shopGroupId.eq");
+    }
+
+    // a scoped user reports on its own group; another group of its merchant is unknown to it
+    String[] scoped = scopedUser("reporter@scope.example", northOnly);
+    assertThat(payments("?shopGroupId.eq=" + northOnly, scoped)).contains(northPayment).doesNotContain(southPayment);
+    assertThat(gw.merchantGet("/merchant-api/v1/payments" + filter, scoped).status()).isEqualTo(400);
+  }
+
   // The command line
 
   private record Result(int exit, String out, String err) {}

@@ -57,6 +57,13 @@ public final class MerchantListsResource {
     this.clock = clock;
   }
 
+  /**
+   * Our extension of the payments and operations lists ("group reporting"): only the records of
+   * the shops in this shop group of the merchant's; an unknown group, or one a scoped user does
+   * not see, is a 400.
+   */
+  static final String SHOP_GROUP = "shopGroupId.eq";
+
   private Map<Long, String> shopNames(MerchantUser user) {
     return shops.shopsOf(user.merchantId()).stream().collect(Collectors.toMap(s -> s.id().value(), Shop::name));
   }
@@ -69,15 +76,16 @@ public final class MerchantListsResource {
   @Path("payments")
   public Envelope payments(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @QueryParam("created.gte") String createdGte, @QueryParam("created.lt") String createdLt,
-      @Context ContainerRequestContext request) {
+      @QueryParam(SHOP_GROUP) String shopGroupEq, @Context ContainerRequestContext request) {
     QueryParams params = new QueryParams();
     Paging paging = Paging.read(params, offset, limit);
     Instant from = createdGte == null ? startOfToday() : params.dateTime("created.gte", createdGte);
     Instant before = params.dateTime("created.lt", createdLt);
+    Long shopGroup = params.id(SHOP_GROUP, shopGroupEq);
     params.validate();
     MerchantUser user = BasicAuthFilter.user(request);
     Map<Long, String> names = shopNames(user);
-    return Envelope.page(queries.payments(user, from, before, null, paging.offset(), paging.limit())
+    return Envelope.page(queries.payments(user, from, before, shopGroup, paging.offset(), paging.limit())
         .map(p -> MerchantPaymentJson.payment(p, user.merchantId().value(), user.merchantName(), names)));
   }
 
@@ -86,13 +94,14 @@ public final class MerchantListsResource {
   public Envelope operations(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @QueryParam("completed.gte") String completedGte, @QueryParam("completed.lt") String completedLt,
       @QueryParam("operation.in") String operationIn, @QueryParam("paymentState.in") String stateIn,
-      @Context ContainerRequestContext request) {
+      @QueryParam(SHOP_GROUP) String shopGroupEq, @Context ContainerRequestContext request) {
     QueryParams params = new QueryParams();
     Paging paging = Paging.read(params, offset, limit);
     Instant from = completedGte == null ? startOfToday() : params.dateTime("completed.gte", completedGte);
     Instant before = params.dateTime("completed.lt", completedLt);
     Set<OperationType> operations = names(params, "operation.in", operationIn, OperationType.class);
     Set<PaymentState> states = names(params, "paymentState.in", stateIn, PaymentState.class, REFERENCE_ONLY_STATES);
+    Long shopGroup = params.id(SHOP_GROUP, shopGroupEq);
     params.validate();
     MerchantUser user = BasicAuthFilter.user(request);
     if (stateIn != null && states.isEmpty()) {
@@ -100,7 +109,7 @@ public final class MerchantListsResource {
       return Envelope.page(new io.tollgate.application.port.out.Page<>(java.util.List.of(), false));
     }
     Map<Long, String> names = shopNames(user);
-    return Envelope.page(queries.operations(user, from, before, operations, states, null, paging.offset(),
+    return Envelope.page(queries.operations(user, from, before, operations, states, shopGroup, paging.offset(),
         paging.limit())
         .map(o -> MerchantPaymentJson.operation(o, user.merchantId().value(), user.merchantName(), names)));
   }
