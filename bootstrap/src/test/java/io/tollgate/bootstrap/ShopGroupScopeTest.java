@@ -70,7 +70,7 @@ class ShopGroupScopeTest {
         "Sandbox", "SANDBOX", "Sandbox API", List.of("DEPOSIT", "BALANCE"), Instant.now()));
     for (TestGateway.KeyedShop shop : List.of(north, south)) {
       reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), balanceTerminal, null, "ACTIVE",
-          "BANKTRANSFER", "EUR", 1, 100, null, null, null, null), Instant.now());
+          "BANKTRANSFER", "EUR", 1, 100, null, null, null, null, List.of()), Instant.now());
     }
     other = gw.app.services().shops().createMerchant("Other Merchant");
     othersGroup = reference.createShopGroup(other, "Theirs", Instant.now());
