@@ -246,6 +246,32 @@ class ShopGroupScopeTest {
     assertThat(gw.merchantGet("/merchant-api/v1/payments" + filter, scoped).status()).isEqualTo(400);
   }
 
+  /**
+   * A group the user may not report on is a bad parameter like any other: listed with the
+   * request's other bad parameters, and refused even where a state filter already matches
+   * nothing, as the README says, rather than answered with an empty page.
+   */
+  @Test
+  void a_shop_group_the_user_may_not_report_on_is_refused_with_the_other_bad_parameters() {
+    String[] scoped = scopedUser("strict@scope.example", group("Strict north", north));
+    long southOnly = group("Strict south", south);
+    for (String[] user : List.of(everything, scoped)) {
+      long refused = user == everything ? othersGroup : southOnly;
+      TestGateway.Answer withBadDate = gw.merchantGet("/merchant-api/v1/payments?created.gte=yesterday&shopGroupId.eq="
+          + refused, user);
+      assertThat(withBadDate.status()).isEqualTo(400);
+      assertThat(withBadDate.json().get("errors").findValuesAsText("field"))
+          .containsExactlyInAnyOrder("created.gte", "shopGroupId.eq");
+
+      TestGateway.Answer noStateMatches = gw.merchantGet("/merchant-api/v1/operations?paymentState.in=OPENED"
+          + "&shopGroupId.eq=" + refused, user);
+      assertThat(noStateMatches.status()).as(noStateMatches.body()).isEqualTo(400);
+      assertThat(noStateMatches.json().get("errors").findValuesAsText("message")).containsExactly("unknown shop group");
+    }
+    assertThat(result("/merchant-api/v1/operations?paymentState.in=OPENED&shopGroupId.eq=" + southOnly, everything))
+        .isEmpty();
+  }
+
   // The command line
 
   private record Result(int exit, String out, String err) {}

@@ -64,6 +64,19 @@ public final class MerchantListsResource {
    */
   static final String SHOP_GROUP = "shopGroupId.eq";
 
+  /**
+   * The {@code shopGroupId.eq} filter, or null. A group the user may not report on is one more
+   * bad parameter of the request: listed with the others, and refused even when another filter
+   * already means that nothing matches.
+   */
+  private Long shopGroup(QueryParams params, MerchantUser user, String raw) {
+    Long group = params.id(SHOP_GROUP, raw);
+    if (group != null && !queries.reportsOn(user, group)) {
+      params.add(Violation.of(SHOP_GROUP, "unknown shop group", group));
+    }
+    return group;
+  }
+
   private Map<Long, String> shopNames(MerchantUser user) {
     return shops.shopsOf(user.merchantId()).stream().collect(Collectors.toMap(s -> s.id().value(), Shop::name));
   }
@@ -81,9 +94,9 @@ public final class MerchantListsResource {
     Paging paging = Paging.read(params, offset, limit);
     Instant from = createdGte == null ? startOfToday() : params.dateTime("created.gte", createdGte);
     Instant before = params.dateTime("created.lt", createdLt);
-    Long shopGroup = params.id(SHOP_GROUP, shopGroupEq);
-    params.validate();
     MerchantUser user = BasicAuthFilter.user(request);
+    Long shopGroup = shopGroup(params, user, shopGroupEq);
+    params.validate();
     Map<Long, String> names = shopNames(user);
     return Envelope.page(queries.payments(user, from, before, shopGroup, paging.offset(), paging.limit())
         .map(p -> MerchantPaymentJson.payment(p, user.merchantId().value(), user.merchantName(), names)));
@@ -101,9 +114,9 @@ public final class MerchantListsResource {
     Instant before = params.dateTime("completed.lt", completedLt);
     Set<OperationType> operations = names(params, "operation.in", operationIn, OperationType.class);
     Set<PaymentState> states = names(params, "paymentState.in", stateIn, PaymentState.class, REFERENCE_ONLY_STATES);
-    Long shopGroup = params.id(SHOP_GROUP, shopGroupEq);
-    params.validate();
     MerchantUser user = BasicAuthFilter.user(request);
+    Long shopGroup = shopGroup(params, user, shopGroupEq);
+    params.validate();
     if (stateIn != null && states.isEmpty()) {
       // only states of the reference this gateway never puts a payment in: nothing matches
       return Envelope.page(new io.tollgate.application.port.out.Page<>(java.util.List.of(), false));

@@ -72,13 +72,18 @@ public final class MerchantRecordsService implements MerchantQueries {
       groups.add(user.shopGroupId());
     }
     if (filter != null) {
-      if (visibleShopGroup(user, filter).isEmpty()) {
+      if (!reportsOn(user, filter)) {
         throw new DomainException.Invalid("Unknown shop group",
             List.of(Violation.of("shopGroupId.eq", "unknown shop group", filter)));
       }
       groups.add(filter);
     }
     return groups;
+  }
+
+  @Override
+  public boolean reportsOn(MerchantUser user, long shopGroup) {
+    return visibleShopGroup(user, shopGroup).isPresent();
   }
 
   @Override

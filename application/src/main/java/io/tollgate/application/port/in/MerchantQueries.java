@@ -34,6 +34,13 @@ public interface MerchantQueries {
   Page<PaymentWithRefunds> payments(MerchantUser user, Instant createdFrom, Instant createdBefore, Long shopGroup,
       int offset, int limit);
 
+  /**
+   * Whether the user may report on this shop group ({@code shopGroupId.eq}): a group of its
+   * merchant's and, for a user scoped to a shop group, its own. The lists check it as well; a
+   * resource asks first so that the group is refused with the request's other bad parameters.
+   */
+  boolean reportsOn(MerchantUser user, long shopGroup);
+
   /** {@code shopGroup} as for {@link #payments}. */
   Page<OperationWithPayment> operations(MerchantUser user, Instant completedFrom, Instant completedBefore,
       Set<OperationType> operations, Set<PaymentState> paymentStates, Long shopGroup, int offset, int limit);
