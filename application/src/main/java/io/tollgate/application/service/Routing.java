@@ -108,14 +108,16 @@ final class Routing {
    * the terminal it was moved on to, as stored on the payment (with the amount already converted
    * for it, so that an acquirer that may have been asked already sees the same payout again),
    * then the shop's connectors whose terminal it has not been sent to. The stored terminal is
-   * taken even when its connector is no longer active, then with no cascading after it.
+   * taken even when its connector is no longer active, then with no cascading after it. A
+   * terminal may have connectors in several currencies: the one that cascades after it is its
+   * connector in the currency of the stored amount, the one the payment was moved on to.
    *
    * @param sentTo the terminals that already answered the payment
    */
   Plan resume(Payment p, Set<String> sentTo) {
     List<Connector> candidates = candidates(p);
-    Connector current = candidates.stream().filter(c -> c.terminalName().equals(p.terminalName())).findFirst()
-        .orElse(null);
+    Connector current = candidates.stream().filter(c -> c.terminalName().equals(p.terminalName())
+        && c.terminalCurrency().equals(p.amount().currency().code())).findFirst().orElse(null);
     List<Connector> rest = candidates.stream()
         .filter(c -> !c.terminalName().equals(p.terminalName()) && !sentTo.contains(c.terminalName())).toList();
     Plan plan = new Plan(p, rest, false);

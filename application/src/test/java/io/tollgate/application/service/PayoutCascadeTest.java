@@ -324,6 +324,33 @@ class PayoutCascadeTest {
     }
   }
 
+  /**
+   * One acquirer account in two currencies: its euro connector cascades on 4.02, its dollar
+   * connector never does. A payout the euro connector moved on to the dollar one is declined when
+   * the dollars are refused too, as the dollar connector says, and goes to no third terminal.
+   */
+  @Test
+  void a_payout_moved_on_to_another_connector_of_its_terminal_cascades_as_that_connector_says() {
+    rate("EUR", "USD", "1.0850");
+    rate("EUR", "GBP", "0.8500");
+    shopHas(new Connector(1, 1, 1, "A", "ACTIVE", "BASIC_CARD", "EUR", 1, 100, null, null, CASCADE_ON_402, null,
+            ALL_TYPES),
+        new Connector(2, 1, 1, "A", "ACTIVE", "BASIC_CARD", "USD", 2, 100, null, null, null, null, ALL_TYPES),
+        connector("Pounds", "GBP", 3, null));
+    acquirers.declining.add("A");
+    Payment p = withdrawal("10.00", "EUR");
+
+    service.processPayouts(10);
+
+    Payment declined = rows.get(p.id());
+    assertThat(acquirers.asked).containsExactly("A #1", "A #2");
+    assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(declined.errorCode()).isEqualTo(ErrorCode.E4_02_DO_NOT_HONOR);
+    assertThat(declined.amount()).isEqualTo(money("10.85", "USD"));
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
   @Test
   void a_payout_converted_for_the_first_terminal_and_paid_by_the_next_takes_the_currency_it_reserved() {
     rate("EUR", "USD", "1.0850");
