@@ -124,18 +124,18 @@ final class JdbiGroupRepository implements GroupRepository {
     }
     // One row per group and value it holds, or one with a null value when it holds none; the
     // counts, asked once, ride on every row, and on a row of nulls when no group is found.
-    // card_deposits (migrations V12, V23) keeps its plan for the session; each count's states
+    // card_deposits (migrations V12, V23, V25) keeps its plan for the session; each count's states
     // travel as one comma-separated text, as unnest takes no array of arrays.
     List<Held> rows = jdbi.withHandle(h -> h.createQuery("""
             SELECT q.counts, x.* FROM (
               SELECT ARRAY(
                 SELECT card_deposits(c.shop, c.token, string_to_array(c.states, ','),
                                      CAST(c.except_id AS char(32)),
-                                     CAST(c.since AS timestamptz), c.at_most)
+                                     CAST(c.since AS timestamptz), c.at_most, c.verifications)
                   FROM unnest(CAST(:countShops AS bigint[]), CAST(:countTokens AS text[]),
                               CAST(:countStates AS text[]), CAST(:countExcept AS text[]), CAST(:countSince AS text[]),
-                              CAST(:countAtMost AS integer[]))
-                       WITH ORDINALITY AS c(shop, token, states, except_id, since, at_most, n)
+                              CAST(:countAtMost AS integer[]), CAST(:countVerifications AS boolean[]))
+                       WITH ORDINALITY AS c(shop, token, states, except_id, since, at_most, verifications, n)
                  ORDER BY c.n) AS counts) q
             LEFT JOIN (
               SELECT\s""" + COLUMNS + """
@@ -158,6 +158,7 @@ final class JdbiGroupRepository implements GroupRepository {
             .toArray(String[]::new))
         .bind("countSince", counts.stream().map(c -> c.since().toString()).toArray(String[]::new))
         .bind("countAtMost", counts.stream().map(CardCount::atMost).toArray(Integer[]::new))
+        .bind("countVerifications", counts.stream().map(CardCount::verifications).toArray(Boolean[]::new))
         .map((rs, ctx) -> new Held(rs.getObject("id") == null ? null : GROUP.map(rs, ctx), rs.getString("held"),
             (Integer[]) rs.getArray("counts").getArray()))
         .list());

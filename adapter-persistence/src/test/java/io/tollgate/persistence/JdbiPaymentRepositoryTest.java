@@ -454,16 +454,16 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     var emails = adapters.groups().create(merchant, io.tollgate.domain.group.GroupKind.EMAIL, "Mails", false, T0);
     adapters.groups().add(emails.id(), List.of(new GroupRepository.Entry("a@example.com", "a@example.com")), T0);
     List<GroupRepository.CardCount> counts = List.of(
-        new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 5),
-        new GroupRepository.CardCount(own, token, Set.of(PaymentState.CHECKOUT), null, T0.minusSeconds(1), 5),
-        new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED), null, T0.plusSeconds(30), 5),
-        new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 1),
-        new GroupRepository.CardCount(otherShop, token, Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 5),
-        new GroupRepository.CardCount(own, "another-token", Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 5),
+        new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 5, true),
+        new GroupRepository.CardCount(own, token, Set.of(PaymentState.CHECKOUT), null, T0.minusSeconds(1), 5, true),
+        new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED), null, T0.plusSeconds(30), 5, true),
+        new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 1, true),
+        new GroupRepository.CardCount(otherShop, token, Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 5, true),
+        new GroupRepository.CardCount(own, "another-token", Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 5, true),
         new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED, PaymentState.CHECKOUT), null,
-            T0.minusSeconds(1), 5),
+            T0.minusSeconds(1), 5, true),
         new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED, PaymentState.CHECKOUT), checkout.id(),
-            T0.minusSeconds(1), 5));
+            T0.minusSeconds(1), 5, true));
 
     GroupRepository.Lookup found = adapters.groups().lookup(List.of(emails.id()),
         List.of(new GroupRepository.Member(emails.id(), "a@example.com")), counts);
@@ -549,15 +549,15 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         h.execute("SET LOCAL enable_bitmapscan = off");
         h.execute("SET LOCAL plan_cache_mode = force_generic_plan");
         h.execute("""
-            PREPARE counted (bigint, text, text[], char(32), timestamptz, integer) AS
+            PREPARE counted (bigint, text, text[], char(32), timestamptz, integer, boolean) AS
             SELECT count(*) FROM (SELECT 1 FROM payments
                 WHERE shop_id = $1 AND payment_type = 'DEPOSIT' AND card IS NOT NULL
                   AND coalesce(error_code, '') NOT LIKE '6.%'
                   AND card->>'cardToken' = $2 AND state = ANY ($3) AND updated >= $5
-                  AND ($4 IS NULL OR id <> $4)
+                  AND ($4 IS NULL OR id <> $4) AND ($7 OR amount > 0)
                 LIMIT $6) c""");
         String text = String.join("\n", h.createQuery(
-                "EXPLAIN EXECUTE counted (1, 'token', '{DECLINED}', '" + "ab".repeat(16) + "', now(), 5)")
+                "EXPLAIN EXECUTE counted (1, 'token', '{DECLINED}', '" + "ab".repeat(16) + "', now(), 5, true)")
             .mapTo(String.class).list());
         h.execute("DEALLOCATE counted");
         return text;
@@ -572,7 +572,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       assertThat(function.replaceAll("\\s+", " ")).as("the statement above is the function's")
           .contains("AND coalesce(error_code, '') NOT LIKE '6.%' AND card->>'cardToken' = p_token"
               + " AND state = ANY (p_states) AND updated >= p_since AND (p_except IS NULL OR id <> p_except)"
-              + " LIMIT p_at_most");
+              + " AND (p_verifications OR amount > 0) LIMIT p_at_most");
     }
   }
 
@@ -590,7 +590,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   private static int count(PersistenceAdapters adapters, ShopId shop, String token, Set<PaymentState> states,
       Instant since) {
     return adapters.groups().lookup(List.of(), List.of(),
-        List.of(new GroupRepository.CardCount(shop, token, states, null, since, 5))).counts().get(0);
+        List.of(new GroupRepository.CardCount(shop, token, states, null, since, 5, true))).counts().get(0);
   }
 
   /** Index entries read from the payments table so far, every backend's counts flushed. */

@@ -338,6 +338,29 @@ class GroupsAtWorkTest {
   }
 
   /**
+   * A card verification (a pre-auth of 0) moves no money and can never complete a deposit: the
+   * charge the shop makes after verifying the card is not its second completed deposit. A
+   * declined verification is still a declined attempt with the card.
+   */
+  @Test
+  void a_card_verification_is_no_completed_deposit_but_its_decline_counts() {
+    KeyedShop shop = shop("Verifying shop");
+    profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 1, 60));
+    assertThat(pay(shop, "4000000000000408", "0", "EUR", "\"preAuth\":true,").get("state").asText())
+        .isEqualTo("AUTHORIZED");
+    JsonNode charged = pay(shop, "4000000000000408", "5.00", "EUR", "");
+    assertThat(charged.get("state").asText()).as(charged.toString()).isEqualTo("COMPLETED");
+    assertThat(pay(shop, "4000000000000408", "5.00", "EUR", "").get("errorCode").asText())
+        .as("the charge is the card's completed deposit").isEqualTo("6.22");
+
+    KeyedShop declines = shop("Verifying shop, declines counted");
+    profile(declines, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 1, 60));
+    assertThat(pay(declines, "4000000000000416", "0", "EUR", "\"preAuth\":true,").get("errorCode").asText())
+        .isEqualTo("4.00");
+    assertThat(pay(declines, "4000000000000416", "5.00", "EUR", "").get("errorCode").asText()).isEqualTo("6.23");
+  }
+
+  /**
    * 3-D Secure deposits of one card started all at once: each is screened after the one before
    * has gone to its challenge, and only the limit's 3 get there; the others are declined 6.22
    * rather than all waiting for challenges that would complete them past the limit.

@@ -246,7 +246,8 @@ final class FraudScreen {
     }
     // the payment itself is not one of its card's other deposits, though its step may have made it PENDING
     return new GroupRepository.CardCount(p.shopId(), p.card().cardToken(), states, p.id(),
-        clock.instant().minus(Duration.ofMinutes(rule.windowMinutes())), Math.max(0, rule.threshold()));
+        clock.instant().minus(Duration.ofMinutes(rule.windowMinutes())), Math.max(0, rule.threshold()),
+        r.type().countsVerifications());
   }
 
   private static String velocity(AntifraudRule rule, Integer count, String word) {

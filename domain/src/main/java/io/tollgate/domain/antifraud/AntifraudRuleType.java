@@ -72,6 +72,15 @@ public enum AntifraudRuleType {
     };
   }
 
+  /**
+   * Whether a velocity rule counts card verifications, deposits of no amount (a pre-auth of 0):
+   * a declined one is a declined attempt with the card, but one authorized moves no money and can
+   * never complete a deposit of any, so it is none of the card's completed deposits.
+   */
+  public boolean countsVerifications() {
+    return this != COMPLETED_DEPOSITS_PER_CARD;
+  }
+
   public ErrorCode declineCode() {
     return declineCode;
   }

@@ -32,4 +32,10 @@ class AntifraudRuleTypeTest {
     assertThat(AntifraudRuleType.DECLINED_DEPOSITS_PER_CARD.countedStates()).containsExactly(PaymentState.DECLINED);
     assertThat(AntifraudRuleType.CARD_BLACKLIST.countedStates()).isEmpty();
   }
+
+  @Test
+  void a_card_verification_is_a_declined_attempt_but_never_a_completed_deposit() {
+    assertThat(AntifraudRuleType.COMPLETED_DEPOSITS_PER_CARD.countsVerifications()).isFalse();
+    assertThat(AntifraudRuleType.DECLINED_DEPOSITS_PER_CARD.countsVerifications()).isTrue();
+  }
 }

@@ -51,11 +51,12 @@ public interface GroupRepository {
    * A velocity count: how many of the shop's deposits with this card token are in one of
    * {@code states}, updated since {@code since}, leaving out {@code except} (the payment being
    * screened, which its own step may already have written, or null) and those the anti-fraud
-   * screen declined (a 6.xx error code); counting stops at {@code atMost}. An implementation
+   * screen declined (a 6.xx error code); counting stops at {@code atMost}. Deposits of no
+   * amount, card verifications, count only when {@code verifications} is true. An implementation
    * must see what its caller's transaction has written.
    */
   record CardCount(ShopId shop, String cardToken, Set<PaymentState> states, PaymentId except, Instant since,
-      int atMost) {
+      int atMost, boolean verifications) {
 
     public CardCount {
       states = Set.copyOf(states);
