@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -213,10 +212,23 @@ final class Routing {
     Map<Connector, Double> keys = new java.util.HashMap<>();
     for (Connector c : same) {
       double weight = Math.max(c.weight(), 0) + 1e-9;
-      double u = new SplittableRandom(seed ^ c.id()).nextDouble();
+      double u = (mix(seed ^ c.id()) >>> 11) * 0x1.0p-53;
       keys.put(c, Math.pow(u, 1.0 / weight));
     }
     return same.stream().sorted(Comparator.comparing(keys::get, Comparator.reverseOrder())).toList();
+  }
+
+  /**
+   * A uniform 64-bit hash of {@code seed}: the first value SplitMix64 (Steele, Lea and Flood)
+   * draws from it, written out here because {@code SplittableRandom} promises the same values for a seed
+   * only within one run of the JVM, and a payout resumed after a crash must meet its connectors
+   * in the order the crashed run did.
+   */
+  static long mix(long seed) {
+    long z = seed + 0x9E3779B97F4A7C15L;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
   }
 
   /**
