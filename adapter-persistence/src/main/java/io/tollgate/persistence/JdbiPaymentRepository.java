@@ -24,13 +24,10 @@ import io.tollgate.domain.shop.ShopId;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Function;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.Query;
 
@@ -261,7 +258,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
   public Page<PaymentWithRefunds> listForMerchant(MerchantId merchant, Instant createdFrom, Instant createdBefore,
       java.util.Set<Long> inShopGroups, int offset, int limit) {
     // Unscoped (every merchant user but those scoped to a shop group, and no group filter), the
-    // statement is the same text as before shop groups applied: the benchmarked first page.
+    // statement has no shop-group predicate at all: the benchmarked first page.
     String where = """
          merchant_id = :merchant
           AND created >= coalesce(CAST(:from AS timestamptz), '-infinity')
@@ -272,48 +269,29 @@ final class JdbiPaymentRepository implements PaymentRepository {
     // Deep pages take the page's ids from the index alone, then only those rows: the offset
     // skips index entries instead of fetching (and throwing away) that many rows of the table.
     // Near the top the skipped rows are few, and one index scan is cheaper than the two lookups.
+    // The refunds come from the deposit's own row (V26), so the page is one statement.
+    String columns = PaymentSql.COLUMNS + ", refunded_amount";
     String sql = offset < DEFERRED_ROWS_FROM
-        ? "SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE" + where
-        : "SELECT " + PaymentSql.COLUMNS + " FROM payments WHERE id IN (SELECT id FROM payments WHERE" + where
+        ? "SELECT " + columns + " FROM payments WHERE" + where
+        : "SELECT " + columns + " FROM payments WHERE id IN (SELECT id FROM payments WHERE" + where
             + ") ORDER BY created DESC, id DESC";
-    return jdbi.withHandle(h -> {
-      List<PaymentRow> rows = bindShopGroups(h.createQuery(sql), inShopGroups)
-          .bind("merchant", merchant.value()).bind("from", createdFrom).bind("before", createdBefore)
-          .bind("limit", limit + 1).bind("offset", offset)
-          .map(PaymentRows.PAYMENT).list();
-      List<PaymentRow> page = rows.subList(0, Math.min(limit, rows.size()));
-      Map<String, BigDecimal> refunded = refundedOf(h, page);
-      return new Page<>(page.stream().map(row -> {
-        Payment p = toPayment(row);
-        if (p.type() != PaymentType.DEPOSIT) {
-          return new PaymentWithRefunds(p, null);
-        }
-        BigDecimal sum = refunded.getOrDefault(row.id(), BigDecimal.ZERO);
-        return new PaymentWithRefunds(p, new Money(sum.stripTrailingZeros(), p.amount().currency()));
-      }).toList(), rows.size() > limit);
-    });
+    List<ListedRow> rows = jdbi.withHandle(h -> bindShopGroups(h.createQuery(sql), inShopGroups)
+        .bind("merchant", merchant.value()).bind("from", createdFrom).bind("before", createdBefore)
+        .bind("limit", limit + 1).bind("offset", offset)
+        .map((rs, ctx) -> new ListedRow(PaymentRows.PAYMENT.map(rs, ctx), rs.getBigDecimal("refunded_amount")))
+        .list());
+    return new Page<>(rows.stream().limit(limit).map(row -> {
+      Payment p = toPayment(row.payment());
+      if (p.type() != PaymentType.DEPOSIT) {
+        return new PaymentWithRefunds(p, null);
+      }
+      BigDecimal sum = row.refunded() == null ? BigDecimal.ZERO : row.refunded();
+      return new PaymentWithRefunds(p, new Money(sum.stripTrailingZeros(), p.amount().currency()));
+    }).toList(), rows.size() > limit);
   }
 
-  /**
-   * What the COMPLETED refunds of the page's deposits paid back, by deposit, for those that
-   * have any. Only a COMPLETED deposit can be refunded, so only those are asked about, in a
-   * second statement: summed in the page's own statement, the refunds made PostgreSQL plan
-   * a subquery on every request (it plans a page anew for its limit), which doubled the
-   * list's database time (BENCHMARKS.md).
-   */
-  private static Map<String, BigDecimal> refundedOf(Handle h, List<PaymentRow> page) {
-    String[] deposits = page.stream()
-        .filter(r -> PaymentType.DEPOSIT.name().equals(r.paymentType()) && PaymentState.COMPLETED.name().equals(r.state()))
-        .map(PaymentRow::id).toArray(String[]::new);
-    if (deposits.length == 0) {
-      return Map.of();
-    }
-    Map<String, BigDecimal> refunded = new HashMap<>();
-    h.createQuery(PaymentSql.REFUNDED_BY_PARENT).bind("ids", deposits)
-        .map((rs, ctx) -> Map.entry(rs.getString("parent_payment_id"), rs.getBigDecimal("refunded")))
-        .forEach(e -> refunded.put(e.getKey(), e.getValue()));
-    return refunded;
-  }
+  /** A listed payment's row, with what its COMPLETED refunds paid back (a deposit's; null: nothing). */
+  private record ListedRow(PaymentRow payment, BigDecimal refunded) {}
 
   /**
    * The predicate that keeps a merchant list to the shops in shop groups (a scoped user's, a

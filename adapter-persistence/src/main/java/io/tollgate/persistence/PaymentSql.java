@@ -205,12 +205,6 @@ final class PaymentSql {
   static final String OPERATIONS =
       "SELECT " + OPERATION_COLUMNS + " FROM payment_operations WHERE payment_id = :id ORDER BY id DESC";
 
-  /** The sum of the COMPLETED refunds of each deposit of {@code :ids} that has any. */
-  static final String REFUNDED_BY_PARENT = """
-      SELECT parent_payment_id, sum(amount) AS refunded FROM payments
-      WHERE parent_payment_id = ANY(:ids) AND payment_type = 'REFUND' AND state = 'COMPLETED'
-      GROUP BY parent_payment_id""";
-
   static final String REFUNDED_TOTAL = """
       SELECT coalesce(sum(amount), 0) FROM payments
       WHERE parent_payment_id = :parent AND payment_type = 'REFUND' AND state NOT IN ('DECLINED', 'CANCELLED')
