@@ -24,13 +24,7 @@ class CommandLineTest {
   @BeforeAll
   static void start() throws Exception {
     db = TestDatabase.fresh();
-    env = new HashMap<>();
-    env.put("TOLLGATE_DB_URL", db.jdbcUrl());
-    env.put("TOLLGATE_DB_USER", TestDatabase.user());
-    env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
-    env.put("TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-cli").toString());
-    env.put("TOLLGATE_PORT", "0");
-    env.put("TOLLGATE_HOST", "127.0.0.1");
+    env = TestGateway.environment(db, "tollgate-cli");
   }
 
   @AfterAll

@@ -9,7 +9,6 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -25,13 +24,7 @@ class ReadmeProvisioningTest {
   @BeforeAll
   static void start() throws Exception {
     db = TestDatabase.fresh();
-    env = new HashMap<>();
-    env.put("TOLLGATE_DB_URL", db.jdbcUrl());
-    env.put("TOLLGATE_DB_USER", TestDatabase.user());
-    env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
-    env.put("TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-readme").toString());
-    env.put("TOLLGATE_PORT", "0");
-    env.put("TOLLGATE_HOST", "127.0.0.1");
+    env = TestGateway.environment(db, "tollgate-readme");
     // a fresh sandbox: the first start seeds the demo merchant, whose records take the first ids
     try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
       assertThat(DemoSeed.seedIfFresh(TollgateConfig.from(env), app.services())).isPresent();

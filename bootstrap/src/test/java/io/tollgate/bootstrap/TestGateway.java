@@ -67,6 +67,21 @@ final class TestGateway implements AutoCloseable {
     return new TestGateway(env);
   }
 
+  /**
+   * The settings of a service or command line on {@code db}, with a scratch data directory
+   * named after {@code scratch}, on a free local port; a map the caller may add to.
+   */
+  static Map<String, String> environment(Database db, String scratch) throws IOException {
+    Map<String, String> env = new HashMap<>();
+    env.put("TOLLGATE_DB_URL", db.jdbcUrl());
+    env.put("TOLLGATE_DB_USER", TestDatabase.user());
+    env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
+    env.put("TOLLGATE_DATA_DIR", ScratchDirectories.create(scratch).toString());
+    env.put("TOLLGATE_PORT", "0");
+    env.put("TOLLGATE_HOST", "127.0.0.1");
+    return env;
+  }
+
   ShopId createShop(MerchantId owner, String name, boolean requiresApproval) {
     return createShop(owner, name, requiresApproval, false, null);
   }
