@@ -32,13 +32,8 @@ class CommandLineTest {
     db.close();
   }
 
-  private record Result(int exit, String out, String err) {}
-
-  private static Result run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-    return new Result(exit, out.toString(), err.toString());
+  private static CommandLineRun run(String... args) {
+    return CommandLineRun.of(env, args);
   }
 
   private static String group(String text, String regex) {
@@ -49,19 +44,19 @@ class CommandLineTest {
 
   @Test
   void provisions_a_merchant_shop_and_keys_that_the_api_accepts() throws Exception {
-    Result merchant = run("merchant", "create", "--name", "Acme");
+    CommandLineRun merchant = run("merchant", "create", "--name", "Acme");
     assertThat(merchant.exit()).as(merchant.err()).isZero();
     String merchantId = group(merchant.out(), "merchant (\\d+) created");
 
-    Result shop = run("shop", "create", "--merchant", merchantId, "--name", "Acme Web",
+    CommandLineRun shop = run("shop", "create", "--merchant", merchantId, "--name", "Acme Web",
         "--webhook-url", "https://acme.example/hooks", "--requires-approval", "--checkout-timeout", "PT15M");
     assertThat(shop.exit()).as(shop.err()).isZero();
     String shopId = group(shop.out(), "shop (\\d+) created");
 
-    Result listed = run("shop", "list", "--merchant", merchantId);
+    CommandLineRun listed = run("shop", "list", "--merchant", merchantId);
     assertThat(listed.out()).contains(shopId + "\tAcme Web\twebhook=https://acme.example/hooks");
 
-    Result keys = run("key", "issue", "--shop", shopId);
+    CommandLineRun keys = run("key", "issue", "--shop", shopId);
     assertThat(keys.exit()).as(keys.err()).isZero();
     String apiKey = group(keys.out(), "API key:\\s+(\\S+)");
     assertThat(group(keys.out(), "Signing key:\\s+(\\S+)")).startsWith("whsec_");
@@ -80,7 +75,7 @@ class CommandLineTest {
 
   @Test
   void refuses_a_shop_for_an_unknown_merchant_with_a_clear_message() {
-    Result r = run("shop", "create", "--merchant", "999999", "--name", "Nobody's");
+    CommandLineRun r = run("shop", "create", "--merchant", "999999", "--name", "Nobody's");
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.err()).contains("Merchant 999999 not found");
   }
@@ -89,7 +84,7 @@ class CommandLineTest {
   @Test
   void refuses_a_shop_whose_urls_or_timeout_cannot_work() {
     String merchantId = group(run("merchant", "create", "--name", "Careless").out(), "merchant (\\d+) created");
-    Result r = run("shop", "create", "--merchant", merchantId, "--name", "Broken", "--return-url", "shop.example/back",
+    CommandLineRun r = run("shop", "create", "--merchant", merchantId, "--name", "Broken", "--return-url", "shop.example/back",
         "--webhook-url", "ftp://shop.example/h", "--checkout-timeout", "-PT5M");
     assertThat(r.exit()).isEqualTo(1);
     assertThat(r.err()).contains("returnUrl").contains("webhookUrl").contains("checkoutTimeout")
@@ -116,7 +111,7 @@ class CommandLineTest {
 
   @Test
   void a_missing_option_prints_usage() {
-    Result r = run("shop", "create", "--name", "x");
+    CommandLineRun r = run("shop", "create", "--name", "x");
     assertThat(r.exit()).isNotZero();
     assertThat(r.err()).contains("--merchant");
   }
@@ -124,20 +119,20 @@ class CommandLineTest {
   @Test
   void provisions_merchant_users_and_groups_that_the_merchant_api_serves() throws Exception {
     String merchantId = group(run("merchant", "create", "--name", "Groupie").out(), "merchant (\\d+) created");
-    Result user = run("user", "create", "--merchant", merchantId, "--email", "Ops@Groupie.example",
+    CommandLineRun user = run("user", "create", "--merchant", merchantId, "--email", "Ops@Groupie.example",
         "--permissions", "SHOP_EDIT,SHOP_GROUP_VIEW");
     assertThat(user.exit()).as(user.err()).isZero();
     String password = group(user.out(), "Password: (\\S+)");
     assertThat(user.out()).contains("ops@groupie.example");
-    Result bins = run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "BIN blacklist");
+    CommandLineRun bins = run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "BIN blacklist");
     assertThat(bins.exit()).as(bins.err()).isZero();
     String groupId = group(bins.out(), "bin group (\\d+) created");
 
-    Result badPermission = run("user", "create", "--merchant", merchantId, "--email", "x@groupie.example",
+    CommandLineRun badPermission = run("user", "create", "--merchant", merchantId, "--email", "x@groupie.example",
         "--permissions", "GOD_MODE");
     assertThat(badPermission.exit()).isNotZero();
     assertThat(badPermission.err()).contains("GOD_MODE");
-    Result taken = run("user", "create", "--merchant", merchantId, "--email", "ops@groupie.example");
+    CommandLineRun taken = run("user", "create", "--merchant", merchantId, "--email", "ops@groupie.example");
     assertThat(taken.exit()).isNotZero();
 
     try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
@@ -161,7 +156,7 @@ class CommandLineTest {
     assertThat(group(run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Stolen").out(),
         "card group (\\d+) created")).as("the same group again").isEqualTo(plain);
 
-    Result masked = run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Stolen", "--masked");
+    CommandLineRun masked = run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Stolen", "--masked");
     assertThat(masked.exit()).isEqualTo(1);
     assertThat(masked.err()).contains("Card group " + plain + " is named 'Stolen' already and holds full card numbers");
     assertThat(masked.out()).doesNotContain("created");
@@ -171,11 +166,11 @@ class CommandLineTest {
 
     String maskedId = group(run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Masked",
         "--masked").out(), "card group (\\d+) created");
-    Result unmasked = run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Masked");
+    CommandLineRun unmasked = run("group", "create", "--merchant", merchantId, "--type", "CARD", "--name", "Masked");
     assertThat(unmasked.exit()).isEqualTo(1);
     assertThat(unmasked.err()).contains("Card group " + maskedId + " is named 'Masked' already and holds masked card numbers");
 
-    Result bins = run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "Masked BINs", "--masked");
+    CommandLineRun bins = run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "Masked BINs", "--masked");
     assertThat(bins.exit()).isEqualTo(1);
     assertThat(bins.err()).contains("masked: applies to card groups only");
   }
@@ -189,12 +184,12 @@ class CommandLineTest {
     String terminalId = group(run("terminal", "create", "--merchant", merchantId, "--name", "Yen acquirer").out(),
         "terminal (\\d+) created");
 
-    Result upsideDown = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
+    CommandLineRun upsideDown = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
         "--min-amount", "100", "--max-amount", "10");
     assertThat(upsideDown.exit()).isEqualTo(1);
     assertThat(upsideDown.err()).contains("--max-amount: must not be below --min-amount (100)");
 
-    Result fractionalYen = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "JPY",
+    CommandLineRun fractionalYen = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "JPY",
         "--min-amount", "-1", "--max-amount", "10.5");
     assertThat(fractionalYen.exit()).isEqualTo(1);
     assertThat(fractionalYen.err()).contains("--min-amount: must not be negative")
@@ -214,7 +209,7 @@ class CommandLineTest {
         "bin,cardBrand,cardType,issuingCountryCode,issuingOrganization\n"
             + "48151623,VISA,DEBIT,de,Lost Bank\n"
             + "222100,MASTERCARD,CREDIT,FR,Banque Deux\n");
-    Result ok = run("import", "bins", "--file", good.toString());
+    CommandLineRun ok = run("import", "bins", "--file", good.toString());
     assertThat(ok.exit()).as(ok.err()).isZero();
     assertThat(ok.out()).contains("2 bins imported");
     String country = db.jdbi().withHandle(h -> h.createQuery("select issuing_country from bins where bin = '48151623'")
@@ -225,7 +220,7 @@ class CommandLineTest {
         "[{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"CHF\",\"rate\":\"0.94\"},"
             + "{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"XYZ\",\"rate\":\"1\"},"
             + "{\"baseCurrency\":\"USD\",\"quoteCurrency\":\"CHF\",\"rate\":\"-2\"}]");
-    Result refused = run("import", "currency-rates", "--file", bad.toString());
+    CommandLineRun refused = run("import", "currency-rates", "--file", bad.toString());
     assertThat(refused.exit()).isNotZero();
     assertThat(refused.err()).contains("row 2").contains("XYZ").contains("row 3").contains("positive");
     Integer chf = db.jdbi().withHandle(h -> h.createQuery("select count(*) from currency_rates where quote_currency = 'CHF'")
@@ -238,13 +233,13 @@ class CommandLineTest {
   void provisions_terminals_connectors_and_antifraud_profiles() {
     String merchantId = group(run("merchant", "create", "--name", "Router").out(), "merchant (\\d+) created");
     String shopId = group(run("shop", "create", "--merchant", merchantId, "--name", "Routed").out(), "shop (\\d+) created");
-    Result terminal = run("terminal", "create", "--merchant", merchantId, "--name", "Acquirer X",
+    CommandLineRun terminal = run("terminal", "create", "--merchant", merchantId, "--name", "Acquirer X",
         "--api-types", "DEPOSIT,BALANCE");
     assertThat(terminal.exit()).as(terminal.err()).isZero();
     String terminalId = group(terminal.out(), "terminal (\\d+) created");
     String codes = group(run("group", "create", "--merchant", merchantId, "--type", "ERROR_CODE", "--name", "cascade")
         .out(), "error_code group (\\d+) created");
-    Result connector = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
+    CommandLineRun connector = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
         "--cascade-on", codes);
     assertThat(connector.exit()).as(connector.err()).isZero();
     assertThat(run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EURO").exit())
@@ -252,13 +247,13 @@ class CommandLineTest {
 
     String bins = group(run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "bad bins").out(),
         "bin group (\\d+) created");
-    Result profile = run("antifraud-profile", "create", "--merchant", merchantId, "--name", "Strict",
+    CommandLineRun profile = run("antifraud-profile", "create", "--merchant", merchantId, "--name", "Strict",
         "--rule", "BIN_BLACKLIST=" + bins, "--rule", "DECLINED_DEPOSITS_PER_CARD=3/60");
     assertThat(profile.exit()).as(profile.err()).isZero();
     String profileId = group(profile.out(), "antifraud profile (\\d+) created");
     assertThat(run("antifraud-profile", "create", "--merchant", merchantId, "--name", "Wrong",
         "--rule", "EMAIL_BLACKLIST=" + bins).exit()).as("a BIN group is no e-mail group").isNotZero();
-    Result attached = run("antifraud-profile", "attach", "--shop", shopId, "--profile", profileId);
+    CommandLineRun attached = run("antifraud-profile", "attach", "--shop", shopId, "--profile", profileId);
     assertThat(attached.exit()).as(attached.err()).isZero();
     Long attachedProfile = db.jdbi().withHandle(h -> h.createQuery("select antifraud_profile_id from shops where id = " + shopId)
         .mapTo(Long.class).one());

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.testing.TestDatabase;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -49,17 +47,12 @@ class MerchantUserRevocationTest {
     gw.close();
   }
 
-  private record Result(int exit, String out, String err) {}
-
-  private static Result tollgate(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-    return new Result(exit, out.toString(), err.toString());
+  private static CommandLineRun tollgate(String... args) {
+    return CommandLineRun.of(env, args);
   }
 
-  private static Result succeeds(String... args) {
-    Result r = tollgate(args);
+  private static CommandLineRun succeeds(String... args) {
+    CommandLineRun r = tollgate(args);
     assertThat(r.exit()).as(r.err()).isZero();
     return r;
   }
@@ -120,7 +113,7 @@ class MerchantUserRevocationTest {
     String[] user = gw.merchantUser(gw.merchant, "forgetful@revocation.example");
     assertThat(gw.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
 
-    Result reset = succeeds("user", "reset-password", "--email", "forgetful@revocation.example");
+    CommandLineRun reset = succeeds("user", "reset-password", "--email", "forgetful@revocation.example");
     String fresh = reset.out().replaceAll("(?s).*Password: (\\S+).*", "$1");
     assertThat(fresh).hasSize(20);
     untilStatus(401, () -> gw.merchantGet("/merchant-api/v1/shops", user));
@@ -143,15 +136,15 @@ class MerchantUserRevocationTest {
 
   @Test
   void the_commands_refuse_an_unknown_user_a_bad_permission_and_a_short_password() {
-    Result unknown = tollgate("user", "disable", "--email", "nobody@revocation.example");
+    CommandLineRun unknown = tollgate("user", "disable", "--email", "nobody@revocation.example");
     assertThat(unknown.exit()).isEqualTo(1);
     assertThat(unknown.err()).contains("No merchant user has the e-mail address nobody@revocation.example");
     gw.merchantUser(gw.merchant, "careful@revocation.example");
-    Result badPermission = tollgate("user", "set-permissions", "--email", "careful@revocation.example",
+    CommandLineRun badPermission = tollgate("user", "set-permissions", "--email", "careful@revocation.example",
         "--permissions", "GOD_MODE");
     assertThat(badPermission.exit()).isNotZero();
     assertThat(badPermission.err()).contains("GOD_MODE");
-    Result shortPassword = tollgate("user", "reset-password", "--email", "careful@revocation.example",
+    CommandLineRun shortPassword = tollgate("user", "reset-password", "--email", "careful@revocation.example",
         "--password", "short");
     assertThat(shortPassword.exit()).isEqualTo(1);
     assertThat(shortPassword.err()).contains("password: must be 12 characters");

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.testing.TestDatabase;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,10 +42,8 @@ class ReadmeProvisioningTest {
       if (args.contains("--file")) {
         continue; // imports read the operator's own files
       }
-      StringWriter out = new StringWriter();
-      StringWriter err = new StringWriter();
-      int exit = Main.run(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true), env);
-      assertThat(exit).as("%s\n%s%s", String.join(" ", args), out, err).isZero();
+      CommandLineRun run = CommandLineRun.of(env, args.toArray(String[]::new));
+      assertThat(run.exit()).as("%s\n%s%s", String.join(" ", args), run.out(), run.err()).isZero();
     }
   }
 

@@ -7,8 +7,6 @@ import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.testing.TestDatabase;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.time.Duration;
@@ -274,17 +272,12 @@ class ShopGroupScopeTest {
 
   // The command line
 
-  private record Result(int exit, String out, String err) {}
-
-  private static Result tollgate(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = Main.run(args, new PrintWriter(out, true), new PrintWriter(err, true), env);
-    return new Result(exit, out.toString(), err.toString());
+  private static CommandLineRun tollgate(String... args) {
+    return CommandLineRun.of(env, args);
   }
 
-  private static Result succeeds(String... args) {
-    Result r = tollgate(args);
+  private static CommandLineRun succeeds(String... args) {
+    CommandLineRun r = tollgate(args);
     assertThat(r.exit()).as(r.err()).isZero();
     return r;
   }
@@ -304,7 +297,7 @@ class ShopGroupScopeTest {
   void operators_scope_users_with_the_command_line_and_a_running_server_follows_within_five_seconds()
       throws Exception {
     long northOnly = group("CLI north", north);
-    Result created = succeeds("user", "create", "--merchant", String.valueOf(gw.merchant.value()), "--email",
+    CommandLineRun created = succeeds("user", "create", "--merchant", String.valueOf(gw.merchant.value()), "--email",
         "cli-scoped@scope.example", "--permissions", "SHOP_GROUP_VIEW", "--shop-group", String.valueOf(northOnly));
     assertThat(created.out()).contains("the shops of shop group " + northOnly);
     String[] user = {"cli-scoped@scope.example", created.out().replaceAll("(?s).*Password: (\\S+).*", "$1")};
@@ -320,7 +313,7 @@ class ShopGroupScopeTest {
     within5Seconds(() -> !payments("", user).contains(northPayment));
     assertThat(payments("", user)).contains(southPayment);
 
-    Result listed = succeeds("user", "list", "--merchant", String.valueOf(gw.merchant.value()));
+    CommandLineRun listed = succeeds("user", "list", "--merchant", String.valueOf(gw.merchant.value()));
     assertThat(listed.out()).contains(
         "cli-scoped@scope.example\tpermissions=SHOP_GROUP_VIEW\tdisabled=false\tshopGroup=" + southOnly,
         "everything@scope.example\tpermissions=SETTINGS_EDIT,SHOP_EDIT,SHOP_GROUP_EDIT,SHOP_GROUP_VIEW"
@@ -334,7 +327,7 @@ class ShopGroupScopeTest {
   @Test
   void the_command_line_refuses_a_shop_group_of_another_merchant_or_an_unknown_one() {
     String merchant = String.valueOf(gw.merchant.value());
-    Result foreign = tollgate("user", "create", "--merchant", merchant, "--email", "foreign@scope.example",
+    CommandLineRun foreign = tollgate("user", "create", "--merchant", merchant, "--email", "foreign@scope.example",
         "--shop-group", String.valueOf(othersGroup));
     assertThat(foreign.exit()).isEqualTo(1);
     assertThat(foreign.err()).contains("shopGroup: is not a shop group of the user's merchant");
@@ -342,13 +335,13 @@ class ShopGroupScopeTest {
 
     gw.merchantUser(gw.merchant, "steady@scope.example");
     for (String group : List.of(String.valueOf(othersGroup), "999999")) {
-      Result refused = tollgate("user", "set-shop-group", "--email", "steady@scope.example", "--shop-group", group);
+      CommandLineRun refused = tollgate("user", "set-shop-group", "--email", "steady@scope.example", "--shop-group", group);
       assertThat(refused.exit()).as(group).isEqualTo(1);
       assertThat(refused.err()).contains("shopGroup: is not a shop group of the user's merchant");
     }
     assertThat(tollgate("user", "list", "--merchant", merchant).out())
         .contains("steady@scope.example\tpermissions=\tdisabled=false\tshopGroup=-");
-    Result unknownUser = tollgate("user", "set-shop-group", "--email", "nobody@scope.example", "--none");
+    CommandLineRun unknownUser = tollgate("user", "set-shop-group", "--email", "nobody@scope.example", "--none");
     assertThat(unknownUser.exit()).isEqualTo(1);
     assertThat(unknownUser.err()).contains("No merchant user has the e-mail address nobody@scope.example");
     assertThat(tollgate("user", "set-shop-group", "--email", "steady@scope.example").exit()).isNotZero();
