@@ -63,4 +63,46 @@ class RefundedAmountMigrationTest {
           return amount == null ? "-" : amount.setScale(2).toPlainString();
         }).list());
   }
+
+  /**
+   * Two refunds of one deposit completing at the same moment both count: the second waits for
+   * the deposit row the first one's addition locked, and then adds to what the first one left.
+   */
+  @Test
+  void two_refunds_completing_at_once_both_count() throws Exception {
+    String url = TestDatabase.empty();
+    Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
+        .locations("classpath:db/migration").load().migrate();
+    Jdbi jdbi = Jdbi.create(url, TestDatabase.user(), TestDatabase.password());
+    jdbi.useHandle(h -> {
+      h.execute("INSERT INTO merchants (id, name, created) VALUES (1, 'Refunds', now())");
+      h.execute("INSERT INTO shops (id, merchant_id, name, created) VALUES (1, 1, 'Shop', now())");
+      h.execute("""
+          INSERT INTO payments (id, shop_id, payment_type, state, payment_method, amount, currency, pre_auth,
+              parent_payment_id, created, updated, version) VALUES
+            (repeat('a', 32), 1, 'DEPOSIT', 'COMPLETED', 'BASIC_CARD', 10.00, 'EUR', false, null, now(), now(), 1),
+            (repeat('1', 32), 1, 'REFUND', 'PENDING', 'BASIC_CARD', 3.00, 'EUR', false, repeat('a', 32), now(), now(), 1),
+            (repeat('2', 32), 1, 'REFUND', 'PENDING', 'BASIC_CARD', 4.00, 'EUR', false, repeat('a', 32), now(), now(), 1)""");
+    });
+    String complete = "UPDATE payments SET state = 'COMPLETED', version = version + 1 WHERE id = :id";
+    try (org.jdbi.v3.core.Handle first = jdbi.open(); org.jdbi.v3.core.Handle second = jdbi.open()) {
+      first.begin();
+      first.createUpdate(complete).bind("id", "1".repeat(32)).execute();
+      java.util.concurrent.CompletableFuture<Void> waiting = java.util.concurrent.CompletableFuture.runAsync(() -> {
+        second.begin();
+        second.createUpdate(complete).bind("id", "2".repeat(32)).execute();
+        second.commit();
+      });
+      // the second refund's addition waits for the deposit's row while the first holds it
+      long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      while (jdbi.withHandle(h -> h.createQuery(
+          "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'").mapTo(Integer.class).one()) == 0) {
+        assertThat(System.nanoTime()).as("the second refund waits").isLessThan(until);
+        Thread.sleep(10);
+      }
+      first.commit();
+      waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    assertThat(refunded(jdbi)).containsExactly("7.00");
+  }
 }
