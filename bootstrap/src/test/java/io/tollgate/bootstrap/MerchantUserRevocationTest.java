@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.user.Permission;
-import io.tollgate.persistence.testing.TestDatabase;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
@@ -31,14 +29,7 @@ class MerchantUserRevocationTest {
   @BeforeAll
   static void start() throws Exception {
     gw = TestGateway.start();
-    env = new HashMap<>();
-    env.put("TOLLGATE_DB_URL", gw.database.jdbcUrl());
-    env.put("TOLLGATE_DB_USER", TestDatabase.user());
-    env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
-    env.put("TOLLGATE_DATA_DIR", gw.dataDirectory.toString());
-    env.put("TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
-    env.put("TOLLGATE_PORT", "0");
-    env.put("TOLLGATE_HOST", "127.0.0.1");
+    env = gw.commandLineEnvironment();
     bins = gw.app.services().groups().create(gw.merchant, GroupKind.BIN, "Revocation BINs", false).id();
   }
 

@@ -6,13 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.user.Permission;
-import io.tollgate.persistence.testing.TestDatabase;
 import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -43,14 +41,7 @@ class ShopGroupScopeTest {
   @BeforeAll
   static void start() throws Exception {
     gw = TestGateway.start();
-    env = new HashMap<>();
-    env.put("TOLLGATE_DB_URL", gw.database.jdbcUrl());
-    env.put("TOLLGATE_DB_USER", TestDatabase.user());
-    env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
-    env.put("TOLLGATE_DATA_DIR", gw.dataDirectory.toString());
-    env.put("TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
-    env.put("TOLLGATE_PORT", "0");
-    env.put("TOLLGATE_HOST", "127.0.0.1");
+    env = gw.commandLineEnvironment();
     reference = gw.app.services().persistence().referenceData();
     north = gw.keyedShop("North Shop");
     south = gw.keyedShop("South Shop");

@@ -36,6 +36,9 @@ final class TestGateway implements AutoCloseable {
   final String signingKey;
   final Path dataDirectory;
 
+  /** The master key a test gateway seals its secrets with, unless its settings name another. */
+  static final String MASTER_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+
   private TestGateway(Map<String, String> env) throws Exception {
     this.dataDirectory = ScratchDirectories.create("tollgate-test");
     Map<String, String> all = new HashMap<>(env);
@@ -45,7 +48,7 @@ final class TestGateway implements AutoCloseable {
     all.putIfAbsent("TOLLGATE_JOB_INTERVAL", "PT0.1S");
     all.putIfAbsent("TOLLGATE_RATE_LIMIT", "0");
     all.putIfAbsent("TOLLGATE_SANDBOX_BANK_DELAY", "PT0.5S");
-    all.putIfAbsent("TOLLGATE_MASTER_KEY", "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=");
+    all.putIfAbsent("TOLLGATE_MASTER_KEY", MASTER_KEY);
     if ("production".equals(all.get("TOLLGATE_ENVIRONMENT"))) {
       all.putIfAbsent("TOLLGATE_DB_URL", "jdbc:postgresql://placeholder/unused");
       all.putIfAbsent("TOLLGATE_PUBLIC_URL", "https://pay.example.com");
@@ -65,6 +68,22 @@ final class TestGateway implements AutoCloseable {
 
   static TestGateway start(Map<String, String> env) throws Exception {
     return new TestGateway(env);
+  }
+
+  /**
+   * The settings of a command line run beside this gateway, as an operator's would be: its
+   * database, data directory and master key; a map the caller may add to.
+   */
+  Map<String, String> commandLineEnvironment() {
+    Map<String, String> env = new HashMap<>();
+    env.put("TOLLGATE_DB_URL", database.jdbcUrl());
+    env.put("TOLLGATE_DB_USER", TestDatabase.user());
+    env.put("TOLLGATE_DB_PASSWORD", TestDatabase.password());
+    env.put("TOLLGATE_DATA_DIR", dataDirectory.toString());
+    env.put("TOLLGATE_MASTER_KEY", MASTER_KEY);
+    env.put("TOLLGATE_PORT", "0");
+    env.put("TOLLGATE_HOST", "127.0.0.1");
+    return env;
   }
 
   /**
