@@ -70,15 +70,7 @@ class PaymentWriterTest {
 
   /** {available, reserved} of the ledger in the currency. */
   private BigDecimal[] sum(String currency) {
-    BigDecimal available = BigDecimal.ZERO;
-    BigDecimal reserved = BigDecimal.ZERO;
-    for (LedgerEntry e : ledger) {
-      if (e.currency().code().equals(currency)) {
-        available = available.add(e.available());
-        reserved = reserved.add(e.reserved());
-      }
-    }
-    return new BigDecimal[] {available, reserved};
+    return LedgerSums.of(ledger, currency);
   }
 
   @Test
