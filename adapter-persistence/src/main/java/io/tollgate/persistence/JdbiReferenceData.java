@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.DomainException;
 import io.tollgate.domain.shop.MerchantId;
 import java.sql.Array;
 import java.sql.ResultSet;
@@ -346,11 +347,22 @@ final class JdbiReferenceData implements ReferenceData {
     routingChanged();
     return jdbi.withHandle(h -> h.createQuery("""
             INSERT INTO terminals (merchant_id, name, state, provider_name, api_code, api_name, api_types, created)
-            VALUES (:m, :name, :state, :provider, :code, :api, :types, :created) RETURNING id
+            VALUES (:m, :name, :state, :provider, :code, :api, :types, :created)
+            ON CONFLICT (merchant_id, lower(name)) DO NOTHING
+            RETURNING id
             """)
         .bind("m", t.merchantId().value()).bind("name", t.name()).bind("state", t.state())
         .bind("provider", t.providerName()).bind("code", t.apiCode()).bind("api", t.apiName())
-        .bind("types", t.apiTypes().toArray(String[]::new)).bind("created", t.created()).mapTo(Long.class).one());
+        .bind("types", t.apiTypes().toArray(String[]::new)).bind("created", t.created()).mapTo(Long.class).findOne()
+        .orElseThrow(() -> nameTaken(h, t)));
+  }
+
+  private static DomainException.Conflict nameTaken(Handle h, Terminal t) {
+    Terminal taken = h.createQuery("SELECT * FROM terminals WHERE merchant_id = :m AND lower(name) = lower(:name)")
+        .bind("m", t.merchantId().value()).bind("name", t.name()).map(TERMINAL).one();
+    return new DomainException.Conflict("terminal_name_taken", "Terminal " + taken.id() + " of merchant "
+        + t.merchantId().value() + " is named '" + taken.name() + "' already: a merchant's terminals need names"
+        + " that differ in more than case");
   }
 
   @Override

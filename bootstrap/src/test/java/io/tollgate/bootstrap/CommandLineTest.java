@@ -203,6 +203,27 @@ class CommandLineTest {
   }
 
   @Test
+  void a_terminal_name_is_taken_once_per_merchant_whatever_its_case() {
+    String merchantId = group(run("merchant", "create", "--name", "Named").out(), "merchant (\\d+) created");
+    String terminalId = group(run("terminal", "create", "--merchant", merchantId, "--name", "Acquirer N").out(),
+        "terminal (\\d+) created");
+
+    CommandLineRun again = run("terminal", "create", "--merchant", merchantId, "--name", "ACQUIRER n",
+        "--api-types", "DEPOSIT");
+    assertThat(again.exit()).isEqualTo(1);
+    assertThat(again.err()).contains("Terminal " + terminalId + " of merchant " + merchantId
+        + " is named 'Acquirer N' already");
+    assertThat(again.out()).doesNotContain("created");
+    Integer terminals = db.jdbi().withHandle(h -> h.createQuery(
+        "select count(*) from terminals where merchant_id = " + merchantId).mapTo(Integer.class).one());
+    assertThat(terminals).isEqualTo(1);
+
+    String other = group(run("merchant", "create", "--name", "Named too").out(), "merchant (\\d+) created");
+    CommandLineRun theirs = run("terminal", "create", "--merchant", other, "--name", "Acquirer N");
+    assertThat(theirs.exit()).as("another merchant's name").isZero();
+  }
+
+  @Test
   void imports_reference_data_all_or_nothing() throws Exception {
     java.nio.file.Path dir = ScratchDirectories.create("tollgate-imports");
     java.nio.file.Path good = Files.writeString(dir.resolve("bins.csv"),

@@ -124,6 +124,10 @@ public interface ReferenceData {
 
   long createCounterparty(Counterparty counterparty);
 
+  /**
+   * @throws io.tollgate.domain.DomainException.Conflict when a terminal of the merchant has the
+   *     name already, whatever its case: a merchant's terminal names are unique
+   */
   long createTerminal(Terminal terminal);
 
   long createConnector(Connector connector, Instant now);
