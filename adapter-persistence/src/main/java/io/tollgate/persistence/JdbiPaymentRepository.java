@@ -385,8 +385,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
       p.customer_currency, p.reference_id, p.description, p.parent_payment_id, p.pre_auth, p.card::text AS card,
       p.customer::text AS customer, p.customer_ip, p.billing_address::text AS billing_address, p.return_url,
       p.webhook_url, p.additional_parameters::text AS additional_parameters, p.error_code, p.error_message,
-      p.external_id, p.external_result_code, p.external_refs::text AS external_refs, p.terminal_name, p.created,
-      p.updated, p.version
+      p.external_id, p.external_result_code, p.external_refs::text AS external_refs, p.terminal_name, p.terminal_id,
+      p.created, p.updated, p.version
       """;
 
   @Override
@@ -412,7 +412,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         JsonColumns.write(p.billingAddress()),
         p.returnUrl(), p.webhookUrl(), JsonColumns.write(p.additionalParameters()),
         p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(), p.externalId(),
-        p.externalResultCode(), JsonColumns.write(p.externalRefs()), p.terminalName(), p.created(),
+        p.externalResultCode(), JsonColumns.write(p.externalRefs()), p.terminalName(), p.terminalId(), p.created(),
         p.updated(), p.version());
   }
 
@@ -430,6 +430,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         .bind("p.errorCode", r.errorCode()).bind("p.errorMessage", r.errorMessage())
         .bind("p.externalId", r.externalId()).bind("p.externalResultCode", r.externalResultCode())
         .bind("p.externalRefs", r.externalRefs()).bind("p.terminalName", r.terminalName())
+        .bind("p.terminalId", r.terminalId())
         .bind("p.created", r.created()).bind("p.updated", r.updated()).bind("p.version", r.version());
   }
 
@@ -439,13 +440,14 @@ final class JdbiPaymentRepository implements PaymentRepository {
         .bind(prefix + ".started", o.started()).bind(prefix + ".completed", o.completed())
         .bind(prefix + ".paymentState", o.paymentState()).bind(prefix + ".errorCode", o.errorCode())
         .bind(prefix + ".details", o.details()).bind(prefix + ".terminalName", o.terminalName())
+        .bind(prefix + ".terminalId", o.terminalId())
         .bind(prefix + ".externalId", o.externalId()).bind(prefix + ".externalResultCode", o.externalResultCode());
   }
 
   private static OperationRow toRow(Payment p, PaymentOperation o) {
     return new OperationRow(0, p.id().value(), p.shopId().value(), o.operation().name(), o.started(),
         o.completed(), o.paymentState().name(), o.errorCode() == null ? null : o.errorCode().code(), o.details(),
-        o.terminalName(), o.externalId(), o.externalResultCode());
+        o.terminalName(), o.terminalId(), o.externalId(), o.externalResultCode());
   }
 
   private Payment toPayment(PaymentRow r) {
@@ -461,7 +463,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         JsonColumns.readMap(r.additionalParameters()),
         r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.errorMessage(),
         r.externalId(), r.externalResultCode(), JsonColumns.readMap(r.externalRefs()), r.terminalName(),
-        r.created(), r.updated(), r.version());
+        r.terminalId(), r.created(), r.updated(), r.version());
   }
 
   /**
@@ -480,6 +482,6 @@ final class JdbiPaymentRepository implements PaymentRepository {
     return new PaymentOperation(r.id(), OperationType.valueOf(r.operation()), r.started(), r.completed(),
         PaymentState.valueOf(r.paymentState()),
         r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.details(), r.terminalName(),
-        r.externalId(), r.externalResultCode());
+        r.terminalId(), r.externalId(), r.externalResultCode());
   }
 }

@@ -14,5 +14,6 @@ record OperationRow(
     String errorCode,
     String details,
     String terminalName,
+    Long terminalId,
     String externalId,
     String externalResultCode) {}

@@ -31,6 +31,7 @@ record PaymentRow(
     String externalResultCode,
     String externalRefs,
     String terminalName,
+    Long terminalId,
     Instant created,
     Instant updated,
     long version) {}

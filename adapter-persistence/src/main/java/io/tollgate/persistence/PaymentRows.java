@@ -50,6 +50,7 @@ final class PaymentRows {
         rs.getString("external_result_code"),
         rs.getString("external_refs"),
         rs.getString("terminal_name"),
+        rs.getObject("terminal_id", Long.class),
         instant(rs, "created"),
         instant(rs, "updated"),
         rs.getLong("version"));
@@ -68,6 +69,7 @@ final class PaymentRows {
         rs.getString("error_code"),
         rs.getString("details"),
         rs.getString("terminal_name"),
+        rs.getObject("terminal_id", Long.class),
         rs.getString("external_id"),
         rs.getString("external_result_code"));
   }

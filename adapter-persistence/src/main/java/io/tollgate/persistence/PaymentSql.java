@@ -10,7 +10,7 @@ final class PaymentSql {
       customer_currency, reference_id, description, parent_payment_id, pre_auth, card::text AS card,
       customer::text AS customer, customer_ip, billing_address::text AS billing_address, return_url,
       webhook_url, additional_parameters::text AS additional_parameters, error_code, error_message, external_id,
-      external_result_code, external_refs::text AS external_refs, terminal_name, created, updated, version
+      external_result_code, external_refs::text AS external_refs, terminal_name, terminal_id, created, updated, version
       """;
 
   /**
@@ -34,14 +34,14 @@ final class PaymentSql {
               currency, customer_amount, customer_currency, reference_id, description, parent_payment_id,
               pre_auth, card, customer, customer_ip, billing_address, return_url, webhook_url,
               additional_parameters, error_code, error_message, external_id, external_result_code, external_refs,
-              terminal_name, created, updated, version)
+              terminal_name, terminal_id, created, updated, version)
           VALUES (:p.id, :p.shopId, (SELECT merchant_id FROM shops WHERE id = :p.shopId), :p.paymentType,
               :p.state, :p.paymentMethod, :p.amount, :p.currency, :p.customerAmount, :p.customerCurrency,
               :p.referenceId, :p.description, :p.parentPaymentId, :p.preAuth, %s, CAST(:p.customer AS jsonb),
               :p.customerIp, CAST(:p.billingAddress AS jsonb),
               :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
               :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
-              :p.terminalName, :p.created, :p.updated, :p.version)
+              :p.terminalName, :p.terminalId, :p.created, :p.updated, :p.version)
           RETURNING id, merchant_id)
         """.formatted(card);
   }
@@ -54,7 +54,8 @@ final class PaymentSql {
             card = CAST(:p.card AS jsonb), customer_ip = :p.customerIp, error_code = :p.errorCode,
             error_message = :p.errorMessage, external_id = :p.externalId,
             external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
-            terminal_name = :p.terminalName, updated = :p.updated, version = version + 1
+            terminal_name = :p.terminalName, terminal_id = :p.terminalId, updated = :p.updated,
+            version = version + 1
         WHERE id = :p.id AND version = :expected
         RETURNING id, merchant_id)
       """;
@@ -63,11 +64,11 @@ final class PaymentSql {
   static final String OPERATION = """
       operation AS (
         INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
-            payment_state, error_code, details, terminal_name, external_id, external_result_code)
+            payment_state, error_code, details, terminal_name, terminal_id, external_id, external_result_code)
         SELECT written.id, CAST(:o.shopId AS bigint), written.merchant_id, CAST(:o.operation AS text), CAST(:o.started AS timestamptz),
             CAST(:o.completed AS timestamptz), CAST(:o.paymentState AS text), CAST(:o.errorCode AS text),
-            CAST(:o.details AS text), CAST(:o.terminalName AS text), CAST(:o.externalId AS text),
-            CAST(:o.externalResultCode AS text)
+            CAST(:o.details AS text), CAST(:o.terminalName AS text), CAST(:o.terminalId AS bigint),
+            CAST(:o.externalId AS text), CAST(:o.externalResultCode AS text)
         FROM written)
       """;
 
@@ -84,16 +85,17 @@ final class PaymentSql {
           .append(".started AS timestamptz), CAST(").append(o).append(".completed AS timestamptz), CAST(").append(o)
           .append(".paymentState AS text), CAST(").append(o).append(".errorCode AS text), CAST(").append(o)
           .append(".details AS text), CAST(").append(o).append(".terminalName AS text), CAST(").append(o)
-          .append(".externalId AS text), CAST(").append(o).append(".externalResultCode AS text))");
+          .append(".terminalId AS bigint), CAST(").append(o).append(".externalId AS text), CAST(").append(o)
+          .append(".externalResultCode AS text))");
     }
     return """
         operation AS (
           INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
-              payment_state, error_code, details, terminal_name, external_id, external_result_code)
+              payment_state, error_code, details, terminal_name, terminal_id, external_id, external_result_code)
           SELECT written.id, o.shop_id, written.merchant_id, o.operation, o.started, o.completed, o.payment_state, o.error_code,
-              o.details, o.terminal_name, o.external_id, o.external_result_code
+              o.details, o.terminal_name, o.terminal_id, o.external_id, o.external_result_code
           FROM written, (VALUES %s) AS o(n, shop_id, operation, started, completed, payment_state, error_code, details,
-              terminal_name, external_id, external_result_code)
+              terminal_name, terminal_id, external_id, external_result_code)
           ORDER BY o.n)
         """.formatted(values);
   }
@@ -200,7 +202,7 @@ final class PaymentSql {
 
   static final String OPERATION_COLUMNS =
       "id, payment_id, shop_id, operation, started, completed, payment_state, error_code, details, terminal_name,"
-          + " external_id, external_result_code";
+          + " terminal_id, external_id, external_result_code";
 
   static final String OPERATIONS =
       "SELECT " + OPERATION_COLUMNS + " FROM payment_operations WHERE payment_id = :id ORDER BY id DESC";

@@ -105,6 +105,27 @@ abstract class AbstractPaymentRepositoryContractTest {
   }
 
   @Test
+  void the_terminal_a_step_ran_on_is_stored_by_id_and_name_with_the_payment_and_its_operation() {
+    Payment p = insert(shop(), "5", "r-terminal", T0);
+    Payment atA = repository().update(p.withRouting(p.amount(), null, 11L, "Acquirer A")
+        .apply(OperationType.CHECKOUT, PaymentState.PENDING, Outcome.NONE, T0.plusSeconds(1)));
+    Payment.Transition screened = atA.apply(OperationType.DETECT_FRAUD, PaymentState.PENDING, Outcome.NONE,
+        T0.plusSeconds(2));
+    Payment atB = repository().update(screened.after().withRouting(p.amount(), null, 12L, "Acquirer B")
+        .apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(2)),
+        List.of(screened.operation()), stored -> PaymentRepository.Effects.NONE);
+
+    Payment read = repository().find(p.id()).orElseThrow();
+    assertThat(read).isEqualTo(atB);
+    assertThat(read.terminalId()).isEqualTo(12L);
+    assertThat(read.terminalName()).isEqualTo("Acquirer B");
+    assertThat(repository().operations(p.id()))
+        .extracting(o -> o.operation() + " " + o.terminalId() + " " + o.terminalName())
+        .containsExactly("DEPOSIT 12 Acquirer B", "DETECT_FRAUD 11 Acquirer A", "CHECKOUT 11 Acquirer A",
+            "CREATE_PAYMENT null null");
+  }
+
+  @Test
   void an_update_from_a_stale_version_is_refused_and_changes_nothing() {
     Payment p = insert(shop(), "5", "r-3", T0);
     repository().update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0));

@@ -45,7 +45,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * Takes payments from their initial state to a final one: host-to-host execution, the
@@ -295,7 +294,7 @@ public final class ProcessingService
         return payOut(p);
       }
       Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
-      Payment refund = p.withRouting(p.amount(), p.customerAmount(), parent.terminalName());
+      Payment refund = p.withRouting(p.amount(), p.customerAmount(), parent.terminalId(), parent.terminalName());
       recordFinal(null, refund, OperationType.REFUND,
           processor.refund(refund.id(), parent.id(), parent.externalId(), refund.amount()), null);
       return Stepped.MOVED;
@@ -331,7 +330,7 @@ public final class ProcessingService
     } else {
       List<PaymentOperation> sent = payments.operations(due.id()).stream()
           .filter(o -> o.operation() == OperationType.WITHDRAWAL).toList();
-      plan = routing.resume(due, sent.stream().map(PaymentOperation::terminalName).collect(Collectors.toSet()));
+      plan = routing.resume(due, sent);
       attempt = sent.size() + 1;
     }
     Optional<Routing.Routed> taker = plan.next();

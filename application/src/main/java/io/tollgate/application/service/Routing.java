@@ -9,6 +9,7 @@ import io.tollgate.domain.money.Currency;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Outcome;
 import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentOperation;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -16,7 +17,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -35,14 +35,16 @@ final class Routing {
   /**
    * A payment as one connector would take it: the amount sent, in the connector's currency,
    * and the requested amount when that differs in currency; or why the connector cannot take
-   * it. {@code connector} is null for the default terminal of a shop without connectors.
+   * it. {@code connector} is null for the default terminal of a shop without connectors, and
+   * {@code terminalId} null for that terminal only (and for a payout stored before terminals
+   * were recorded by id, taken up again at a terminal whose connector is gone).
    */
-  record Routed(Connector connector, String terminalName, Money amount, Money customerAmount, ErrorCode refusal,
-      String why) {
+  record Routed(Connector connector, Long terminalId, String terminalName, Money amount, Money customerAmount,
+      ErrorCode refusal, String why) {
 
     /** The payment as sent through the connector. */
     Payment applyTo(Payment p) {
-      return p.withRouting(amount, customerAmount, terminalName);
+      return p.withRouting(amount, customerAmount, terminalId, terminalName);
     }
 
     /** How an operation that used it names the connector: empty for the default terminal. */
@@ -110,18 +112,30 @@ final class Routing {
    * taken even when its connector is no longer active, then with no cascading after it. A
    * terminal may have connectors in several currencies: the one that cascades after it is its
    * connector in the currency of the stored amount, the one the payment was moved on to.
+   * Terminals are told apart by id; a payment or operation stored before they were recorded by
+   * id names its terminal only, and is matched by that name, unique per merchant since V27.
    *
-   * @param sentTo the terminals that already answered the payment
+   * @param sent the operations in which terminals already answered the payment
    */
-  Plan resume(Payment p, Set<String> sentTo) {
+  Plan resume(Payment p, List<PaymentOperation> sent) {
     List<Connector> candidates = candidates(p);
-    Connector current = candidates.stream().filter(c -> c.terminalName().equals(p.terminalName())
+    Connector current = candidates.stream().filter(c -> isTerminal(c, p.terminalId(), p.terminalName())
         && c.terminalCurrency().equals(p.amount().currency().code())).findFirst().orElse(null);
     List<Connector> rest = candidates.stream()
-        .filter(c -> !c.terminalName().equals(p.terminalName()) && !sentTo.contains(c.terminalName())).toList();
+        .filter(c -> !isTerminal(c, p.terminalId(), p.terminalName()))
+        .filter(c -> sent.stream().noneMatch(o -> isTerminal(c, o.terminalId(), o.terminalName()))).toList();
     Plan plan = new Plan(p, rest, false);
-    plan.resumed = new Routed(current, p.terminalName(), p.amount(), p.customerAmount(), null, null);
+    plan.resumed = new Routed(current, current != null ? Long.valueOf(current.terminalId()) : p.terminalId(),
+        p.terminalName(), p.amount(), p.customerAmount(), null, null);
     return plan;
+  }
+
+  /**
+   * Whether the connector goes to the terminal a payment or operation names: by its id, or by
+   * its name when it was stored without one.
+   */
+  private static boolean isTerminal(Connector c, Long terminalId, String terminalName) {
+    return terminalId != null ? c.terminalId() == terminalId : c.terminalName().equals(terminalName);
   }
 
   /** The connectors of one payment, tried in order; remembers why each passed over could not take it. */
@@ -148,7 +162,8 @@ final class Routing {
       }
       if (defaultTerminalLeft) {
         defaultTerminalLeft = false;
-        return Optional.of(new Routed(null, defaultTerminal, payment.amount(), payment.customerAmount(), null, null));
+        return Optional.of(new Routed(null, null, defaultTerminal, payment.amount(), payment.customerAmount(), null,
+            null));
       }
       while (next < candidates.size()) {
         Routed r = route(payment, candidates.get(next++));
@@ -262,11 +277,11 @@ final class Routing {
       return refused(c, ErrorCode.E1_08_INVALID_AMOUNT, sent + " is outside the limits of terminal "
           + c.terminalName());
     }
-    return new Routed(c, c.terminalName(), sent, customer, null, null);
+    return new Routed(c, c.terminalId(), c.terminalName(), sent, customer, null, null);
   }
 
   private static Routed refused(Connector c, ErrorCode code, String why) {
-    return new Routed(c, c.terminalName(), null, null, code, why);
+    return new Routed(c, c.terminalId(), c.terminalName(), null, null, code, why);
   }
 
   /**

@@ -76,7 +76,7 @@ class PaymentWriterTest {
   @Test
   void a_withdrawal_converted_for_its_terminal_pays_out_the_amount_and_currency_it_reserved() {
     Payment created = withdrawal(money("5.00", "GBP"));
-    Payment routed = created.withRouting(money("6.35", "USD"), money("5.00", "GBP"), "Dollar terminal");
+    Payment routed = created.withRouting(money("6.35", "USD"), money("5.00", "GBP"), 3L, "Dollar terminal");
     writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.COMPLETED, Outcome.NONE, Instant.now()));
 
     assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
@@ -88,7 +88,7 @@ class PaymentWriterTest {
   @Test
   void a_withdrawal_converted_for_its_terminal_and_declined_releases_what_it_reserved() {
     Payment created = withdrawal(money("7.00", "GBP"));
-    Payment routed = created.withRouting(money("8.89", "USD"), money("7.00", "GBP"), "Dollar terminal");
+    Payment routed = created.withRouting(money("8.89", "USD"), money("7.00", "GBP"), 3L, "Dollar terminal");
     writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
         Outcome.error(ErrorCode.E4_00_DECLINED_BY_ISSUER), Instant.now()));
 

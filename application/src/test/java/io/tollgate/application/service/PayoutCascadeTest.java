@@ -364,6 +364,81 @@ class PayoutCascadeTest {
     assertThat(ledger).allSatisfy(e -> assertThat(e.currency().code()).isEqualTo("EUR"));
   }
 
+  private static Connector twin(long terminal, String name, int priority, Long cascadeGroup) {
+    return new Connector(terminal, 1, terminal, name, "ACTIVE", "BASIC_CARD", "EUR", priority, 100, null, null,
+        cascadeGroup, null, ALL_TYPES);
+  }
+
+  /**
+   * Two terminals of the shop named alike (as two merchants' terminals may be, or one
+   * merchant's before V27): the payout moved on to the second is taken up at the second, and
+   * its decline cascades as the second's connector says, not the first's.
+   */
+  @Test
+  void a_payout_moved_on_to_a_terminal_named_like_the_one_that_declined_is_taken_up_at_that_terminal() {
+    shopHas(twin(1, "Twin", 1, CASCADE_ON_402), twin(2, "Twin", 2, null), twin(3, "Other", 3, null));
+    acquirers.declining.add("Twin");
+    Payment p = withdrawal("10.00", "EUR");
+
+    service.processPayouts(10);
+
+    Payment declined = rows.get(p.id());
+    assertThat(acquirers.asked).as("terminal 2 never cascades").containsExactly("Twin #1", "Twin #2");
+    assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(declined.errorCode()).isEqualTo(ErrorCode.E4_02_DO_NOT_HONOR);
+    assertThat(declined.terminalId()).isEqualTo(2L);
+    assertThat(operations).filteredOn(o -> o.operation() == OperationType.WITHDRAWAL)
+        .extracting(PaymentOperation::terminalId).containsExactly(1L, 2L);
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  /** A terminal that shares a name with one that declined the payout has not answered it yet. */
+  @Test
+  void a_terminal_named_like_one_that_declined_the_payout_is_still_asked_in_its_turn() {
+    shopHas(twin(1, "Twin", 1, CASCADE_ON_402), twin(2, "Middle", 2, CASCADE_ON_402), twin(3, "Twin", 3, null));
+    acquirers.declining.add("Twin");
+    acquirers.declining.add("Middle");
+    Payment p = withdrawal("10.00", "EUR");
+
+    service.processPayouts(10);
+
+    assertThat(acquirers.asked).containsExactly("Twin #1", "Middle #2", "Twin #3");
+    assertThat(rows.get(p.id()).terminalId()).isEqualTo(3L);
+    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.DECLINED);
+  }
+
+  /**
+   * A payout stored before terminals were recorded by id (V28) names them only: it is taken up
+   * at the terminal of that name, never sent again to the one its operations name, and has the
+   * terminal's id from then on.
+   */
+  @Test
+  void a_payout_stored_with_terminal_names_only_is_taken_up_by_name() {
+    shopHas(twin(1, "A", 1, CASCADE_ON_402), twin(2, "B", 2, CASCADE_ON_402), twin(3, "C", 3, null));
+    Payment created = withdrawal("10.00", "EUR");
+    Instant now = Instant.now();
+    Payment atA = created.withRouting(created.amount(), null, null, "A");
+    Payment declinedAtA = atA.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
+        io.tollgate.domain.payment.Outcome.NONE, now).after();
+    Payment.Transition moved = declinedAtA.apply(OperationType.CASCADING, PaymentState.PENDING,
+        io.tollgate.domain.payment.Outcome.NONE, now);
+    rows.put(created.id(), moved.after().withRouting(created.amount(), null, null, "B").withVersion(3));
+    operations.add(atA.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
+        io.tollgate.domain.payment.Outcome.NONE, now).operation());
+    operations.add(moved.operation());
+    acquirers.declining.add("B");
+
+    service.processPayouts(10);
+
+    Payment paid = rows.get(created.id());
+    assertThat(acquirers.asked).as("A answered it already").containsExactly("B #2", "C #3");
+    assertThat(paid.terminalName()).isEqualTo("C");
+    assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(operations).filteredOn(o -> o.operation() == OperationType.WITHDRAWAL)
+        .extracting(PaymentOperation::terminalId).containsExactly(null, 2L, 3L);
+  }
+
   @Test
   void a_payout_the_last_terminal_declines_too_is_declined_and_releases_what_it_reserved() {
     shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("B", "EUR", 2, CASCADE_ON_402));

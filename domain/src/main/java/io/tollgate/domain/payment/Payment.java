@@ -17,6 +17,10 @@ import java.util.Objects;
  *     transfer that settled for another sum, the final amount
  * @param customerAmount what the merchant requested, when it differs in currency from
  *     {@code amount}; otherwise null
+ * @param terminalName the terminal the payment was last sent to, as it was named then
+ * @param terminalId that terminal's id; null for the processor's default terminal (a shop
+ *     without connectors), before the payment is routed, and on payments stored before
+ *     terminals were recorded by id (migration V28), which name it only
  * @param version optimistic-locking version of the stored row this instance was read from
  */
 public record Payment(
@@ -43,6 +47,7 @@ public record Payment(
     String externalResultCode,
     Map<String, String> externalRefs,
     String terminalName,
+    Long terminalId,
     Instant created,
     Instant updated,
     long version) {
@@ -93,7 +98,7 @@ public record Payment(
         draft.id(), draft.shopId(), draft.type(), initialState, draft.method(), draft.amount(), null,
         draft.referenceId(), draft.description(), draft.parentPaymentId(), draft.preAuth(),
         draft.card(), draft.customer(), draft.billingAddress(), draft.returnUrl(),
-        draft.webhookUrl(), draft.additionalParameters(), null, null, null, null, null, null,
+        draft.webhookUrl(), draft.additionalParameters(), null, null, null, null, null, null, null,
         now, now, 0);
     PaymentOperation op = new PaymentOperation(
         null, OperationType.CREATE_PAYMENT, now, now, initialState, null, null);
@@ -117,10 +122,10 @@ public record Payment(
         outcome.externalId() != null ? outcome.externalId() : externalId,
         outcome.externalResultCode() != null ? outcome.externalResultCode() : externalResultCode,
         outcome.externalRefs() != null ? outcome.externalRefs() : externalRefs,
-        terminalName, created, now, version);
+        terminalName, terminalId, created, now, version);
     PaymentOperation op = new PaymentOperation(
-        null, operation, started, now, to, outcome.errorCode(), outcome.details(), terminalName, outcome.externalId(),
-        outcome.externalResultCode());
+        null, operation, started, now, to, outcome.errorCode(), outcome.details(), terminalName, terminalId,
+        outcome.externalId(), outcome.externalResultCode());
     return new Transition(this, after, op);
   }
 
@@ -133,7 +138,7 @@ public record Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, card, customer, billingAddress, returnUrl, webhookUrl,
         additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
-        externalRefs, terminalName, created, updated, newVersion);
+        externalRefs, terminalName, terminalId, created, updated, newVersion);
   }
 
   /** The same payment whose card is known by {@code token} (the token the vault holds for it). */
@@ -147,7 +152,7 @@ public record Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, tokenized, customer, billingAddress, returnUrl, webhookUrl,
         additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
-        externalRefs, terminalName, created, updated, version);
+        externalRefs, terminalName, terminalId, created, updated, version);
   }
 
   /**
@@ -160,14 +165,19 @@ public record Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, card, located, billingAddress, returnUrl, webhookUrl,
         additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
-        externalRefs, terminalName, created, updated, version);
+        externalRefs, terminalName, terminalId, created, updated, version);
   }
 
-  public Payment withRouting(Money processedAmount, Money requestedAmount, String terminal) {
+  /**
+   * The same payment as sent to a terminal: {@code processedAmount} in the terminal's currency,
+   * {@code requestedAmount} when that differs, and the terminal ({@code terminal} null for the
+   * processor's default terminal).
+   */
+  public Payment withRouting(Money processedAmount, Money requestedAmount, Long terminal, String name) {
     return new Payment(
         id, shopId, type, state, method, processedAmount, requestedAmount, referenceId,
         description, parentPaymentId, preAuth, card, customer, billingAddress, returnUrl,
         webhookUrl, additionalParameters, errorCode, errorMessage, externalId,
-        externalResultCode, externalRefs, terminal, created, updated, version);
+        externalResultCode, externalRefs, name, terminal, created, updated, version);
   }
 }

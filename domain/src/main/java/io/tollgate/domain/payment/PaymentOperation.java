@@ -7,7 +7,8 @@ import java.util.Objects;
 /**
  * One step in a payment's history. {@code id} is null until the operation is stored;
  * {@code paymentState} is the state after the step; the terminal it ran on and the processor's
- * answer to it are this step's (null where it had none).
+ * answer to it are this step's (null where it had none). {@code terminalId} is null where
+ * {@link Payment#terminalId()} is.
  */
 public record PaymentOperation(
     Long id,
@@ -18,13 +19,14 @@ public record PaymentOperation(
     ErrorCode errorCode,
     String details,
     String terminalName,
+    Long terminalId,
     String externalId,
     String externalResultCode) {
 
   /** A step with no terminal and no processor answer. */
   public PaymentOperation(Long id, OperationType operation, Instant started, Instant completed,
       PaymentState paymentState, ErrorCode errorCode, String details) {
-    this(id, operation, started, completed, paymentState, errorCode, details, null, null, null);
+    this(id, operation, started, completed, paymentState, errorCode, details, null, null, null, null);
   }
 
 
@@ -37,6 +39,6 @@ public record PaymentOperation(
 
   public PaymentOperation withId(long newId) {
     return new PaymentOperation(newId, operation, started, completed, paymentState, errorCode, details, terminalName,
-        externalId, externalResultCode);
+        terminalId, externalId, externalResultCode);
   }
 }
