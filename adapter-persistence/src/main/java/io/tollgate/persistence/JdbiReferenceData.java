@@ -151,6 +151,12 @@ final class JdbiReferenceData implements ReferenceData {
   }
 
   @Override
+  public Optional<Terminal> terminal(MerchantId merchant, String name) {
+    return query("SELECT * FROM terminals WHERE merchant_id = :m AND name = :name", TERMINAL,
+        "m", merchant.value(), "name", name).stream().findFirst();
+  }
+
+  @Override
   public Page<Connector> connectors(MerchantId merchant, int offset, int limit) {
     return page(query("SELECT " + CONNECTOR_COLUMNS + """
          FROM connectors c JOIN terminals t ON t.id = c.terminal_id JOIN shops s ON s.id = c.shop_id

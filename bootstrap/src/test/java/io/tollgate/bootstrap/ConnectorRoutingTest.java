@@ -98,6 +98,16 @@ class ConnectorRoutingTest {
         shop.key());
   }
 
+  /** A refund of the deposit, once the worker has sent it back or declined it. */
+  static JsonNode refund(KeyedShop shop, JsonNode deposit, String amount) throws Exception {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"REFUND","amount":%s,"currency":"%s","parentPaymentId":"%s"}"""
+        .formatted(amount, deposit.get("currency").asText(), deposit.get("id").asText()), shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING", Duration.ofSeconds(15),
+        shop.key());
+  }
+
   static List<JsonNode> operations(KeyedShop shop, String id) {
     JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations", shop.key()).json().get("result");
     List<JsonNode> oldestFirst = new ArrayList<>();
@@ -295,6 +305,38 @@ class ConnectorRoutingTest {
     JsonNode deposit = pay(payouts, "10.00", "EUR");
     assertThat(deposit.get("state").asText()).isEqualTo("DECLINED");
     assertThat(deposit.get("errorCode").asText()).isEqualTo("1.05");
+  }
+
+  @Test
+  void a_refund_of_a_deposit_whose_terminal_does_not_take_refunds_is_declined_1_05_and_moves_no_money()
+      throws Exception {
+    KeyedShop shop = shop("No refunds");
+    connector(shop, "No refunds T", "BASIC_CARD", "EUR", 1, null, List.of("DEPOSIT", "WITHDRAWAL"));
+    JsonNode deposit = pay(shop, "30.00", "EUR");
+    assertThat(deposit.get("state").asText()).isEqualTo("COMPLETED");
+
+    JsonNode refund = refund(shop, deposit, "30.00");
+    assertThat(refund.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(refund.get("errorCode").asText()).isEqualTo("1.05");
+    assertThat(refund.has("externalId")).as("no processor was called").isFalse();
+    JsonNode declined = lastOperation(shop, refund);
+    assertThat(declined.get("operation").asText()).isEqualTo("REFUND");
+    assertThat(declined.get("details").asText())
+        .contains("terminal No refunds T of the deposit does not take REFUND payments");
+    assertThat(ledger(shop, "EUR")).as("the deposit's 30.00, the refund's reservation released")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("30.00"), BigDecimal.ZERO);
+
+    // nothing of the deposit was used up: it can still be refunded in full
+    assertThat(refund(shop, deposit, "30.00").get("errorCode").asText()).isEqualTo("1.05");
+    assertThat(ledger(shop, "EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("30.00"), BigDecimal.ZERO);
+
+    KeyedShop refunding = shop("Refunds");
+    connector(refunding, "Refunds T", "BASIC_CARD", "EUR", 1, null, List.of("DEPOSIT", "REFUND"));
+    JsonNode sentBack = refund(refunding, pay(refunding, "30.00", "EUR"), "30.00");
+    assertThat(sentBack.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(ledger(refunding, "EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
   // ---- withdrawals -------------------------------------------------------------------------

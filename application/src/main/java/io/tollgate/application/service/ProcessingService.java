@@ -295,10 +295,34 @@ public final class ProcessingService
       }
       Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
       Payment refund = p.withRouting(p.amount(), p.customerAmount(), parent.terminalId(), parent.terminalName());
+      Optional<ReferenceData.Terminal> refuses = terminalOf(parent).filter(t -> !t.supports(PaymentType.REFUND.name()));
+      if (refuses.isPresent()) {
+        writer.update(refund.apply(OperationType.REFUND, PaymentState.DECLINED,
+            Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND).withDetails("terminal " + refuses.get().name()
+                + " of the deposit does not take REFUND payments (its API types: "
+                + String.join(", ", refuses.get().apiTypes()) + ")"), clock.instant()));
+        return Stepped.MOVED;
+      }
       recordFinal(null, refund, OperationType.REFUND,
           processor.refund(refund.id(), parent.id(), parent.externalId(), refund.amount()), null);
       return Stepped.MOVED;
     });
+  }
+
+  /**
+   * The terminal a deposit was made on, read afresh: by its id, or, for a deposit stored before
+   * terminals were recorded by id (V28), by its name among the merchant's terminals, unique per
+   * merchant since V27. None for the processor's default terminal of a shop without connectors,
+   * which takes every type of payment.
+   */
+  private Optional<ReferenceData.Terminal> terminalOf(Payment deposit) {
+    if (deposit.terminalId() != null) {
+      return reference.terminal(deposit.terminalId());
+    }
+    if (deposit.terminalName() == null || deposit.terminalName().equals(processor.terminalName())) {
+      return Optional.empty();
+    }
+    return shops.find(deposit.shopId()).flatMap(s -> reference.terminal(s.merchantId(), deposit.terminalName()));
   }
 
   /**

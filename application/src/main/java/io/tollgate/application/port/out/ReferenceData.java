@@ -81,6 +81,9 @@ public interface ReferenceData {
 
   Optional<Terminal> terminal(long id);
 
+  /** The merchant's terminal named exactly {@code name}, if any. */
+  Optional<Terminal> terminal(MerchantId merchant, String name);
+
   Page<Connector> connectors(MerchantId merchant, int offset, int limit);
 
   /** As {@link #connectors(MerchantId, int, int)}, only those of the shops in the shop group now. */

@@ -1,0 +1,166 @@
+package io.tollgate.application.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.GroupRepository;
+import io.tollgate.application.port.out.PaymentMetrics;
+import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.application.port.out.PaymentProcessor.Result;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.OperationType;
+import io.tollgate.domain.payment.Outcome;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.Shop;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A refund goes back through its deposit's terminal only when that terminal's API takes
+ * refunds; otherwise the worker declines it 1.05 without asking the processor. The terminal is
+ * the deposit's by id, or by name for a deposit stored before terminals were recorded by id.
+ */
+class RefundTerminalTest {
+
+  private static final Currencies CURRENCIES = Currencies.defaults();
+  private static final ShopId SHOP = new ShopId(1);
+  private static final MerchantId MERCHANT = new MerchantId(4);
+  private static final String DEFAULT_TERMINAL = "Default terminal";
+
+  private final Map<PaymentId, Payment> rows = new HashMap<>();
+  private final PaymentRepository payments = mock(PaymentRepository.class);
+  private final ReferenceData reference = mock(ReferenceData.class);
+  private final ShopRepository shops = mock(ShopRepository.class);
+  private final PaymentProcessor processor = mock(PaymentProcessor.class);
+  private ProcessingService service;
+
+  private final TransactionRunner tx = new TransactionRunner() {
+    @Override
+    public <T> T inTransaction(Supplier<T> work) {
+      return work.get();
+    }
+  };
+
+  @BeforeEach
+  void store() {
+    when(payments.update(any(), anyList(), any())).thenAnswer(call -> {
+      Payment.Transition t = call.getArgument(0);
+      Payment stored = t.after().withVersion(t.before().version() + 1);
+      rows.put(stored.id(), stored);
+      return stored;
+    });
+    when(payments.find(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
+    when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
+        .filter(p -> p.type() == PaymentType.REFUND && p.state() == PaymentState.PENDING).toList());
+    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
+    when(processor.terminalName()).thenReturn(DEFAULT_TERMINAL);
+    when(processor.refund(any(), any(), any(), any())).thenReturn(Result.approved("r-1", "00"));
+    when(shops.find(SHOP)).thenReturn(Optional.of(new Shop(SHOP, MERCHANT, "Shop", null, null, null, false, false,
+        null)));
+    service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
+        mock(BalanceRepository.class), shops, mock(CardVault.class), processor, reference,
+        mock(GroupRepository.class), null, CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+  }
+
+  private static ReferenceData.Terminal terminal(long id, String name, String... apiTypes) {
+    return new ReferenceData.Terminal(id, MERCHANT, name, "ACTIVE", "P", "SANDBOX", "Sandbox", List.of(apiTypes),
+        Instant.now());
+  }
+
+  /** A completed deposit on the terminal, and a pending refund of it; returns the refund. */
+  private Payment refundOfDepositOn(Long terminalId, String terminalName) {
+    Instant now = Instant.now();
+    Money amount = new Money(new java.math.BigDecimal("10.00"), CURRENCIES.require("EUR"));
+    Payment deposit = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, PaymentType.DEPOSIT,
+            PaymentMethod.BASIC_CARD, amount, null, null, null, false, null, null, null, null, null, null),
+        PaymentState.CHECKOUT, now).after().withRouting(amount, null, terminalId, terminalName)
+        .apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE.withExternal("d-1", "00"), now).after();
+    rows.put(deposit.id(), deposit);
+    Payment refund = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, PaymentType.REFUND,
+        PaymentMethod.BASIC_CARD, amount, null, null, deposit.id(), false, null, null, null, null, null, null),
+        PaymentState.PENDING, now).after().withVersion(1);
+    rows.put(refund.id(), refund);
+    return refund;
+  }
+
+  @Test
+  void a_refund_of_a_deposit_on_a_terminal_without_refund_is_declined_1_05_unsent() {
+    when(reference.terminal(7)).thenReturn(Optional.of(terminal(7, "Deposits only", "DEPOSIT", "WITHDRAWAL")));
+    Payment refund = refundOfDepositOn(7L, "Deposits only");
+
+    service.processPayouts(10);
+
+    Payment declined = rows.get(refund.id());
+    assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(declined.errorCode()).isEqualTo(ErrorCode.E1_05_TERMINAL_NOT_FOUND);
+    assertThat(declined.terminalId()).isEqualTo(7L);
+    verify(processor, never()).refund(any(), any(), any(), any());
+  }
+
+  @Test
+  void a_refund_of_a_deposit_on_a_terminal_with_refund_is_sent_back_through_it() {
+    when(reference.terminal(8)).thenReturn(Optional.of(terminal(8, "Refunds", "DEPOSIT", "REFUND")));
+    Payment refund = refundOfDepositOn(8L, "Refunds");
+
+    service.processPayouts(10);
+
+    assertThat(rows.get(refund.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(rows.get(refund.id()).terminalName()).isEqualTo("Refunds");
+  }
+
+  @Test
+  void a_deposit_stored_with_its_terminal_name_only_is_refunded_as_that_terminal_of_the_merchant_says() {
+    when(reference.terminal(MERCHANT, "Old deposits only")).thenReturn(Optional.of(terminal(9, "Old deposits only",
+        "DEPOSIT")));
+    Payment refused = refundOfDepositOn(null, "Old deposits only");
+    Payment sent = refundOfDepositOn(null, "Unknown to the merchant");
+
+    service.processPayouts(10);
+
+    assertThat(rows.get(refused.id()).errorCode()).isEqualTo(ErrorCode.E1_05_TERMINAL_NOT_FOUND);
+    assertThat(rows.get(sent.id()).state()).as("a terminal the merchant has no more: sent as before")
+        .isEqualTo(PaymentState.COMPLETED);
+  }
+
+  @Test
+  void a_deposit_on_the_default_terminal_of_a_shop_without_connectors_is_refunded_there() {
+    when(reference.terminal(MERCHANT, DEFAULT_TERMINAL)).thenReturn(Optional.of(terminal(10, DEFAULT_TERMINAL,
+        "DEPOSIT")));
+    Payment refund = refundOfDepositOn(null, DEFAULT_TERMINAL);
+
+    service.processPayouts(10);
+
+    assertThat(rows.get(refund.id()).state()).as("the merchant's terminal of that name is another one")
+        .isEqualTo(PaymentState.COMPLETED);
+  }
+}
