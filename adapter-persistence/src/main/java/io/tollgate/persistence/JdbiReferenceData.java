@@ -372,6 +372,15 @@ final class JdbiReferenceData implements ReferenceData {
   }
 
   @Override
+  public boolean setTerminalApiTypes(long terminalId, List<String> apiTypes) {
+    boolean found = jdbi.withHandle(h -> h.createUpdate("UPDATE terminals SET api_types = :types WHERE id = :id")
+        .bind("types", apiTypes.toArray(String[]::new)).bind("id", terminalId).execute()) == 1;
+    // after the write: a payment routed in between would cache the types it replaces
+    routingChanged();
+    return found;
+  }
+
+  @Override
   public long createConnector(Connector c, Instant now) {
     routingChanged();
     return jdbi.withHandle(h -> h.createQuery("""

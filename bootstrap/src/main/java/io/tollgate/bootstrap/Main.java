@@ -411,32 +411,59 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "terminal", description = "Manage terminals (a merchant's accounts at acquirers).",
-      subcommands = TerminalCommands.Create.class)
+      subcommands = {TerminalCommands.Create.class, TerminalCommands.SetApiTypes.class})
   static final class TerminalCommands {
-    @Command(name = "create", description = "Create a terminal; prints its id.")
+
+    static final String API_TYPES = "what the acquirer's API does, and so which payments are routed to it: DEPOSIT,"
+        + " WITHDRAWAL, REFUND, BALANCE";
+
+    static java.util.List<String> apiTypes(CommandLine.Model.CommandSpec spec, String list) {
+      java.util.List<String> types = java.util.Arrays.stream(list.split(",")).map(String::strip)
+          .map(t -> t.toUpperCase(java.util.Locale.ROOT)).distinct().toList();
+      for (String t : types) {
+        if (!java.util.Set.of("DEPOSIT", "WITHDRAWAL", "REFUND", "BALANCE").contains(t)) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--api-types: unknown type " + t);
+        }
+      }
+      return types;
+    }
+
+    @Command(name = "create", description = "Create a terminal; prints its id. Its name must differ from those of "
+        + "the merchant's other terminals in more than case.")
     static final class Create extends Provisioning {
       @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
       @Option(names = "--name", required = true, description = "terminal name, shown on payments") String name;
       @Option(names = "--provider", defaultValue = "Tollgate Sandbox", description = "acquirer (default ${DEFAULT-VALUE})")
       String provider;
       @Option(names = "--api-types", defaultValue = "DEPOSIT,WITHDRAWAL,REFUND",
-          description = "what the acquirer's API does, and so which payments are routed to it: DEPOSIT, WITHDRAWAL,"
-              + " REFUND, BALANCE (default ${DEFAULT-VALUE})")
+          description = API_TYPES + " (default ${DEFAULT-VALUE})")
       String apiTypes;
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
-        java.util.List<String> types = java.util.Arrays.stream(apiTypes.split(",")).map(String::strip)
-            .map(t -> t.toUpperCase(java.util.Locale.ROOT)).toList();
-        for (String t : types) {
-          if (!java.util.Set.of("DEPOSIT", "WITHDRAWAL", "REFUND", "BALANCE").contains(t)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--api-types: unknown type " + t);
-          }
-        }
+        java.util.List<String> types = apiTypes(spec, apiTypes);
         long id = services.persistence().referenceData().createTerminal(new io.tollgate.application.port.out.ReferenceData
             .Terminal(0, existingMerchant(services, merchant), name, "ACTIVE", provider, "SANDBOX", "Tollgate sandbox acquirer",
             types, java.time.Instant.now()));
         out.println("terminal " + id + " created");
+        return 0;
+      }
+    }
+
+    @Command(name = "set-api-types", description = "Replace a terminal's API types. Routing reads them from the "
+        + "terminal, so they apply to every connector to it; a running server sees the change within 5 seconds.")
+    static final class SetApiTypes extends Provisioning {
+      @Option(names = "--terminal", required = true, description = "terminal id") long terminal;
+      @Option(names = "--api-types", required = true, description = API_TYPES) String apiTypes;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        java.util.List<String> types = apiTypes(spec, apiTypes);
+        var reference = services.persistence().referenceData();
+        if (!reference.setTerminalApiTypes(terminal, types)) {
+          throw new DomainException.Invalid(io.tollgate.domain.Violation.of("terminal", "does not exist", terminal));
+        }
+        out.println("terminal " + terminal + " now has API types " + String.join(",", types));
         return 0;
       }
     }

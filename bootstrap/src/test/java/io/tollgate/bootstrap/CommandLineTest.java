@@ -224,6 +224,36 @@ class CommandLineTest {
   }
 
   @Test
+  void a_terminals_api_types_are_replaced_as_they_are_given_at_creation() {
+    String merchantId = group(run("merchant", "create", "--name", "Typed").out(), "merchant (\\d+) created");
+    String terminalId = group(run("terminal", "create", "--merchant", merchantId, "--name", "Typed T").out(),
+        "terminal (\\d+) created");
+
+    CommandLineRun set = run("terminal", "set-api-types", "--terminal", terminalId, "--api-types", "deposit, REFUND");
+    assertThat(set.exit()).as(set.err()).isZero();
+    assertThat(set.out()).contains("terminal " + terminalId + " now has API types DEPOSIT,REFUND");
+    assertThat(apiTypes(terminalId)).isEqualTo("DEPOSIT,REFUND");
+
+    CommandLineRun unknownType = run("terminal", "set-api-types", "--terminal", terminalId, "--api-types",
+        "DEPOSIT,CHARGEBACK");
+    assertThat(unknownType.exit()).isNotZero();
+    assertThat(unknownType.err()).contains("--api-types: unknown type CHARGEBACK");
+    assertThat(run("terminal", "set-api-types", "--terminal", terminalId, "--api-types", "").exit()).isNotZero();
+    assertThat(run("terminal", "set-api-types", "--terminal", terminalId).exit()).as("types required").isNotZero();
+    assertThat(apiTypes(terminalId)).as("unchanged").isEqualTo("DEPOSIT,REFUND");
+
+    CommandLineRun unknownTerminal = run("terminal", "set-api-types", "--terminal", "999999", "--api-types", "DEPOSIT");
+    assertThat(unknownTerminal.exit()).isEqualTo(1);
+    assertThat(unknownTerminal.err()).contains("terminal: does not exist");
+    assertThat(unknownTerminal.out()).doesNotContain("now has");
+  }
+
+  private static String apiTypes(String terminalId) {
+    return db.jdbi().withHandle(h -> h.createQuery("select array_to_string(api_types, ',') from terminals where id = "
+        + terminalId).mapTo(String.class).one());
+  }
+
+  @Test
   void imports_reference_data_all_or_nothing() throws Exception {
     java.nio.file.Path dir = ScratchDirectories.create("tollgate-imports");
     java.nio.file.Path good = Files.writeString(dir.resolve("bins.csv"),

@@ -339,6 +339,54 @@ class ConnectorRoutingTest {
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
+  /**
+   * Routing reads a terminal's API types with its connectors, so an operator's change reaches
+   * the connectors made before it, in a running server within five seconds.
+   */
+  @Test
+  void api_types_changed_on_the_command_line_route_the_terminals_existing_connectors_within_five_seconds()
+      throws Exception {
+    KeyedShop shop = shop("Switched");
+    java.util.Map<String, String> env = gw.commandLineEnvironment();
+    CommandLineRun created = CommandLineRun.of(env, "terminal", "create", "--merchant",
+        String.valueOf(gw.merchant.value()), "--name", "Switched T");
+    String terminal = created.out().replaceAll("(?s).*terminal (\\d+) created.*", "$1");
+    CommandLineRun connector = CommandLineRun.of(env, "connector", "create", "--shop",
+        String.valueOf(shop.id().value()), "--terminal", terminal, "--currency", "EUR");
+    assertThat(connector.exit()).as(connector.err()).isZero();
+    assertThat(pay(shop, "10.00", "EUR").get("state").asText()).isEqualTo("COMPLETED");
+
+    CommandLineRun removed = CommandLineRun.of(env, "terminal", "set-api-types", "--terminal", terminal,
+        "--api-types", "withdrawal, REFUND");
+    assertThat(removed.exit()).as(removed.err()).isZero();
+    assertThat(removed.out()).contains("terminal " + terminal + " now has API types WITHDRAWAL,REFUND");
+    JsonNode declined = within5Seconds(() -> pay(shop, "10.00", "EUR"), p -> p.get("state").asText().equals("DECLINED"));
+    assertThat(declined.get("errorCode").asText()).isEqualTo("1.05");
+    assertThat(lastOperation(shop, declined).get("details").asText()).contains("takes DEPOSIT");
+
+    assertThat(CommandLineRun.of(env, "terminal", "set-api-types", "--terminal", terminal, "--api-types",
+        "DEPOSIT,WITHDRAWAL,REFUND").exit()).isZero();
+    JsonNode completed = within5Seconds(() -> pay(shop, "10.00", "EUR"),
+        p -> p.get("state").asText().equals("COMPLETED"));
+    assertThat(completed.get("terminalName").asText()).isEqualTo("Switched T");
+  }
+
+  /** The first answer that passes, asked again until five seconds (and a little) have passed. */
+  static JsonNode within5Seconds(java.util.function.Supplier<JsonNode> ask,
+      java.util.function.Predicate<JsonNode> passes) throws InterruptedException {
+    long start = System.nanoTime();
+    while (true) {
+      JsonNode answer = ask.get();
+      if (passes.test(answer)) {
+        return answer;
+      }
+      if (System.nanoTime() - start > Duration.ofMillis(5_500).toNanos()) {
+        throw new AssertionError("not within five seconds: " + answer);
+      }
+      Thread.sleep(200);
+    }
+  }
+
   // ---- withdrawals -------------------------------------------------------------------------
 
   @Test

@@ -133,6 +133,13 @@ public interface ReferenceData {
    */
   long createTerminal(Terminal terminal);
 
+  /**
+   * Replaces the terminal's API types, which routing reads with every connector to it.
+   *
+   * @return false when there is no such terminal
+   */
+  boolean setTerminalApiTypes(long terminalId, List<String> apiTypes);
+
   long createConnector(Connector connector, Instant now);
 
   long createAntifraudProfile(MerchantId merchant, String name, String timeZone, Instant now);
