@@ -517,9 +517,10 @@ public final class Main implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "group " + g + " is not an error-code group of the merchant");
           }
         }
+        // no terminal name or API types: a connector stores neither, routing reads the terminal's
         long id = services.persistence().referenceData().createConnector(new io.tollgate.application.port.out.ReferenceData
-            .Connector(0, shop, term.id(), term.name(), "ACTIVE", method, currency, priority, weight, min, max,
-            cascadeOn, neverCascadeOn, term.apiTypes()), java.time.Instant.now());
+            .Connector(0, shop, term.id(), null, "ACTIVE", method, currency, priority, weight, min, max,
+            cascadeOn, neverCascadeOn, null), java.time.Instant.now());
         out.println("connector " + id + " created");
         return 0;
       }
