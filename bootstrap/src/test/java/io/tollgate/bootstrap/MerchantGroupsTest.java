@@ -285,6 +285,37 @@ class MerchantGroupsTest {
     assertThat(gw.merchantGet("/merchant-api/v1/bin-groups", stranger).json().get("result")).isEmpty();
   }
 
+  /**
+   * Whether the user may edit the group is settled before its body is read, as for entries of
+   * the wrong type: another merchant's group is a 404 and a missing permission a 403 whatever the
+   * body holds (no array, an empty one, no JSON at all); only a user who may edit it gets the 400.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"{\"%s\":[]}", "{}", "{\"%s\":null}", "{\"%s\":\"x\"}", "[]", "{\"%s\":[", ""})
+  void a_group_the_user_may_not_edit_is_refused_so_whatever_the_body(String template) {
+    long bins = group(GroupKind.BIN, "Refused whatever the body " + template.hashCode(), false);
+    long countries = group(GroupKind.COUNTRY, "Countries refused whatever the body " + template.hashCode(), false);
+    String binPath = "/merchant-api/v1/bin-groups/" + bins + "/bins";
+    String countryPath = "/merchant-api/v1/country-groups/" + countries + "/countries";
+    for (String method : new String[] {"POST", "DELETE"}) {
+      String binBody = template.replace("%s", "bins");
+      TestGateway.Answer hidden = edit(method, binPath, binBody, stranger);
+      assertThat(hidden.status()).as(method + " " + binBody).isEqualTo(404);
+      assertThat(hidden.json().get("message").asText()).isEqualTo("Group not found");
+      TestGateway.Answer forbidden = edit(method, binPath, binBody, reader);
+      assertThat(forbidden.status()).as(method + " " + binBody).isEqualTo(403);
+      assertThat(forbidden.json().get("errors")).isEmpty();
+      assertThat(edit(method, binPath, binBody, editor).status()).as(method + " " + binBody).isEqualTo(400);
+
+      String countryBody = template.replace("%s", "countries");
+      assertThat(edit(method, countryPath, countryBody, editor).status()).as(method + " " + countryBody)
+          .isEqualTo(403);
+      assertThat(edit(method, countryPath, countryBody, stranger).status()).isEqualTo(404);
+      assertThat(edit(method, countryPath, countryBody, settings).status()).isEqualTo(400);
+    }
+    assertThat(entries("/merchant-api/v1/bin-groups/" + bins)).isEmpty();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=10001", "limit=abc", "offset=1.5"})
   void paging_out_of_bounds_is_a_400(String query) {

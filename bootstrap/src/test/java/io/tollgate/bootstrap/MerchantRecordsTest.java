@@ -262,6 +262,25 @@ class MerchantRecordsTest {
     assertThat(result(path, viewer).get("shops")).isEmpty();
   }
 
+  /**
+   * As with the entry groups: a shop group the user may not see is a 404 and one it may not
+   * edit a 403 whatever the body holds; only a user who may edit it learns that the body is bad.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"{\"shops\":[]}", "{}", "{\"shops\":null}", "{\"shops\":\"x\"}", "[]", "{\"shops\":[",
+      ""})
+  void a_shop_group_the_user_may_not_edit_is_refused_so_whatever_the_body(String body) {
+    String path = "/merchant-api/v1/shop-groups/" + shopGroup + "/shops";
+    for (String method : new String[] {"POST", "DELETE"}) {
+      TestGateway.Answer hidden = edit(method, path, body, stranger);
+      assertThat(hidden.status()).as(method + " " + body).isEqualTo(404);
+      assertThat(hidden.json().get("message").asText()).isEqualTo("Shop group not found");
+      assertThat(edit(method, path, body, reader).status()).as(method + " " + body).isEqualTo(403);
+      TestGateway.Answer bad = edit(method, path, body, viewer);
+      assertThat(bad.status()).as(method + " " + body).isEqualTo(400);
+    }
+  }
+
   static TestGateway.Answer edit(String method, String path, String body, String[] user) {
     return gw.send(HttpRequest.newBuilder(gw.uri(path)).method(method, HttpRequest.BodyPublishers.ofString(body))
         .header("Content-Type", "application/json").header("Authorization", TestGateway.basic(user)));

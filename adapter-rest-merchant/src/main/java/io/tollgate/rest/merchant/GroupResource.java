@@ -1,7 +1,6 @@
 package io.tollgate.rest.merchant;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tollgate.application.port.in.GroupsUseCase;
 import io.tollgate.application.port.in.GroupsUseCase.GroupView;
 import io.tollgate.application.port.in.SubmittedItems;
@@ -134,17 +133,21 @@ public final class GroupResource {
   }
 
   /**
-   * The request's entry array; a body without one is a 400 that says what was expected. Items
-   * that are not strings go to the use case as such, which lists them in one 400 with the
-   * entries its rules refuse, once the group is found to be the user's to edit.
+   * The request's entry array. Neither a body without one (the 400 that says what was expected)
+   * nor items that are not strings are refused here: the use case answers them, in one 400 with
+   * the entries its rules refuse, once the group is found to be the user's to edit.
    */
   private static SubmittedItems<String> values(GroupKind kind, byte[] body) {
-    ObjectNode json = Json.parseObject(body);
     String field = kind.entriesField();
-    JsonNode array = json.get(field);
+    JsonNode array;
+    try {
+      array = Json.parseObject(body).get(field);
+    } catch (DomainException.Invalid unreadable) {
+      return SubmittedItems.unreadable(unreadable);
+    }
     if (array == null || array.isNull() || !array.isArray() || array.isEmpty()) {
-      throw new DomainException.Invalid("Invalid " + field, List.of(Violation.of(field, "must be a non-empty array",
-          array == null || array.isNull() ? null : abbreviate(Pan.maskForDisplay(array.toString())))));
+      return SubmittedItems.unreadable(new DomainException.Invalid("Invalid " + field, List.of(Violation.of(field,
+          "must be a non-empty array", array == null || array.isNull() ? null : abbreviate(Pan.maskForDisplay(array.toString()))))));
     }
     List<String> values = new ArrayList<>();
     Map<Integer, String> wrongType = new HashMap<>();

@@ -212,15 +212,20 @@ public final class ReferenceDataResource {
   }
 
   /**
-   * The request's {@code shops} array; a body without one is a 400. Items that are no shop id
-   * go to the use case as such, which lists them in one 400 with the shops that are not the
-   * merchant's, once the group is found to be the user's to edit.
+   * The request's {@code shops} array. Neither a body without one (a 400) nor items that are no
+   * shop id are refused here: the use case answers them, in one 400 with the shops that are not
+   * the merchant's, once the group is found to be the user's to edit.
    */
   private static SubmittedItems<Long> shopIds(byte[] body) {
-    JsonNode array = Json.parseObject(body).get("shops");
+    JsonNode array;
+    try {
+      array = Json.parseObject(body).get("shops");
+    } catch (DomainException.Invalid unreadable) {
+      return SubmittedItems.unreadable(unreadable);
+    }
     if (array == null || !array.isArray() || array.isEmpty()) {
-      throw new DomainException.Invalid("Invalid shops", List.of(Violation.of("shops", "must be a non-empty array",
-          array == null || array.isNull() ? null : array.toString())));
+      return SubmittedItems.unreadable(new DomainException.Invalid("Invalid shops", List.of(Violation.of("shops",
+          "must be a non-empty array", array == null || array.isNull() ? null : array.toString()))));
     }
     List<Long> ids = new ArrayList<>();
     Map<Integer, String> wrongType = new HashMap<>();

@@ -122,6 +122,7 @@ public final class GroupService implements GroupsUseCase {
 
   /** The entries, or one 400 that lists every bad one: of the wrong type, or breaking the kind's rule. */
   private List<Entry> parse(GroupRecord group, SubmittedItems<String> submitted) {
+    submitted.requireReadable();
     // an item of the wrong type is null here, which the rules refuse as empty; said right below
     List<String> raw = submitted.items();
     GroupEntries.Parsed<Entry> parsed = switch (group.kind()) {

@@ -240,6 +240,7 @@ public final class MerchantRecordsService implements MerchantQueries {
   }
 
   private List<Long> ownShops(MerchantUser user, SubmittedItems<Long> submitted) {
+    submitted.requireReadable();
     Set<Long> own = shops.shopsOf(user.merchantId()).stream().map(s -> s.id().value()).collect(Collectors.toSet());
     List<Long> shopIds = submitted.items();
     List<Violation> problems = new ArrayList<>();

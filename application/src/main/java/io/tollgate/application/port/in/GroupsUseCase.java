@@ -27,8 +27,9 @@ public interface GroupsUseCase {
 
   /**
    * Adds entries, all or nothing: a group that is not the user's merchant's is a 404, a missing
-   * permission a 403, and then any bad entry (not a string, or breaking the kind's rule) a 400
-   * listing every bad entry, and nothing changes. Entries already present are not an error.
+   * permission a 403, whatever the body; then an unreadable body, or any bad entry (not a
+   * string, or breaking the kind's rule), is a 400 listing every bad entry, and nothing changes.
+   * Entries already present are not an error.
    */
   void add(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> entries);
 

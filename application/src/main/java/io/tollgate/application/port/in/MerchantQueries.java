@@ -79,9 +79,10 @@ public interface MerchantQueries {
   ReferenceData.ShopGroup shopGroup(MerchantUser user, long groupId);
 
   /**
-   * Needs SHOP_GROUP_EDIT; every item must be a shop id of the merchant's (else a 400 listing
-   * every bad item), all or nothing. A user scoped to a shop group may not change any group's
-   * shops (403): it would widen what it sees.
+   * A group the user does not see is a 404; then it needs SHOP_GROUP_EDIT (403), and a user
+   * scoped to a shop group may not change any group's shops (403): it would widen what it sees.
+   * Only then is the body looked at: unreadable, or any item not a shop id of the merchant's, is
+   * a 400 (listing every bad item). All or nothing.
    */
   void addShopsToGroup(MerchantUser user, long groupId, SubmittedItems<Long> shopIds);
 
