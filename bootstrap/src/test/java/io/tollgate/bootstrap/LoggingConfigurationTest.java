@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import io.tollgate.domain.group.Pan;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,28 +25,16 @@ class LoggingConfigurationTest {
   @ValueSource(strings = {"text", "json"})
   void each_format_loads_cleanly_and_writes_masked_lines(String format) throws Exception {
     LoggerContext context = new LoggerContext();
-    context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
-    context.putProperty("TOLLGATE_LOG_FORMAT", format);
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    PrintStream original = System.err;
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      JoranConfigurator configurator = new JoranConfigurator();
-      configurator.setContext(context);
-      configurator.doConfigure(getClass().getResource("/logback.xml"));
+    String[] lines = log(format, context, () -> {
       context.getLogger("io.tollgate.example").info("paid with 4111111111111111");
       context.getLogger("org.eclipse.jetty.example").info("below the level set for Jetty");
-      context.stop();
-    } finally {
-      System.setErr(original);
-    }
+    });
 
     java.util.List<Status> status = context.getStatusManager().getCopyOfStatusList();
     assertThat(status)
         .as("logback's start-up status:%n%s", status.stream().map(Status::toString)
             .collect(java.util.stream.Collectors.joining("\n")))
         .allMatch(s -> s.getEffectiveLevel() < Status.WARN);
-    String[] lines = err.toString(StandardCharsets.UTF_8).strip().split("\n");
     assertThat(lines).hasSize(1);
     assertThat(lines[0]).doesNotContain("4111111111111111").contains("411111******1111");
     if (format.equals("json")) {
@@ -55,5 +44,49 @@ class LoggingConfigurationTest {
     } else {
       assertThat(lines[0]).contains(" INFO ", "io.tollgate.example - paid with");
     }
+  }
+
+  /**
+   * The logs mask by the rule of the error envelopes ({@link Pan#maskForDisplay}), in messages
+   * and in stack traces, in either format: a card number alone or in groups is masked, a number
+   * of 20 digits or a payment id is not.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"text", "json"})
+  void each_format_masks_by_the_rule_of_the_error_envelopes(String format) throws Exception {
+    String[] messages = {"shopGroupId.eq=12345678901234567890 refused", "card 4111 1111 1111 1111 refused",
+        "GET /api/v1/payments/0a1b2c3d4e5f607182934567a4b5c6d7 404 3ms", "card 4111-1111-1111-1111-12 refused"};
+    LoggerContext context = new LoggerContext();
+    String[] lines = log(format, context, () -> {
+      for (String message : messages) {
+        context.getLogger("io.tollgate.example").info(message);
+      }
+      context.getLogger("io.tollgate.example").warn("failed",
+          new IllegalStateException("no such card 5555 0000 0000 0008"));
+    });
+    String all = String.join("\n", lines);
+    for (String message : messages) {
+      assertThat(all).contains(Pan.maskForDisplay(message));
+    }
+    assertThat(all).contains("12345678901234567890", "0a1b2c3d4e5f607182934567a4b5c6d7", "555500******0008")
+        .doesNotContain("1111 1111", "1111-1111", "5555 0000 0000 0008");
+  }
+
+  private static String[] log(String format, LoggerContext context, Runnable events) throws Exception {
+    context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
+    context.putProperty("TOLLGATE_LOG_FORMAT", format);
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream original = System.err;
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      JoranConfigurator configurator = new JoranConfigurator();
+      configurator.setContext(context);
+      configurator.doConfigure(LoggingConfigurationTest.class.getResource("/logback.xml"));
+      events.run();
+      context.stop();
+    } finally {
+      System.setErr(original);
+    }
+    return err.toString(StandardCharsets.UTF_8).strip().split("\n");
   }
 }

@@ -261,6 +261,37 @@ class ShopGroupScopeTest {
         .isEmpty();
   }
 
+  /**
+   * A refused value goes back with whatever can be a card number masked, and only that: a group
+   * id of 20 digits (too large for an id, so a 400) is no card number and goes back as given; a
+   * card number typed in the filter, alone or in groups, or given as a shop id, is masked.
+   */
+  @Test
+  void a_refused_value_is_masked_only_where_it_can_be_a_card_number() {
+    for (String list : List.of("payments", "operations")) {
+      String path = "/merchant-api/v1/" + list + "?shopGroupId.eq=";
+      for (String tooLarge : List.of("12345678901234567890", "98765432109876543210123")) {
+        TestGateway.Answer a = gw.merchantGet(path + tooLarge, everything);
+        assertThat(a.status()).isEqualTo(400);
+        assertThat(a.json().at("/errors/0/field").asText()).isEqualTo("shopGroupId.eq");
+        assertThat(a.json().at("/errors/0/rejectedValue").asText()).isEqualTo(tooLarge);
+      }
+      for (String card : List.of("4111111111111111", "4111%201111%201111%201111", "4111-1111-1111-1111")) {
+        TestGateway.Answer a = gw.merchantGet(path + card, everything);
+        assertThat(a.status()).isEqualTo(400);
+        assertThat(a.body()).doesNotContain("1111111111").doesNotContain("1111 1111 1111").doesNotContain("1111-1111");
+        assertThat(a.json().at("/errors/0/rejectedValue").asText()).isEqualTo("411111******1111");
+      }
+    }
+    long id = group("Card numbers are no shops");
+    TestGateway.Answer shops = edit("POST", "/merchant-api/v1/shop-groups/" + id + "/shops",
+        "{\"shops\":[4111111111111111, 12345678901234567890]}", everything);
+    assertThat(shops.status()).isEqualTo(400);
+    assertThat(shops.body()).doesNotContain("4111111111111111");
+    assertThat(shops.json().get("errors").findValuesAsText("rejectedValue"))
+        .containsExactly("411111******1111", "12345678901234567890");
+  }
+
   // The command line
 
   private static CommandLineRun tollgate(String... args) {

@@ -21,9 +21,20 @@ public record ErrorEnvelope(
 
   @JsonInclude(JsonInclude.Include.ALWAYS)
   public record FieldError(String field, String message, Object rejectedValue) {
-    /** A rejected text goes back with any card number in it masked, whichever field it came in. */
+    /**
+     * A rejected value goes back with anything in it that can be a card number masked, whichever
+     * field it came in: a text, or a number (a card number given as a shop or group id), which
+     * then goes back as the masked text.
+     */
     static FieldError of(Violation v) {
-      Object rejected = v.rejectedValue() instanceof String text ? Pan.maskForDisplay(text) : v.rejectedValue();
+      Object rejected = v.rejectedValue();
+      if (rejected instanceof String text) {
+        rejected = Pan.maskForDisplay(text);
+      } else if (rejected instanceof Number number) {
+        String text = number instanceof java.math.BigDecimal d ? d.toPlainString() : number.toString();
+        String masked = Pan.maskForDisplay(text);
+        rejected = masked == text ? number : masked;
+      }
       return new FieldError(v.field(), v.message(), rejected);
     }
   }

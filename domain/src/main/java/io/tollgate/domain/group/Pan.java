@@ -1,5 +1,7 @@
 package io.tollgate.domain.group;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -8,8 +10,6 @@ import java.util.regex.Pattern;
  * are ignored. Its {@link #toString()} is masked so that it cannot leak into a log by accident.
  */
 public final class Pan {
-
-  private static final Pattern DIGIT_RUN = Pattern.compile("[0-9][0-9 -]{10,}[0-9]");
 
   private final String digits;
 
@@ -57,23 +57,118 @@ public final class Pan {
   }
 
   /**
-   * Masks every run of digits long enough to be a card number (keeping its first 6 and last 4
-   * digits), so that a refused entry can be echoed back without exposing it.
+   * Masks, keeping its first 6 and last 4 digits, everything in {@code text} that can be a card
+   * number, so that text a client sent can be echoed back or logged without exposing one. A card
+   * number has 12 to 19 digits (ISO/IEC 7812, as this class takes them), written together or in
+   * groups split by single spaces or dashes ({@code 4111 1111 1111 1111}); a run of such groups
+   * is masked whole when some of its consecutive groups hold 12 to 19 digits. Luhn does not
+   * matter: a mistyped card number is all but the real one. Not masked: a longer number (20
+   * digits or more are no card number), and digits inside an identifier (a word of
+   * {@value #IDENTIFIER_LENGTH} or more hex characters such as a payment id or a hash, or a UUID).
+   * The error envelopes and the logs both mask with this.
    */
-  public static String maskForDisplay(String raw) {
-    if (raw == null) {
-      return null;
+  public static String maskForDisplay(String text) {
+    if (text == null || digits(text) < MIN_DIGITS) {
+      return text;
     }
-    Matcher m = DIGIT_RUN.matcher(raw);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      String run = m.group().replaceAll("[ -]", "");
-      String masked = run.length() < 12 ? m.group()
-          : run.substring(0, 6) + "*".repeat(run.length() - 10) + run.substring(run.length() - 4);
-      m.appendReplacement(out, Matcher.quoteReplacement(masked));
+    boolean[] inIdentifier = identifiers(text);
+    StringBuilder out = null;
+    int copied = 0;
+    int i = 0;
+    int n = text.length();
+    while (i < n) {
+      if (!isDigit(text.charAt(i)) || inIdentifier[i]) {
+        i++;
+        continue;
+      }
+      int start = i;
+      List<Integer> groups = new ArrayList<>();
+      while (true) {
+        int group = i;
+        while (i < n && isDigit(text.charAt(i))) {
+          i++;
+        }
+        groups.add(i - group);
+        if (i + 1 < n && (text.charAt(i) == ' ' || text.charAt(i) == '-') && isDigit(text.charAt(i + 1))
+            && !inIdentifier[i + 1]) {
+          i++;
+        } else {
+          break;
+        }
+      }
+      if (holdsCardNumber(groups)) {
+        out = out == null ? new StringBuilder(n) : out;
+        String run = text.substring(start, i).replaceAll("[ -]", "");
+        out.append(text, copied, start)
+            .append(run, 0, 6).append("*".repeat(run.length() - 10)).append(run, run.length() - 4, run.length());
+        copied = i;
+      }
     }
-    m.appendTail(out);
-    return out.toString();
+    return out == null ? text : out.append(text, copied, n).toString();
+  }
+
+  private static final int MIN_DIGITS = 12;
+  private static final int MAX_DIGITS = 19;
+  private static final int IDENTIFIER_LENGTH = 32;
+  private static final Pattern UUID = Pattern.compile(
+      "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
+
+  /** Whether some consecutive groups of a run hold as many digits as a card number. */
+  private static boolean holdsCardNumber(List<Integer> groups) {
+    for (int from = 0; from < groups.size(); from++) {
+      int sum = 0;
+      for (int to = from; to < groups.size() && sum < MIN_DIGITS; to++) {
+        sum += groups.get(to);
+      }
+      if (sum >= MIN_DIGITS && sum <= MAX_DIGITS) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The positions that belong to an identifier: a long word of hex characters, or a UUID. */
+  private static boolean[] identifiers(String text) {
+    boolean[] marked = new boolean[text.length()];
+    int i = 0;
+    while (i < text.length()) {
+      if (!isAsciiLetterOrDigit(text.charAt(i))) {
+        i++;
+        continue;
+      }
+      int start = i;
+      boolean hex = true;
+      while (i < text.length() && isAsciiLetterOrDigit(text.charAt(i))) {
+        hex &= Character.digit(text.charAt(i), 16) >= 0;
+        i++;
+      }
+      if (hex && i - start >= IDENTIFIER_LENGTH) {
+        java.util.Arrays.fill(marked, start, i, true);
+      }
+    }
+    Matcher uuid = UUID.matcher(text);
+    while (uuid.find()) {
+      java.util.Arrays.fill(marked, uuid.start(), uuid.end(), true);
+    }
+    return marked;
+  }
+
+  private static int digits(String text) {
+    int count = 0;
+    for (int i = 0; i < text.length(); i++) {
+      if (isDigit(text.charAt(i))) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  private static boolean isAsciiLetterOrDigit(char c) {
+    return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
   }
 
   @Override

@@ -1,0 +1,53 @@
+package io.tollgate.domain.group;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link Pan#maskForDisplay}: whatever can be a card number (12 to 19 digits, together or in
+ * groups) is masked wherever it stands; what cannot be one is echoed as given.
+ */
+class CardNumberMaskingTest {
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', textBlock = """
+      4111111111111111                      | 411111******1111
+      411111111111                          | 411111**1111
+      4111111111111111111                   | 411111*********1111
+      4111111111111112                      | 411111******1112
+      4111 1111 1111 1111                   | 411111******1111
+      4111-1111-1111-1111                   | 411111******1111
+      3782 822463 10005                     | 378282*****0005
+      card 4111111111111111, expires 12/30  | card 411111******1111, expires 12/30
+      card4111111111111111                  | card411111******1111
+      4111111111111111-1230                 | 411111**********1230
+      ["4111111111111111",12]               | ["411111******1111",12]
+      1234 5678 9012 3456 7890              | 123456**********7890
+      """)
+  void masks_what_can_be_a_card_number(String text, String masked) {
+    assertThat(Pan.maskForDisplay(text)).isEqualTo(masked);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "12345678901234567890",
+      "123456789012345678901234567890",
+      "-12345678901234567890",
+      "shopGroupId 99999999999999999999 is too large",
+      "12345678901",
+      "5555 0000 x",
+      "2026-11-22T09:13:07",
+      "0a1b2c3d4e5f607182934567a4b5c6d7",
+      "/api/v1/payments/41111111111111111111111111111111",
+      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+      "f47ac10b-58cc-4372-1234-567890123456",
+      "12345678-1234-1234-1234-123456789012",
+      "order 12345",
+      ""})
+  void echoes_what_cannot_be_one_as_given(String text) {
+    assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
+  }
+}
