@@ -317,13 +317,17 @@ class MerchantGroupsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=10001", "limit=abc", "offset=1.5"})
+  @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=10001", "limit=abc", "offset=1.5",
+      "offset=99999999999999999999", "limit=-99999999999999999999"})
   void paging_out_of_bounds_is_a_400(String query) {
     for (String list : new String[] {"/merchant-api/v1/bin-groups", "/merchant-api/v1/shops",
         "/merchant-api/v1/card-groups", "/merchant-api/v1/country-groups"}) {
       TestGateway.Answer a = gw.merchantGet(list + "?" + query, reader);
       assertThat(a.status()).as(list + "?" + query).isEqualTo(400);
       assertThat(a.json().get("errors").get(0).get("field").asText()).isEqualTo(query.split("=")[0]);
+      assertThat(a.json().get("errors").get(0).get("message").asText())
+          .isEqualTo(query.contains("abc") || query.contains(".") ? "must be an integer"
+              : query.startsWith("offset") ? "must be between 0 and 1000000" : "must be between 1 and 10000");
     }
   }
 

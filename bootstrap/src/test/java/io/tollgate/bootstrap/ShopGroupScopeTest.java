@@ -275,6 +275,7 @@ class ShopGroupScopeTest {
         assertThat(a.status()).isEqualTo(400);
         assertThat(a.json().at("/errors/0/field").asText()).isEqualTo("shopGroupId.eq");
         assertThat(a.json().at("/errors/0/rejectedValue").asText()).isEqualTo(tooLarge);
+        assertThat(a.json().at("/errors/0/message").asText()).isEqualTo("must be at most 9223372036854775807");
       }
       for (String card : List.of("4111111111111111", "4111%201111%201111%201111", "4111-1111-1111-1111")) {
         TestGateway.Answer a = gw.merchantGet(path + card, everything);

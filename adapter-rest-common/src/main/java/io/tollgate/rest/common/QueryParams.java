@@ -24,7 +24,8 @@ public final class QueryParams {
       }
       return (int) value;
     } catch (NumberFormatException e) {
-      violations.add(Violation.of(name, "must be an integer", raw));
+      violations.add(Violation.of(name, tooLarge(raw) ? "must be between " + min + " and " + max : "must be an integer",
+          raw));
       return defaultValue;
     }
   }
@@ -42,9 +43,15 @@ public final class QueryParams {
       }
       return value;
     } catch (NumberFormatException e) {
-      violations.add(Violation.of(name, "must be an integer", raw));
+      violations.add(Violation.of(name, tooLarge(raw) ? "must be at most " + Long.MAX_VALUE : "must be an integer",
+          raw));
       return null;
     }
+  }
+
+  /** An integer with more digits than a long holds, which is no reason to say it is not an integer. */
+  private static boolean tooLarge(String raw) {
+    return raw.strip().matches("[+-]?[0-9]+");
   }
 
   public Instant dateTime(String name, String raw) {
