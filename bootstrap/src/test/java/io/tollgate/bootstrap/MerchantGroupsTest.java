@@ -205,6 +205,27 @@ class MerchantGroupsTest {
     assertThat(bad.body()).doesNotContain("4000000000000002");
   }
 
+  /**
+   * In a field meant for a card number, 20 digits or more are most likely a card number with a
+   * digit or two too many: unlike such a number elsewhere, it is not echoed in clear.
+   */
+  @Test
+  void a_card_number_with_digits_too_many_is_not_echoed_in_clear() {
+    for (boolean masked : new boolean[] {false, true}) {
+      long id = group(GroupKind.CARD, "Too many digits " + masked, masked);
+      TestGateway.Answer bad = edit("POST", "/merchant-api/v1/card-groups/" + id + "/cards",
+          "{\"cardNumbers\":[\"40000000000000020\", \"4000000000000002123\", \"4000 0000 0000 0002 1234 5\","
+              + " 400000000000000212345]}", editor);
+      assertThat(bad.status()).isEqualTo(400);
+      assertThat(bad.body()).doesNotContain("0000000000").doesNotContain("0000 0000");
+      assertThat(bad.json().get("errors").findValuesAsText("rejectedValue")).allMatch(v -> v.contains("****"));
+      TestGateway.Answer notAnArray = edit("POST", "/merchant-api/v1/card-groups/" + id + "/cards",
+          "{\"cardNumbers\":\"400000000000000212345\"}", editor);
+      assertThat(notAnArray.status()).isEqualTo(400);
+      assertThat(notAnArray.body()).doesNotContain("0000000000");
+    }
+  }
+
   @Test
   void countries_and_error_codes_follow_their_formats() {
     long countries = group(GroupKind.COUNTRY, "Restricted countries", false);

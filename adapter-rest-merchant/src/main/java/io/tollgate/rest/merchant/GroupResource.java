@@ -146,8 +146,10 @@ public final class GroupResource {
       return SubmittedItems.unreadable(unreadable);
     }
     if (array == null || array.isNull() || !array.isArray() || array.isEmpty()) {
-      return SubmittedItems.unreadable(new DomainException.Invalid("Invalid " + field, List.of(Violation.of(field,
-          "must be a non-empty array", array == null || array.isNull() ? null : abbreviate(Pan.maskForDisplay(array.toString()))))));
+      String given = array == null || array.isNull() ? null
+          : kind == GroupKind.CARD ? Pan.maskCardField(array.toString()) : Pan.maskForDisplay(array.toString());
+      return SubmittedItems.unreadable(new DomainException.Invalid("Invalid " + field,
+          List.of(Violation.of(field, "must be a non-empty array", given == null ? null : abbreviate(given)))));
     }
     List<String> values = new ArrayList<>();
     Map<Integer, String> wrongType = new HashMap<>();
@@ -157,7 +159,7 @@ public final class GroupResource {
         values.add(item.asText());
       } else {
         values.add(null);
-        wrongType.put(i, kind == GroupKind.CARD ? Pan.maskForDisplay(item.asText()) : abbreviate(item.toString()));
+        wrongType.put(i, kind == GroupKind.CARD ? Pan.maskCardField(item.asText()) : abbreviate(item.toString()));
       }
     }
     return new SubmittedItems<>(values, wrongType);

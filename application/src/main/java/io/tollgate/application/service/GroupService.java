@@ -134,11 +134,11 @@ public final class GroupService implements GroupsUseCase {
           ? GroupEntries.parse(raw, v -> {
             MaskedCardNumber masked = new MaskedCardNumber(v);
             return new Entry(masked.key(), masked.display());
-          }, Pan::maskForDisplay)
+          }, Pan::maskCardField)
           : GroupEntries.parse(raw, v -> {
             Pan pan = new Pan(v);
             return new Entry(cardFingerprint(secrets, pan.digits()), pan.masked());
-          }, Pan::maskForDisplay);
+          }, Pan::maskCardField);
     };
     if (!parsed.isValid()) {
       String field = group.kind().entriesField();

@@ -107,6 +107,20 @@ public final class Pan {
     return out == null ? text : out.append(text, copied, n).toString();
   }
 
+  /**
+   * How a value refused from a field meant for a card number is echoed: there, 20 digits or
+   * more are most likely a card number with a digit or two too many, so a value with 12 digits
+   * or more is shown as its digits with all but the first 6 and last 4 masked, whatever their
+   * count; a value with fewer is shown as it is.
+   */
+  public static String maskCardField(String value) {
+    if (value == null || digits(value) < MIN_DIGITS) {
+      return value;
+    }
+    String digits = value.replaceAll("[^0-9]", "");
+    return digits.substring(0, 6) + "*".repeat(digits.length() - 10) + digits.substring(digits.length() - 4);
+  }
+
   private static final int MIN_DIGITS = 12;
   private static final int MAX_DIGITS = 19;
   private static final int IDENTIFIER_LENGTH = 32;

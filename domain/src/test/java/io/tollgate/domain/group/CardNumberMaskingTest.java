@@ -50,4 +50,16 @@ class CardNumberMaskingTest {
   void echoes_what_cannot_be_one_as_given(String text) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
   }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', textBlock = """
+      400000000000000212345      | 400000***********2345
+      4000 0000 0000 0002 1234 5 | 400000***********2345
+      40000000000000020          | 400000*******0020
+      400000******0002           | 400000******0002
+      12345                      | 12345
+      """)
+  void a_card_number_field_masks_any_value_with_twelve_digits_or_more(String value, String echoed) {
+    assertThat(Pan.maskCardField(value)).isEqualTo(echoed);
+  }
 }
