@@ -337,6 +337,36 @@ class MerchantGroupsTest {
     assertThat(entries("/merchant-api/v1/bin-groups/" + bins)).isEmpty();
   }
 
+  /**
+   * An edit's body must be declared as JSON (a 415, as the OpenAPI document says, and nothing
+   * changes): a browser posts a cross-site form, or a body of no type, with the Basic
+   * credentials it keeps for the API without asking first, but never a JSON one. As for any
+   * other body, the group must be the user's to edit first.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""})
+  void an_edit_whose_body_is_not_declared_as_json_is_a_415(String contentType) {
+    long id = group(GroupKind.BIN, "Typed bodies " + contentType, false);
+    String path = "/merchant-api/v1/bin-groups/" + id + "/bins";
+    for (String method : new String[] {"POST", "DELETE"}) {
+      HttpRequest.Builder request = HttpRequest.newBuilder(gw.uri(path))
+          .method(method, HttpRequest.BodyPublishers.ofString("{\"bins\":[\"411111\"]}"));
+      if (!contentType.isEmpty()) {
+        request.header("Content-Type", contentType);
+      }
+      TestGateway.Answer refused = gw.send(request.copy().header("Authorization", TestGateway.basic(editor)));
+      assertThat(refused.status()).as(method + " " + contentType).isEqualTo(415);
+      assertThat(refused.json().get("message").asText()).isEqualTo("Content-Type must be application/json");
+      assertThat(gw.send(request.copy().header("Authorization", TestGateway.basic(stranger))).status()).isEqualTo(404);
+      assertThat(gw.send(request.copy().header("Authorization", TestGateway.basic(reader))).status()).isEqualTo(403);
+    }
+    assertThat(entries("/merchant-api/v1/bin-groups/" + id)).isEmpty();
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri(path))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"bins\":[\"411111\"]}"))
+        .header("Content-Type", "application/json; charset=UTF-8").header("Authorization", TestGateway.basic(editor)))
+        .status()).isEqualTo(201);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=10001", "limit=abc", "offset=1.5",
       "offset=99999999999999999999", "limit=-99999999999999999999"})

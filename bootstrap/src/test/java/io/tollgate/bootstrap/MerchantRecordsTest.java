@@ -281,6 +281,18 @@ class MerchantRecordsTest {
     }
   }
 
+  @Test
+  void a_shop_group_edit_whose_body_is_not_declared_as_json_is_a_415() {
+    String path = "/merchant-api/v1/shop-groups/" + shopGroup + "/shops";
+    String body = "{\"shops\":[" + gw.shop.value() + "]}";
+    for (String method : new String[] {"POST", "DELETE"}) {
+      TestGateway.Answer a = gw.send(HttpRequest.newBuilder(gw.uri(path)).method(method,
+          HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "text/plain")
+          .header("Authorization", TestGateway.basic(viewer)));
+      assertThat(a.status()).as(method).isEqualTo(415);
+    }
+  }
+
   static TestGateway.Answer edit(String method, String path, String body, String[] user) {
     return gw.send(HttpRequest.newBuilder(gw.uri(path)).method(method, HttpRequest.BodyPublishers.ofString(body))
         .header("Content-Type", "application/json").header("Authorization", TestGateway.basic(user)));

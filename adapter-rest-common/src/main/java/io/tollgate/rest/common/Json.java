@@ -43,6 +43,15 @@ public final class Json {
 
   private Json() {}
 
+  /** Whether a {@code Content-Type} declares JSON: {@code application/json} or a {@code +json} type. */
+  public static boolean isJsonType(String contentType) {
+    if (contentType == null) {
+      return false;
+    }
+    String type = contentType.toLowerCase(java.util.Locale.ROOT).split(";", 2)[0].strip();
+    return type.equals("application/json") || (type.startsWith("application/") && type.endsWith("+json"));
+  }
+
   /**
    * Parses a request body that must be one JSON object.
    *

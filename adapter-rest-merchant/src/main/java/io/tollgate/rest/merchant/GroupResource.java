@@ -9,7 +9,6 @@ import io.tollgate.domain.Violation;
 import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.group.Pan;
 import io.tollgate.rest.common.Envelope;
-import io.tollgate.rest.common.Json;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -17,6 +16,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
@@ -78,7 +78,7 @@ public final class GroupResource {
       @PathParam("entries") String entries, byte[] body, @Context ContainerRequestContext request) {
     GroupKind kind = kindWithEntries(collection, entries);
     long id = groupId(groupId);
-    groups.add(BasicAuthFilter.user(request), kind, id, values(kind, body));
+    groups.add(BasicAuthFilter.user(request), kind, id, values(kind, body, request));
     return Response.status(201).build();
   }
 
@@ -88,7 +88,7 @@ public final class GroupResource {
       @PathParam("entries") String entries, byte[] body, @Context ContainerRequestContext request) {
     GroupKind kind = kindWithEntries(collection, entries);
     long id = groupId(groupId);
-    groups.remove(BasicAuthFilter.user(request), kind, id, values(kind, body));
+    groups.remove(BasicAuthFilter.user(request), kind, id, values(kind, body, request));
     return Response.noContent().build();
   }
 
@@ -137,12 +137,12 @@ public final class GroupResource {
    * nor items that are not strings are refused here: the use case answers them, in one 400 with
    * the entries its rules refuse, once the group is found to be the user's to edit.
    */
-  private static SubmittedItems<String> values(GroupKind kind, byte[] body) {
+  private static SubmittedItems<String> values(GroupKind kind, byte[] body, ContainerRequestContext request) {
     String field = kind.entriesField();
     JsonNode array;
     try {
-      array = Json.parseObject(body).get(field);
-    } catch (DomainException.Invalid unreadable) {
+      array = EditBody.read(request, body).get(field);
+    } catch (DomainException.Invalid | WebApplicationException unreadable) {
       return SubmittedItems.unreadable(unreadable);
     }
     if (array == null || array.isNull() || !array.isArray() || array.isEmpty()) {

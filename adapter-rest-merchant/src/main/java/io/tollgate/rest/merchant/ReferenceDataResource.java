@@ -8,7 +8,6 @@ import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.rest.common.Envelope;
-import io.tollgate.rest.common.Json;
 import io.tollgate.rest.common.QueryParams;
 import io.tollgate.rest.common.Timestamps;
 import jakarta.ws.rs.DELETE;
@@ -18,6 +17,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
@@ -190,7 +190,7 @@ public final class ReferenceDataResource {
   @Path("shop-groups/{groupId}/shops")
   public Response addShops(@PathParam("groupId") String groupId, byte[] body, @Context ContainerRequestContext request) {
     long id = MerchantListsResource.positiveId(groupId, "Shop group not found");
-    queries.addShopsToGroup(BasicAuthFilter.user(request), id, shopIds(body));
+    queries.addShopsToGroup(BasicAuthFilter.user(request), id, shopIds(body, request));
     return Response.status(201).build();
   }
 
@@ -199,7 +199,7 @@ public final class ReferenceDataResource {
   public Response removeShops(@PathParam("groupId") String groupId, byte[] body,
       @Context ContainerRequestContext request) {
     long id = MerchantListsResource.positiveId(groupId, "Shop group not found");
-    queries.removeShopsFromGroup(BasicAuthFilter.user(request), id, shopIds(body));
+    queries.removeShopsFromGroup(BasicAuthFilter.user(request), id, shopIds(body, request));
     return Response.noContent().build();
   }
 
@@ -216,11 +216,11 @@ public final class ReferenceDataResource {
    * shop id are refused here: the use case answers them, in one 400 with the shops that are not
    * the merchant's, once the group is found to be the user's to edit.
    */
-  private static SubmittedItems<Long> shopIds(byte[] body) {
+  private static SubmittedItems<Long> shopIds(byte[] body, ContainerRequestContext request) {
     JsonNode array;
     try {
-      array = Json.parseObject(body).get("shops");
-    } catch (DomainException.Invalid unreadable) {
+      array = EditBody.read(request, body).get("shops");
+    } catch (DomainException.Invalid | WebApplicationException unreadable) {
       return SubmittedItems.unreadable(unreadable);
     }
     if (array == null || !array.isArray() || array.isEmpty()) {
