@@ -394,7 +394,7 @@ class MerchantGroupsTest {
         "{\"countries\":[\"DE\",\"FR\",\"IT\"]}", settings).status()).isEqualTo(201);
     assertThat(edit("POST", "/merchant-api/v1/error-code-groups/" + codes + "/error-codes",
         "{\"errorCodes\":[\"4.01\",\"4.02\",\"5.00\"]}", editor).status()).isEqualTo(201);
-    for (String query : new String[] {"?limit=1", "?offset=2", "?limit=abc&offset=-5"}) {
+    for (String query : new String[] {"?limit=1", "?offset=2", "?limit=abc&offset=-5", "?limit=1&limit=2"}) {
       TestGateway.Answer c = gw.merchantGet("/merchant-api/v1/country-groups/" + countries + query, editor);
       assertThat(c.status()).as(query).isEqualTo(200);
       assertThat(c.json().has("hasMore")).isFalse();
@@ -403,6 +403,10 @@ class MerchantGroupsTest {
       assertThat(e.status()).as(query).isEqualTo(200);
       assertThat(toList(e.json().at("/result/errorCodes"))).containsExactly("4.01", "4.02", "5.00");
     }
+    // a group that is a page of its entries reads them, and refuses them given twice
+    long bins = group(GroupKind.BIN, "Paged bins", false);
+    assertThat(gw.merchantGet("/merchant-api/v1/bin-groups/" + bins + "?limit=1&limit=2", editor).status())
+        .isEqualTo(400);
   }
 
   @Test

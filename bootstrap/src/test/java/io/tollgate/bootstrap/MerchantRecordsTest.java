@@ -316,6 +316,25 @@ class MerchantRecordsTest {
         .isEqualTo(401);
   }
 
+  /**
+   * A parameter given twice is refused, not read as its first value with the others ignored: a
+   * malformed value is never ignored (CONTRACT section 0). A parameter the list does not read is
+   * ignored, however often it comes.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"payments?limit=1&limit=abc", "payments?created.gte=2026-01-01T00:00:00&created.gte=x",
+      "operations?operation.in=DEPOSIT&operation.in=REFUND", "customers?shopId.eq=1&id.gt=1&shopId.eq=2",
+      "shops?offset=0&offset=1", "bin-groups?limit=5&limit=5"})
+  void a_parameter_given_twice_is_a_400(String query) {
+    String name = query.substring(query.lastIndexOf('&') + 1, query.lastIndexOf('='));
+    TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/" + query, boss);
+    assertThat(a.status()).as(query).isEqualTo(400);
+    assertThat(a.json().get("errors").findValuesAsText("field")).containsExactly(name);
+    assertThat(a.json().at("/errors/0/message").asText()).isEqualTo("is given 2 times; give it once");
+    assertThat(gw.merchantGet("/merchant-api/v1/" + query.substring(0, query.indexOf('?')) + "?_=1&_=2", boss)
+        .status()).isEqualTo(200);
+  }
+
   @Test
   void the_core_profile_keeps_only_the_core_lists() throws Exception {
     try (TestGateway core = TestGateway.start(Map.of("TOLLGATE_MERCHANT_API", "core"))) {

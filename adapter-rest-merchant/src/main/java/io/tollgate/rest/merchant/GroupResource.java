@@ -28,9 +28,15 @@ import java.util.List;
 import java.util.Map;
 
 /** BIN, e-mail, card, country and error-code groups: lists, one group's entries, add and delete. */
-@Path("{collection: bin-groups|email-groups|card-groups|country-groups|error-code-groups}")
+@Path("")
 @Produces(MediaType.APPLICATION_JSON)
 public final class GroupResource {
+
+  private static final String ANY = "{collection: bin-groups|email-groups|card-groups|country-groups|error-code-groups}";
+  /** One group of these is a page of its entries. */
+  private static final String PAGED = "{collection: bin-groups|email-groups|card-groups}";
+  /** One group of these comes whole, with its entries inline. */
+  private static final String WHOLE = "{collection: country-groups|error-code-groups}";
 
   private static final Map<String, GroupKind> COLLECTIONS = Map.of(
       "bin-groups", GroupKind.BIN, "email-groups", GroupKind.EMAIL, "card-groups", GroupKind.CARD,
@@ -46,6 +52,7 @@ public final class GroupResource {
   }
 
   @GET
+  @Path(ANY)
   public Envelope list(@PathParam("collection") String collection, @QueryParam("offset") String offset,
       @QueryParam("limit") String limit, @Context ContainerRequestContext request) {
     Paging paging = Paging.of(offset, limit);
@@ -55,25 +62,32 @@ public final class GroupResource {
   }
 
   @GET
-  @Path("{groupId}")
+  @Path(PAGED + "/{groupId}")
   public Envelope entries(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
       @QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @Context ContainerRequestContext request) {
     long id = groupId(groupId);
-    GroupKind kind = COLLECTIONS.get(collection);
-    if (kind == GroupKind.COUNTRY || kind == GroupKind.ERROR_CODE) {
-      // The spec: "returns the group with its countries" (its error codes), with no pagination,
-      // as CONTRACT section 7 lists it: a handful of entries, not pages. offset and limit are no
-      // parameters of this path, so they are ignored as any unknown query parameter is (as on
-      // GET /shop-groups/{id}), not checked as a list's are.
-      return Envelope.ok(json(groups.group(BasicAuthFilter.user(request), kind, id)));
-    }
     Paging paging = Paging.of(offset, limit);
-    return Envelope.page(groups.entries(BasicAuthFilter.user(request), kind, id, paging.offset(), paging.limit()));
+    return Envelope.page(groups.entries(BasicAuthFilter.user(request), COLLECTIONS.get(collection), id,
+        paging.offset(), paging.limit()));
+  }
+
+  /**
+   * The spec: "returns the group with its countries" (its error codes), with no pagination, as
+   * CONTRACT section 7 lists it: a handful of entries, not pages. offset and limit are no
+   * parameters of this path, so they are ignored as any unknown query parameter is (as on
+   * GET /shop-groups/{id}), not checked as a list's are.
+   */
+  @GET
+  @Path(WHOLE + "/{groupId}")
+  public Envelope group(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
+      @Context ContainerRequestContext request) {
+    long id = groupId(groupId);
+    return Envelope.ok(json(groups.group(BasicAuthFilter.user(request), COLLECTIONS.get(collection), id)));
   }
 
   @POST
-  @Path("{groupId}/{entries}")
+  @Path(ANY + "/{groupId}/{entries}")
   public Response add(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
       @PathParam("entries") String entries, byte[] body, @Context ContainerRequestContext request) {
     GroupKind kind = kindWithEntries(collection, entries);
@@ -83,7 +97,7 @@ public final class GroupResource {
   }
 
   @DELETE
-  @Path("{groupId}/{entries}")
+  @Path(ANY + "/{groupId}/{entries}")
   public Response remove(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
       @PathParam("entries") String entries, byte[] body, @Context ContainerRequestContext request) {
     GroupKind kind = kindWithEntries(collection, entries);
