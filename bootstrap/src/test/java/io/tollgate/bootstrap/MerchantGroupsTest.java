@@ -361,6 +361,10 @@ class MerchantGroupsTest {
       assertThat(gw.send(request.copy().header("Authorization", TestGateway.basic(reader))).status()).isEqualTo(403);
     }
     assertThat(entries("/merchant-api/v1/bin-groups/" + id)).isEmpty();
+    TestGateway.Answer none = gw.send(HttpRequest.newBuilder(gw.uri(path)).DELETE()
+        .header("Authorization", TestGateway.basic(editor)));
+    assertThat(none.status()).as("no body at all").isEqualTo(400);
+    assertThat(none.json().get("message").asText()).isEqualTo("Request body is required");
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri(path))
         .POST(HttpRequest.BodyPublishers.ofString("{\"bins\":[\"411111\"]}"))
         .header("Content-Type", "application/json; charset=UTF-8").header("Authorization", TestGateway.basic(editor)))

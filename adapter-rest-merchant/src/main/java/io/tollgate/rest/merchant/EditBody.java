@@ -17,10 +17,10 @@ final class EditBody {
 
   /**
    * @throws WebApplicationException a 415 for a body not declared as JSON
-   * @throws DomainException.Invalid a 400 for a body that is no JSON object
+   * @throws DomainException.Invalid a 400 for a body that is no JSON object, or none at all
    */
   static ObjectNode read(ContainerRequestContext request, byte[] body) {
-    if (!Json.isJsonType(request.getHeaderString("Content-Type"))) {
+    if (body != null && body.length > 0 && !Json.isJsonType(request.getHeaderString("Content-Type"))) {
       throw new WebApplicationException(415);
     }
     return Json.parseObject(body);
