@@ -205,6 +205,24 @@ class MerchantGroupsTest {
     assertThat(bad.body()).doesNotContain("4000000000000002");
   }
 
+  /** A refused entry is echoed short, however long it was, as a refused field of a payment is. */
+  @Test
+  void a_long_refused_entry_is_echoed_short() {
+    long emails = group(GroupKind.EMAIL, "Long entries", false);
+    String longText = "x".repeat(20_000) + " 4000000000000002";
+    TestGateway.Answer entry = edit("POST", "/merchant-api/v1/email-groups/" + emails + "/emails",
+        "{\"emails\":[\"" + longText + "\", 7]}", editor);
+    assertThat(entry.status()).isEqualTo(400);
+    assertThat(entry.json().get("errors").findValuesAsText("rejectedValue")).allMatch(v -> v.length() <= 257);
+    TestGateway.Answer shops = edit("POST", "/merchant-api/v1/shop-groups/" + gw.app.services().persistence()
+        .referenceData().createShopGroup(gw.merchant, "Long shops", java.time.Instant.now()) + "/shops",
+        "{\"shops\":\"" + longText + "\"}",
+        gw.merchantUser(gw.merchant, "shops@groups.example", Permission.SHOP_GROUP_VIEW, Permission.SHOP_GROUP_EDIT));
+    assertThat(shops.status()).isEqualTo(400);
+    assertThat(shops.json().at("/errors/0/rejectedValue").asText()).hasSizeLessThanOrEqualTo(257);
+    assertThat(entry.body().length() + shops.body().length()).isLessThan(2_000);
+  }
+
   /**
    * In a field meant for a card number, 20 digits or more are most likely a card number with a
    * digit or two too many: unlike such a number elsewhere, it is not echoed in clear.

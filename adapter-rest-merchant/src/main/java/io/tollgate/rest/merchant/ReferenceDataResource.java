@@ -6,6 +6,7 @@ import io.tollgate.application.port.in.SubmittedItems;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.rest.common.Envelope;
 import io.tollgate.rest.common.QueryParams;
@@ -225,7 +226,7 @@ public final class ReferenceDataResource {
     }
     if (array == null || !array.isArray() || array.isEmpty()) {
       return SubmittedItems.unreadable(new DomainException.Invalid("Invalid shops", List.of(Violation.of("shops",
-          "must be a non-empty array", array == null || array.isNull() ? null : array.toString()))));
+          "must be a non-empty array", array == null || array.isNull() ? null : echo(array)))));
     }
     List<Long> ids = new ArrayList<>();
     Map<Integer, String> wrongType = new HashMap<>();
@@ -236,9 +237,15 @@ public final class ReferenceDataResource {
         ids.add(n.asLong());
       } else {
         ids.add(null);
-        wrongType.put(i, n.toString());
+        wrongType.put(i, echo(n));
       }
     }
     return new SubmittedItems<>(ids, wrongType);
+  }
+
+  /** A refused value as echoed: short, masked before it is cut so that no cut leaves digits of a card number. */
+  private static String echo(JsonNode value) {
+    String text = Pan.maskForDisplay(value.toString());
+    return text.length() > 200 ? text.substring(0, 200) + "…" : text;
   }
 }

@@ -125,20 +125,23 @@ public final class GroupService implements GroupsUseCase {
     submitted.requireReadable();
     // an item of the wrong type is null here, which the rules refuse as empty; said right below
     List<String> raw = submitted.items();
+    // a refused entry is echoed short, masked before it is cut so that no cut leaves digits of a card number
+    Function<String, String> echo = group.kind() == GroupKind.CARD
+        ? v -> Checks.abbreviate(Pan.maskCardField(v)) : v -> Checks.abbreviate(Pan.maskForDisplay(v));
     GroupEntries.Parsed<Entry> parsed = switch (group.kind()) {
-      case BIN -> GroupEntries.parse(raw, same(v -> new Bin(v).value()));
-      case EMAIL -> GroupEntries.parse(raw, same(v -> new EmailAddress(v).value()));
-      case COUNTRY -> GroupEntries.parse(raw, same(v -> new CountryCode(v).value()));
-      case ERROR_CODE -> GroupEntries.parse(raw, same(v -> new ErrorCodeEntry(v).value()));
+      case BIN -> GroupEntries.parse(raw, same(v -> new Bin(v).value()), echo);
+      case EMAIL -> GroupEntries.parse(raw, same(v -> new EmailAddress(v).value()), echo);
+      case COUNTRY -> GroupEntries.parse(raw, same(v -> new CountryCode(v).value()), echo);
+      case ERROR_CODE -> GroupEntries.parse(raw, same(v -> new ErrorCodeEntry(v).value()), echo);
       case CARD -> group.masked()
           ? GroupEntries.parse(raw, v -> {
             MaskedCardNumber masked = new MaskedCardNumber(v);
             return new Entry(masked.key(), masked.display());
-          }, Pan::maskCardField)
+          }, echo)
           : GroupEntries.parse(raw, v -> {
             Pan pan = new Pan(v);
             return new Entry(cardFingerprint(secrets, pan.digits()), pan.masked());
-          }, Pan::maskCardField);
+          }, echo);
     };
     if (!parsed.isValid()) {
       String field = group.kind().entriesField();
