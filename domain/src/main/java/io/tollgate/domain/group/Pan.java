@@ -71,13 +71,24 @@ public final class Pan {
     if (text == null || digits(text) < MIN_DIGITS) {
       return text;
     }
-    boolean[] inIdentifier = identifiers(text);
+    // Identifiers only take digits out of runs, so text with nothing to mask while they are
+    // ignored has nothing to mask at all. Most log lines are such text (an access-log line
+    // names a payment id), and finding identifiers costs more than this first scan.
+    if (mask(text, null) == null) {
+      return text;
+    }
+    String masked = mask(text, identifiers(text));
+    return masked == null ? text : masked;
+  }
+
+  /** {@code text} masked, or null when nothing in it is to be masked. */
+  private static String mask(String text, boolean[] inIdentifier) {
     StringBuilder out = null;
     int copied = 0;
     int i = 0;
     int n = text.length();
     while (i < n) {
-      if (!isDigit(text.charAt(i)) || inIdentifier[i]) {
+      if (!isDigit(text.charAt(i)) || inIdentifier != null && inIdentifier[i]) {
         i++;
         continue;
       }
@@ -90,7 +101,7 @@ public final class Pan {
         }
         groups.add(i - group);
         if (i + 1 < n && (text.charAt(i) == ' ' || text.charAt(i) == '-') && isDigit(text.charAt(i + 1))
-            && !inIdentifier[i + 1]) {
+            && (inIdentifier == null || !inIdentifier[i + 1])) {
           i++;
         } else {
           break;
@@ -104,7 +115,7 @@ public final class Pan {
         copied = i;
       }
     }
-    return out == null ? text : out.append(text, copied, n).toString();
+    return out == null ? null : out.append(text, copied, n).toString();
   }
 
   /**
