@@ -109,6 +109,30 @@ class GatewayPaymentListTest {
     assertThat(a.json().get("errors")).hasSize(3);
   }
 
+  /**
+   * A parameter the list reads, given twice, is refused, not read as its first value with the
+   * others ignored: a malformed value is never ignored (CONTRACT section 0). A parameter the list
+   * does not read is ignored, however often it comes; a missing key is still a 401 first.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"limit=1&limit=abc", "offset=0&offset=0", "created.gte=2026-01-01T00:00:00&created.gte=x",
+      "created.lt=2099-01-01T00:00:00&created.lt=2099-01-01T00:00:00", "updated.gte=x&updated.gte=y",
+      "updated.lt=2099-01-01T00:00:00&updated.lt=x", "referenceId.eq=ref-1&limit=2&referenceId.eq=ref-0"})
+  void a_parameter_given_twice_is_a_400(String query) {
+    String name = query.substring(query.lastIndexOf('&') + 1, query.lastIndexOf('='));
+    Answer a = gw.get("/api/v1/payments?" + query);
+    assertThat(a.status()).as(query).isEqualTo(400);
+    assertThat(a.json().get("error").asText()).isEqualTo("Bad Request");
+    assertThat(a.json().get("errors").findValuesAsText("field")).containsExactly(name);
+    assertThat(a.json().at("/errors/0/message").asText()).isEqualTo("is given 2 times; give it once");
+    assertThat(a.json().get("path").asText()).isEqualTo("/api/v1/payments");
+    assertThat(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments?" + query)).GET()).status())
+        .isEqualTo(401);
+    Answer unread = gw.get("/api/v1/payments?limit=2&_=1&_=2&sort=a&sort=b");
+    assertThat(unread.status()).isEqualTo(200);
+    assertThat(idsOf(unread)).hasSize(2);
+  }
+
   @Test
   void the_largest_allowed_values_are_accepted() {
     assertThat(gw.get("/api/v1/payments?offset=1000000&limit=1000").status()).isEqualTo(200);

@@ -17,6 +17,7 @@ public final class RestCommon {
   public static void register(Configurable<?> config, int bodyLimitBytes) {
     config.register(new JsonBodyWriter());
     config.register(new BodyLimitFilter(bodyLimitBytes));
+    config.register(new RepeatedQueryParameterFilter.Binding());
     config.register(DomainExceptionMapper.class);
     config.register(WebApplicationExceptionMapper.class);
     config.register(UnexpectedExceptionMapper.class);

@@ -37,7 +37,6 @@ public final class MerchantApi {
     config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
     RestCommon.register(config, d.bodyLimitBytes());
     config.register(new BasicAuthFilter(d.users()));
-    config.register(new io.tollgate.rest.common.RepeatedQueryParameterFilter());
     config.register(new WebhookLogResource(d.webhooks()));
     config.register(new MerchantRecordsResource(d.queries(), d.balances()));
     config.register(new MerchantListsResource(d.queries(), d.shops(), d.clock()));
