@@ -18,6 +18,7 @@ public final class RestCommon {
     config.register(new JsonBodyWriter());
     config.register(new BodyLimitFilter(bodyLimitBytes));
     config.register(new RepeatedQueryParameterFilter.Binding());
+    config.register(new NoStoreFilter());
     config.register(DomainExceptionMapper.class);
     config.register(WebApplicationExceptionMapper.class);
     config.register(UnexpectedExceptionMapper.class);
