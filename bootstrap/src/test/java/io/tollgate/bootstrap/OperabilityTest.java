@@ -8,6 +8,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.http.HttpRequest;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -104,7 +105,7 @@ class OperabilityTest {
   }
 
   @Test
-  void every_answer_carries_a_request_id_which_the_error_envelope_and_the_log_repeat() {
+  void every_answer_carries_a_request_id_which_the_error_envelope_and_the_log_repeat() throws Exception {
     Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
     ListAppender<ILoggingEvent> captured = new ListAppender<>();
     captured.start();
@@ -125,12 +126,31 @@ class OperabilityTest {
           .GET().header("Authorization", "Bearer " + gw.apiKey).header("X-Request-Id", "bad id <script>"));
       assertThat(hostile.header("X-Request-Id")).as("an unsafe id is replaced").matches("[0-9a-f-]{36}");
 
-      assertThat(captured.list).anySatisfy(e -> {
+      assertThat(accessLines(captured, 3)).anySatisfy(e -> {
         assertThat(e.getMDCPropertyMap().get("requestId")).isEqualTo("order-1001.attempt-2");
         assertThat(e.getFormattedMessage()).contains("POST /api/v1/payments 400");
       });
     } finally {
       access.detachAppender(captured);
+    }
+  }
+
+  /**
+   * The access lines captured so far, once there are {@code count} of them or 5 s have passed: a
+   * request's line is written after its answer is sent, so it may come after the client has it.
+   * The appender adds lines under its own lock, which the copy takes too.
+   */
+  static List<ILoggingEvent> accessLines(ListAppender<ILoggingEvent> captured, int count) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (true) {
+      List<ILoggingEvent> lines;
+      synchronized (captured) {
+        lines = List.copyOf(captured.list);
+      }
+      if (lines.size() >= count || System.nanoTime() > end) {
+        return lines;
+      }
+      Thread.sleep(10);
     }
   }
 
