@@ -1,5 +1,6 @@
 package io.tollgate.bootstrap;
 
+import io.tollgate.domain.group.Pan;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -15,9 +16,10 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * Every request gets an id: the caller's {@code X-Request-Id} when it is a sane token, else a
- * new one. It is returned in the response, put in the logging context (so every log line of the
- * request carries it, and the error envelope too) and in one access-log line per request.
+ * Every request gets an id: the caller's {@code X-Request-Id} when it is a sane token that
+ * cannot hold a card number, else a new one. It is returned in the response, put in the logging
+ * context (so every log line of the request carries it, and the error envelope too) and in one
+ * access-log line per request.
  */
 final class RequestIdFilter implements Filter {
 
@@ -32,12 +34,21 @@ final class RequestIdFilter implements Filter {
         .toString();
   }
 
+  /**
+   * Whether the caller's id can be used: a sane token that cannot hold a card number (by the one
+   * masking rule: masking would change it), since the id goes unmasked into the response, the
+   * error envelope and every log line of the request.
+   */
+  static boolean usable(String given) {
+    return given != null && SANE.matcher(given).matches() && Pan.maskForDisplay(given).equals(given);
+  }
+
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
     HttpServletResponse response = (HttpServletResponse) res;
     String given = request.getHeader(HEADER);
-    String id = given != null && SANE.matcher(given).matches() ? given : newId();
+    String id = usable(given) ? given : newId();
     response.setHeader(HEADER, id);
     MDC.put("requestId", id);
     long t0 = System.nanoTime();

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.LoggerFactory;
 
 /** Health, metrics and request ids: what an operator relies on. */
@@ -152,6 +154,56 @@ class OperabilityTest {
       }
       Thread.sleep(10);
     }
+  }
+
+  /**
+   * A request id the caller chose that can hold a card number (by the one masking rule: masking
+   * would change it) is not used, as an insane one is not: it would go unmasked into the
+   * response header, the error envelope and every log line of the request. A new id replaces it.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"4000000000000002", "order-4000-0000-0000-0002", "pan:4000000000000002.retry-1",
+      "txn.4000-000000-000002", "123456789012"})
+  void a_request_id_that_can_hold_a_card_number_is_replaced(String given) throws Exception {
+    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
+    ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    captured.start();
+    access.addAppender(captured);
+    try {
+      TestGateway.Answer failed = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+          .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\"}"))
+          .header("Content-Type", "application/json").header("Authorization", "Bearer " + gw.apiKey)
+          .header("X-Request-Id", given));
+      assertThat(failed.status()).isEqualTo(400);
+      String id = failed.header("X-Request-Id");
+      assertThat(id).as("a new id").matches("[0-9a-f-]{36}");
+      assertThat(failed.json().get("requestId").asText()).isEqualTo(id);
+      assertThat(failed.body()).doesNotContain(given);
+
+      TestGateway.Answer refused = gw.send(HttpRequest.newBuilder(gw.uri("/merchant-api/v1/payments")).GET()
+          .header("X-Request-Id", given));
+      assertThat(refused.status()).isEqualTo(401);
+      assertThat(refused.header("X-Request-Id")).matches("[0-9a-f-]{36}");
+      assertThat(refused.json().get("requestId").asText()).isEqualTo(refused.header("X-Request-Id"));
+
+      assertThat(accessLines(captured, 2)).hasSize(2).allSatisfy(e ->
+          assertThat(e.getMDCPropertyMap().get("requestId")).isNotEqualTo(given).matches("[0-9a-f-]{36}"));
+    } finally {
+      access.detachAppender(captured);
+    }
+  }
+
+  /** Ids with digits that cannot be a card number are the caller's to keep, UUIDs and long hex ids too. */
+  @ParameterizedTest
+  @ValueSource(strings = {"order-12345678901", "1234-5678-901", "123456789012345678901",
+      "123e4567-e89b-12d3-a456-426614174000", "0a1b2c3d4e5f60718293a4b5c6d7e8f9", "2026.11.24:1234"})
+  void a_request_id_that_cannot_hold_a_card_number_is_kept(String given) {
+    TestGateway.Answer failed = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + gw.apiKey)
+        .header("X-Request-Id", given));
+    assertThat(failed.header("X-Request-Id")).isEqualTo(given);
+    assertThat(failed.json().get("requestId").asText()).isEqualTo(given);
   }
 
   @Test
