@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.user.Permission;
 import java.net.http.HttpRequest;
@@ -303,8 +304,14 @@ class MerchantRecordsTest {
       "customers", "shop-groups", "email-groups", "card-groups", "country-groups", "connectors", "antifraud-profiles",
       "currency-rates", "bank-codes", "bank-code-mappings", "error-code-groups"})
   void every_list_checks_its_paging(String list) {
+    // the lists that need a permission check it first: a user without it learns nothing of its paging
+    boolean needsPermission = list.equals("shop-groups") || list.equals("error-code-groups");
     for (String query : new String[] {"offset=-1", "offset=1000001", "limit=0", "limit=10001", "limit=abc"}) {
-      TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/" + list + "?" + query, reader);
+      if (needsPermission) {
+        assertThat(gw.merchantGet("/merchant-api/v1/" + list + "?" + query, reader).status()).as(list + "?" + query)
+            .isEqualTo(403);
+      }
+      TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/" + list + "?" + query, needsPermission ? boss : reader);
       assertThat(a.status()).as(list + "?" + query).isEqualTo(400);
       assertThat(a.json().get("error").asText()).isEqualTo("Bad Request");
       assertThat(a.json().get("path").asText()).isEqualTo("/merchant-api/v1/" + list);
@@ -314,6 +321,44 @@ class MerchantRecordsTest {
         .as(list).isEqualTo(200);
     assertThat(gw.merchantGet("/merchant-api/v1/" + list, new String[] {"nobody@records.example", "x"}).status())
         .isEqualTo(401);
+  }
+
+  /**
+   * A read route answers in the order the edits do: bad credentials a 401, a record the user may
+   * not see a 404, a missing permission a 403, and only then bad query parameters a 400 (listing
+   * every one, a parameter given twice too), so that a user learns nothing from the parameters of
+   * what it may not read.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"limit=0", "offset=-1&limit=abc", "limit=1&limit=2", "offset=1000001&offset=0&limit=0"})
+  void a_read_route_settles_who_may_read_before_it_checks_the_parameters(String query) {
+    var groups = gw.app.services().groups();
+    String[] entryGroups = {
+        "/merchant-api/v1/bin-groups/" + groups.create(gw.merchant, GroupKind.BIN, "Order " + query, false).id(),
+        "/merchant-api/v1/email-groups/" + groups.create(gw.merchant, GroupKind.EMAIL, "Order " + query, false).id(),
+        "/merchant-api/v1/card-groups/" + groups.create(gw.merchant, GroupKind.CARD, "Order " + query, true).id()};
+    int problems = query.split("&").length - (query.equals("limit=1&limit=2") ? 1 : 0)
+        - (query.startsWith("offset=1000001&offset=0") ? 1 : 0);
+    for (String group : entryGroups) {
+      assertThat(gw.merchantGet(group + "?" + query, new String[] {"nobody@records.example", "x"}).status())
+          .isEqualTo(401);
+      TestGateway.Answer hidden = gw.merchantGet(group + "?" + query, stranger);
+      assertThat(hidden.status()).as(group + "?" + query).isEqualTo(404);
+      assertThat(hidden.json().get("message").asText()).isEqualTo("Group not found");
+      TestGateway.Answer bad = gw.merchantGet(group + "?" + query, reader);
+      assertThat(bad.status()).as(group + "?" + query).isEqualTo(400);
+      assertThat(bad.json().get("errors")).hasSize(problems);
+    }
+    for (String list : new String[] {"/merchant-api/v1/shop-groups", "/merchant-api/v1/error-code-groups"}) {
+      assertThat(gw.merchantGet(list + "?" + query, new String[] {"nobody@records.example", "x"}).status())
+          .isEqualTo(401);
+      TestGateway.Answer forbidden = gw.merchantGet(list + "?" + query, reader);
+      assertThat(forbidden.status()).as(list + "?" + query).isEqualTo(403);
+      assertThat(forbidden.json().get("errors")).isEmpty();
+      TestGateway.Answer bad = gw.merchantGet(list + "?" + query, boss);
+      assertThat(bad.status()).as(list + "?" + query).isEqualTo(400);
+      assertThat(bad.json().get("errors")).hasSize(problems);
+    }
   }
 
   /**

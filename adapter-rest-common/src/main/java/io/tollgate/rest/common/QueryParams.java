@@ -2,18 +2,40 @@ package io.tollgate.rest.common;
 
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import jakarta.ws.rs.container.ContainerRequestContext;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** Reads query parameters, collecting every malformed one so a 400 lists them all. */
 public final class QueryParams {
 
   private final List<Violation> violations = new ArrayList<>();
+  /** Parameters given more than once: refused as such, their first value is not read. */
+  private Set<String> repeated = Set.of();
+
+  /**
+   * Parameters to be read from {@code request}, starting with those it gives more than once
+   * where the resource method is {@link ParametersCheckedAfterAccess} (elsewhere such a request
+   * never reaches the method).
+   */
+  public static QueryParams of(ContainerRequestContext request) {
+    QueryParams params = new QueryParams();
+    if (request.getProperty(RepeatedQueryParameterFilter.REPEATED) instanceof List<?> given) {
+      params.repeated = new HashSet<>();
+      for (Object violation : given) {
+        params.violations.add((Violation) violation);
+        params.repeated.add(((Violation) violation).field());
+      }
+    }
+    return params;
+  }
 
   /** An integer within bounds, or the default when absent. */
   public int integer(String name, String raw, int min, int max, int defaultValue) {
-    if (raw == null) {
+    if (raw == null || repeated.contains(name)) {
       return defaultValue;
     }
     try {
@@ -32,7 +54,7 @@ public final class QueryParams {
 
   /** An optional positive id. */
   public Long id(String name, String raw) {
-    if (raw == null) {
+    if (raw == null || repeated.contains(name)) {
       return null;
     }
     try {
@@ -55,6 +77,9 @@ public final class QueryParams {
   }
 
   public Instant dateTime(String name, String raw) {
+    if (repeated.contains(name)) {
+      return null;
+    }
     try {
       return Timestamps.parseFilter(name, raw);
     } catch (DomainException.Invalid e) {
@@ -64,6 +89,9 @@ public final class QueryParams {
   }
 
   public String text(String name, String raw, int maxLength) {
+    if (repeated.contains(name)) {
+      return null;
+    }
     if (raw != null && raw.length() > maxLength) {
       violations.add(Violation.of(name, "must be at most " + maxLength + " characters", raw.substring(0, 64) + "…"));
       return null;
@@ -81,8 +109,14 @@ public final class QueryParams {
 
   /** Throws one 400 with every problem found so far. */
   public void validate() {
-    if (!violations.isEmpty()) {
-      throw new DomainException.Invalid("Invalid query parameters", violations);
+    DomainException.Invalid problems = problems();
+    if (problems != null) {
+      throw problems;
     }
+  }
+
+  /** The 400 with every problem found so far, or null when there is none. */
+  public DomainException.Invalid problems() {
+    return violations.isEmpty() ? null : new DomainException.Invalid("Invalid query parameters", violations);
   }
 }

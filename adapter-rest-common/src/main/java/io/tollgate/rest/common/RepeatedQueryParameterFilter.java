@@ -21,7 +21,9 @@ import java.util.Set;
  * A query parameter the endpoint reads, given more than once, is a 400 listing each such
  * parameter: JAX-RS would read the first value and ignore the others, and a malformed value is
  * never ignored (CONTRACT section 0). Parameters the endpoint does not read stay ignored,
- * however often they come. Runs after authentication.
+ * however often they come. Runs after authentication; on a method
+ * {@link ParametersCheckedAfterAccess} it refuses nothing but hands the repeated parameters to
+ * {@link QueryParams#of}, so that they are refused with the others once the read is allowed.
  *
  * <p>Register {@link Binding}: it gives each resource method that reads query parameters its own
  * filter knowing their names, so that a request costs no reflection, and a request without a
@@ -29,22 +31,32 @@ import java.util.Set;
  */
 public final class RepeatedQueryParameterFilter implements ContainerRequestFilter {
 
-  private final String[] names;
+  /** The request property holding, for a method checked after access, the repeated parameters' violations. */
+  static final String REPEATED = "tollgate.repeatedQueryParameters";
 
-  RepeatedQueryParameterFilter(String[] names) {
+  private final String[] names;
+  private final boolean checkedAfterAccess;
+
+  RepeatedQueryParameterFilter(String[] names, boolean checkedAfterAccess) {
     this.names = names;
+    this.checkedAfterAccess = checkedAfterAccess;
   }
 
   @Override
   public void filter(ContainerRequestContext request) {
     List<Violation> repeated = repeated(request);
-    if (!repeated.isEmpty()) {
-      throw new DomainException.Invalid("Invalid query parameters", repeated);
+    if (repeated.isEmpty()) {
+      return;
     }
+    if (checkedAfterAccess) {
+      request.setProperty(REPEATED, repeated);
+      return;
+    }
+    throw new DomainException.Invalid("Invalid query parameters", repeated);
   }
 
   /** The parameters of {@link #names} the request gives more than once, one violation each. */
-  List<Violation> repeated(ContainerRequestContext request) {
+  private List<Violation> repeated(ContainerRequestContext request) {
     if (request.getUriInfo().getRequestUri().getRawQuery() == null) {
       return List.of();
     }
@@ -79,7 +91,8 @@ public final class RepeatedQueryParameterFilter implements ContainerRequestFilte
         }
       }
       if (!names.isEmpty()) {
-        context.register(new RepeatedQueryParameterFilter(names.toArray(String[]::new)), Priorities.USER);
+        context.register(new RepeatedQueryParameterFilter(names.toArray(String[]::new),
+            method.isAnnotationPresent(ParametersCheckedAfterAccess.class)), Priorities.USER);
       }
     }
   }

@@ -9,6 +9,7 @@ import io.tollgate.domain.Violation;
 import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.group.Pan;
 import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.ParametersCheckedAfterAccess;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -53,23 +54,22 @@ public final class GroupResource {
 
   @GET
   @Path(ANY)
+  @ParametersCheckedAfterAccess
   public Envelope list(@PathParam("collection") String collection, @QueryParam("offset") String offset,
       @QueryParam("limit") String limit, @Context ContainerRequestContext request) {
-    Paging paging = Paging.of(offset, limit);
-    GroupKind kind = COLLECTIONS.get(collection);
-    return Envelope.page(groups.list(BasicAuthFilter.user(request), kind, paging.offset(), paging.limit())
-        .map(GroupResource::json));
+    return Envelope.page(groups.list(BasicAuthFilter.user(request), COLLECTIONS.get(collection),
+        Paging.request(request, offset, limit)).map(GroupResource::json));
   }
 
   @GET
   @Path(PAGED + "/{groupId}")
+  @ParametersCheckedAfterAccess
   public Envelope entries(@PathParam("collection") String collection, @PathParam("groupId") String groupId,
       @QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @Context ContainerRequestContext request) {
     long id = groupId(groupId);
-    Paging paging = Paging.of(offset, limit);
     return Envelope.page(groups.entries(BasicAuthFilter.user(request), COLLECTIONS.get(collection), id,
-        paging.offset(), paging.limit()));
+        Paging.request(request, offset, limit)));
   }
 
   /**

@@ -9,6 +9,7 @@ import io.tollgate.domain.Violation;
 import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.ParametersCheckedAfterAccess;
 import io.tollgate.rest.common.QueryParams;
 import io.tollgate.rest.common.Timestamps;
 import jakarta.ws.rs.DELETE;
@@ -173,10 +174,10 @@ public final class ReferenceDataResource {
 
   @GET
   @Path("shop-groups")
+  @ParametersCheckedAfterAccess
   public Envelope shopGroups(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @Context ContainerRequestContext request) {
-    Paging p = Paging.of(offset, limit);
-    return Envelope.page(queries.shopGroups(BasicAuthFilter.user(request), p.offset(), p.limit())
+    return Envelope.page(queries.shopGroups(BasicAuthFilter.user(request), Paging.request(request, offset, limit))
         .map(ReferenceDataResource::shopGroup));
   }
 

@@ -2,6 +2,7 @@ package io.tollgate.application.service;
 
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.GroupsUseCase;
+import io.tollgate.application.port.in.PageRequest;
 import io.tollgate.application.port.in.SubmittedItems;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.GroupRepository.Entry;
@@ -49,24 +50,26 @@ public final class GroupService implements GroupsUseCase {
   }
 
   @Override
-  public Page<GroupView> list(MerchantUser user, GroupKind kind, int offset, int limit) {
+  public Page<GroupView> list(MerchantUser user, GroupKind kind, PageRequest page) {
     // The list shows country and error-code groups with their entries, so it needs what
     // reading one group needs (CONTRACT section 7: an error-code group needs SHOP_EDIT);
     // otherwise the list would hand out what the single group withholds.
     if (kind.viewNeedsEditPermission()) {
       user.require(kind.editPermission());
     }
-    return groups.list(user.merchantId(), kind, offset, limit).map(g -> new GroupView(g,
+    page.requireValid();
+    return groups.list(user.merchantId(), kind, page.offset(), page.limit()).map(g -> new GroupView(g,
         kind == GroupKind.COUNTRY || kind == GroupKind.ERROR_CODE ? groups.allEntries(g.id()) : null));
   }
 
   @Override
-  public Page<String> entries(MerchantUser user, GroupKind kind, long groupId, int offset, int limit) {
+  public Page<String> entries(MerchantUser user, GroupKind kind, long groupId, PageRequest page) {
     GroupRecord group = owned(user, kind, groupId);
     if (kind.viewNeedsEditPermission()) {
       user.require(kind.editPermission());
     }
-    return groups.entries(group.id(), offset, limit);
+    page.requireValid();
+    return groups.entries(group.id(), page.offset(), page.limit());
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.tollgate.application.service;
 
 import io.tollgate.application.port.in.MerchantQueries;
+import io.tollgate.application.port.in.PageRequest;
 import io.tollgate.application.port.in.SubmittedItems;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.BalanceRepository.ShopBalance;
@@ -185,16 +186,17 @@ public final class MerchantRecordsService implements MerchantQueries {
   }
 
   @Override
-  public Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, int offset, int limit) {
+  public Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, PageRequest page) {
     // Each listed group shows its shops, which one shop group shows only with SHOP_GROUP_VIEW
     // (CONTRACT section 7): the list needs it as well.
     user.require(Permission.SHOP_GROUP_VIEW);
+    page.requireValid();
     if (user.scoped()) {
-      List<ReferenceData.ShopGroup> own = offset == 0
+      List<ReferenceData.ShopGroup> own = page.offset() == 0
           ? visibleShopGroup(user, user.shopGroupId()).stream().toList() : List.of();
       return new Page<>(own, false);
     }
-    return reference.shopGroups(user.merchantId(), offset, limit);
+    return reference.shopGroups(user.merchantId(), page.offset(), page.limit());
   }
 
   @Override

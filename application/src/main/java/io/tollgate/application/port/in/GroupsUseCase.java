@@ -15,12 +15,16 @@ public interface GroupsUseCase {
 
   /**
    * The merchant's groups of a kind; for a kind whose single group needs a permission to be read
-   * (error codes: SHOP_EDIT), the list needs it too, since it shows the entries.
+   * (error codes: SHOP_EDIT), the list needs it too, since it shows the entries (403). Only then
+   * is a bad page a 400.
    */
-  Page<GroupView> list(MerchantUser user, GroupKind kind, int offset, int limit);
+  Page<GroupView> list(MerchantUser user, GroupKind kind, PageRequest page);
 
-  /** One group's entries; 404 when it is not the user's merchant's group of this kind. */
-  Page<String> entries(MerchantUser user, GroupKind kind, long groupId, int offset, int limit);
+  /**
+   * One group's entries: a group that is not the user's merchant's group of this kind is a 404,
+   * a missing permission a 403, and only then is a bad page a 400.
+   */
+  Page<String> entries(MerchantUser user, GroupKind kind, long groupId, PageRequest page);
 
   /** One group with all its entries, as listed (country and error-code groups: a few hundred at most). */
   GroupView group(MerchantUser user, GroupKind kind, long groupId);

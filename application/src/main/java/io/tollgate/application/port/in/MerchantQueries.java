@@ -70,10 +70,10 @@ public interface MerchantQueries {
   Page<ReferenceData.BankCodeMapping> bankCodeMappings(MerchantUser user, int offset, int limit);
 
   /**
-   * Needs SHOP_GROUP_VIEW, as one group does: each listed group shows its shops. A scoped user
-   * sees only its own group.
+   * Needs SHOP_GROUP_VIEW, as one group does: each listed group shows its shops (403); only then
+   * is a bad page a 400. A scoped user sees only its own group.
    */
-  Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, int offset, int limit);
+  Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, PageRequest page);
 
   /** Needs SHOP_GROUP_VIEW; for a scoped user any group but its own is a 404. */
   ReferenceData.ShopGroup shopGroup(MerchantUser user, long groupId);
