@@ -224,6 +224,21 @@ class MerchantGroupsTest {
   }
 
   /**
+   * An entry that is no string is echoed masked and then cut, as a refused string entry is: a
+   * card number the cut runs through does not come back with its first 11 digits in clear.
+   */
+  @Test
+  void an_entry_of_the_wrong_type_is_masked_before_it_is_cut() {
+    long emails = group(GroupKind.EMAIL, "Cut entries", false);
+    String item = "[\"" + "a".repeat(184) + "\",\"4000000000000002\"]";
+    TestGateway.Answer entry = edit("POST", "/merchant-api/v1/email-groups/" + emails + "/emails",
+        "{\"emails\":[" + item + "]}", editor);
+    assertThat(entry.status()).isEqualTo(400);
+    assertThat(entry.json().at("/errors/0/message").asText()).isEqualTo("must be a string");
+    assertThat(entry.json().at("/errors/0/rejectedValue").asText()).doesNotContain("4000000000").contains("400000");
+  }
+
+  /**
    * In a field meant for a card number, 20 digits or more are most likely a card number with a
    * digit or two too many: unlike such a number elsewhere, it is not echoed in clear.
    */

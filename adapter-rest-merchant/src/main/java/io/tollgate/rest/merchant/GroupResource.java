@@ -173,7 +173,9 @@ public final class GroupResource {
         values.add(item.asText());
       } else {
         values.add(null);
-        wrongType.put(i, kind == GroupKind.CARD ? Pan.maskCardField(item.asText()) : abbreviate(item.toString()));
+        // masked before it is cut, so that no cut leaves the first digits of a card number in clear
+        wrongType.put(i, kind == GroupKind.CARD ? Pan.maskCardField(item.asText())
+            : abbreviate(Pan.maskForDisplay(item.toString())));
       }
     }
     return new SubmittedItems<>(values, wrongType);
