@@ -60,7 +60,8 @@ public final class Pan {
    * Masks, keeping its first 6 and last 4 digits, everything in {@code text} that can be a card
    * number, so that text a client sent can be echoed back or logged without exposing one. A card
    * number has 12 to 19 digits (ISO/IEC 7812, as this class takes them), written together or in
-   * groups split by single spaces or dashes ({@code 4111 1111 1111 1111}); a run of such groups
+   * groups split by spaces or dashes, up to {@value #MAX_SEPARATOR} of them ({@code 4111 1111 1111 1111},
+   * {@code 4111 - 1111 - 1111 - 1111}); a run of such groups
    * is masked whole when some of its consecutive groups hold 12 to 19 digits. Luhn does not
    * matter: a mistyped card number is all but the real one. Not masked: a longer number (20
    * digits or more are no card number), and digits inside an identifier (a word of
@@ -100,9 +101,12 @@ public final class Pan {
           i++;
         }
         groups.add(i - group);
-        if (i + 1 < n && (text.charAt(i) == ' ' || text.charAt(i) == '-') && isDigit(text.charAt(i + 1))
-            && (inIdentifier == null || !inIdentifier[i + 1])) {
-          i++;
+        int next = i;
+        while (next < n && next - i < MAX_SEPARATOR && (text.charAt(next) == ' ' || text.charAt(next) == '-')) {
+          next++;
+        }
+        if (next > i && next < n && isDigit(text.charAt(next)) && (inIdentifier == null || !inIdentifier[next])) {
+          i = next;
         } else {
           break;
         }
@@ -135,6 +139,11 @@ public final class Pan {
   private static final int MIN_DIGITS = 12;
   private static final int MAX_DIGITS = 19;
   private static final int IDENTIFIER_LENGTH = 32;
+  /**
+   * The most spaces and dashes that split two groups of one card number: a double space, or
+   * " - ", as people write them, split the number no less than a single one.
+   */
+  private static final int MAX_SEPARATOR = 3;
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 
