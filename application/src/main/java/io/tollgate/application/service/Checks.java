@@ -2,6 +2,7 @@ package io.tollgate.application.service;
 
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.Pan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -59,7 +60,13 @@ final class Checks {
     }
   }
 
+  /**
+   * A refused value as it is echoed: anything that can be a card number masked first, then cut
+   * to 256 characters. The error envelope masks again, but a cut made first could run through a
+   * card number and leave its first digits too few to be recognised, and so in clear.
+   */
   static String abbreviate(String value) {
-    return value.length() <= 256 ? value : value.substring(0, 256) + "…";
+    String masked = Pan.maskForDisplay(value);
+    return masked.length() <= 256 ? masked : masked.substring(0, 256) + "…";
   }
 }
