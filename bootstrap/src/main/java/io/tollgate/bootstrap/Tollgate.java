@@ -102,6 +102,8 @@ public final class Tollgate implements AutoCloseable {
     context.setErrorHandler(new ServletJsonErrorHandler());
     context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RequestIdFilter()), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new MalformedHeaderFilter()), "/*",
+        java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     if (config.rateLimit() > 0) {
       var limit = new org.eclipse.jetty.ee10.servlet.FilterHolder(new RateLimitFilter(config.rateLimit(),
           config.rateLimitBurst()));
