@@ -126,4 +126,54 @@ class RefundRulesTest {
         .mapTo(java.math.BigDecimal.class).one());
     assertThat(total).isEqualByComparingTo("10.00");
   }
+
+  /**
+   * Completing a refund adds its amount to the deposit's row (V26), and a new refund of the
+   * deposit locks that row and then a balance slot. A worker that took its slot before the
+   * deposit's row deadlocked with such a request now and then: the request failed with a 500.
+   */
+  @Test
+  void refunds_created_while_others_of_the_deposit_complete_never_deadlock() throws Exception {
+    String parent = completedDeposit("1000.00");
+    var processing = gw.app.services().processing();
+    java.util.concurrent.atomic.AtomicBoolean clientsDone = new java.util.concurrent.atomic.AtomicBoolean();
+    List<Throwable> workerFailures = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread worker = new Thread(() -> {
+      while (!clientsDone.get()) {
+        try {
+          processing.processPayouts(20);
+        } catch (RuntimeException e) {
+          workerFailures.add(e);
+        }
+      }
+    });
+    worker.start();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    List<CompletableFuture<List<Integer>>> clients = new ArrayList<>();
+    for (int c = 0; c < 8; c++) {
+      clients.add(CompletableFuture.supplyAsync(() -> {
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+          statuses.add(refund(parent, "0.01").status());
+        }
+        return statuses;
+      }, pool));
+    }
+    List<Integer> all = new ArrayList<>();
+    for (CompletableFuture<List<Integer>> c : clients) {
+      all.addAll(c.get());
+    }
+    clientsDone.set(true);
+    worker.join();
+    pool.shutdown();
+    while (processing.processPayouts(100) > 0) {
+      // the refunds still pending
+    }
+
+    assertThat(all).hasSize(320).containsOnly(200);
+    assertThat(workerFailures).isEmpty();
+    var refunded = gw.database.jdbi().withHandle(h -> h.createQuery(
+        "select refunded_amount from payments where id = ?").bind(0, parent).mapTo(java.math.BigDecimal.class).one());
+    assertThat(refunded).isEqualByComparingTo("3.20");
+  }
 }

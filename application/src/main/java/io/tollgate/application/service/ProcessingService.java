@@ -293,7 +293,10 @@ public final class ProcessingService
       if (p.type() == PaymentType.WITHDRAWAL) {
         return payOut(p);
       }
-      Payment parent = payments.find(p.parentPaymentId()).orElseThrow();
+      // Locked before the refund's final step takes a balance slot: completing the refund adds
+      // its amount to the deposit's row (V26's trigger), and a new refund of the deposit locks
+      // that row first and a slot after it. Taking the slot first would deadlock with it.
+      Payment parent = payments.findForUpdate(p.parentPaymentId()).orElseThrow();
       Payment refund = p.withRouting(p.amount(), p.customerAmount(), parent.terminalId(), parent.terminalName());
       Optional<ReferenceData.Terminal> refuses = terminalOf(parent).filter(t -> !t.supports(PaymentType.REFUND.name()));
       if (refuses.isPresent()) {

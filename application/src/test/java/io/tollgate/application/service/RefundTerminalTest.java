@@ -79,6 +79,7 @@ class RefundTerminalTest {
       return stored;
     });
     when(payments.find(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
+    when(payments.findForUpdate(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
         .filter(p -> p.type() == PaymentType.REFUND && p.state() == PaymentState.PENDING).toList());
     when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
