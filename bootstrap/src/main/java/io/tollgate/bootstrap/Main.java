@@ -441,6 +441,10 @@ public final class Main implements Callable<Integer> {
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        // shown on every payment, and kept in a unique index (V27) that takes no key much over 2 KB
+        if (name.isBlank() || name.length() > 255) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--name: 1 to 255 characters, not blank");
+        }
         java.util.List<String> types = apiTypes(spec, apiTypes);
         long id = services.persistence().referenceData().createTerminal(new io.tollgate.application.port.out.ReferenceData
             .Terminal(0, existingMerchant(services, merchant), name, "ACTIVE", provider, "SANDBOX", "Tollgate sandbox acquirer",

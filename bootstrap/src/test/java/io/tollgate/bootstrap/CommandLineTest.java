@@ -224,6 +224,20 @@ class CommandLineTest {
   }
 
   @Test
+  void a_terminal_name_is_1_to_255_characters_and_not_blank() {
+    String merchantId = group(run("merchant", "create", "--name", "Long names").out(), "merchant (\\d+) created");
+    for (String name : new String[] {"x".repeat(3000), "x".repeat(256), "   "}) {
+      CommandLineRun refused = run("terminal", "create", "--merchant", merchantId, "--name", name);
+      assertThat(refused.exit()).as(name.length() + " characters").isNotZero();
+      assertThat(refused.err()).contains("--name: 1 to 255 characters, not blank");
+    }
+    assertThat(run("terminal", "create", "--merchant", merchantId, "--name", "x".repeat(255)).exit()).isZero();
+    Integer terminals = db.jdbi().withHandle(h -> h.createQuery(
+        "select count(*) from terminals where merchant_id = " + merchantId).mapTo(Integer.class).one());
+    assertThat(terminals).isEqualTo(1);
+  }
+
+  @Test
   void a_terminals_api_types_are_replaced_as_they_are_given_at_creation() {
     String merchantId = group(run("merchant", "create", "--name", "Typed").out(), "merchant (\\d+) created");
     String terminalId = group(run("terminal", "create", "--merchant", merchantId, "--name", "Typed T").out(),
