@@ -60,8 +60,9 @@ public final class Pan {
    * Masks, keeping its first 6 and last 4 digits, everything in {@code text} that can be a card
    * number, so that text a client sent can be echoed back or logged without exposing one. A card
    * number has 12 to 19 digits (ISO/IEC 7812, as this class takes them), written together or in
-   * groups split by spaces or dashes, up to {@value #MAX_SEPARATOR} of them ({@code 4111 1111 1111 1111},
-   * {@code 4111 - 1111 - 1111 - 1111}); a run of such groups
+   * groups split by spaces, tabs, dashes, slashes, plus signs or URL-encoded spaces ({@code %20}),
+   * up to {@value #MAX_SEPARATOR} of them ({@code 4111 1111 1111 1111},
+   * {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111}); a run of such groups
    * is masked whole when some of its consecutive groups hold 12 to 19 digits. Luhn does not
    * matter: a mistyped card number is all but the real one. Not masked: a longer number (20
    * digits or more are no card number), and digits inside an identifier (a word of
@@ -75,20 +76,39 @@ public final class Pan {
     // Identifiers only take digits out of runs, so text with nothing to mask while they are
     // ignored has nothing to mask at all. Most log lines are such text (an access-log line
     // names a payment id), and finding identifiers costs more than this first scan.
-    if (mask(text, null) == null) {
+    if (mask(text, null, false) == null) {
       return text;
     }
-    String masked = mask(text, identifiers(text));
+    String masked = mask(text, identifiers(text), false);
     return masked == null ? text : masked;
   }
 
-  /** {@code text} masked, or null when nothing in it is to be masked. */
-  private static String mask(String text, boolean[] inIdentifier) {
+  /**
+   * Whether {@code text} holds a card number that passes the Luhn check, found as
+   * {@link #maskForDisplay} finds them: for text that is only kept when it holds none, such as a
+   * caller's request id, where a date-based or sequential number of 12 digits or more should not
+   * be taken for one.
+   */
+  public static boolean holdsLuhnValidCardNumber(String text) {
+    return text != null && digits(text) >= MIN_DIGITS && mask(text, null, true) != null
+        && mask(text, identifiers(text), true) != null;
+  }
+
+  /**
+   * {@code text} masked, or null when nothing in it is to be masked; with {@code luhn}, only
+   * runs holding a Luhn-valid card number count.
+   */
+  private static String mask(String text, boolean[] inIdentifier, boolean luhn) {
     StringBuilder out = null;
     int copied = 0;
     int i = 0;
     int n = text.length();
     while (i < n) {
+      if (text.startsWith(ENCODED_SPACE, i)) {
+        // its digits are no part of a number
+        i += ENCODED_SPACE.length();
+        continue;
+      }
       if (!isDigit(text.charAt(i)) || inIdentifier != null && inIdentifier[i]) {
         i++;
         continue;
@@ -102,8 +122,12 @@ public final class Pan {
         }
         groups.add(i - group);
         int next = i;
-        while (next < n && next - i < MAX_SEPARATOR && (text.charAt(next) == ' ' || text.charAt(next) == '-')) {
-          next++;
+        for (int separators = 0; separators < MAX_SEPARATOR; separators++) {
+          int length = separatorAt(text, next);
+          if (length == 0) {
+            break;
+          }
+          next += length;
         }
         if (next > i && next < n && isDigit(text.charAt(next)) && (inIdentifier == null || !inIdentifier[next])) {
           i = next;
@@ -111,15 +135,36 @@ public final class Pan {
           break;
         }
       }
-      if (holdsCardNumber(groups)) {
+      String run = null;
+      if (luhn) {
+        run = digitsOf(text.substring(start, i));
+      }
+      if (luhn ? holdsLuhnValid(groups, run) : holdsCardNumber(groups)) {
         out = out == null ? new StringBuilder(n) : out;
-        String run = text.substring(start, i).replaceAll("[ -]", "");
+        run = run == null ? digitsOf(text.substring(start, i)) : run;
         out.append(text, copied, start)
             .append(run, 0, 6).append("*".repeat(run.length() - 10)).append(run, run.length() - 4, run.length());
         copied = i;
       }
     }
     return out == null ? null : out.append(text, copied, n).toString();
+  }
+
+  /** How many characters of one separator between two groups start at {@code at}: 0 for none. */
+  private static int separatorAt(String text, int at) {
+    if (at >= text.length()) {
+      return 0;
+    }
+    char c = text.charAt(at);
+    if (c == ' ' || c == '-' || c == '\t' || c == '/' || c == '+') {
+      return 1;
+    }
+    return text.startsWith(ENCODED_SPACE, at) ? ENCODED_SPACE.length() : 0;
+  }
+
+  /** The digits of a run, its separators taken out. */
+  private static String digitsOf(String run) {
+    return run.replace(ENCODED_SPACE, "").replaceAll("[^0-9]", "");
   }
 
   /**
@@ -140,10 +185,12 @@ public final class Pan {
   private static final int MAX_DIGITS = 19;
   private static final int IDENTIFIER_LENGTH = 32;
   /**
-   * The most spaces and dashes that split two groups of one card number: a double space, or
-   * " - ", as people write them, split the number no less than a single one.
+   * The most separators that split two groups of one card number: a double space, or " - ", as
+   * people write them, split the number no less than a single one.
    */
   private static final int MAX_SEPARATOR = 3;
+  /** A space as a URL writes it, which a path or query in a log line can hold. */
+  private static final String ENCODED_SPACE = "%20";
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 
@@ -157,6 +204,22 @@ public final class Pan {
       if (sum >= MIN_DIGITS && sum <= MAX_DIGITS) {
         return true;
       }
+    }
+    return false;
+  }
+
+  /** Whether some consecutive groups of a run, whose digits are {@code digits}, hold a Luhn-valid card number. */
+  private static boolean holdsLuhnValid(List<Integer> groups, String digits) {
+    int offset = 0;
+    for (int from = 0; from < groups.size(); from++) {
+      int sum = 0;
+      for (int to = from; to < groups.size() && sum <= MAX_DIGITS; to++) {
+        sum += groups.get(to);
+        if (sum >= MIN_DIGITS && sum <= MAX_DIGITS && luhnValid(digits.substring(offset, offset + sum))) {
+          return true;
+        }
+      }
+      offset += groups.get(from);
     }
     return false;
   }

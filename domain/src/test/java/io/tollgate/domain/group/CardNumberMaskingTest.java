@@ -31,6 +31,12 @@ class CardNumberMaskingTest {
       4111  1111 1111 1111                  | 411111******1111
       4111 1111 1111  1111                  | 411111******1111
       4111--1111--1111--1111                | 411111******1111
+      4111+1111+1111+1111                   | 411111******1111
+      4111/1111/1111/1111                   | 411111******1111
+      4111%201111%201111%201111             | 411111******1111
+      /api/v1/payments/4111%201111%201111%201111 | /api/v1/payments/411111******1111
+      card%204111111111111111111            | card%20411111*********1111
+      ?q=4111+1111+1111+1111&x=1            | ?q=411111******1111&x=1
       """)
   void masks_what_can_be_a_card_number(String text, String masked) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(masked);
@@ -51,9 +57,36 @@ class CardNumberMaskingTest {
       "f47ac10b-58cc-4372-1234-567890123456",
       "12345678-1234-1234-1234-123456789012",
       "order 12345",
+      "192.168.100.200",
+      "24/11/2026 10:30:00",
+      "100%2012345",
       ""})
   void echoes_what_cannot_be_one_as_given(String text) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
+  }
+
+  @org.junit.jupiter.api.Test
+  void tabs_split_a_card_number_as_spaces_do() {
+    assertThat(Pan.maskForDisplay("pan\t4111\t1111\t1111\t1111\tend")).isEqualTo("pan\t411111******1111\tend");
+  }
+
+  /** Only a Luhn-valid card number counts, found by the masking's rule, identifiers left out. */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', textBlock = """
+      4000000000000002                      | true
+      order-4000-0000-0000-0002             | true
+      txn.4000-000000-000002                | true
+      202611240005                          | true
+      4111111111111111-1230                 | true
+      order-202611240001                    | false
+      123456789012                          | false
+      4000000000000003                      | false
+      12345678901234567890                  | false
+      0a1b2c3d4e5f60718293a4b5c6d7e8f9      | false
+      4000 0000 0000 0002 but spaced        | true
+      """)
+  void tells_a_luhn_valid_card_number(String text, boolean holds) {
+    assertThat(Pan.holdsLuhnValidCardNumber(text)).isEqualTo(holds);
   }
 
   @ParameterizedTest
