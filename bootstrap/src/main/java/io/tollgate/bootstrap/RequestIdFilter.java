@@ -35,12 +35,14 @@ final class RequestIdFilter implements Filter {
   }
 
   /**
-   * Whether the caller's id can be used: a sane token that cannot hold a card number (by the one
-   * masking rule: masking would change it), since the id goes unmasked into the response, the
-   * error envelope and every log line of the request.
+   * Whether the caller's id can be used: a sane token that holds no card number, since the id
+   * goes unmasked into the response, the error envelope and every log line of the request. A
+   * card number is found as the masking finds it, but only one that passes the Luhn check
+   * counts here: ids such as {@code order-202611240001} are numbered by date or sequence, and the
+   * caller needs its own id back to match our answer and logs with its own.
    */
   static boolean usable(String given) {
-    return given != null && SANE.matcher(given).matches() && Pan.maskForDisplay(given).equals(given);
+    return given != null && SANE.matcher(given).matches() && !Pan.holdsLuhnValidCardNumber(given);
   }
 
   @Override

@@ -157,13 +157,13 @@ class OperabilityTest {
   }
 
   /**
-   * A request id the caller chose that can hold a card number (by the one masking rule: masking
-   * would change it) is not used, as an insane one is not: it would go unmasked into the
-   * response header, the error envelope and every log line of the request. A new id replaces it.
+   * A request id the caller chose that holds a card number (found as the masking finds them, and
+   * Luhn-valid) is not used, as an insane one is not: it would go unmasked into the response
+   * header, the error envelope and every log line of the request. A new id replaces it.
    */
   @ParameterizedTest
   @ValueSource(strings = {"4000000000000002", "order-4000-0000-0000-0002", "pan:4000000000000002.retry-1",
-      "txn.4000-000000-000002", "123456789012"})
+      "txn.4000-000000-000002", "202611240005"})
   void a_request_id_that_can_hold_a_card_number_is_replaced(String given) throws Exception {
     Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
     ListAppender<ILoggingEvent> captured = new ListAppender<>();
@@ -193,9 +193,13 @@ class OperabilityTest {
     }
   }
 
-  /** Ids with digits that cannot be a card number are the caller's to keep, UUIDs and long hex ids too. */
+  /**
+   * Ids with digits that are no card number are the caller's to keep: numbered by date or
+   * sequence (12 digits or more, but not Luhn-valid), UUIDs and long hex ids too.
+   */
   @ParameterizedTest
-  @ValueSource(strings = {"order-12345678901", "1234-5678-901", "123456789012345678901",
+  @ValueSource(strings = {"order-12345678901", "1234-5678-901", "123456789012345678901", "order-202611240001",
+      "123456789012", "4000000000000003",
       "123e4567-e89b-12d3-a456-426614174000", "0a1b2c3d4e5f60718293a4b5c6d7e8f9", "2026.11.24:1234"})
   void a_request_id_that_cannot_hold_a_card_number_is_kept(String given) {
     TestGateway.Answer failed = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
