@@ -81,12 +81,12 @@ public final class SandboxProcessor implements PaymentProcessor {
   }
 
   @Override
-  public Result capture(PaymentId payment, String externalId, Money amount) {
+  public Result capture(PaymentId payment, Terminal terminal, String externalId, Money amount) {
     return Result.approved(externalId == null ? externalId() : externalId, "00");
   }
 
   @Override
-  public Result voidAuthorization(PaymentId payment, String externalId) {
+  public Result voidAuthorization(PaymentId payment, Terminal terminal, String externalId) {
     return Result.approved(externalId == null ? externalId() : externalId, "00");
   }
 
@@ -108,7 +108,8 @@ public final class SandboxProcessor implements PaymentProcessor {
    * ends in {@code 0000} (the sandbox's closed account), else paid.
    */
   @Override
-  public Result bankPayout(PaymentId payout, Money amount, io.tollgate.domain.payment.Customer account) {
+  public Result bankPayout(PaymentId payout, Terminal terminal, Money amount,
+      io.tollgate.domain.payment.Customer account) {
     if (amount.amount().compareTo(PAYOUT_LIMIT) > 0) {
       return Result.declined(ErrorCode.E3_28_AMOUNT_HIGHER_THAN_MAXIMUM, externalId(), "61");
     }
@@ -123,7 +124,8 @@ public final class SandboxProcessor implements PaymentProcessor {
   }
 
   @Override
-  public Result refund(PaymentId refund, PaymentId deposit, String depositExternalId, Money amount) {
+  public Result refund(PaymentId refund, PaymentId deposit, Terminal terminal, String depositExternalId,
+      Money amount) {
     if (amount.amount().compareTo(PAYOUT_LIMIT) > 0) {
       return Result.declined(ErrorCode.E3_28_AMOUNT_HIGHER_THAN_MAXIMUM, externalId(), "61");
     }
@@ -131,7 +133,8 @@ public final class SandboxProcessor implements PaymentProcessor {
   }
 
   @Override
-  public Result startBankTransfer(PaymentId payment, Money amount, Map<String, String> additionalParameters) {
+  public Result startBankTransfer(PaymentId payment, Terminal terminal, Money amount,
+      Map<String, String> additionalParameters) {
     if (amount.amount().compareTo(DEPOSIT_LIMIT) >= 0) {
       return Result.declined(ErrorCode.E3_28_AMOUNT_HIGHER_THAN_MAXIMUM, externalId(), "61");
     }
@@ -147,7 +150,7 @@ public final class SandboxProcessor implements PaymentProcessor {
   }
 
   @Override
-  public Result bankTransferStatus(PaymentId payment, String externalId, Money expected,
+  public Result bankTransferStatus(PaymentId payment, Terminal terminal, String externalId, Money expected,
       Map<String, String> additionalParameters) {
     String received = additionalParameters.get("sandboxReceivedAmount");
     Money settled = expected;

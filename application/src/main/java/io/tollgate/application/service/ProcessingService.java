@@ -11,6 +11,7 @@ import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
 import io.tollgate.application.port.out.PaymentProcessor.Result;
+import io.tollgate.application.port.out.PaymentProcessor.Terminal;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentRepository;
@@ -150,7 +151,7 @@ public final class ProcessingService
               "must not exceed the authorized " + p.amount(), amount.toPlainString()));
         }
       }
-      Result r = processor.capture(p.id(), p.externalId(), captured);
+      Result r = processor.capture(p.id(), Terminal.of(p), p.externalId(), captured);
       if (r.status() == Result.Status.APPROVED) {
         return writer.update(p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
             external(r).withAmount(captured).withDetails("captured " + captured), clock.instant()));
@@ -165,7 +166,7 @@ public final class ProcessingService
     return tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
       PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.VOID);
-      Result r = processor.voidAuthorization(p.id(), p.externalId());
+      Result r = processor.voidAuthorization(p.id(), Terminal.of(p), p.externalId());
       if (r.status() != Result.Status.APPROVED) {
         throw new DomainException.Conflict("void_refused", "The processor refused the void");
       }
@@ -307,7 +308,7 @@ public final class ProcessingService
         return Stepped.MOVED;
       }
       recordFinal(null, refund, OperationType.REFUND,
-          processor.refund(refund.id(), parent.id(), parent.externalId(), refund.amount()), null);
+          processor.refund(refund.id(), parent.id(), Terminal.of(parent), parent.externalId(), refund.amount()), null);
       return Stepped.MOVED;
     });
   }
@@ -368,7 +369,7 @@ public final class ProcessingService
     Routing.Routed routed = taker.get();
     Payment payout = routed.applyTo(p);
     Result r = payout.method() == PaymentMethod.BANKTRANSFER
-        ? processor.bankPayout(payout.id(), payout.amount(), payout.customer())
+        ? processor.bankPayout(payout.id(), Terminal.of(payout), payout.amount(), payout.customer())
         : payout.card() == null || payout.card().cardToken() == null
         ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
         : processor.payout(charge(payout, attempt, pan));
@@ -392,7 +393,8 @@ public final class ProcessingService
   @Override
   public int settleBankTransfers(int batch) {
     return eachDue(DueWork.BANK_TRANSFERS, clock.instant().minus(bankTransferDelay), batch, p -> {
-      Result r = processor.bankTransferStatus(p.id(), p.externalId(), p.amount(), p.additionalParameters());
+      Result r = processor.bankTransferStatus(p.id(), Terminal.of(p), p.externalId(), p.amount(),
+          p.additionalParameters());
       if (r.status() == Result.Status.PENDING) {
         return false;
       }
@@ -510,7 +512,8 @@ public final class ProcessingService
           clock.instant()));
     }
     Payment routed = taker.get().applyTo(screened);
-    Result r = processor.startBankTransfer(routed.id(), routed.amount(), routed.additionalParameters());
+    Result r = processor.startBankTransfer(routed.id(), Terminal.of(routed), routed.amount(),
+        routed.additionalParameters());
     return record(screen.held(), routed, OperationType.DEPOSIT, r, details + taker.get().via() + plan.passedOver());
   }
 
@@ -604,7 +607,7 @@ public final class ProcessingService
       throw new IllegalStateException("card token of payment " + p.id() + " is missing from the vault");
     }
     return new CardCharge(p.id(), p.amount(), digits, p.card().expiryMonth(), p.card().expiryYear(),
-        p.card().cardholderName(), !p.preAuth(), p.terminalName(), attempt);
+        p.card().cardholderName(), !p.preAuth(), Terminal.of(p), attempt);
   }
 
   /**

@@ -87,7 +87,7 @@ class PayoutCascadeTest {
 
     @Override
     public Result payout(CardCharge payout) {
-      String terminal = payout.terminal();
+      String terminal = payout.terminal().name();
       asked.add(terminal + " #" + payout.attempt());
       if (declining.contains(terminal)) {
         return Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "x-" + terminal, "05");
@@ -118,32 +118,35 @@ class PayoutCascadeTest {
     }
 
     @Override
-    public Result capture(PaymentId payment, String externalId, Money amount) {
+    public Result capture(PaymentId payment, Terminal terminal, String externalId, Money amount) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public Result voidAuthorization(PaymentId payment, String externalId) {
+    public Result voidAuthorization(PaymentId payment, Terminal terminal, String externalId) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public Result bankPayout(PaymentId payout, Money amount, io.tollgate.domain.payment.Customer account) {
+    public Result bankPayout(PaymentId payout, Terminal terminal, Money amount,
+        io.tollgate.domain.payment.Customer account) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public Result refund(PaymentId refund, PaymentId deposit, String depositExternalId, Money amount) {
+    public Result refund(PaymentId refund, PaymentId deposit, Terminal terminal, String depositExternalId,
+        Money amount) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public Result startBankTransfer(PaymentId payment, Money amount, Map<String, String> additionalParameters) {
+    public Result startBankTransfer(PaymentId payment, Terminal terminal, Money amount,
+        Map<String, String> additionalParameters) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public Result bankTransferStatus(PaymentId payment, String externalId, Money expected,
+    public Result bankTransferStatus(PaymentId payment, Terminal terminal, String externalId, Money expected,
         Map<String, String> additionalParameters) {
       throw new UnsupportedOperationException();
     }

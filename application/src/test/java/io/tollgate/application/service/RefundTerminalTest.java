@@ -85,7 +85,7 @@ class RefundTerminalTest {
     when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
         rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
     when(processor.terminalName()).thenReturn(DEFAULT_TERMINAL);
-    when(processor.refund(any(), any(), any(), any())).thenReturn(Result.approved("r-1", "00"));
+    when(processor.refund(any(), any(), any(), any(), any())).thenReturn(Result.approved("r-1", "00"));
     when(shops.find(SHOP)).thenReturn(Optional.of(new Shop(SHOP, MERCHANT, "Shop", null, null, null, false, false,
         null)));
     service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
@@ -125,7 +125,7 @@ class RefundTerminalTest {
     assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
     assertThat(declined.errorCode()).isEqualTo(ErrorCode.E1_05_TERMINAL_NOT_FOUND);
     assertThat(declined.terminalId()).isEqualTo(7L);
-    verify(processor, never()).refund(any(), any(), any(), any());
+    verify(processor, never()).refund(any(), any(), any(), any(), any());
   }
 
   @Test

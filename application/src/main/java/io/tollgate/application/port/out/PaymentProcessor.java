@@ -1,6 +1,7 @@
 package io.tollgate.application.port.out;
 
 import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
 import java.util.Map;
 
@@ -10,6 +11,10 @@ import java.util.Map;
  * never sent twice at once; implementations must therefore answer within a bounded time
  * (a timeout is a {@link Result#declined decline} with 3.04, never a hang) and must be safe to
  * call again for the same payment id (processors de-duplicate on it).
+ *
+ * <p>Every call names the {@link Terminal} it goes through, by id and name, so that an
+ * implementation fronting several acquirers can dispatch each call to the one that holds the
+ * payment: terminal names are unique per merchant only, never across merchants.
  *
  * <p>Every answer carries the processor's own id and result code, which Tollgate shows the
  * merchant as {@code externalId} and {@code externalResultCode}, next to our error code.
@@ -29,41 +34,80 @@ public interface PaymentProcessor {
   /** Finishes a deposit after the customer answered the 3-D Secure challenge. */
   Result completeChallenge(CardCharge charge, boolean customerPassed);
 
-  /** Takes (part of) a held amount. */
-  Result capture(PaymentId payment, String externalId, Money amount);
+  /**
+   * Takes (part of) a held amount.
+   *
+   * @param terminal the terminal that authorized the deposit, which holds the amount
+   */
+  Result capture(PaymentId payment, Terminal terminal, String externalId, Money amount);
 
-  /** Releases a held amount. */
-  Result voidAuthorization(PaymentId payment, String externalId);
+  /**
+   * Releases a held amount.
+   *
+   * @param terminal the terminal that authorized the deposit, which holds the amount
+   */
+  Result voidAuthorization(PaymentId payment, Terminal terminal, String externalId);
 
-  /** Pays out to a card. */
+  /** Pays out to a card, through the terminal the payout was routed to ({@link CardCharge#terminal}). */
   Result payout(CardCharge payout);
 
-  /** Pays out by bank transfer to the account the customer's account fields name. */
-  Result bankPayout(PaymentId payout, Money amount, io.tollgate.domain.payment.Customer account);
+  /**
+   * Pays out by bank transfer to the account the customer's account fields name.
+   *
+   * @param terminal the terminal the payout was routed to
+   */
+  Result bankPayout(PaymentId payout, Terminal terminal, Money amount, io.tollgate.domain.payment.Customer account);
 
-  /** Returns (part of) a completed deposit to its card. */
-  Result refund(PaymentId refund, PaymentId deposit, String depositExternalId, Money amount);
+  /**
+   * Returns (part of) a completed deposit to its card.
+   *
+   * @param terminal the deposit's terminal, which took the money: a refund is not routed, and
+   *     goes back there whatever the shop's connectors are now
+   */
+  Result refund(PaymentId refund, PaymentId deposit, Terminal terminal, String depositExternalId, Money amount);
 
   /**
    * Opens a bank transfer: answers {@link Result.Status#PENDING} with the instructions the
    * customer needs ({@code externalRefs}); the outcome arrives later through
    * {@link #bankTransferStatus}.
+   *
+   * @param terminal the terminal the deposit was routed to, which is to receive the transfer
    */
-  Result startBankTransfer(PaymentId payment, Money amount, Map<String, String> additionalParameters);
+  Result startBankTransfer(PaymentId payment, Terminal terminal, Money amount,
+      Map<String, String> additionalParameters);
 
   /**
    * Whether the transfer has arrived: PENDING while waiting, else its final result with the
    * amount actually received as {@link Result#settledAmount}, which may differ from the one
    * requested.
+   *
+   * @param terminal the terminal the transfer was opened on ({@link #startBankTransfer})
    */
-  Result bankTransferStatus(PaymentId payment, String externalId, Money expected,
+  Result bankTransferStatus(PaymentId payment, Terminal terminal, String externalId, Money expected,
       Map<String, String> additionalParameters);
+
+  /**
+   * The terminal a call goes through.
+   *
+   * @param id the terminal's id in Tollgate; null for the processor's default terminal of a shop
+   *     without connectors ({@link #terminalName}), and for payments stored before terminals were
+   *     recorded by id (migration V28), which only have a name
+   * @param name the terminal's name as it was when the payment was sent to it; unique per
+   *     merchant only, so the id, when there is one, is what tells terminals apart
+   */
+  record Terminal(Long id, String name) {
+
+    /** The terminal the payment is routed to, or was last sent to. */
+    public static Terminal of(Payment p) {
+      return new Terminal(p.terminalId(), p.terminalName());
+    }
+  }
 
   /**
    * A card operation: the card number in clear is only ever passed here, never stored.
    *
-   * @param terminal the terminal the charge goes through; an implementation fronting several
-   *     acquirers dispatches on it
+   * @param terminal the terminal the payment was routed to for this attempt (after a cascade,
+   *     the next one), or for a 3-D Secure answer the one that asked for the challenge
    * @param attempt 1 for the first terminal tried, 2 after one cascade, ...
    */
   record CardCharge(
@@ -74,7 +118,7 @@ public interface PaymentProcessor {
       String expiryYear,
       String cardholderName,
       boolean capture,
-      String terminal,
+      Terminal terminal,
       int attempt) {
 
     @Override
