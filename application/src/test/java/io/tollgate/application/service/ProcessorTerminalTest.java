@@ -1,0 +1,296 @@
+package io.tollgate.application.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand;
+import io.tollgate.application.port.out.BalanceRepository;
+import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.GroupRepository;
+import io.tollgate.application.port.out.PaymentMetrics;
+import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
+import io.tollgate.application.port.out.PaymentProcessor.Result;
+import io.tollgate.application.port.out.PaymentProcessor.Terminal;
+import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.PaymentRepository.DueWork;
+import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.application.port.out.ReferenceData.Connector;
+import io.tollgate.application.port.out.ShopRepository;
+import io.tollgate.application.port.out.TransactionRunner;
+import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentType;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+
+/**
+ * Every call to the processor names the terminal it goes through, by id and name, so that an
+ * implementation fronting several acquirers can tell them apart: the terminal a payment is
+ * routed to, the one that authorized a deposit for its capture or void, the deposit's for a
+ * refund, the one that opened a bank transfer for its status, whatever the shop's connectors
+ * are by then.
+ */
+class ProcessorTerminalTest {
+
+  private static final Currencies CURRENCIES = Currencies.defaults();
+  private static final List<String> ALL_TYPES = List.of("DEPOSIT", "WITHDRAWAL", "REFUND");
+  private static final ShopId SHOP = new ShopId(1);
+  private static final MerchantId MERCHANT = new MerchantId(4);
+  private static final String DEFAULT_TERMINAL = "Default terminal";
+  private static final String CARD_NUMBER = "4000000000000408";
+  private static final long CASCADE_ON_402 = 5;
+  private static final Terminal A = new Terminal(7L, "Acquirer A");
+  private static final Terminal B = new Terminal(8L, "Acquirer B");
+
+  private final Map<PaymentId, Payment> rows = new HashMap<>();
+  private final PaymentRepository payments = mock(PaymentRepository.class);
+  private final ReferenceData reference = mock(ReferenceData.class);
+  private final GroupRepository groups = mock(GroupRepository.class);
+  private final CardVault vault = mock(CardVault.class);
+  private final PaymentProcessor processor = mock(PaymentProcessor.class);
+  private ProcessingService service;
+
+  private final TransactionRunner tx = new TransactionRunner() {
+    @Override
+    public <T> T inTransaction(Supplier<T> work) {
+      return work.get();
+    }
+  };
+
+  @BeforeEach
+  void store() {
+    when(payments.update(any(), anyList(), any())).thenAnswer(call -> {
+      Payment.Transition t = call.getArgument(0);
+      Payment stored = t.after().withVersion(t.before().version() + 1);
+      rows.put(stored.id(), stored);
+      return stored;
+    });
+    when(payments.findForUpdate(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
+    when(payments.findForUpdateWithCard(any(), anyBoolean())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentId>getArgument(0))).map(p -> new PaymentRepository.Locked(p, new byte[] {1})));
+    when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
+        .filter(p -> p.state() == PaymentState.PENDING && isDue(p, call.getArgument(0))).toList());
+    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
+    when(vault.open(any())).thenReturn(CARD_NUMBER);
+    when(vault.reveal(any(), anyString())).thenReturn(Optional.of(CARD_NUMBER));
+    when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
+
+    when(processor.terminalName()).thenReturn(DEFAULT_TERMINAL);
+    when(processor.authorize(any())).thenReturn(Result.approved("auth-1", "00"));
+    when(processor.capture(any(), any(), any(), any())).thenReturn(Result.approved("auth-1", "00"));
+    when(processor.voidAuthorization(any(), any(), any())).thenReturn(Result.approved("auth-1", "00"));
+    when(processor.refund(any(), any(), any(), any(), any())).thenReturn(Result.approved("refund-1", "00"));
+    when(processor.payout(any())).thenReturn(Result.approved("payout-1", "00"));
+    when(processor.bankPayout(any(), any(), any(), any())).thenReturn(Result.approved("payout-1", "PAID"));
+    when(processor.startBankTransfer(any(), any(), any(), any())).thenReturn(new Result(Result.Status.PENDING, null,
+        "transfer-1", "AWAITING_TRANSFER", Map.of("iban", "DE89370400440532013000"), null));
+    when(processor.bankTransferStatus(any(), any(), any(), any(), any())).thenReturn(Result.approved("transfer-1",
+        "RECEIVED"));
+
+    service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
+        mock(BalanceRepository.class), mock(ShopRepository.class), vault, processor, reference, groups, null,
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+  }
+
+  private static boolean isDue(Payment p, DueWork work) {
+    return switch (work) {
+      case PAYOUTS -> p.type() == PaymentType.WITHDRAWAL || p.type() == PaymentType.REFUND;
+      case BANK_TRANSFERS -> p.type() == PaymentType.DEPOSIT && p.method() == PaymentMethod.BANKTRANSFER;
+      default -> false;
+    };
+  }
+
+  private void shopHas(Connector... connectors) {
+    when(reference.hasConnectors(SHOP.value())).thenReturn(connectors.length > 0);
+    when(reference.connectorsOf(SHOP.value())).thenReturn(List.of(connectors));
+  }
+
+  private static Connector connector(Terminal t, PaymentMethod method, int priority, Long cascadeGroup) {
+    return new Connector(t.id(), SHOP.value(), t.id(), t.name(), "ACTIVE", method.name(), "EUR", priority, 100, null,
+        null, cascadeGroup, null, ALL_TYPES);
+  }
+
+  private static Connector connector(Terminal t, PaymentMethod method) {
+    return connector(t, method, 1, null);
+  }
+
+  private static Money eur(String amount) {
+    return new Money(new BigDecimal(amount), CURRENCIES.require("EUR"));
+  }
+
+  /** A stored payment of the shop, in its initial state, 10.00 EUR. */
+  private Payment stored(PaymentType type, PaymentMethod method, PaymentState state, boolean preAuth,
+      Customer customer) {
+    CardDetails card = method == PaymentMethod.BASIC_CARD
+        ? new CardDetails("400000******0408", "tok_1", null, "12", "2030", "VISA", null) : null;
+    Payment p = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, type, method, eur("10.00"), null, null,
+        null, preAuth, card, customer, null, null, null, null), state, Instant.now()).after().withVersion(1);
+    rows.put(p.id(), p);
+    return p;
+  }
+
+  private Payment cardDeposit(boolean preAuth) {
+    return stored(PaymentType.DEPOSIT, PaymentMethod.BASIC_CARD, PaymentState.CHECKOUT, preAuth, null);
+  }
+
+  /** Sends the deposit host-to-host, as a merchant does after creating it with a card. */
+  private Payment execute(Payment deposit) {
+    return service.executeHostToHost(SHOP, deposit.id().value(), new HostToHostCommand("203.0.113.7", null, null,
+        null, null, null, null, null, null, null, null));
+  }
+
+  /** The terminals of the card charges the processor was asked to authorize, in order. */
+  private List<Terminal> authorizedOn(int times) {
+    ArgumentCaptor<CardCharge> charges = ArgumentCaptor.forClass(CardCharge.class);
+    verify(processor, times(times)).authorize(charges.capture());
+    return charges.getAllValues().stream().map(CardCharge::terminal).toList();
+  }
+
+  @Test
+  void a_card_deposit_is_authorized_on_the_terminal_of_the_connector_it_was_routed_to() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+
+    execute(cardDeposit(false));
+
+    assertThat(authorizedOn(1)).containsExactly(A);
+  }
+
+  @Test
+  void a_card_charge_prints_its_terminal_but_never_its_card_number() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+
+    execute(cardDeposit(false));
+
+    ArgumentCaptor<CardCharge> charge = ArgumentCaptor.forClass(CardCharge.class);
+    verify(processor).authorize(charge.capture());
+    assertThat(charge.getValue().toString()).contains("7", "Acquirer A").doesNotContain(CARD_NUMBER);
+  }
+
+  @Test
+  void a_card_deposit_of_a_shop_without_connectors_is_authorized_on_the_default_terminal_which_has_no_id() {
+    execute(cardDeposit(false));
+
+    assertThat(authorizedOn(1)).containsExactly(new Terminal(null, DEFAULT_TERMINAL));
+  }
+
+  @Test
+  void a_card_deposit_that_cascades_is_authorized_again_on_the_next_terminal() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD, 1, CASCADE_ON_402), connector(B, PaymentMethod.BASIC_CARD, 2, null));
+    when(processor.authorize(any())).thenReturn(Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "auth-0", "05"),
+        Result.approved("auth-1", "00"));
+
+    Payment deposit = execute(cardDeposit(false));
+
+    assertThat(deposit.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(authorizedOn(2)).containsExactly(A, B);
+  }
+
+  @Test
+  void a_pre_authorized_deposit_is_captured_on_the_terminal_that_authorized_it() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+    Payment authorized = execute(cardDeposit(true));
+    assertThat(authorized.state()).isEqualTo(PaymentState.AUTHORIZED);
+    shopHas(connector(B, PaymentMethod.BASIC_CARD));
+
+    service.capture(SHOP, authorized.id().value(), new BigDecimal("4.00"));
+
+    verify(processor).capture(authorized.id(), A, "auth-1", eur("4.00"));
+  }
+
+  @Test
+  void a_pre_authorized_deposit_is_voided_on_the_terminal_that_authorized_it() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+    Payment authorized = execute(cardDeposit(true));
+    shopHas(connector(B, PaymentMethod.BASIC_CARD));
+
+    service.voidAuthorization(SHOP, authorized.id().value());
+
+    verify(processor).voidAuthorization(authorized.id(), A, "auth-1");
+  }
+
+  @Test
+  void a_refund_goes_to_the_terminal_of_its_deposit_even_after_the_shop_s_connectors_changed() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+    Payment deposit = execute(cardDeposit(false));
+    shopHas(connector(B, PaymentMethod.BASIC_CARD));
+    when(reference.terminal(A.id())).thenReturn(Optional.of(new ReferenceData.Terminal(A.id(), MERCHANT, A.name(),
+        "ACTIVE", "P", "SANDBOX", "Sandbox", ALL_TYPES, Instant.now())));
+    Payment refund = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, PaymentType.REFUND,
+            PaymentMethod.BASIC_CARD, eur("3.00"), null, null, deposit.id(), false, null, null, null, null, null, null),
+        PaymentState.PENDING, Instant.now()).after().withVersion(1);
+    rows.put(refund.id(), refund);
+
+    service.processPayouts(10);
+
+    verify(processor).refund(refund.id(), deposit.id(), A, "auth-1", eur("3.00"));
+    assertThat(rows.get(refund.id()).state()).isEqualTo(PaymentState.COMPLETED);
+  }
+
+  @Test
+  void a_card_payout_is_paid_by_the_terminal_it_was_routed_to() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+    stored(PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, PaymentState.PENDING, false, null);
+
+    service.processPayouts(10);
+
+    ArgumentCaptor<CardCharge> payout = ArgumentCaptor.forClass(CardCharge.class);
+    verify(processor).payout(payout.capture());
+    assertThat(payout.getValue().terminal()).isEqualTo(A);
+  }
+
+  @Test
+  void a_bank_payout_is_sent_by_the_terminal_it_was_routed_to() {
+    shopHas(connector(A, PaymentMethod.BANKTRANSFER));
+    Customer account = new Customer(null, null, "Ada", "Lovelace", null, null, null, null, null,
+        "DE89370400440532013000", "Ada Lovelace", null, null, null, null, null, null, null);
+    Payment payout = stored(PaymentType.WITHDRAWAL, PaymentMethod.BANKTRANSFER, PaymentState.PENDING, false, account);
+
+    service.processPayouts(10);
+
+    verify(processor).bankPayout(payout.id(), A, eur("10.00"), account);
+  }
+
+  @Test
+  void a_bank_transfer_is_opened_and_asked_after_on_the_terminal_it_was_routed_to() {
+    shopHas(connector(A, PaymentMethod.BANKTRANSFER));
+    Payment deposit = stored(PaymentType.DEPOSIT, PaymentMethod.BANKTRANSFER, PaymentState.CHECKOUT, false, null);
+
+    service.startBankTransfer(deposit.id().value());
+    shopHas(connector(B, PaymentMethod.BANKTRANSFER));
+    service.settleBankTransfers(10);
+
+    verify(processor).startBankTransfer(deposit.id(), A, eur("10.00"), Map.of());
+    verify(processor).bankTransferStatus(deposit.id(), A, "transfer-1", eur("10.00"), Map.of());
+    assertThat(rows.get(deposit.id()).state()).isEqualTo(PaymentState.COMPLETED);
+  }
+}
