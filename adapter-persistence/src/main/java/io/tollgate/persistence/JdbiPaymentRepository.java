@@ -64,7 +64,9 @@ final class JdbiPaymentRepository implements PaymentRepository {
     long expected = step.before().version();
     Payment after = step.after().withVersion(expected + 1);
     List<PaymentOperation> operations = new ArrayList<>(earlier);
-    operations.add(step.operation());
+    if (step.operation() != null) {
+      operations.add(step.operation());
+    }
     if (write(PaymentSql.UPDATE_WRITTEN, after, expected, operations, effects.apply(after)).rows() != 1) {
       throw new DomainException.Conflict("concurrent_modification",
           "The payment was changed by another request; retry");
@@ -88,8 +90,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
     if (shape.card()) {
       sql.append(JdbiCardVault.STORE).append(", ");
     }
-    sql.append(shape.written()).append(", ")
-        .append(shape.operations() == 1 ? PaymentSql.OPERATION : PaymentSql.operations(shape.operations()));
+    sql.append(shape.written());
+    if (shape.operations() > 0) {
+      sql.append(", ")
+          .append(shape.operations() == 1 ? PaymentSql.OPERATION : PaymentSql.operations(shape.operations()));
+    }
     if (shape.event()) {
       sql.append(", ").append(PaymentSql.EVENT);
     }

@@ -22,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -220,6 +221,44 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     Payment.Transition cancel = writer.create(Payment.create(draft(own, "1.00", "held-2"), PaymentState.CHECKOUT, T0))
         .apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, at);
     assertThatThrownBy(() -> writer.hold(cancel)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * Where a payout is about to be sent is stored before it is sent: the routed terminal and
+   * amount, with the held screen when there is one, and no operation, event or ledger entry of
+   * its own; a routing computed from a stale row is refused.
+   */
+  @Test
+  void a_routing_is_stored_before_the_terminal_is_asked_with_no_operation_of_its_own() {
+    ShopId own = TestShops.create(adapters, "routing");
+    PaymentWriter writer = new PaymentWriter(repository(), stored -> "{}".getBytes(StandardCharsets.UTF_8),
+        PaymentMetrics.NONE);
+    Payment p = writer.create(Payment.create(draft(own, "4.00", "route-1"), PaymentState.CHECKOUT, T0));
+    Payment routed = p.withRouting(p.amount(), null, 42L, "Acquirer B");
+
+    Payment stored = writer.route(null, p, routed);
+
+    assertThat(repository().find(p.id()).orElseThrow()).satisfies(row -> {
+      assertThat(row.terminalId()).isEqualTo(42L);
+      assertThat(row.terminalName()).isEqualTo("Acquirer B");
+      assertThat(row.state()).isEqualTo(PaymentState.CHECKOUT);
+      assertThat(row.version()).isEqualTo(stored.version()).isEqualTo(p.version() + 1);
+    });
+    assertThat(repository().operations(p.id())).extracting(PaymentOperation::operation)
+        .containsExactly(OperationType.CREATE_PAYMENT);
+    assertThatThrownBy(() -> writer.route(null, p, routed)).isInstanceOf(DomainException.Conflict.class);
+
+    PaymentWriter.Held held = writer.hold(stored.apply(OperationType.DETECT_FRAUD, PaymentState.CHECKOUT,
+        Outcome.NONE.withDetails("1 rule passed"), T0.plusSeconds(1)));
+    Payment again = writer.route(held, held.payment(), held.payment().withRouting(p.amount(), null, 43L, "Acquirer C"));
+
+    assertThat(repository().find(p.id()).orElseThrow().terminalId()).isEqualTo(43L);
+    assertThat(again.version()).isEqualTo(stored.version() + 1);
+    assertThat(repository().operations(p.id())).extracting(o -> o.operation() + " " + o.details())
+        .containsExactly("DETECT_FRAUD 1 rule passed", "CREATE_PAYMENT null");
+    long events = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE payment_id = :id")
+        .bind("id", p.id().value()).mapTo(Long.class).one());
+    assertThat(events).isZero();
   }
 
   /**

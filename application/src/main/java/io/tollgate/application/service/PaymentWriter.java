@@ -86,6 +86,23 @@ public final class PaymentWriter {
     }
   }
 
+  /**
+   * Stores where a payment is to be sent ({@code routed}: the payment {@code from} with its
+   * terminal and amounts as routed), before it is sent there, with the held step when there is
+   * one: no operation of its own, no event, no ledger entry.
+   */
+  public Payment route(Held held, Payment from, Payment routed) {
+    if (held == null) {
+      return payments.update(new Payment.Transition(from, routed, null), List.of(), p -> PaymentRepository.Effects.NONE);
+    }
+    if (!from.id().equals(held.payment().id()) || from.version() != held.payment().version()) {
+      throw new IllegalStateException("payment " + from.id() + ": the routing does not follow the held step");
+    }
+    Payment.Transition screened = held.step();
+    return payments.update(new Payment.Transition(screened.before(), routed, screened.operation()), List.of(),
+        p -> PaymentRepository.Effects.NONE);
+  }
+
   /** Stores {@code next}, and the held step before it when there is one, as one write. */
   public Payment update(Held held, Payment.Transition next) {
     if (held == null) {

@@ -330,8 +330,8 @@ public final class ProcessingService
   }
 
   /**
-   * One terminal's attempt at a withdrawal, in the worker's transaction for it: on the first,
-   * anti-fraud and routing; after a cascade, the terminal the payout was moved on to. A decline
+   * A step of a withdrawal, in the worker's transaction for it: first anti-fraud and routing,
+   * whose terminal is committed before it is asked; then one terminal's attempt. A decline
    * whose code cascades is stored with the CASCADING step, which names the next terminal, and
    * committed before that terminal is asked, in a transaction of its own. A worker that stops
    * in between takes the payout up again at that same terminal: never again at one that already
@@ -341,33 +341,31 @@ public final class ProcessingService
    */
   private Stepped payOut(Payment due) {
     CardNumber pan = fromVault(due);
-    Payment p = due;
-    PaymentWriter.Held held = null;
-    Routing.Plan plan;
-    int attempt;
-    // a PENDING withdrawal names a terminal only once a decline moved it on to one
+    // a PENDING withdrawal names a terminal once it was routed, before it was sent there
     if (due.terminalName() == null) {
       Screened screened = screen(due, pan);
-      p = screened.payment();
-      held = screened.held();
+      Payment p = screened.payment();
       if (p.state().isFinal()) {
         return Stepped.MOVED;
       }
-      plan = routing.plan(p);
-      attempt = 1;
-    } else {
-      List<PaymentOperation> sent = payments.operations(due.id()).stream()
-          .filter(o -> o.operation() == OperationType.WITHDRAWAL).toList();
-      plan = routing.resume(due, sent);
-      attempt = sent.size() + 1;
+      Routing.Plan plan = routing.plan(p);
+      Optional<Routing.Routed> taker = plan.next();
+      if (taker.isEmpty()) {
+        writer.update(screened.held(), p.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED, plan.refusal(),
+            clock.instant()));
+        return Stepped.MOVED;
+      }
+      // Committed before the terminal is asked, as a cascade's next terminal is: a worker that
+      // stops while the terminal pays takes the payout up again at that terminal, even when the
+      // operator has changed connectors, rates or API types in between, and never at another.
+      return Stepped.andThen(writer.route(screened.held(), p, taker.get().applyTo(p)));
     }
-    Optional<Routing.Routed> taker = plan.next();
-    if (taker.isEmpty()) {
-      writer.update(held, p.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED, plan.refusal(), clock.instant()));
-      return Stepped.MOVED;
-    }
-    Routing.Routed routed = taker.get();
-    Payment payout = routed.applyTo(p);
+    List<PaymentOperation> sent = payments.operations(due.id()).stream()
+        .filter(o -> o.operation() == OperationType.WITHDRAWAL).toList();
+    Routing.Plan plan = routing.resume(due, sent);
+    int attempt = sent.size() + 1;
+    Routing.Routed routed = plan.next().orElseThrow();
+    Payment payout = routed.applyTo(due);
     Result r = payout.method() == PaymentMethod.BANKTRANSFER
         ? processor.bankPayout(payout.id(), Terminal.of(payout), payout.amount(), payout.customer())
         : payout.card() == null || payout.card().cardToken() == null
@@ -376,10 +374,10 @@ public final class ProcessingService
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
         ? plan.cascade(routed, r.errorCode()) : Optional.empty();
     if (next.isEmpty()) {
-      recordFinal(held, payout, OperationType.WITHDRAWAL, r, "payout" + routed.via() + plan.passedOver());
+      recordFinal(null, payout, OperationType.WITHDRAWAL, r, "payout" + routed.via() + plan.passedOver());
       return Stepped.MOVED;
     }
-    Payment declined = writer.update(held, payout.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
+    Payment declined = writer.update(payout.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
         external(r).withDetails("payout; terminal " + routed.terminalName() + " declined " + describe(r)
             + plan.passedOver()), clock.instant()));
     Payment.Transition cascading = declined.apply(OperationType.CASCADING, PaymentState.PENDING,

@@ -105,10 +105,11 @@ final class Routing {
   }
 
   /**
-   * The plan of a payment that cascaded in an earlier transaction and is taken up again: first
-   * the terminal it was moved on to, as stored on the payment (with the amount already converted
-   * for it, so that an acquirer that may have been asked already sees the same payout again),
-   * then the shop's connectors whose terminal it has not been sent to. The stored terminal is
+   * The plan of a payment routed or cascaded in an earlier transaction and taken up again: first
+   * the terminal it was routed or moved on to, as stored on the payment (with the amount already
+   * converted for it, so that an acquirer that may have been asked already sees the same payout
+   * again), then the shop's other connectors whose terminal it has not been sent to (among them
+   * the stored terminal's connectors in other currencies, until it has answered). The stored terminal is
    * taken even when its connector is no longer active, then with no cascading after it. A
    * terminal may have connectors in several currencies: the one that cascades after it is its
    * connector in the currency of the stored amount, the one the payment was moved on to.
@@ -122,7 +123,7 @@ final class Routing {
     Connector current = candidates.stream().filter(c -> isTerminal(c, p.terminalId(), p.terminalName())
         && c.terminalCurrency().equals(p.amount().currency().code())).findFirst().orElse(null);
     List<Connector> rest = candidates.stream()
-        .filter(c -> !isTerminal(c, p.terminalId(), p.terminalName()))
+        .filter(c -> current != null ? !c.equals(current) : !isTerminal(c, p.terminalId(), p.terminalName()))
         .filter(c -> sent.stream().noneMatch(o -> isTerminal(c, o.terminalId(), o.terminalName()))).toList();
     Plan plan = new Plan(p, rest, false);
     plan.resumed = new Routed(current, current != null ? Long.valueOf(current.terminalId()) : p.terminalId(),

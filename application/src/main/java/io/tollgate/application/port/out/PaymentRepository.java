@@ -27,8 +27,9 @@ public interface PaymentRepository {
   Payment insert(Payment.Transition creation, Function<Payment, Effects> effects);
 
   /**
-   * Stores a step: the new payment row and its operation, only if the row is still at the
-   * version the step was computed from.
+   * Stores a step: the new payment row and its operation (none when the step's operation is
+   * null: a change that is no step of its own, such as where a payout is about to be sent),
+   * only if the row is still at the version the step was computed from.
    *
    * @return the payment at its new version
    * @throws io.tollgate.domain.DomainException.Conflict when another writer got there first
