@@ -151,7 +151,7 @@ public final class ProcessingService
               "must not exceed the authorized " + p.amount(), amount.toPlainString()));
         }
       }
-      Result r = processor.capture(p.id(), Terminal.of(p), p.externalId(), captured);
+      Result r = processor.capture(p.id(), sentTo(p), p.externalId(), captured);
       if (r.status() == Result.Status.APPROVED) {
         return writer.update(p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
             external(r).withAmount(captured).withDetails("captured " + captured), clock.instant()));
@@ -166,7 +166,7 @@ public final class ProcessingService
     return tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
       PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.VOID);
-      Result r = processor.voidAuthorization(p.id(), Terminal.of(p), p.externalId());
+      Result r = processor.voidAuthorization(p.id(), sentTo(p), p.externalId());
       if (r.status() != Result.Status.APPROVED) {
         throw new DomainException.Conflict("void_refused", "The processor refused the void");
       }
@@ -259,7 +259,10 @@ public final class ProcessingService
       if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
       }
-      Result r = processor.completeChallenge(charge(p, 1, fromLock(locked)), passed);
+      // the terminal that asked for the challenge, after as many cascades as came before it
+      int attempt = 1 + (int) payments.operations(p.id()).stream()
+          .filter(o -> o.operation() == OperationType.CASCADING).count();
+      Result r = processor.completeChallenge(charge(p, attempt, fromLock(locked)), passed);
       if (r.status() != Result.Status.APPROVED) {
         return writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
             declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
@@ -308,9 +311,23 @@ public final class ProcessingService
         return Stepped.MOVED;
       }
       recordFinal(null, refund, OperationType.REFUND,
-          processor.refund(refund.id(), parent.id(), Terminal.of(parent), parent.externalId(), refund.amount()), null);
+          processor.refund(refund.id(), parent.id(), sentTo(parent), parent.externalId(), refund.amount()), null);
       return Stepped.MOVED;
     });
+  }
+
+  /**
+   * The terminal a payment was routed or sent to, as the processor is told it: by its id, or,
+   * for a payment stored before terminals were recorded by id (V28), with the id of the
+   * merchant's terminal of its name (unique per merchant since V27), so that an implementation
+   * fronting several acquirers never has to go by a name alone. The id stays null for the
+   * processor's default terminal, and for a name no terminal of the merchant has any more.
+   */
+  private Terminal sentTo(Payment p) {
+    if (p.terminalId() != null) {
+      return Terminal.of(p);
+    }
+    return terminalOf(p).map(t -> new Terminal(t.id(), p.terminalName())).orElseGet(() -> Terminal.of(p));
   }
 
   /**
@@ -391,7 +408,7 @@ public final class ProcessingService
   @Override
   public int settleBankTransfers(int batch) {
     return eachDue(DueWork.BANK_TRANSFERS, clock.instant().minus(bankTransferDelay), batch, p -> {
-      Result r = processor.bankTransferStatus(p.id(), Terminal.of(p), p.externalId(), p.amount(),
+      Result r = processor.bankTransferStatus(p.id(), sentTo(p), p.externalId(), p.amount(),
           p.additionalParameters());
       if (r.status() == Result.Status.PENDING) {
         return false;
@@ -605,7 +622,7 @@ public final class ProcessingService
       throw new IllegalStateException("card token of payment " + p.id() + " is missing from the vault");
     }
     return new CardCharge(p.id(), p.amount(), digits, p.card().expiryMonth(), p.card().expiryYear(),
-        p.card().cardholderName(), !p.preAuth(), Terminal.of(p), attempt);
+        p.card().cardholderName(), !p.preAuth(), sentTo(p), attempt);
   }
 
   /**

@@ -35,14 +35,18 @@ import io.tollgate.domain.payment.Customer;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +76,9 @@ class ProcessorTerminalTest {
   private static final Terminal B = new Terminal(8L, "Acquirer B");
 
   private final Map<PaymentId, Payment> rows = new HashMap<>();
+  /** The operations stored of each payment, oldest first. */
+  private final Map<PaymentId, List<PaymentOperation>> operations = new HashMap<>();
+  private final ShopRepository shops = mock(ShopRepository.class);
   private final PaymentRepository payments = mock(PaymentRepository.class);
   private final ReferenceData reference = mock(ReferenceData.class);
   private final GroupRepository groups = mock(GroupRepository.class);
@@ -92,9 +99,23 @@ class ProcessorTerminalTest {
       Payment.Transition t = call.getArgument(0);
       Payment stored = t.after().withVersion(t.before().version() + 1);
       rows.put(stored.id(), stored);
+      List<PaymentOperation> own = operations.computeIfAbsent(stored.id(), id -> new ArrayList<>());
+      own.addAll(call.getArgument(1));
+      if (t.operation() != null) {
+        own.add(t.operation());
+      }
       return stored;
     });
+    when(payments.operations(any())).thenAnswer(call -> {
+      List<PaymentOperation> newestFirst = new ArrayList<>(operations.getOrDefault(call.getArgument(0), List.of()));
+      Collections.reverse(newestFirst);
+      return newestFirst;
+    });
+    when(shops.find(SHOP)).thenReturn(Optional.of(new Shop(SHOP, MERCHANT, "Shop", null, null,
+        Shop.DEFAULT_CHECKOUT_TIMEOUT, false, false, "EUR")));
     when(payments.findForUpdate(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
+    when(payments.findForUpdateWithCard(any())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentId>getArgument(0))).map(p -> new PaymentRepository.Locked(p, new byte[] {1})));
     when(payments.findForUpdateWithCard(any(), anyBoolean())).thenAnswer(call -> Optional.ofNullable(
         rows.get(call.<PaymentId>getArgument(0))).map(p -> new PaymentRepository.Locked(p, new byte[] {1})));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
@@ -118,7 +139,7 @@ class ProcessorTerminalTest {
         "RECEIVED"));
 
     service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
-        mock(BalanceRepository.class), mock(ShopRepository.class), vault, processor, reference, groups, null,
+        mock(BalanceRepository.class), shops, vault, processor, reference, groups, null,
         CURRENCIES, Clock.systemUTC(), Duration.ZERO);
   }
 
@@ -292,5 +313,52 @@ class ProcessorTerminalTest {
     verify(processor).startBankTransfer(deposit.id(), A, eur("10.00"), Map.of());
     verify(processor).bankTransferStatus(deposit.id(), A, "transfer-1", eur("10.00"), Map.of());
     assertThat(rows.get(deposit.id()).state()).isEqualTo(PaymentState.COMPLETED);
+  }
+
+  /**
+   * A challenge asked for by the terminal a cascade moved the deposit on to is answered there,
+   * as the attempt it was: the second.
+   */
+  @Test
+  void a_challenge_asked_for_after_a_cascade_is_answered_on_that_terminal_as_its_attempt() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD, 1, CASCADE_ON_402), connector(B, PaymentMethod.BASIC_CARD, 2, null));
+    when(processor.authorize(any())).thenReturn(Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "auth-0", "05"),
+        new Result(Result.Status.CHALLENGE, null, "auth-1", "3DS_REQUIRED", Map.of(), null));
+    when(processor.completeChallenge(any(), anyBoolean())).thenReturn(Result.approved("auth-1", "00"));
+    Payment deposit = execute(cardDeposit(false));
+    assertThat(deposit.state()).isEqualTo(PaymentState.PENDING);
+
+    service.completeChallenge(deposit.id().value(), true);
+
+    ArgumentCaptor<CardCharge> answered = ArgumentCaptor.forClass(CardCharge.class);
+    verify(processor).completeChallenge(answered.capture(), org.mockito.ArgumentMatchers.eq(true));
+    assertThat(answered.getValue().terminal()).isEqualTo(B);
+    assertThat(answered.getValue().attempt()).isEqualTo(2);
+    assertThat(rows.get(deposit.id()).state()).isEqualTo(PaymentState.COMPLETED);
+  }
+
+  /**
+   * A deposit stored before terminals were recorded by id (V28) names its terminal only: the
+   * processor is told the id of the merchant's terminal of that name, never a bare name.
+   */
+  @Test
+  void a_deposit_stored_before_terminal_ids_is_refunded_on_its_terminal_by_id() {
+    Payment old = cardDeposit(false).withRouting(eur("10.00"), null, null, B.name());
+    Payment deposit = new Payment(old.id(), old.shopId(), old.type(), PaymentState.COMPLETED, old.method(),
+        old.amount(), old.customerAmount(), old.referenceId(), old.description(), old.parentPaymentId(), old.preAuth(),
+        old.card(), old.customer(), old.billingAddress(), old.returnUrl(), old.webhookUrl(),
+        old.additionalParameters(), null, null, "auth-1", "00", Map.of(), B.name(), null, old.created(),
+        old.updated(), old.version());
+    rows.put(deposit.id(), deposit);
+    when(reference.terminal(MERCHANT, B.name())).thenReturn(Optional.of(new ReferenceData.Terminal(B.id(), MERCHANT,
+        B.name(), "ACTIVE", "P", "SANDBOX", "Sandbox", ALL_TYPES, Instant.now())));
+    Payment refund = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, PaymentType.REFUND,
+            PaymentMethod.BASIC_CARD, eur("3.00"), null, null, deposit.id(), false, null, null, null, null, null, null),
+        PaymentState.PENDING, Instant.now()).after().withVersion(1);
+    rows.put(refund.id(), refund);
+
+    service.processPayouts(10);
+
+    verify(processor).refund(refund.id(), deposit.id(), B, "auth-1", eur("3.00"));
   }
 }
