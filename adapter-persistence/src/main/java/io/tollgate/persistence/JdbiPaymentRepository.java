@@ -355,6 +355,12 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
+  public void checked(PaymentId id, Instant at) {
+    jdbi.useHandle(h -> h.createUpdate("UPDATE payments SET checked = :at WHERE id = :id")
+        .bind("at", at).bind("id", id.value()).execute());
+  }
+
+  @Override
   public List<Payment> lockDue(DueWork work, Instant before, int limit) {
     List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery(dueSql(work))
         .bind("before", before).bind("limit", limit)
@@ -366,8 +372,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
   static String dueSql(DueWork work) {
     String where = switch (work) {
       case PAYOUTS -> "p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING'";
+      // A transfer still awaited is asked after again once the delay has passed since it was
+      // last asked, and a tenth of the time it has been awaited: an hour-old one every six minutes.
       case BANK_TRANSFERS -> "p.payment_type = 'DEPOSIT' AND p.payment_method = 'BANKTRANSFER'"
-          + " AND p.state = 'PENDING' AND p.updated < :before";
+          + " AND p.state = 'PENDING' AND p.updated < :before"
+          + " AND (p.checked IS NULL OR p.checked + (p.checked - p.updated) / 10 < :before)";
       // The shortest timeout of any shop bounds the index scan (payments_open_checkouts): only
       // checkouts older than that are read, not every customer still on the payment page. A card
       // deposit in its 3-D Secure challenge (PENDING) has the timeout again from the challenge
@@ -379,7 +388,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
           + " WHEN p.payment_method = 'BASIC_CARD' THEN p.updated END"
           + " < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'";
     };
-    String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "p.updated";
+    // the payments a job left as they were go behind those it has not looked at since
+    String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "COALESCE(p.checked, p.updated)";
     return "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
         + " ORDER BY " + order + " LIMIT :limit FOR UPDATE OF p SKIP LOCKED";
   }

@@ -6,6 +6,7 @@ import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
+import io.tollgate.application.port.out.PaymentRepository.DueWork;
 import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.application.service.PaymentWriter;
@@ -22,8 +23,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.payment.PaymentMethod;
 import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
+import io.tollgate.domain.payment.PaymentType;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -259,6 +262,54 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     long events = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE payment_id = :id")
         .bind("id", p.id().value()).mapTo(Long.class).one());
     assertThat(events).isZero();
+  }
+
+  /** A payment of the shop in PENDING, its last step at {@code at}. */
+  private Payment pending(ShopId shop, PaymentType type, PaymentMethod method, String reference, Instant at) {
+    Payment.Draft card = draft(shop, "2.00", reference);
+    Payment p = repository().insert(Payment.create(new Payment.Draft(card.id(), shop, type, method, card.amount(),
+        reference, null, null, false, method == PaymentMethod.BASIC_CARD ? card.card() : null, card.customer(), null,
+        null, null, Map.of()), type == PaymentType.DEPOSIT ? PaymentState.CHECKOUT : PaymentState.PENDING, T0));
+    return type == PaymentType.DEPOSIT
+        ? repository().update(p.apply(OperationType.DEPOSIT, PaymentState.PENDING, Outcome.NONE, at))
+        : repository().update(p.apply(OperationType.DETECT_FRAUD, PaymentState.PENDING, Outcome.NONE, at));
+  }
+
+  /** The given payments among those {@link PaymentRepository#lockDue} answers, in its order. */
+  private List<PaymentId> due(DueWork work, Instant before, List<Payment> among) {
+    Set<PaymentId> ids = among.stream().map(Payment::id).collect(java.util.stream.Collectors.toSet());
+    return repository().lockDue(work, before, 1000).stream().map(Payment::id).filter(ids::contains).toList();
+  }
+
+  /**
+   * Transfers the bank still awaits, and payments whose step failed, go behind the ones no job
+   * has looked at since: they cannot hold up the later ones, however many they are. An awaited
+   * transfer is asked after again once the delay has passed and a tenth of its age.
+   */
+  @Test
+  void payments_a_job_left_as_they_were_go_behind_the_others_and_transfers_wait_for_their_next_check() {
+    ShopId own = TestShops.create(adapters, "checked");
+    Payment first = pending(own, PaymentType.DEPOSIT, PaymentMethod.BANKTRANSFER, "bt-1", T0.plusSeconds(1));
+    Payment second = pending(own, PaymentType.DEPOSIT, PaymentMethod.BANKTRANSFER, "bt-2", T0.plusSeconds(2));
+    Payment third = pending(own, PaymentType.DEPOSIT, PaymentMethod.BANKTRANSFER, "bt-3", T0.plusSeconds(3));
+    List<Payment> transfers = List.of(first, second, third);
+    Instant checkedAt = T0.plusSeconds(101);
+    assertThat(due(DueWork.BANK_TRANSFERS, checkedAt, transfers)).containsExactly(first.id(), second.id(), third.id());
+
+    repository().checked(first.id(), checkedAt);
+    repository().checked(second.id(), checkedAt);
+
+    // asked again 100 s after they were opened: not before a tenth of that, 10 s, has passed
+    assertThat(due(DueWork.BANK_TRANSFERS, checkedAt.plusSeconds(9), transfers)).containsExactly(third.id());
+    assertThat(due(DueWork.BANK_TRANSFERS, checkedAt.plusSeconds(11), transfers))
+        .containsExactly(third.id(), first.id(), second.id());
+    assertThat(repository().find(first.id()).orElseThrow()).as("nothing a merchant sees changes")
+        .isEqualTo(first);
+
+    Payment stuck = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-1", T0.plusSeconds(1));
+    Payment later = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-2", T0.plusSeconds(2));
+    repository().checked(stuck.id(), checkedAt);
+    assertThat(due(DueWork.PAYOUTS, checkedAt, List.of(stuck, later))).containsExactly(later.id(), stuck.id());
   }
 
   /**

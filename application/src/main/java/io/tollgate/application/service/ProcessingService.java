@@ -411,6 +411,7 @@ public final class ProcessingService
       Result r = processor.bankTransferStatus(p.id(), sentTo(p), p.externalId(), p.amount(),
           p.additionalParameters());
       if (r.status() == Result.Status.PENDING) {
+        payments.checked(p.id(), clock.instant());
         return false;
       }
       Outcome outcome = r.status() == Result.Status.APPROVED ? external(r) : declined(r);
@@ -484,6 +485,13 @@ public final class ProcessingService
         }
       } catch (RuntimeException e) {
         failed.add(candidate.id().value() + " (" + e.getClass().getSimpleName() + ")");
+        try {
+          // behind the others next time, so that payments whose step keeps failing cannot
+          // hold up the ones after them
+          payments.checked(candidate.id(), clock.instant());
+        } catch (RuntimeException unrecorded) {
+          // the database that failed the step may refuse this too: the payment keeps its place
+        }
       }
     }
     if (!failed.isEmpty()) {

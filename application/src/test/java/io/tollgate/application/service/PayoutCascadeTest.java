@@ -335,6 +335,7 @@ class PayoutCascadeTest {
     assertThatThrownBy(() -> service.processPayouts(10)).isInstanceOf(IllegalStateException.class);
     assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
     assertThat(rows.get(p.id()).terminalName()).as("routed, and committed, before B was asked").isEqualTo("B");
+    org.mockito.Mockito.verify(payments).checked(org.mockito.ArgumentMatchers.eq(p.id()), any());
 
     shopHas(connector("C", "EUR", 1, null), connector("B", "EUR", 2, null));
     assertThat(service.processPayouts(10)).isEqualTo(1);

@@ -361,4 +361,19 @@ class ProcessorTerminalTest {
 
     verify(processor).refund(refund.id(), deposit.id(), B, "auth-1", eur("3.00"));
   }
+
+  /** A transfer the bank still awaits is marked as looked at, so that it goes behind the others. */
+  @Test
+  void a_transfer_still_awaited_goes_behind_the_others() {
+    shopHas(connector(A, PaymentMethod.BANKTRANSFER));
+    Payment deposit = stored(PaymentType.DEPOSIT, PaymentMethod.BANKTRANSFER, PaymentState.CHECKOUT, false, null);
+    service.startBankTransfer(deposit.id().value());
+    when(processor.bankTransferStatus(any(), any(), any(), any(), any())).thenReturn(new Result(Result.Status.PENDING,
+        null, "transfer-1", "AWAITING_TRANSFER", Map.of(), null));
+
+    assertThat(service.settleBankTransfers(10)).isZero();
+
+    verify(payments).checked(org.mockito.ArgumentMatchers.eq(deposit.id()), any());
+    assertThat(rows.get(deposit.id()).state()).isEqualTo(PaymentState.PENDING);
+  }
 }

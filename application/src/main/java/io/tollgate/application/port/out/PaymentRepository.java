@@ -132,6 +132,14 @@ public interface PaymentRepository {
   List<Payment> lockDue(DueWork work, Instant now, int limit);
 
   /**
+   * Records that a job looked at a due payment {@code at} and left it as it was (a bank transfer
+   * still awaited, a step that failed): {@link #lockDue} then takes it after the payments not
+   * looked at since, and a bank transfer only once its next check is due. Changes nothing a
+   * merchant sees; not a step of the payment.
+   */
+  void checked(PaymentId id, Instant at);
+
+  /**
    * Locks the payment in the current transaction if no other transaction holds it and it is
    * still at {@code version}; empty otherwise (another instance has it, or it has moved on).
    */
