@@ -104,12 +104,13 @@ public final class Pan {
     int i = 0;
     int n = text.length();
     while (i < n) {
-      if (text.startsWith(ENCODED_SPACE, i)) {
+      char c = text.charAt(i);
+      if (c == '%' && text.startsWith(ENCODED_SPACE, i)) {
         // its digits are no part of a number
         i += ENCODED_SPACE.length();
         continue;
       }
-      if (!isDigit(text.charAt(i)) || inIdentifier != null && inIdentifier[i]) {
+      if (!isDigit(c) || inIdentifier != null && inIdentifier[i]) {
         i++;
         continue;
       }
