@@ -384,7 +384,7 @@ public final class ProcessingService
     Routing.Routed routed = plan.next().orElseThrow();
     Payment payout = routed.applyTo(due);
     Result r = payout.method() == PaymentMethod.BANKTRANSFER
-        ? processor.bankPayout(payout.id(), Terminal.of(payout), payout.amount(), payout.customer())
+        ? processor.bankPayout(payout.id(), sentTo(payout), payout.amount(), payout.customer())
         : payout.card() == null || payout.card().cardToken() == null
         ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
         : processor.payout(charge(payout, attempt, pan));
