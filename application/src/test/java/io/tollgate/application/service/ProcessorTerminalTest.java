@@ -184,6 +184,21 @@ class ProcessorTerminalTest {
     return stored(PaymentType.DEPOSIT, PaymentMethod.BASIC_CARD, PaymentState.CHECKOUT, preAuth, null);
   }
 
+  /** A refund of the deposit, waiting for the worker. */
+  private Payment pendingRefund(Payment deposit, String amount) {
+    Payment refund = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, PaymentType.REFUND,
+            PaymentMethod.BASIC_CARD, eur(amount), null, null, deposit.id(), false, null, null, null, null, null, null),
+        PaymentState.PENDING, Instant.now()).after().withVersion(1);
+    rows.put(refund.id(), refund);
+    return refund;
+  }
+
+  /** The merchant's terminal behind {@code t}, taking every type of payment. */
+  private static ReferenceData.Terminal sandboxTerminal(Terminal t) {
+    return new ReferenceData.Terminal(t.id(), MERCHANT, t.name(), "ACTIVE", "P", "SANDBOX", "Sandbox", ALL_TYPES,
+        Instant.now());
+  }
+
   /** Sends the deposit host-to-host, as a merchant does after creating it with a card. */
   private Payment execute(Payment deposit) {
     return service.executeHostToHost(SHOP, deposit.id().value(), new HostToHostCommand("203.0.113.7", null, null,
@@ -264,12 +279,8 @@ class ProcessorTerminalTest {
     shopHas(connector(A, PaymentMethod.BASIC_CARD));
     Payment deposit = execute(cardDeposit(false));
     shopHas(connector(B, PaymentMethod.BASIC_CARD));
-    when(reference.terminal(A.id())).thenReturn(Optional.of(new ReferenceData.Terminal(A.id(), MERCHANT, A.name(),
-        "ACTIVE", "P", "SANDBOX", "Sandbox", ALL_TYPES, Instant.now())));
-    Payment refund = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, PaymentType.REFUND,
-            PaymentMethod.BASIC_CARD, eur("3.00"), null, null, deposit.id(), false, null, null, null, null, null, null),
-        PaymentState.PENDING, Instant.now()).after().withVersion(1);
-    rows.put(refund.id(), refund);
+    when(reference.terminal(A.id())).thenReturn(Optional.of(sandboxTerminal(A)));
+    Payment refund = pendingRefund(deposit, "3.00");
 
     service.processPayouts(10);
 
@@ -350,12 +361,8 @@ class ProcessorTerminalTest {
         old.additionalParameters(), null, null, "auth-1", "00", Map.of(), B.name(), null, old.created(),
         old.updated(), old.version());
     rows.put(deposit.id(), deposit);
-    when(reference.terminal(MERCHANT, B.name())).thenReturn(Optional.of(new ReferenceData.Terminal(B.id(), MERCHANT,
-        B.name(), "ACTIVE", "P", "SANDBOX", "Sandbox", ALL_TYPES, Instant.now())));
-    Payment refund = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, PaymentType.REFUND,
-            PaymentMethod.BASIC_CARD, eur("3.00"), null, null, deposit.id(), false, null, null, null, null, null, null),
-        PaymentState.PENDING, Instant.now()).after().withVersion(1);
-    rows.put(refund.id(), refund);
+    when(reference.terminal(MERCHANT, B.name())).thenReturn(Optional.of(sandboxTerminal(B)));
+    Payment refund = pendingRefund(deposit, "3.00");
 
     service.processPayouts(10);
 
