@@ -65,6 +65,28 @@ class HttpEdgeCasesTest {
     assertThat(response).contains("\"status\":" + status).contains("\"errors\":[]").doesNotContain("<html");
   }
 
+  /**
+   * Behind a proxy that ends TLS, Jetty is reached over http: a checkout form's redirect names
+   * no origin, so that the browser stays on the one the customer is on (https) and the page's
+   * CSP form-action lets it through.
+   */
+  @Test
+  void a_checkout_form_redirects_to_a_relative_location_whatever_host_jetty_was_reached_at() throws Exception {
+    String id = gw.deposit("5.00", "EUR");
+    String page = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+    assertThat(csrf.find()).as(page).isTrue();
+    String form = "csrf=" + java.net.URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8);
+
+    String answer = raw("POST /checkout/" + id + "/cancel HTTP/1.1\r\nHost: pay.example.com\r\n"
+        + "X-Forwarded-Proto: https\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: "
+        + form.length() + "\r\nConnection: close\r\n\r\n" + form);
+
+    assertThat(answer).startsWith("HTTP/1.1 303");
+    assertThat(answer.lines().filter(l -> l.regionMatches(true, 0, "Location:", 0, 9)).toList())
+        .containsExactly("Location: /checkout/" + id);
+  }
+
   @Test
   void an_unknown_method_is_a_405_in_the_envelope() {
     Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))

@@ -34,6 +34,10 @@ public final class GatewayApi {
     ResourceConfig config = new ResourceConfig();
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
     config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
+    // The page's redirects stay relative: made absolute, they would name the origin Jetty was
+    // reached at (http, behind a proxy that ends TLS), which the page's CSP form-action refuses
+    // after a submitted form, and which would take the customer off https.
+    config.property(ServerProperties.LOCATION_HEADER_RELATIVE_URI_RESOLUTION_DISABLED, true);
     RestCommon.register(config, bodyLimitBytes);
     config.register(new CheckoutFormFilter());
     config.register(new CheckoutResource(checkout, csrfTokens));
