@@ -21,7 +21,8 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
   }
 
   @Override
-  public Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore) {
+  public Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore,
+      Instant unfinishedBefore) {
     return jdbi.inTransaction(h -> {
       boolean ours = h.createQuery("""
               INSERT INTO idempotency_keys (shop_id, idempotency_key, fingerprint, payment_id, created)
@@ -29,10 +30,11 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
               ON CONFLICT (shop_id, idempotency_key) DO UPDATE
                   SET fingerprint = excluded.fingerprint, payment_id = NULL, answer = NULL, created = excluded.created
                   WHERE idempotency_keys.created < :expiredBefore
+                     OR (idempotency_keys.payment_id IS NULL AND idempotency_keys.created < :unfinishedBefore)
               RETURNING true
               """)
           .bind("shop", shop.value()).bind("key", key).bind("fingerprint", fingerprint)
-          .bind("now", now).bind("expiredBefore", expiredBefore)
+          .bind("now", now).bind("expiredBefore", expiredBefore).bind("unfinishedBefore", unfinishedBefore)
           .mapTo(Boolean.class).findOne().isPresent();
       if (ours) {
         return Optional.<PriorUse>empty();
@@ -46,6 +48,15 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
               rs.getString("payment_id") == null ? null : new PaymentId(rs.getString("payment_id"))))
           .findOne();
     });
+  }
+
+  @Override
+  public void release(ShopId shop, String key, String fingerprint) {
+    jdbi.useHandle(h -> h.createUpdate("""
+            DELETE FROM idempotency_keys
+            WHERE shop_id = :shop AND idempotency_key = :key AND fingerprint = :fingerprint AND payment_id IS NULL
+            """)
+        .bind("shop", shop.value()).bind("key", key).bind("fingerprint", fingerprint).execute());
   }
 
   @Override

@@ -105,14 +105,42 @@ class SecretsAtRestTest {
   void an_idempotency_key_is_claimed_once_until_it_expires() {
     Instant now = Instant.now();
     Instant expiry = now.minus(Duration.ofHours(24));
+    Instant unfinished = now.minus(Duration.ofMinutes(2));
     PaymentId payment = PaymentId.random();
-    assertThat(adapters.idempotency().claim(shop, "k1", "fp", now, expiry)).isEmpty();
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp", now, expiry, unfinished)).isEmpty();
     adapters.idempotency().complete(shop, "k1", payment);
-    assertThat(adapters.idempotency().claim(shop, "k1", "fp2", now, expiry)).contains(new PriorUse("fp", payment));
-    assertThat(adapters.idempotency().claim(other, "k1", "fp", now, expiry)).as("scoped to the shop").isEmpty();
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp2", now, expiry, unfinished))
+        .contains(new PriorUse("fp", payment));
+    assertThat(adapters.idempotency().claim(other, "k1", "fp", now, expiry, unfinished)).as("scoped to the shop").isEmpty();
     Instant muchLater = now.plus(Duration.ofHours(25));
-    assertThat(adapters.idempotency().claim(shop, "k1", "fp3", muchLater, muchLater.minus(Duration.ofHours(24))))
-        .as("an expired key is free again").isEmpty();
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp3", muchLater, muchLater.minus(Duration.ofHours(24)),
+        muchLater.minus(Duration.ofMinutes(2)))).as("an expired key is free again").isEmpty();
+  }
+
+  @Test
+  void a_claim_left_unfinished_is_held_for_a_while_and_a_released_one_is_free_at_once() {
+    Instant now = Instant.now();
+    Instant expiry = now.minus(Duration.ofHours(24));
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", now, expiry, now.minus(Duration.ofMinutes(2)))).isEmpty();
+
+    Instant soon = now.plusSeconds(30);
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", soon, expiry, soon.minus(Duration.ofMinutes(2))))
+        .as("its request may still be running").contains(new PriorUse("fp", null));
+    Instant later = now.plus(Duration.ofMinutes(3));
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
+        .as("its request was cut short").isEmpty();
+
+    adapters.idempotency().release(shop, "k2", "other fingerprint");
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
+        .as("only the claim of the same request is given up").contains(new PriorUse("fp", null));
+    adapters.idempotency().release(shop, "k2", "fp");
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
+        .as("released").isEmpty();
+
+    adapters.idempotency().complete(shop, "k2", PaymentId.random());
+    adapters.idempotency().release(shop, "k2", "fp");
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
+        .as("a completed key is never released").hasValueSatisfying(u -> assertThat(u.paymentId()).isNotNull());
   }
 
   @Test
@@ -122,7 +150,7 @@ class SecretsAtRestTest {
     for (int i = 0; i < 2; i++) {
       claims.add(CompletableFuture.supplyAsync(() -> adapters.transactionRunner().inTransaction(() -> {
         Optional<PriorUse> result = adapters.idempotency().claim(shop, "race", "fp", Instant.now(),
-            Instant.now().minus(Duration.ofHours(24)));
+            Instant.now().minus(Duration.ofHours(24)), Instant.now().minus(Duration.ofMinutes(2)));
         if (result.isEmpty()) {
           adapters.idempotency().complete(shop, "race", PaymentId.random());
         }

@@ -45,6 +45,16 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   public static final Duration IDEMPOTENCY_WINDOW = Duration.ofHours(24);
 
+  /**
+   * How long an action's key stays claimed by a request that has not answered: longer than any
+   * action takes. A request cut short (the service stopped) leaves its claim unfinished, and a
+   * retry with the key runs the action again once this has passed.
+   */
+  static final Duration UNFINISHED_CLAIM = Duration.ofMinutes(2);
+
+  /** How long an action waits for the request that holds its key before it answers 409. */
+  static final Duration WAIT_FOR_RUNNING = Duration.ofSeconds(30);
+
   private final TransactionRunner tx;
   private final PaymentRepository payments;
   private final PaymentWriter writer;
@@ -105,8 +115,9 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       // The body digest may stem from a card number: only a keyed digest of it is stored.
       String fingerprint = command.idempotencyKey() == null ? null : secrets.fingerprint(command.fingerprint());
       if (command.idempotencyKey() != null) {
+        // in the creation's transaction: a claim is never committed unfinished here
         Optional<PriorUse> prior = idempotency.claim(shop.id(), command.idempotencyKey(),
-            fingerprint, now, now.minus(IDEMPOTENCY_WINDOW));
+            fingerprint, now, now.minus(IDEMPOTENCY_WINDOW), now.minus(UNFINISHED_CLAIM));
         if (prior.isPresent()) {
           return replay(shop.id(), command.idempotencyKey(), prior.get(), fingerprint);
         }
@@ -146,18 +157,53 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   public CreatedPayment once(ShopId shop, String idempotencyKey, String request,
       Supplier<Payment> action) {
     checkIdempotencyKey(idempotencyKey);
-    return tx.inTransaction(() -> {
-      Instant now = clock.instant();
-      String fingerprint = secrets.fingerprint("action:" + request);
-      Optional<PriorUse> prior = idempotency.claim(shop, idempotencyKey, fingerprint, now,
-          now.minus(IDEMPOTENCY_WINDOW));
-      if (prior.isPresent()) {
+    String fingerprint = secrets.fingerprint("action:" + request);
+    // Claimed, and committed, before the action runs: a host-to-host execution commits the
+    // terminal it routed a deposit to before it asks that terminal (ProcessingService), which it
+    // could not do inside a transaction held open around it. A request with the key still
+    // running is waited for, so that every duplicate gets its answer, as a claim held in an open
+    // transaction made it wait before.
+    long waitUntil = System.nanoTime() + WAIT_FOR_RUNNING.toNanos();
+    while (true) {
+      Instant at = clock.instant();
+      Optional<PriorUse> prior = tx.inTransaction(() -> idempotency.claim(shop, idempotencyKey, fingerprint, at,
+          at.minus(IDEMPOTENCY_WINDOW), at.minus(UNFINISHED_CLAIM)));
+      if (prior.isEmpty()) {
+        break;
+      }
+      if (prior.get().paymentId() != null || !prior.get().fingerprint().equals(fingerprint)) {
         return replay(shop, idempotencyKey, prior.get(), fingerprint);
       }
-      Payment done = action.get();
-      idempotency.complete(shop, idempotencyKey, done.id());
-      return new CreatedPayment(done, false);
-    });
+      if (System.nanoTime() - waitUntil > 0) {
+        throw new DomainException.Conflict("idempotency_key_in_use",
+            "A request with this Idempotency-Key is still being processed; retry it in a moment");
+      }
+      pause();
+    }
+    Payment done;
+    try {
+      done = action.get();
+    } catch (RuntimeException e) {
+      try {
+        // the action changed nothing it did not commit itself: the key is free for a retry
+        idempotency.release(shop, idempotencyKey, fingerprint);
+      } catch (RuntimeException unreleased) {
+        e.addSuppressed(unreleased);
+      }
+      throw e;
+    }
+    idempotency.complete(shop, idempotencyKey, done.id());
+    return new CreatedPayment(done, false);
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(20);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DomainException.Conflict("idempotency_key_in_use",
+          "A request with this Idempotency-Key is still being processed; retry it in a moment");
+    }
   }
 
   private static void checkIdempotencyKey(String key) {
