@@ -381,18 +381,29 @@ final class JdbiPaymentRepository implements PaymentRepository {
       // checkouts older than that are read, not every customer still on the payment page. A card
       // deposit in its 3-D Secure challenge (PENDING) has the timeout again from the challenge
       // (its last update, never before its creation), so a card entered late is not cut short.
+      // A card deposit sent to its terminal with no answer stored is the customer's no more: its
+      // terminal may have charged the card, and the job for unanswered deposits settles it.
       case EXPIRED_CHECKOUTS -> "p.payment_type = 'DEPOSIT' AND p.state IN ('CHECKOUT', 'PENDING')"
           + " AND p.created < CAST(:before AS timestamptz)"
           + " - (SELECT min(checkout_timeout_seconds) FROM shops) * interval '1 second'"
           + " AND CASE WHEN p.state = 'CHECKOUT' THEN p.created"
           + " WHEN p.payment_method = 'BASIC_CARD' THEN p.updated END"
-          + " < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'";
+          + " < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'"
+          + " AND NOT (p.state = 'PENDING' AND " + LAST_STEP_UNANSWERED + ")";
+      case UNANSWERED_DEPOSITS -> "p.payment_type = 'DEPOSIT' AND p.state = 'PENDING'"
+          + " AND p.payment_method = 'BASIC_CARD' AND p.updated < :before AND " + LAST_STEP_UNANSWERED;
     };
     // the payments a job left as they were go behind those it has not looked at since
     String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "COALESCE(p.checked, p.updated)";
     return "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
         + " ORDER BY " + order + " LIMIT :limit FOR UPDATE OF p SKIP LOCKED";
   }
+
+  /** Whether the last step of payment {@code p} is one of {@link PaymentRepository#UNANSWERED_AFTER}. */
+  private static final String LAST_STEP_UNANSWERED = "(SELECT o.operation FROM payment_operations o"
+      + " WHERE o.payment_id = p.id ORDER BY o.id DESC LIMIT 1) IN ("
+      + PaymentRepository.UNANSWERED_AFTER.stream().map(o -> "'" + o.name() + "'").sorted()
+          .collect(java.util.stream.Collectors.joining(", ")) + ")";
 
   /** The payment columns qualified with the {@code p} alias, for joins. */
   private static final String QUALIFIED_COLUMNS = """

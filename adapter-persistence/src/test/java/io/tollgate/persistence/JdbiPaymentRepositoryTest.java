@@ -239,7 +239,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     Payment p = writer.create(Payment.create(draft(own, "4.00", "route-1"), PaymentState.CHECKOUT, T0));
     Payment routed = p.withRouting(p.amount(), null, 42L, "Acquirer B");
 
-    Payment stored = writer.route(null, p, routed);
+    Payment stored = writer.route(null, new Payment.Transition(p, routed, null));
 
     assertThat(repository().find(p.id()).orElseThrow()).satisfies(row -> {
       assertThat(row.terminalId()).isEqualTo(42L);
@@ -249,11 +249,12 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     });
     assertThat(repository().operations(p.id())).extracting(PaymentOperation::operation)
         .containsExactly(OperationType.CREATE_PAYMENT);
-    assertThatThrownBy(() -> writer.route(null, p, routed)).isInstanceOf(DomainException.Conflict.class);
+    assertThatThrownBy(() -> writer.route(null, new Payment.Transition(p, routed, null))).isInstanceOf(DomainException.Conflict.class);
 
     PaymentWriter.Held held = writer.hold(stored.apply(OperationType.DETECT_FRAUD, PaymentState.CHECKOUT,
         Outcome.NONE.withDetails("1 rule passed"), T0.plusSeconds(1)));
-    Payment again = writer.route(held, held.payment(), held.payment().withRouting(p.amount(), null, 43L, "Acquirer C"));
+    Payment again = writer.route(held, new Payment.Transition(held.payment(),
+        held.payment().withRouting(p.amount(), null, 43L, "Acquirer C"), null));
 
     assertThat(repository().find(p.id()).orElseThrow().terminalId()).isEqualTo(43L);
     assertThat(again.version()).isEqualTo(stored.version() + 1);
@@ -920,6 +921,48 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
     assertThat(due).containsExactly(oldest.id(), onThreeDs.id())
         .doesNotContain(young.id(), completed.id(), withinLongerTimeout.id());
+  }
+
+  /**
+   * A card deposit sent to its terminal whose answer was never stored is due for the job that
+   * takes such deposits up again once the answer is overdue, whatever step came last before it
+   * was sent (a host-to-host execution or a card entered on the page, a screen, a cascade); and
+   * the expiry job never cancels it as a checkout left alone, since its terminal may have
+   * charged the card. A deposit waiting on its 3-D Secure challenge (the terminal's answer), a
+   * younger one and a bank transfer are not due.
+   */
+  @Test
+  void a_card_deposit_sent_without_an_answer_is_due_again_and_never_expires() {
+    ShopId own = TestShops.create(adapters, "unanswered");
+    db.jdbi().useHandle(h -> h.execute("UPDATE shops SET checkout_timeout_seconds = 60 WHERE id = ?", own.value()));
+    Payment executed = sent(insert(own, "1", "ua-1", T0), T0.plusSeconds(1));
+    Payment screened = sent(insert(own, "1", "ua-2", T0), T0.plusSeconds(2));
+    screened = repository().update(screened.apply(OperationType.DETECT_FRAUD, PaymentState.PENDING, Outcome.NONE,
+        T0.plusSeconds(3)));
+    Payment cascaded = sent(insert(own, "1", "ua-3", T0), T0.plusSeconds(4));
+    cascaded = repository().update(cascaded.apply(OperationType.DEPOSIT, PaymentState.PENDING,
+        Outcome.NONE.withDetails("terminal A declined"), T0.plusSeconds(5)));
+    cascaded = repository().update(cascaded.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE,
+        T0.plusSeconds(5)));
+    Payment onThreeDs = insert(own, "1", "ua-4", T0);
+    onThreeDs = repository().update(onThreeDs.apply(OperationType.DEPOSIT, PaymentState.PENDING,
+        Outcome.NONE.withDetails("3-D Secure challenge required"), T0.plusSeconds(6)));
+    Payment young = sent(insert(own, "1", "ua-5", T0), T0.plusSeconds(100));
+    Payment transfer = pending(own, PaymentType.DEPOSIT, PaymentMethod.BANKTRANSFER, "ua-6", T0.plusSeconds(1));
+    List<Payment> all = List.of(executed, screened, cascaded, onThreeDs, young, transfer);
+
+    assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(60), all))
+        .containsExactly(executed.id(), screened.id(), cascaded.id());
+    assertThat(due(DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(600), all))
+        .as("only the one waiting on its customer").containsExactly(onThreeDs.id());
+  }
+
+  /** The deposit as a request leaves it once it is sent to its terminal: PENDING by its CHECKOUT step. */
+  private Payment sent(Payment checkout, Instant at) {
+    Payment.Transition step = checkout.apply(OperationType.CHECKOUT, PaymentState.PENDING,
+        Outcome.NONE.withDetails("host-to-host"), at);
+    return repository().update(new Payment.Transition(checkout,
+        step.after().withRouting(checkout.amount(), null, 7L, "Acquirer A"), step.operation()));
   }
 
   /**

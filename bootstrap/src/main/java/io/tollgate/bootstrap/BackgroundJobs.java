@@ -29,6 +29,7 @@ final class BackgroundJobs implements AutoCloseable {
     timer.scheduleWithFixedDelay(() -> {
       drain("payouts", work::processPayouts);
       drain("bank transfers", work::settleBankTransfers);
+      drain("unanswered card deposits", work::resumeUnansweredDeposits);
       drain("checkout timeouts", work::expireCheckouts);
     }, millis, millis, TimeUnit.MILLISECONDS);
   }

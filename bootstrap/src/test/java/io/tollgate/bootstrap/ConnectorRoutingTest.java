@@ -168,7 +168,7 @@ class ConnectorRoutingTest {
     assertThat(p.get("state").asText()).isEqualTo("COMPLETED");
     assertThat(p.get("terminalName").asText()).isEqualTo("Limits large");
     assertThat(operations(shop, p.get("id").asText())).extracting(o -> o.get("operation").asText())
-        .containsExactly("CREATE_PAYMENT", "DEPOSIT");
+        .containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT");
     assertThat(lastOperation(shop, p).get("details").asText())
         .contains("via terminal Limits large").contains("200.00 EUR is outside the limits of terminal Limits small");
     assertThat(pay(shop, "100.00", "EUR").get("terminalName").asText()).isEqualTo("Limits small");

@@ -116,7 +116,8 @@ class GroupsAtWorkTest {
     edit("DELETE", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"400000\"]}");
     JsonNode passed = pay(shop, "4000000000000408", "20.00", "EUR", "");
     assertThat(passed.get("state").asText()).isEqualTo("COMPLETED");
-    assertThat(operationNames(shop, passed.get("id").asText())).containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT");
+    assertThat(operationNames(shop, passed.get("id").asText())).containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "CHECKOUT",
+        "DEPOSIT");
   }
 
   @Test
@@ -533,10 +534,10 @@ class GroupsAtWorkTest {
     assertThat(cascaded.has("errorCode")).isFalse();
     assertThat(cascaded.get("terminalName").asText()).isEqualTo("Cascade terminal B");
     String id = cascaded.get("id").asText();
-    assertThat(operationNames(r.shop(), id)).containsExactly("CREATE_PAYMENT", "DEPOSIT", "CASCADING", "DEPOSIT");
-    JsonNode cascading = operations(r.shop(), id).get(2);
+    assertThat(operationNames(r.shop(), id)).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT", "CASCADING", "DEPOSIT");
+    JsonNode cascading = operations(r.shop(), id).get(3);
     assertThat(cascading.get("details").asText()).contains("4.02").contains("Cascade terminal A").contains("Cascade terminal B");
-    assertThat(operations(r.shop(), id).get(1).get("details").asText()).contains("declined 4.02");
+    assertThat(operations(r.shop(), id).get(2).get("details").asText()).contains("declined 4.02");
     // the merchant's operations list each step with its own terminal and answer, not the payment's last
     JsonNode merchantOps = gw.merchantGet("/merchant-api/v1/operations?limit=1000&completed.gte=2000-01-01T00:00:00",
         admin).json().get("result");
@@ -613,12 +614,12 @@ class GroupsAtWorkTest {
     JsonNode cascaded = pay(r.shop(), "4000000000000424", "30.00", "EUR", "");
     assertThat(cascaded.get("state").asText()).isEqualTo("COMPLETED");
     assertThat(operationNames(r.shop(), cascaded.get("id").asText()))
-        .containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT", "CASCADING", "DEPOSIT");
+        .containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "CHECKOUT", "DEPOSIT", "CASCADING", "DEPOSIT");
 
     JsonNode challenged = pay(r.shop(), "4000000000000002", "30.00", "EUR", "");
     assertThat(challenged.get("state").asText()).isEqualTo("PENDING");
     assertThat(operationNames(r.shop(), challenged.get("id").asText()))
-        .containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT");
+        .containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "CHECKOUT", "DEPOSIT");
 
     // a bank transfer to a shop whose connectors all take cards
     TestGateway.Answer created = gw.post("/api/v1/payments",

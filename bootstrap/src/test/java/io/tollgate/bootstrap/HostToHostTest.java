@@ -72,7 +72,7 @@ class HostToHostTest {
     }
     assertThat(p.get("externalId").asText()).startsWith("sbx_");
     assertThat(p.get("externalResultCode").asText()).isNotBlank();
-    assertThat(operations(id)).containsExactly("DEPOSIT:" + state, "CREATE_PAYMENT:CHECKOUT");
+    assertThat(operations(id)).containsExactly("DEPOSIT:" + state, "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
   }
 
   @ParameterizedTest

@@ -185,4 +185,59 @@ class PreAuthAndTimeoutTest {
     assertThat(gw.get("/api/v1/payments/" + patient).json().at("/result/state").asText())
         .as("a shop with the default 30 minutes is not touched").isEqualTo("CHECKOUT");
   }
+
+  /**
+   * A host-to-host deposit whose request was cut short after its terminal was committed, and
+   * before the answer was stored (as the service leaves it when it stops in between): past the
+   * checkout timeout, it is not cancelled as a checkout left alone, but taken up by the job for
+   * unanswered deposits at its terminal, which charged the card, and completed, with its ledger
+   * entry and webhook event. The merchant's execution sent again meanwhile is refused.
+   */
+  @Test
+  void a_deposit_left_unanswered_by_a_request_cut_short_is_completed_by_the_job_not_cancelled() throws Exception {
+    ShopId hasty = gw.createShop(gw.merchant, "Cut short", false, false, Duration.ofSeconds(1));
+    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    String id = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":7.25,\"currency\":\"EUR\","
+        + "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", key, null)
+        .json().at("/result/id").asText();
+    // what a request that stopped while the terminal charged leaves committed
+    gw.database.jdbi().useTransaction(h -> {
+      h.createUpdate("""
+              UPDATE payments SET state = 'PENDING', terminal_name = :terminal, updated = now(), version = version + 1
+              WHERE id = :id""")
+          .bind("id", id).bind("terminal", new io.tollgate.processor.sandbox.SandboxProcessor(java.time.Clock.systemUTC())
+              .terminalName()).execute();
+      h.createUpdate("""
+              INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
+                  payment_state, details)
+              SELECT id, shop_id, merchant_id, 'CHECKOUT', updated, updated, 'PENDING', 'host-to-host from 203.0.113.7'
+              FROM payments WHERE id = :id""")
+          .bind("id", id).execute();
+    });
+    Answer again = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.7\"}")));
+    assertThat(again.status()).isEqualTo(409);
+    String page = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id))).body();
+    assertThat(page).contains("being processed").doesNotContain("/3ds").doesNotContain("/cancel");
+    Thread.sleep(1_500);
+    assertThat(gw.get("/api/v1/payments/" + id, key).json().at("/result/state").asText())
+        .as("past the checkout timeout, younger than a terminal may take").isEqualTo("PENDING");
+
+    // three minutes on, the terminal's answer is overdue
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+        "UPDATE payments SET updated = updated - interval '3 minutes' WHERE id = :id").bind("id", id).execute());
+    JsonNode settled = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), key);
+
+    assertThat(settled.get("state").asText()).isEqualTo("COMPLETED");
+    List<String> ops = new ArrayList<>();
+    gw.get("/api/v1/payments/" + id + "/operations", key).json().get("result")
+        .forEach(o -> ops.add(o.get("operation").asText() + ":" + o.get("paymentState").asText()));
+    assertThat(ops).containsExactly("DEPOSIT:COMPLETED", "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+    assertThat(gw.ledgerSum(hasty, "EUR")[0]).isEqualByComparingTo("7.25");
+    long events = gw.database.jdbi().withHandle(h -> h.createQuery(
+        "SELECT count(*) FROM webhook_events WHERE payment_id = :id AND payment_state = 'COMPLETED'")
+        .bind("id", id).mapTo(Long.class).one());
+    assertThat(events).isEqualTo(1);
+  }
 }

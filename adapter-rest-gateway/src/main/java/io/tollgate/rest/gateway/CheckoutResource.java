@@ -76,11 +76,11 @@ public final class CheckoutResource {
         && p.card() != null && p.card().cardToken() != null) {
       // Card data came with the request (StS mode): straight to processing, no form.
       try {
-        p = checkout.processCardOnFile(id);
+        checkout.processCardOnFile(id);
       } catch (DomainException.Conflict raced) {
-        p = checkout.view(id).payment();
+        // another tab of the page got there first: shown as it is now
       }
-      view = new CheckoutView(p, view.shop());
+      view = checkout.view(id);
     }
     return render(view, Map.of(), Map.of(), null, 200);
   }
@@ -189,7 +189,8 @@ public final class CheckoutResource {
     scope.put("formError", formError);
     String base = "/checkout/" + p.id().value();
     boolean awaitingCard = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
-    boolean awaitingChallenge = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD;
+    boolean awaitingChallenge = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD
+        && !view.unanswered();
     boolean choosingTransfer = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BANKTRANSFER;
     boolean awaitingTransfer = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER;
     if (awaitingCard) {
@@ -223,6 +224,9 @@ public final class CheckoutResource {
           "resultClass", p.state() == PaymentState.COMPLETED || p.state() == PaymentState.AUTHORIZED ? "ok" : "failed",
           "resultText", resultText(p.state()),
           "errorText", p.errorCode() == null ? "" : p.errorCode().describe()));
+    } else if (view.unanswered()) {
+      scope.put("title", "Payment in progress");
+      scope.put("message", "Your card payment is being processed. Reload this page in a moment to see its result.");
     } else {
       scope.put("title", "Payment in progress");
       scope.put("message", "This payment is being completed by " + view.shop().name()

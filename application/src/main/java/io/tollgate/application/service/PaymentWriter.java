@@ -87,20 +87,28 @@ public final class PaymentWriter {
   }
 
   /**
-   * Stores where a payment is to be sent ({@code routed}: the payment {@code from} with its
-   * terminal and amounts as routed), before it is sent there, with the held step when there is
-   * one: no operation of its own, no event, no ledger entry.
+   * Stores where a payment is to be sent, before it is sent there: {@code step} leaves it with
+   * its terminal and amounts as routed, by a step that moves no money and tells the merchant
+   * nothing (none at all for a payout: its operation is null), with the held step before it when
+   * there is one. No event, no ledger entry.
    */
-  public Payment route(Held held, Payment from, Payment routed) {
-    if (held == null) {
-      return payments.update(new Payment.Transition(from, routed, null), List.of(), p -> PaymentRepository.Effects.NONE);
+  public Payment route(Held held, Payment.Transition step) {
+    Payment.Transition whole = step;
+    List<PaymentOperation> earlier = List.of();
+    if (held != null) {
+      Payment from = step.before();
+      if (!from.id().equals(held.payment().id()) || from.version() != held.payment().version()) {
+        throw new IllegalStateException("payment " + from.id() + ": the routing does not follow the held step");
+      }
+      whole = new Payment.Transition(from.withVersion(held.step().before().version()), step.after(),
+          step.operation());
+      earlier = List.of(held.step().operation());
     }
-    if (!from.id().equals(held.payment().id()) || from.version() != held.payment().version()) {
-      throw new IllegalStateException("payment " + from.id() + ": the routing does not follow the held step");
+    Payment stored = payments.update(whole, earlier, p -> PaymentRepository.Effects.NONE);
+    if (step.before().state() != stored.state()) {
+      metrics.moved(step.before().state(), stored);
     }
-    Payment.Transition screened = held.step();
-    return payments.update(new Payment.Transition(screened.before(), routed, screened.operation()), List.of(),
-        p -> PaymentRepository.Effects.NONE);
+    return stored;
   }
 
   /** Stores {@code next}, and the held step before it when there is one, as one write. */

@@ -52,7 +52,8 @@ import java.util.regex.Pattern;
  * checkout page and its 3-D Secure step, pre-auth capture and void, withdrawal approval, and
  * the background jobs. Every step locks the payment's row first, so concurrent requests for
  * one payment are processed one after another and only the first finds it in a state that
- * allows the step. A step that screens a card deposit for a shop whose anti-fraud profile
+ * allows the step; a card deposit's charge is the exception, sent once the terminal it goes to
+ * is committed and the lock released ({@link #send}). A step that screens a card deposit for a shop whose anti-fraud profile
  * counts a card's deposits then locks the card in the shop too, so that concurrent deposits of
  * one card cannot all pass one velocity count.
  */
@@ -72,6 +73,13 @@ public final class ProcessingService
   private final PaymentProcessor processor;
   private final Clock clock;
   private final Duration bankTransferDelay;
+
+  /**
+   * How long a card deposit's terminal may take to answer before the job takes the deposit up
+   * again: far beyond the bounded time the processor port asks of every call, so that the job
+   * meets only deposits whose request was cut short.
+   */
+  static final Duration UNANSWERED_FOR = Duration.ofMinutes(2);
 
   private final ReferenceData reference;
   private final CardProfiles cards;
@@ -113,7 +121,7 @@ public final class ProcessingService
     checks.throwIfAny("Invalid host-to-host request");
     // the card's lock rides on the row's when the screen will count the card's deposits
     boolean lockCard = fraud.countsCardDeposits(shop);
-    return tx.inTransaction(() -> {
+    Decided decided = tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockOwnWithCard(shop, paymentId, lockCard);
       Payment checkout = locked.payment();
       if (checkout.type() != PaymentType.DEPOSIT || checkout.state() != PaymentState.CHECKOUT) {
@@ -123,14 +131,15 @@ public final class ProcessingService
       Payment p = checkout.withCustomerIp(command.customerIp());
       String details = "host-to-host from " + command.customerIp();
       if (p.method() == PaymentMethod.BANKTRANSFER) {
-        return openBankTransfer(p, details);
+        return Decided.done(openBankTransfer(p, details));
       }
       if (p.card() == null || p.card().cardToken() == null) {
         throw new DomainException.Invalid(Violation.of("card",
             "this deposit has no card: give one at creation, or send the customer to the checkout page", null));
       }
-      return authorize(p, fromLock(locked), OperationType.DEPOSIT, details);
+      return decide(p, fromLock(locked), details);
     });
+    return send(decided);
   }
 
   @Override
@@ -204,13 +213,13 @@ public final class ProcessingService
       throw notFound();
     }
     Shop shop = shops.find(p.shopId()).orElseThrow(ProcessingService::notFound);
-    return new CheckoutView(p, shop);
+    return new CheckoutView(p, shop, unanswered(p));
   }
 
   @Override
   public Payment submitCard(String paymentId, CardInput card) {
     String digits = validCheckoutCard(card);
-    return tx.inTransaction(() -> {
+    return send(tx.inTransaction(() -> {
       Payment p = lockCheckout(paymentId);
       if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
@@ -221,13 +230,13 @@ public final class ProcessingService
           card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
-      return authorize(pending, typed(digits), OperationType.DEPOSIT, "checkout page");
-    });
+      return decide(pending, typed(digits), "checkout page");
+    }));
   }
 
   @Override
   public Payment processCardOnFile(String paymentId) {
-    return tx.inTransaction(() -> {
+    return send(tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
       Payment p = locked.payment();
       if (p.state() != PaymentState.CHECKOUT || p.card() == null || p.card().cardToken() == null) {
@@ -236,8 +245,8 @@ public final class ProcessingService
       lockCardIfCounted(p.shopId(), p.card().cardToken());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
-      return authorize(pending, fromLock(locked), OperationType.DEPOSIT, "checkout page");
-    });
+      return decide(pending, fromLock(locked), "checkout page");
+    }));
   }
 
   @Override
@@ -256,7 +265,7 @@ public final class ProcessingService
     return tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
       Payment p = locked.payment();
-      if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
+      if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD || unanswered(p)) {
         throw PaymentTransitions.illegal();
       }
       // the terminal that asked for the challenge, after as many cascades as came before it
@@ -283,6 +292,11 @@ public final class ProcessingService
         // The customer has the bank details and may have paid: the bank's answer settles it.
         throw new DomainException.Conflict("transfer_awaited",
             "The bank transfer is awaited; the payment can no longer be cancelled here");
+      }
+      if (unanswered(p)) {
+        // The card was sent to the acquirer, which may have charged it: its answer settles it.
+        throw new DomainException.Conflict("payment_in_progress",
+            "The card payment is being processed; it can no longer be cancelled here");
       }
       return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
           Outcome.error(ErrorCode.E2_00_CANCELLED_BY_CUSTOMER), clock.instant()));
@@ -375,7 +389,7 @@ public final class ProcessingService
       // Committed before the terminal is asked, as a cascade's next terminal is: a worker that
       // stops while the terminal pays takes the payout up again at that terminal, even when the
       // operator has changed connectors, rates or API types in between, and never at another.
-      return Stepped.andThen(writer.route(screened.held(), p, taker.get().applyTo(p)));
+      return Stepped.andThen(writer.route(screened.held(), new Payment.Transition(p, taker.get().applyTo(p), null)));
     }
     List<PaymentOperation> sent = payments.operations(due.id()).stream()
         .filter(o -> o.operation() == OperationType.WITHDRAWAL).toList();
@@ -422,6 +436,23 @@ public final class ProcessingService
       writer.update(p.apply(OperationType.DEPOSIT,
           r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED, outcome, clock.instant()));
       return true;
+    });
+  }
+
+  /**
+   * Card deposits sent to a terminal whose answer was never stored, because the request that
+   * sent them was cut short (the service stopped, the database went away) and not made again:
+   * asked again of the same terminal, which de-duplicates on the payment id, once a terminal's
+   * answer is overdue. A decline that cascades moves on as it would have in the request.
+   */
+  @Override
+  public int resumeUnansweredDeposits(int batch) {
+    return eachDueInSteps(DueWork.UNANSWERED_DEPOSITS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
+      if (!unanswered(p)) {
+        return Stepped.STAYED;
+      }
+      Attempt a = attempt(resume(p, fromVault(p), "taken up again after its request was cut short"));
+      return a.next() == null ? Stepped.MOVED : Stepped.andThen(a.next().payment());
     });
   }
 
@@ -542,39 +573,137 @@ public final class ProcessingService
 
   /**
    * Anti-fraud, then the shop's connectors in routing order, passing over those that cannot
-   * take the payment: a decline whose code is in the connector's cascading group moves on to
-   * the next one (CASCADING), anything else is final. A shop without connectors goes straight
-   * to the default processor; one whose connectors can none take the payment declines it.
+   * take the payment; a shop without connectors goes straight to the default processor, and one
+   * whose connectors can none take the payment declines it. In the caller's transaction: a card
+   * deposit to be sent leaves it PENDING and routed to its first terminal, with the screen's
+   * step, so that it is committed before the terminal is asked ({@link #send}).
    */
-  private Payment authorize(Payment p, CardNumber pan, OperationType op, String details) {
+  private Decided decide(Payment p, CardNumber pan, String details) {
     Screened screened = screen(p, pan);
     Payment current = screened.payment();
-    // the screen's step when it found nothing: stored with the first step written after it
-    PaymentWriter.Held held = screened.held();
     if (current.state().isFinal()) {
-      return current;
+      return Decided.done(current);
     }
     Routing.Plan plan = routing.plan(current);
     Optional<Routing.Routed> taker = plan.next();
     if (taker.isEmpty()) {
-      return writer.update(held, current.apply(op, PaymentState.DECLINED, plan.refusal(), clock.instant()));
+      return Decided.done(writer.update(screened.held(), current.apply(OperationType.DEPOSIT, PaymentState.DECLINED,
+          plan.refusal(), clock.instant())));
     }
-    for (int attempt = 1; ; attempt++) {
-      Routing.Routed routed = taker.get();
-      Payment sent = routed.applyTo(current);
-      Result r = processor.authorize(charge(sent, attempt, pan));
-      taker = r.status() == Result.Status.DECLINED ? plan.cascade(routed, r.errorCode()) : Optional.empty();
-      if (taker.isEmpty()) {
-        return record(held, sent, op, r, details + routed.via() + plan.passedOver());
+    // a host-to-host deposit leaves CHECKOUT here, as one from the checkout page did with its card
+    Payment.Transition sending = current.state() == PaymentState.PENDING ? new Payment.Transition(current, current, null)
+        : current.apply(OperationType.CHECKOUT, PaymentState.PENDING, Outcome.NONE.withDetails(details),
+            clock.instant());
+    Payment routed = writer.route(screened.held(), new Payment.Transition(current,
+        taker.get().applyTo(sending.after()), sending.operation()));
+    return Decided.send(new Sending(routed, plan, taker.get(), 1, pan, details));
+  }
+
+  /**
+   * A card deposit decided in its transaction: {@code done}, or committed as routed to the
+   * terminal it is to be sent to once that transaction has ended ({@code sending}).
+   */
+  private record Decided(Payment done, Sending sending) {
+    static Decided done(Payment p) {
+      return new Decided(p, null);
+    }
+
+    static Decided send(Sending s) {
+      return new Decided(null, s);
+    }
+  }
+
+  /**
+   * A card deposit committed as routed to {@code routed}, which is to be asked for the
+   * {@code attempt}th time (1 for the first terminal, 2 after one cascade, ...).
+   */
+  private record Sending(Payment payment, Routing.Plan plan, Routing.Routed routed, int attempt, CardNumber pan,
+      String details) {}
+
+  /**
+   * Sends a deposit decided in a transaction that has ended, so that the terminal it is routed
+   * to is committed before it is asked: a request cut short while the terminal charges (the
+   * service stopped, the database went away) leaves the deposit PENDING at that terminal, where
+   * the job for unanswered deposits takes it up ({@link #resumeUnansweredDeposits}), never at
+   * another terminal that would charge the card a second time; it is never cancelled as a
+   * checkout left alone. The same request made again meanwhile is refused, as for any PENDING
+   * deposit: it cannot tell a request cut short from one still waiting on its terminal. Each
+   * answer is stored in a write of its own, only if the deposit is still as this request left
+   * it; a decline that cascades is committed with the next terminal before that one is asked.
+   */
+  private Payment send(Decided decided) {
+    Sending at = decided.sending();
+    if (at == null) {
+      return decided.done();
+    }
+    try {
+      while (true) {
+        Attempt attempt = attempt(at);
+        if (attempt.next() == null) {
+          return attempt.done();
+        }
+        at = attempt.next();
       }
-      String next = taker.get().terminalName();
-      Payment tried = writer.update(held, sent.apply(op, PaymentState.PENDING, external(r).withDetails(details
-          + "; terminal " + routed.terminalName() + " declined " + describe(r)), clock.instant()));
-      held = null;
-      current = writer.update(tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
-          describe(r) + " is in the cascading group of terminal " + routed.terminalName() + "; moving on to "
-              + next), clock.instant()));
+    } catch (DomainException.Conflict e) {
+      if (!"concurrent_modification".equals(e.code())) {
+        throw e;
+      }
+      // the job took the deposit up, this request being slower than any terminal may be, and
+      // stored the answer first
+      return payments.find(at.payment().id()).orElseThrow();
     }
+  }
+
+  /** One terminal's answer to a deposit, stored: the deposit done, or the next terminal's sending. */
+  private record Attempt(Payment done, Sending next) {}
+
+  private Attempt attempt(Sending at) {
+    Payment sent = at.payment();
+    Routing.Routed routed = at.routed();
+    Result r = processor.authorize(charge(sent, at.attempt(), at.pan()));
+    Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
+        ? at.plan().cascade(routed, r.errorCode()) : Optional.empty();
+    if (next.isEmpty()) {
+      return new Attempt(record(null, sent, OperationType.DEPOSIT, r,
+          at.details() + routed.via() + at.plan().passedOver()), null);
+    }
+    Payment moved = tx.inTransaction(() -> {
+      Payment tried = writer.update(sent.apply(OperationType.DEPOSIT, PaymentState.PENDING, external(r).withDetails(
+          at.details() + "; terminal " + routed.terminalName() + " declined " + describe(r)), clock.instant()));
+      Payment.Transition cascading = tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
+          describe(r) + " is in the cascading group of terminal " + routed.terminalName() + "; moving on to "
+              + next.get().terminalName()), clock.instant());
+      // the step is the declining terminal's; the deposit leaves it routed to the next one
+      return writer.update(new Payment.Transition(cascading.before(), next.get().applyTo(cascading.after()),
+          cascading.operation()));
+    });
+    return new Attempt(null, new Sending(moved, at.plan(), next.get(), at.attempt() + 1, at.pan(), at.details()));
+  }
+
+  /**
+   * Whether a deposit was sent to its terminal, or is about to be, with no answer stored: a
+   * PENDING card deposit whose last step is not a terminal's answer (the 3-D Secure challenge a
+   * deposit waits on is one).
+   */
+  private boolean unanswered(Payment p) {
+    if (p.type() != PaymentType.DEPOSIT || p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
+      return false;
+    }
+    List<PaymentOperation> newestFirst = payments.operations(p.id());
+    return newestFirst.isEmpty() || PaymentRepository.UNANSWERED_AFTER.contains(newestFirst.get(0).operation());
+  }
+
+  /**
+   * An unanswered deposit taken up again, in the transaction that locked it: at the terminal it
+   * was committed as routed to, with the attempt number it was sent with, then the shop's other
+   * connectors whose terminals have not answered it.
+   */
+  private Sending resume(Payment p, CardNumber pan, String details) {
+    List<PaymentOperation> answered = payments.operations(p.id()).stream()
+        .filter(o -> o.operation() == OperationType.DEPOSIT).toList();
+    Routing.Plan plan = routing.resume(p, answered);
+    Routing.Routed routed = plan.next().orElseThrow();
+    return new Sending(routed.applyTo(p), plan, routed, answered.size() + 1, pan, details);
   }
 
   private static String describe(Result r) {

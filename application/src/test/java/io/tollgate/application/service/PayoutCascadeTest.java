@@ -75,7 +75,10 @@ class PayoutCascadeTest {
   private final Acquirers acquirers = new Acquirers();
   private ProcessingService service;
 
-  /** Acquirers behind the terminals, each de-duplicating on the payment id as the processor port asks. */
+  /**
+   * Acquirers behind the terminals, each de-duplicating on the payment id as the processor port
+   * asks; they charge deposits as they pay payouts.
+   */
   static final class Acquirers implements PaymentProcessor {
     final List<String> asked = new ArrayList<>();
     final List<String> paid = new ArrayList<>();
@@ -87,6 +90,16 @@ class PayoutCascadeTest {
 
     @Override
     public Result payout(CardCharge payout) {
+      return charge(payout);
+    }
+
+    /** A card deposit's charge, answered as a payout is. */
+    @Override
+    public Result authorize(CardCharge charge) {
+      return charge(charge);
+    }
+
+    private Result charge(CardCharge payout) {
       String terminal = payout.terminal().name();
       asked.add(terminal + " #" + payout.attempt());
       if (declining.contains(terminal)) {
@@ -105,11 +118,6 @@ class PayoutCascadeTest {
     @Override
     public String terminalName() {
       return "Default terminal";
-    }
-
-    @Override
-    public Result authorize(CardCharge charge) {
-      throw new UnsupportedOperationException();
     }
 
     @Override

@@ -12,6 +12,12 @@ public interface BackgroundWorkUseCase {
   /** Settles bank-transfer deposits whose transfer has arrived. */
   int settleBankTransfers(int batch);
 
+  /**
+   * Asks again the terminal of each card deposit sent there whose answer was never stored (its
+   * request was cut short), once that answer is overdue.
+   */
+  int resumeUnansweredDeposits(int batch);
+
   /** Cancels with 1.04 deposits the customer left alone past the shop's checkout timeout. */
   int expireCheckouts(int batch);
 }

@@ -24,5 +24,9 @@ public interface CheckoutUseCase {
   /** The customer cancelled: CANCELLED with 2.00. */
   Payment cancelByCustomer(String paymentId);
 
-  record CheckoutView(Payment payment, Shop shop) {}
+  /**
+   * @param unanswered the card was sent to its terminal and its answer is not stored yet: the
+   *     payment is being processed, and waits on no challenge
+   */
+  record CheckoutView(Payment payment, Shop shop, boolean unanswered) {}
 }

@@ -7,10 +7,14 @@ import java.util.Map;
 
 /**
  * An acquirer or bank behind a terminal: the port a team implements to connect Tollgate to a
- * real processor. Tollgate calls it while it holds the payment's row lock, so one payment is
- * never sent twice at once; implementations must therefore answer within a bounded time
- * (a timeout is a {@link Result#declined decline} with 3.04, never a hang) and must be safe to
- * call again for the same payment id (processors de-duplicate on it).
+ * real processor. Implementations must answer within a bounded time (a timeout is a
+ * {@link Result#declined decline} with 3.04, never a hang) and must be safe to call again for
+ * the same payment id (processors de-duplicate on it): a call cut short is made again. Tollgate
+ * calls it while it holds the payment's row lock, so one payment is not sent twice at once,
+ * except for a card deposit's {@link #authorize}: the terminal it goes to is committed first, and
+ * the call is made after that commit, without the lock; a deposit whose answer is not stored two
+ * minutes later is sent to that terminal again, with the same attempt number, by a background
+ * job, so an implementation must answer well within that time.
  *
  * <p>Every call names the {@link Terminal} it goes through, by id and name, so that an
  * implementation fronting several acquirers can dispatch each call to the one that holds the

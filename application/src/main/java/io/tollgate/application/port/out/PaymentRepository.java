@@ -145,6 +145,17 @@ public interface PaymentRepository {
    */
   Optional<Payment> lockIfUnchanged(PaymentId id, long version);
 
+  /**
+   * The steps after which a PENDING card deposit has been sent to its terminal (or is about to
+   * be) with no answer stored: its creation or checkout (a host-to-host deposit routed from
+   * CHECKOUT records no step of its own), its anti-fraud screen, or a cascade to the next
+   * terminal. Any other last step is a terminal's answer, such as the 3-D Secure challenge the
+   * deposit then waits on.
+   */
+  Set<io.tollgate.domain.payment.OperationType> UNANSWERED_AFTER = Set.of(
+      io.tollgate.domain.payment.OperationType.CREATE_PAYMENT, io.tollgate.domain.payment.OperationType.CHECKOUT,
+      io.tollgate.domain.payment.OperationType.DETECT_FRAUD, io.tollgate.domain.payment.OperationType.CASCADING);
+
   /** The kinds of background work. */
   enum DueWork {
     /** PENDING withdrawals and refunds, oldest first. */
@@ -152,7 +163,13 @@ public interface PaymentRepository {
     /** PENDING bank-transfer deposits whose transfer had time to arrive. */
     BANK_TRANSFERS,
     /** Deposits still waiting for the customer (CHECKOUT, or PENDING on 3-D Secure) past the shop's timeout. */
-    EXPIRED_CHECKOUTS
+    EXPIRED_CHECKOUTS,
+    /**
+     * PENDING card deposits last changed before the time given, whose last step is one of
+     * {@link #UNANSWERED_AFTER}: sent to their terminal by a request cut short before it stored
+     * the answer.
+     */
+    UNANSWERED_DEPOSITS
   }
 
   /** {@link #listForMerchant(MerchantId, Instant, Instant, Set, int, int)} across all the merchant's shops. */
