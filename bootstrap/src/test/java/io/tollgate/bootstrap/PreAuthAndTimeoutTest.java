@@ -36,6 +36,20 @@ class PreAuthAndTimeoutTest {
     return id;
   }
 
+  /** A deposit of the shop whose key is given, created with a card for host-to-host. */
+  private static String cardDeposit(String key, String amount, String card) {
+    return gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":" + amount + ",\"currency\":\"EUR\","
+        + "\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", key, null)
+        .json().at("/result/id").asText();
+  }
+
+  /** The host-to-host PATCH of a deposit of the shop whose key is given. */
+  private static Answer execute(String id, String key) {
+    return gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
+        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.7\"}")));
+  }
+
   @Test
   void a_pre_auth_is_captured_in_full() {
     String id = authorized("50.00");
@@ -149,13 +163,9 @@ class PreAuthAndTimeoutTest {
   void a_3ds_challenge_has_the_timeout_from_the_challenge_not_from_the_checkout() throws Exception {
     ShopId shop = gw.createShop(gw.merchant, "Four seconds", false, false, Duration.ofSeconds(4));
     String key = gw.issueKey(shop, Environment.SANDBOX);
-    String id = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\","
-        + "\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", key, null)
-        .json().at("/result/id").asText();
+    String id = cardDeposit(key, "1", "4000000000000002");
     Thread.sleep(2_500);
-    Answer challenged = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
-        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.7\"}")));
+    Answer challenged = execute(id, key);
     assertThat(challenged.json().at("/result/state").asText()).isEqualTo("PENDING");
     Thread.sleep(2_500);
     assertThat(gw.get("/api/v1/payments/" + id, key).json().at("/result/state").asText())
@@ -197,9 +207,7 @@ class PreAuthAndTimeoutTest {
   void a_deposit_left_unanswered_by_a_request_cut_short_is_completed_by_the_job_not_cancelled() throws Exception {
     ShopId hasty = gw.createShop(gw.merchant, "Cut short", false, false, Duration.ofSeconds(1));
     String key = gw.issueKey(hasty, Environment.SANDBOX);
-    String id = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":7.25,\"currency\":\"EUR\","
-        + "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", key, null)
-        .json().at("/result/id").asText();
+    String id = cardDeposit(key, "7.25", "4000000000000408");
     // what a request that stopped while the terminal charged leaves committed
     gw.database.jdbi().useTransaction(h -> {
       h.createUpdate("""
@@ -214,9 +222,7 @@ class PreAuthAndTimeoutTest {
               FROM payments WHERE id = :id""")
           .bind("id", id).execute();
     });
-    Answer again = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
-        .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
-        .method("PATCH", java.net.http.HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"203.0.113.7\"}")));
+    Answer again = execute(id, key);
     assertThat(again.status()).isEqualTo(409);
     String page = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id))).body();
     assertThat(page).contains("being processed").doesNotContain("/3ds").doesNotContain("/cancel");

@@ -3,16 +3,11 @@ package io.tollgate.application.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyBoolean;
-import static org.mockito.ArgumentMatchers.anyInt;
-import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 import io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand;
 import io.tollgate.application.port.out.BalanceRepository;
-import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
@@ -20,7 +15,6 @@ import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ReferenceData.Connector;
 import io.tollgate.application.port.out.ShopRepository;
-import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Money;
@@ -29,7 +23,6 @@ import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentMethod;
-import io.tollgate.domain.payment.PaymentOperation;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.ShopId;
@@ -37,20 +30,16 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * A host-to-host card deposit whose request is cut short while its terminal charges the card
  * (the service stops, the connection to the acquirer drops), against a store that keeps what a
- * transaction committed and forgets what one that failed wrote, as the database does: the
+ * transaction committed and forgets what one that failed wrote, as the database does
+ * ({@link CommittedStore}): the
  * terminal is committed before it is asked, so the deposit is never charged by a second
  * terminal, never left in CHECKOUT for the customer or the expiry job, and is settled by the
  * job for unanswered deposits, while the same request made again is refused.
@@ -62,67 +51,18 @@ class DepositCutShortTest {
   private static final ShopId SHOP = new ShopId(1);
   private static final long CASCADE_ON_402 = 7;
 
-  /** The committed rows: payments, their operations (oldest first) and the ledger. */
-  private Map<PaymentId, Payment> rows = new HashMap<>();
-  private List<PaymentOperation> operations = new ArrayList<>();
-  private List<LedgerEntry> ledger = new ArrayList<>();
-
   private final PaymentRepository payments = mock(PaymentRepository.class);
   private final ReferenceData reference = mock(ReferenceData.class);
   private final GroupRepository groups = mock(GroupRepository.class);
   private final CardVault vault = mock(CardVault.class);
   private final ShopRepository shops = mock(ShopRepository.class);
   private final PayoutCascadeTest.Acquirers acquirers = new PayoutCascadeTest.Acquirers();
+  private final CommittedStore store = new CommittedStore();
   private ProcessingService service;
 
-  /** A transaction: what it wrote stays when it returns, and is gone when it throws. */
-  private final TransactionRunner tx = new TransactionRunner() {
-    @Override
-    public <T> T inTransaction(Supplier<T> work) {
-      Map<PaymentId, Payment> rowsBefore = new HashMap<>(rows);
-      List<PaymentOperation> operationsBefore = new ArrayList<>(operations);
-      List<LedgerEntry> ledgerBefore = new ArrayList<>(ledger);
-      try {
-        return work.get();
-      } catch (RuntimeException e) {
-        rows = rowsBefore;
-        operations = operationsBefore;
-        ledger = ledgerBefore;
-        throw e;
-      }
-    }
-  };
-
   @BeforeEach
-  void store() {
-    when(payments.insert(any(), any())).thenAnswer(call -> {
-      Payment.Transition t = call.getArgument(0);
-      return write(t.after().withVersion(1), List.of(t.operation()), call.getArgument(1));
-    });
-    when(payments.update(any(), anyList(), any())).thenAnswer(call -> {
-      Payment.Transition t = call.getArgument(0);
-      if (rows.get(t.before().id()).version() != t.before().version()) {
-        throw new DomainException.Conflict("concurrent_modification", "changed by another request");
-      }
-      List<PaymentOperation> ops = new ArrayList<>(call.<List<PaymentOperation>>getArgument(1));
-      if (t.operation() != null) {
-        ops.add(t.operation());
-      }
-      return write(t.after().withVersion(t.before().version() + 1), ops, call.getArgument(2));
-    });
-    when(payments.find(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
-    when(payments.findForUpdate(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
-    when(payments.findForUpdateWithCard(any())).thenAnswer(call -> locked(call.getArgument(0)));
-    when(payments.findForUpdateWithCard(any(), anyBoolean())).thenAnswer(call -> locked(call.getArgument(0)));
-    when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
-        .filter(p -> p.state() == PaymentState.PENDING).toList());
-    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
-        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
-    when(payments.operations(any())).thenAnswer(call -> {
-      List<PaymentOperation> newestFirst = new ArrayList<>(operations);
-      java.util.Collections.reverse(newestFirst);
-      return newestFirst;
-    });
+  void setUp() {
+    store.backing(payments);
     when(vault.open(any())).thenReturn("4000000000000424");
     when(vault.reveal(any(), any())).thenReturn(Optional.of("4000000000000424"));
     when(reference.hasConnectors(1)).thenReturn(true);
@@ -130,23 +70,9 @@ class DepositCutShortTest {
         new io.tollgate.domain.shop.MerchantId(4), "Shop", null, null,
         io.tollgate.domain.shop.Shop.DEFAULT_CHECKOUT_TIMEOUT, false, false, "EUR")));
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
-    service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
+    service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), shops, vault, acquirers, reference, groups, null,
         CURRENCIES, Clock.systemUTC(), Duration.ZERO);
-  }
-
-  private Optional<PaymentRepository.Locked> locked(PaymentId id) {
-    return Optional.ofNullable(rows.get(id)).map(p -> new PaymentRepository.Locked(p, new byte[] {1}));
-  }
-
-  private Payment write(Payment p, List<PaymentOperation> ops, Function<Payment, PaymentRepository.Effects> effects) {
-    rows.put(p.id(), p);
-    operations.addAll(ops);
-    PaymentRepository.Effects e = effects.apply(p);
-    if (e.entry() != null) {
-      ledger.add(e.entry());
-    }
-    return p;
   }
 
   private static Connector connector(String terminal, int priority, Long cascadeGroup) {
@@ -174,12 +100,8 @@ class DepositCutShortTest {
   }
 
   private List<String> steps() {
-    return operations.stream().map(o -> o.operation() + (o.operation() == OperationType.DEPOSIT
+    return store.operations.stream().map(o -> o.operation() + (o.operation() == OperationType.DEPOSIT
         ? " " + o.terminalName() + " " + o.paymentState() : "")).toList();
-  }
-
-  private BigDecimal[] sum() {
-    return LedgerSums.of(ledger, "EUR");
   }
 
   /**
@@ -194,7 +116,7 @@ class DepositCutShortTest {
     Payment p = deposit();
 
     assertThatThrownBy(() -> execute(p)).isInstanceOf(IllegalStateException.class);
-    Payment cut = rows.get(p.id());
+    Payment cut = store.rows.get(p.id());
     assertThat(cut.state()).as("committed as sent, before B was asked").isEqualTo(PaymentState.PENDING);
     assertThat(cut.terminalName()).isEqualTo("B");
     assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT");
@@ -204,13 +126,13 @@ class DepositCutShortTest {
     shopHas(connector("C", 1, null), connector("B", 2, null));
     assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
 
-    Payment done = rows.get(p.id());
+    Payment done = store.rows.get(p.id());
     assertThat(done.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(done.terminalName()).isEqualTo("B");
     assertThat(acquirers.asked).as("the same terminal, with the same attempt").containsExactly("B #1", "B #1");
     assertThat(acquirers.paid).containsExactly("B " + p.id().value());
     assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B COMPLETED");
-    assertThat(sum()).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("10.00"), BigDecimal.ZERO);
     assertThat(service.resumeUnansweredDeposits(10)).as("nothing left to take up").isZero();
   }
@@ -227,12 +149,12 @@ class DepositCutShortTest {
     Payment p = deposit();
 
     assertThatThrownBy(() -> execute(p)).isInstanceOf(IllegalStateException.class);
-    assertThat(rows.get(p.id()).terminalName()).as("A's decline and the move on were committed").isEqualTo("B");
+    assertThat(store.rows.get(p.id()).terminalName()).as("A's decline and the move on were committed").isEqualTo("B");
 
     shopHas(connector("C", 1, null), connector("A", 2, CASCADE_ON_402), connector("B", 3, null));
     assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
 
-    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.asked).containsExactly("A #1", "B #2", "B #2");
     assertThat(acquirers.paid).containsExactly("B " + p.id().value());
     assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT A PENDING", "CASCADING",
@@ -256,7 +178,7 @@ class DepositCutShortTest {
     assertThatThrownBy(() -> service.completeChallenge(p.id().value(), true))
         .isInstanceOf(DomainException.Conflict.class);
     assertThat(service.view(p.id().value()).unanswered()).isTrue();
-    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
     assertThat(acquirers.asked).containsExactly("B #1");
   }
 }

@@ -3,15 +3,11 @@ package io.tollgate.application.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyInt;
-import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
 import io.tollgate.application.port.out.BalanceRepository;
-import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
@@ -22,7 +18,6 @@ import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ReferenceData.Connector;
 import io.tollgate.application.port.out.ShopRepository;
-import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Money;
@@ -40,21 +35,19 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The payout worker cascading a withdrawal from one terminal to the next, against a store that
  * keeps what a transaction committed and forgets what one that failed wrote, as the database
- * does when the worker dies: a payout is never sent to a second terminal that could pay it too.
+ * does when the worker dies ({@link CommittedStore}): a payout is never sent to a second
+ * terminal that could pay it too.
  */
 class PayoutCascadeTest {
 
@@ -63,16 +56,12 @@ class PayoutCascadeTest {
   private static final ShopId SHOP = new ShopId(1);
   private static final long CASCADE_ON_402 = 7;
 
-  /** The committed rows: payments, their operations (oldest first) and the ledger. */
-  private Map<PaymentId, Payment> rows = new HashMap<>();
-  private List<PaymentOperation> operations = new ArrayList<>();
-  private List<LedgerEntry> ledger = new ArrayList<>();
-
   private final PaymentRepository payments = mock(PaymentRepository.class);
   private final ReferenceData reference = mock(ReferenceData.class);
   private final GroupRepository groups = mock(GroupRepository.class);
   private final CardVault vault = mock(CardVault.class);
   private final Acquirers acquirers = new Acquirers();
+  private final CommittedStore store = new CommittedStore();
   private ProcessingService service;
 
   /**
@@ -160,65 +149,15 @@ class PayoutCascadeTest {
     }
   }
 
-  /** A transaction: what it wrote stays when it returns, and is gone when it throws. */
-  private final TransactionRunner tx = new TransactionRunner() {
-    @Override
-    public <T> T inTransaction(Supplier<T> work) {
-      Map<PaymentId, Payment> rowsBefore = new HashMap<>(rows);
-      List<PaymentOperation> operationsBefore = new ArrayList<>(operations);
-      List<LedgerEntry> ledgerBefore = new ArrayList<>(ledger);
-      try {
-        return work.get();
-      } catch (RuntimeException e) {
-        rows = rowsBefore;
-        operations = operationsBefore;
-        ledger = ledgerBefore;
-        throw e;
-      }
-    }
-  };
-
   @BeforeEach
-  @SuppressWarnings("unchecked")
-  void store() {
-    when(payments.insert(any(), any())).thenAnswer(call -> {
-      Payment.Transition t = call.getArgument(0);
-      return write(t.after().withVersion(1), List.of(t.operation()), call.getArgument(1));
-    });
-    when(payments.update(any(), anyList(), any())).thenAnswer(call -> {
-      Payment.Transition t = call.getArgument(0);
-      assertThat(rows.get(t.before().id()).version()).as("the step's version").isEqualTo(t.before().version());
-      List<PaymentOperation> ops = new ArrayList<>(call.<List<PaymentOperation>>getArgument(1));
-      if (t.operation() != null) {
-        ops.add(t.operation());
-      }
-      return write(t.after().withVersion(t.before().version() + 1), ops, call.getArgument(2));
-    });
-    when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
-        .filter(p -> p.state() == PaymentState.PENDING).toList());
-    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
-        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
-    when(payments.operations(any())).thenAnswer(call -> {
-      List<PaymentOperation> newestFirst = new ArrayList<>(operations);
-      java.util.Collections.reverse(newestFirst);
-      return newestFirst;
-    });
+  void setUp() {
+    store.backing(payments);
     when(vault.reveal(any(), anyString())).thenReturn(Optional.of("4000000000000424"));
     when(reference.hasConnectors(1)).thenReturn(true);
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
-    service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
+    service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), mock(ShopRepository.class), vault, acquirers, reference, groups, null,
         CURRENCIES, Clock.systemUTC(), Duration.ZERO);
-  }
-
-  private Payment write(Payment p, List<PaymentOperation> ops, Function<Payment, PaymentRepository.Effects> effects) {
-    rows.put(p.id(), p);
-    operations.addAll(ops);
-    PaymentRepository.Effects e = effects.apply(p);
-    if (e.entry() != null) {
-      ledger.add(e.entry());
-    }
-    return p;
   }
 
   private static Connector connector(String terminal, String currency, int priority, Long cascadeGroup) {
@@ -249,13 +188,8 @@ class PayoutCascadeTest {
   }
 
   private List<String> steps(Payment p) {
-    return operations.stream().map(o -> o.operation() + (o.operation() == OperationType.WITHDRAWAL
+    return store.operations.stream().map(o -> o.operation() + (o.operation() == OperationType.WITHDRAWAL
         ? " " + o.terminalName() + " " + o.paymentState() : "")).toList();
-  }
-
-  /** {available, reserved} of the ledger in the currency. */
-  private BigDecimal[] sum(String currency) {
-    return LedgerSums.of(ledger, currency);
   }
 
   @Test
@@ -266,14 +200,14 @@ class PayoutCascadeTest {
 
     assertThat(service.processPayouts(10)).isEqualTo(1);
 
-    Payment paid = rows.get(p.id());
+    Payment paid = store.rows.get(p.id());
     assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(paid.terminalName()).isEqualTo("B");
     assertThat(paid.errorCode()).isNull();
     assertThat(acquirers.asked).containsExactly("A #1", "B #2");
     assertThat(steps(p)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL A PENDING", "CASCADING",
         "WITHDRAWAL B COMPLETED");
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
   }
 
@@ -288,21 +222,21 @@ class PayoutCascadeTest {
     Payment p = withdrawal("10.00", "EUR");
 
     assertThatThrownBy(() -> service.processPayouts(10)).isInstanceOf(IllegalStateException.class);
-    Payment cut = rows.get(p.id());
+    Payment cut = store.rows.get(p.id());
     assertThat(cut.state()).as("A's decline and the move on were committed").isEqualTo(PaymentState.PENDING);
     String next = cut.terminalName();
     assertThat(next).isIn("B", "C");
 
     assertThat(service.processPayouts(10)).isEqualTo(1);
 
-    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
-    assertThat(rows.get(p.id()).terminalName()).isEqualTo(next);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(store.rows.get(p.id()).terminalName()).isEqualTo(next);
     assertThat(acquirers.asked).as("A never asked again, the same terminal asked again with the same attempt")
         .containsExactly("A #1", next + " #2", next + " #2");
     assertThat(acquirers.paid).containsExactly(next + " " + p.id().value());
     assertThat(steps(p)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL A PENDING", "CASCADING",
         "WITHDRAWAL " + next + " COMPLETED");
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
   }
 
@@ -318,11 +252,11 @@ class PayoutCascadeTest {
     }
 
     assertThatThrownBy(() -> service.processPayouts(20)).isInstanceOf(IllegalStateException.class);
-    assertThat(rows.values()).allSatisfy(p -> assertThat(p.state()).isEqualTo(PaymentState.PENDING));
+    assertThat(store.rows.values()).allSatisfy(p -> assertThat(p.state()).isEqualTo(PaymentState.PENDING));
     assertThat(service.processPayouts(20)).isEqualTo(12);
 
     for (Payment p : payouts) {
-      Payment paid = rows.get(p.id());
+      Payment paid = store.rows.get(p.id());
       assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
       assertThat(acquirers.paid.stream().filter(k -> k.endsWith(p.id().value())))
           .as("paid once").containsExactly(paid.terminalName() + " " + p.id().value());
@@ -341,19 +275,19 @@ class PayoutCascadeTest {
     Payment p = withdrawal("10.00", "EUR");
 
     assertThatThrownBy(() -> service.processPayouts(10)).isInstanceOf(IllegalStateException.class);
-    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
-    assertThat(rows.get(p.id()).terminalName()).as("routed, and committed, before B was asked").isEqualTo("B");
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
+    assertThat(store.rows.get(p.id()).terminalName()).as("routed, and committed, before B was asked").isEqualTo("B");
     org.mockito.Mockito.verify(payments).checked(org.mockito.ArgumentMatchers.eq(p.id()), any());
 
     shopHas(connector("C", "EUR", 1, null), connector("B", "EUR", 2, null));
     assertThat(service.processPayouts(10)).isEqualTo(1);
 
-    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
-    assertThat(rows.get(p.id()).terminalName()).isEqualTo("B");
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(store.rows.get(p.id()).terminalName()).isEqualTo("B");
     assertThat(acquirers.asked).containsExactly("B #1", "B #1");
     assertThat(acquirers.paid).containsExactly("B " + p.id().value());
     assertThat(steps(p)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL B COMPLETED");
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
   }
 
@@ -375,12 +309,12 @@ class PayoutCascadeTest {
 
     service.processPayouts(10);
 
-    Payment declined = rows.get(p.id());
+    Payment declined = store.rows.get(p.id());
     assertThat(acquirers.asked).containsExactly("A #1", "A #2");
     assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
     assertThat(declined.errorCode()).isEqualTo(ErrorCode.E4_02_DO_NOT_HONOR);
     assertThat(declined.amount()).isEqualTo(money("10.85", "USD"));
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
@@ -394,15 +328,15 @@ class PayoutCascadeTest {
 
     service.processPayouts(10);
 
-    Payment paid = rows.get(p.id());
+    Payment paid = store.rows.get(p.id());
     assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(paid.terminalName()).isEqualTo("Pounds");
     assertThat(paid.amount()).as("converted from the euros asked, not from the dollars sent before")
         .isEqualTo(money("8.50", "GBP"));
     assertThat(paid.customerAmount()).isEqualTo(money("10.00", "EUR"));
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
-    assertThat(ledger).allSatisfy(e -> assertThat(e.currency().code()).isEqualTo("EUR"));
+    assertThat(store.ledger).allSatisfy(e -> assertThat(e.currency().code()).isEqualTo("EUR"));
   }
 
   private static Connector twin(long terminal, String name, int priority, Long cascadeGroup) {
@@ -423,14 +357,14 @@ class PayoutCascadeTest {
 
     service.processPayouts(10);
 
-    Payment declined = rows.get(p.id());
+    Payment declined = store.rows.get(p.id());
     assertThat(acquirers.asked).as("terminal 2 never cascades").containsExactly("Twin #1", "Twin #2");
     assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
     assertThat(declined.errorCode()).isEqualTo(ErrorCode.E4_02_DO_NOT_HONOR);
     assertThat(declined.terminalId()).isEqualTo(2L);
-    assertThat(operations).filteredOn(o -> o.operation() == OperationType.WITHDRAWAL)
+    assertThat(store.operations).filteredOn(o -> o.operation() == OperationType.WITHDRAWAL)
         .extracting(PaymentOperation::terminalId).containsExactly(1L, 2L);
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
@@ -445,8 +379,8 @@ class PayoutCascadeTest {
     service.processPayouts(10);
 
     assertThat(acquirers.asked).containsExactly("Twin #1", "Middle #2", "Twin #3");
-    assertThat(rows.get(p.id()).terminalId()).isEqualTo(3L);
-    assertThat(rows.get(p.id()).state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(store.rows.get(p.id()).terminalId()).isEqualTo(3L);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.DECLINED);
   }
 
   /**
@@ -464,19 +398,19 @@ class PayoutCascadeTest {
         io.tollgate.domain.payment.Outcome.NONE, now).after();
     Payment.Transition moved = declinedAtA.apply(OperationType.CASCADING, PaymentState.PENDING,
         io.tollgate.domain.payment.Outcome.NONE, now);
-    rows.put(created.id(), moved.after().withRouting(created.amount(), null, null, "B").withVersion(3));
-    operations.add(atA.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
+    store.rows.put(created.id(), moved.after().withRouting(created.amount(), null, null, "B").withVersion(3));
+    store.operations.add(atA.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
         io.tollgate.domain.payment.Outcome.NONE, now).operation());
-    operations.add(moved.operation());
+    store.operations.add(moved.operation());
     acquirers.declining.add("B");
 
     service.processPayouts(10);
 
-    Payment paid = rows.get(created.id());
+    Payment paid = store.rows.get(created.id());
     assertThat(acquirers.asked).as("A answered it already").containsExactly("B #2", "C #3");
     assertThat(paid.terminalName()).isEqualTo("C");
     assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
-    assertThat(operations).filteredOn(o -> o.operation() == OperationType.WITHDRAWAL)
+    assertThat(store.operations).filteredOn(o -> o.operation() == OperationType.WITHDRAWAL)
         .extracting(PaymentOperation::terminalId).containsExactly(null, 2L, 3L);
   }
 
@@ -489,11 +423,11 @@ class PayoutCascadeTest {
 
     service.processPayouts(10);
 
-    Payment declined = rows.get(p.id());
+    Payment declined = store.rows.get(p.id());
     assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
     assertThat(declined.errorCode()).isEqualTo(ErrorCode.E4_02_DO_NOT_HONOR);
     assertThat(acquirers.asked).containsExactly("A #1", "B #2");
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 }
