@@ -250,6 +250,27 @@ class GroupsAtWorkTest {
   }
 
   /**
+   * A deposit whose terminal has not answered yet may still be declined: it counts against a
+   * limit on the card's declines as it counts against one on its completed deposits. The lock
+   * that makes a card's deposits be screened one after another ends once a deposit is sent, so
+   * without it deposits sent at once would each find no decline and all reach the acquirer.
+   */
+  @Test
+  void a_deposit_awaiting_its_terminals_answer_counts_against_the_limit_on_declines() {
+    KeyedShop shop = shop("Velocity shop, one in flight");
+    profile(shop, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 1, 60));
+    String sent = created(shop, ",\"card\":{\"cardNumber\":\"4000000000000416\",\"expiryMonth\":\"12\","
+        + "\"expiryYear\":\"2030\"}");
+    // as a request leaves it while it waits for the terminal's answer
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+        "UPDATE payments SET state = 'PENDING', version = version + 1 WHERE id = :id").bind("id", sent).execute());
+
+    JsonNode next = pay(shop, "4000000000000416", "5", "EUR", "");
+
+    assertThat(next.get("errorCode").asText()).isEqualTo("6.23");
+  }
+
+  /**
    * A velocity rule holds when a card's deposits are decided all at once: each is counted
    * after the outcome of the one before, however it is paid: host-to-host, with the card given
    * at creation and the customer sent to the checkout page, or with the card typed into the

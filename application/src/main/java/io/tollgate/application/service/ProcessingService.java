@@ -53,9 +53,10 @@ import java.util.regex.Pattern;
  * the background jobs. Every step locks the payment's row first, so concurrent requests for
  * one payment are processed one after another and only the first finds it in a state that
  * allows the step; a card deposit's charge is the exception, sent once the terminal it goes to
- * is committed and the lock released ({@link #send}). A step that screens a card deposit for a shop whose anti-fraud profile
- * counts a card's deposits then locks the card in the shop too, so that concurrent deposits of
- * one card cannot all pass one velocity count.
+ * is committed and the lock released ({@link #send}). A step that screens a card deposit for a
+ * shop whose anti-fraud profile counts a card's deposits then locks the card in the shop too,
+ * so that concurrent deposits of one card cannot all pass one velocity count: each is counted,
+ * as sent (PENDING) or finished, by the ones screened after it.
  */
 public final class ProcessingService
     implements PaymentActionsUseCase, CheckoutUseCase, BackgroundWorkUseCase, BalanceQueries {
@@ -823,8 +824,8 @@ public final class ProcessingService
 
   /**
    * Before a deposit with this card is screened and decided, when the screen will count the
-   * card's deposits: waits while another deposit of the card in the shop is being decided, so
-   * that each is counted after the outcome of the one before ({@link PaymentRepository#lockCard}).
+   * card's deposits: waits while another deposit of the card in the shop is being screened and
+   * routed, so that each counts the one before, sent or finished ({@link PaymentRepository#lockCard}).
    */
   private void lockCardIfCounted(ShopId shop, String cardToken) {
     if (cardToken != null && fraud.countsCardDeposits(shop)) {

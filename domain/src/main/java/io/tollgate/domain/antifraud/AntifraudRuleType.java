@@ -59,15 +59,18 @@ public enum AntifraudRuleType {
   }
 
   /**
-   * The states of the card's deposits a velocity rule counts; empty for a list rule. A
-   * deposit that may still complete counts toward "completed": otherwise a customer could
-   * start several 3-D Secure deposits of one card while none has completed yet, each passing
-   * the screen, and complete them all past the limit.
+   * The states of the card's deposits a velocity rule counts; empty for a list rule. A deposit
+   * whose outcome is not known yet (PENDING: sent to its terminal, or waiting for its 3-D Secure
+   * challenge) counts against both limits: toward "completed", or a customer could start several
+   * 3-D Secure deposits of one card while none has completed yet, each passing the screen, and
+   * complete them all past the limit; toward "declined", or deposits of one card sent at once,
+   * each screened while the others wait for their terminals' answers, would all find no decline
+   * and all reach the acquirer.
    */
   public Set<PaymentState> countedStates() {
     return switch (this) {
       case COMPLETED_DEPOSITS_PER_CARD -> Set.of(PaymentState.PENDING, PaymentState.AUTHORIZED, PaymentState.COMPLETED);
-      case DECLINED_DEPOSITS_PER_CARD -> Set.of(PaymentState.DECLINED);
+      case DECLINED_DEPOSITS_PER_CARD -> Set.of(PaymentState.PENDING, PaymentState.DECLINED);
       default -> Set.of();
     };
   }

@@ -103,8 +103,10 @@ public interface PaymentRepository {
    * Locks a card of a shop until the transaction ends, waiting while another transaction holds
    * that lock. A step that counts the card's deposits for a velocity rule and then decides a
    * deposit with it takes the lock first, so that deposits of one card are counted and decided
-   * one after the other, never from the same count. It must be taken by an earlier statement
-   * than the count: at READ COMMITTED a statement sees only what was committed before it began.
+   * one after the other, never from the same count: each counts the one before it as it was
+   * committed, sent to its terminal (PENDING, which both limits count) or finished. It must be
+   * taken by an earlier statement than the count: at READ COMMITTED a statement sees only what
+   * was committed before it began.
    */
   void lockCard(ShopId shop, String cardToken);
 
