@@ -390,8 +390,13 @@ final class JdbiPaymentRepository implements PaymentRepository {
           + " WHEN p.payment_method = 'BASIC_CARD' THEN p.updated END"
           + " < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'"
           + " AND NOT (p.state = 'PENDING' AND " + LAST_STEP_UNANSWERED + ")";
+      // One whose step failed (a card the vault cannot read, a processor that throws) is taken
+      // up again as an awaited transfer is asked after: an hour after it was sent, every eight
+      // minutes, and never twice a second.
       case UNANSWERED_DEPOSITS -> "p.payment_type = 'DEPOSIT' AND p.state = 'PENDING'"
-          + " AND p.payment_method = 'BASIC_CARD' AND p.updated < :before AND " + LAST_STEP_UNANSWERED;
+          + " AND p.payment_method = 'BASIC_CARD' AND p.updated < :before"
+          + " AND (p.checked IS NULL OR p.checked + (p.checked - p.updated) / 10 < :before)"
+          + " AND " + LAST_STEP_UNANSWERED;
     };
     // the payments a job left as they were go behind those it has not looked at since
     String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "COALESCE(p.checked, p.updated)";

@@ -955,6 +955,31 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         .containsExactly(executed.id(), screened.id(), cascaded.id());
     assertThat(due(DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(600), all))
         .as("only the one waiting on its customer").containsExactly(onThreeDs.id());
+
+    // its step failed 100 s after it was sent: taken up again once a tenth of that has passed
+    repository().checked(executed.id(), T0.plusSeconds(101));
+    assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(110), all))
+        .containsExactly(screened.id(), cascaded.id(), young.id());
+    assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(112), all))
+        .containsExactly(screened.id(), cascaded.id(), young.id(), executed.id());
+  }
+
+  /**
+   * The jobs for awaited bank transfers and for deposits whose terminal has not answered read
+   * only PENDING deposits of their own method, through the index, whatever the other method has
+   * waiting.
+   */
+  @Test
+  void the_deposit_jobs_read_only_deposits_of_their_own_method() {
+    for (DueWork work : List.of(DueWork.BANK_TRANSFERS, DueWork.UNANSWERED_DEPOSITS)) {
+      List<String> plan = db.jdbi().inTransaction(h -> {
+        h.execute("SET LOCAL enable_seqscan = off");
+        return h.createQuery("EXPLAIN " + JdbiPaymentRepository.dueSql(work))
+            .bind("before", T0).bind("limit", 100).mapTo(String.class).list();
+      });
+      assertThat(plan).as(work.name()).anySatisfy(line -> assertThat(line).contains("payments_due_by_method"));
+      assertThat(plan).as(work.name()).anySatisfy(line -> assertThat(line).contains("payment_method ="));
+    }
   }
 
   /** The deposit as a request leaves it once it is sent to its terminal: PENDING by its CHECKOUT step. */
