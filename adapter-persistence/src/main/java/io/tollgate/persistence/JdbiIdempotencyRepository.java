@@ -10,7 +10,8 @@ import org.jdbi.v3.core.Jdbi;
 /**
  * The claim is an upsert on the (shop, key) primary key: PostgreSQL makes a second transaction
  * inserting the same key wait until the first commits or rolls back, so concurrent duplicates
- * are serialized without an explicit lock.
+ * are serialized without an explicit lock. A claim committed before its request acts (an
+ * action's) is told apart from a later one of the same key by its time, {@code created}.
  */
 final class JdbiIdempotencyRepository implements IdempotencyRepository {
 
@@ -21,8 +22,7 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
   }
 
   @Override
-  public Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore,
-      Instant unfinishedBefore) {
+  public Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore) {
     return jdbi.inTransaction(h -> {
       boolean ours = h.createQuery("""
               INSERT INTO idempotency_keys (shop_id, idempotency_key, fingerprint, payment_id, created)
@@ -30,33 +30,42 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
               ON CONFLICT (shop_id, idempotency_key) DO UPDATE
                   SET fingerprint = excluded.fingerprint, payment_id = NULL, answer = NULL, created = excluded.created
                   WHERE idempotency_keys.created < :expiredBefore
-                     OR (idempotency_keys.payment_id IS NULL AND idempotency_keys.created < :unfinishedBefore)
               RETURNING true
               """)
           .bind("shop", shop.value()).bind("key", key).bind("fingerprint", fingerprint)
-          .bind("now", now).bind("expiredBefore", expiredBefore).bind("unfinishedBefore", unfinishedBefore)
+          .bind("now", now).bind("expiredBefore", expiredBefore)
           .mapTo(Boolean.class).findOne().isPresent();
       if (ours) {
         return Optional.<PriorUse>empty();
       }
       return h.createQuery("""
-              SELECT fingerprint, payment_id FROM idempotency_keys
+              SELECT fingerprint, payment_id, created FROM idempotency_keys
               WHERE shop_id = :shop AND idempotency_key = :key
               """)
           .bind("shop", shop.value()).bind("key", key)
           .map((rs, ctx) -> new PriorUse(rs.getString("fingerprint"),
-              rs.getString("payment_id") == null ? null : new PaymentId(rs.getString("payment_id"))))
+              rs.getString("payment_id") == null ? null : new PaymentId(rs.getString("payment_id")),
+              rs.getObject("created", java.time.OffsetDateTime.class).toInstant()))
           .findOne();
     });
   }
 
   @Override
-  public void release(ShopId shop, String key, String fingerprint) {
+  public boolean takeOver(ShopId shop, String key, Instant claimed, Instant now) {
+    return jdbi.withHandle(h -> h.createUpdate("""
+            UPDATE idempotency_keys SET created = :now
+            WHERE shop_id = :shop AND idempotency_key = :key AND created = :claimed AND payment_id IS NULL
+            """)
+        .bind("shop", shop.value()).bind("key", key).bind("claimed", claimed).bind("now", now).execute()) == 1;
+  }
+
+  @Override
+  public void release(ShopId shop, String key, Instant claimed) {
     jdbi.useHandle(h -> h.createUpdate("""
             DELETE FROM idempotency_keys
-            WHERE shop_id = :shop AND idempotency_key = :key AND fingerprint = :fingerprint AND payment_id IS NULL
+            WHERE shop_id = :shop AND idempotency_key = :key AND created = :claimed AND payment_id IS NULL
             """)
-        .bind("shop", shop.value()).bind("key", key).bind("fingerprint", fingerprint).execute());
+        .bind("shop", shop.value()).bind("key", key).bind("claimed", claimed).execute());
   }
 
   @Override
@@ -64,7 +73,7 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
     jdbi.useHandle(h -> h.createUpdate("""
             UPDATE idempotency_keys
                SET payment_id = :payment, answer = (SELECT to_jsonb(p) FROM payments p WHERE p.id = :payment)
-            WHERE shop_id = :shop AND idempotency_key = :key
+            WHERE shop_id = :shop AND idempotency_key = :key AND payment_id IS NULL
             """)
         .bind("payment", payment.value()).bind("shop", shop.value()).bind("key", key).execute());
   }

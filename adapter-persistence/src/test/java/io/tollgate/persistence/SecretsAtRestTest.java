@@ -12,6 +12,7 @@ import io.tollgate.persistence.testing.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -103,44 +104,49 @@ class SecretsAtRestTest {
 
   @Test
   void an_idempotency_key_is_claimed_once_until_it_expires() {
-    Instant now = Instant.now();
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
     Instant expiry = now.minus(Duration.ofHours(24));
-    Instant unfinished = now.minus(Duration.ofMinutes(2));
     PaymentId payment = PaymentId.random();
-    assertThat(adapters.idempotency().claim(shop, "k1", "fp", now, expiry, unfinished)).isEmpty();
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp", now, expiry)).isEmpty();
     adapters.idempotency().complete(shop, "k1", payment);
-    assertThat(adapters.idempotency().claim(shop, "k1", "fp2", now, expiry, unfinished))
-        .contains(new PriorUse("fp", payment));
-    assertThat(adapters.idempotency().claim(other, "k1", "fp", now, expiry, unfinished)).as("scoped to the shop").isEmpty();
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp2", now, expiry)).contains(new PriorUse("fp", payment, now));
+    assertThat(adapters.idempotency().claim(other, "k1", "fp", now, expiry)).as("scoped to the shop").isEmpty();
     Instant muchLater = now.plus(Duration.ofHours(25));
-    assertThat(adapters.idempotency().claim(shop, "k1", "fp3", muchLater, muchLater.minus(Duration.ofHours(24)),
-        muchLater.minus(Duration.ofMinutes(2)))).as("an expired key is free again").isEmpty();
+    assertThat(adapters.idempotency().claim(shop, "k1", "fp3", muchLater, muchLater.minus(Duration.ofHours(24))))
+        .as("an expired key is free again").isEmpty();
   }
 
+  /**
+   * A claim committed before its request acts is that request's alone: it is given up, taken
+   * over or completed only as the claim made at its time, so that a request taken to be cut
+   * short that finishes after all cannot free or overwrite the claim of the one that took over.
+   */
   @Test
-  void a_claim_left_unfinished_is_held_for_a_while_and_a_released_one_is_free_at_once() {
-    Instant now = Instant.now();
-    Instant expiry = now.minus(Duration.ofHours(24));
-    assertThat(adapters.idempotency().claim(shop, "k2", "fp", now, expiry, now.minus(Duration.ofMinutes(2)))).isEmpty();
+  void an_unfinished_claim_is_released_taken_over_and_completed_only_as_the_claim_it_is() {
+    Instant first = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    Instant expiry = first.minus(Duration.ofHours(24));
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", first, expiry)).isEmpty();
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", first.plusSeconds(1), expiry))
+        .as("its request has recorded no payment yet").contains(new PriorUse("fp", null, first));
 
-    Instant soon = now.plusSeconds(30);
-    assertThat(adapters.idempotency().claim(shop, "k2", "fp", soon, expiry, soon.minus(Duration.ofMinutes(2))))
-        .as("its request may still be running").contains(new PriorUse("fp", null));
-    Instant later = now.plus(Duration.ofMinutes(3));
-    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
-        .as("its request was cut short").isEmpty();
+    Instant second = first.plusSeconds(180);
+    assertThat(adapters.idempotency().takeOver(shop, "k2", first, second)).isTrue();
+    assertThat(adapters.idempotency().takeOver(shop, "k2", first, second.plusSeconds(1)))
+        .as("one retry takes it over").isFalse();
+    adapters.idempotency().release(shop, "k2", first);
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", second, expiry))
+        .as("the first request cannot free the claim taken over").contains(new PriorUse("fp", null, second));
 
-    adapters.idempotency().release(shop, "k2", "other fingerprint");
-    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
-        .as("only the claim of the same request is given up").contains(new PriorUse("fp", null));
-    adapters.idempotency().release(shop, "k2", "fp");
-    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
-        .as("released").isEmpty();
-
+    PaymentId firstAnswer = PaymentId.random();
+    adapters.idempotency().complete(shop, "k2", firstAnswer);
     adapters.idempotency().complete(shop, "k2", PaymentId.random());
-    adapters.idempotency().release(shop, "k2", "fp");
-    assertThat(adapters.idempotency().claim(shop, "k2", "fp", later, expiry, later.minus(Duration.ofMinutes(2))))
-        .as("a completed key is never released").hasValueSatisfying(u -> assertThat(u.paymentId()).isNotNull());
+    adapters.idempotency().release(shop, "k2", second);
+    assertThat(adapters.idempotency().claim(shop, "k2", "fp", second, expiry))
+        .as("the first answer recorded stays").contains(new PriorUse("fp", firstAnswer, second));
+
+    assertThat(adapters.idempotency().claim(shop, "k3", "fp", first, expiry)).isEmpty();
+    adapters.idempotency().release(shop, "k3", first);
+    assertThat(adapters.idempotency().claim(shop, "k3", "fp", first, expiry)).as("released").isEmpty();
   }
 
   @Test
@@ -150,7 +156,7 @@ class SecretsAtRestTest {
     for (int i = 0; i < 2; i++) {
       claims.add(CompletableFuture.supplyAsync(() -> adapters.transactionRunner().inTransaction(() -> {
         Optional<PriorUse> result = adapters.idempotency().claim(shop, "race", "fp", Instant.now(),
-            Instant.now().minus(Duration.ofHours(24)), Instant.now().minus(Duration.ofMinutes(2)));
+            Instant.now().minus(Duration.ofHours(24)));
         if (result.isEmpty()) {
           adapters.idempotency().complete(shop, "race", PaymentId.random());
         }

@@ -154,6 +154,75 @@ class IdempotencyTest {
     assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
   }
 
+  /**
+   * A PATCH that fails after it changed the deposit (its terminal committed, or, as here, its
+   * answer stored, and then the request failed): the key keeps the deposit as that request left
+   * it, and the retry gets it as a replay instead of executing again or a 409.
+   */
+  @Test
+  void a_patch_that_failed_after_it_changed_the_deposit_answers_the_retry_with_the_deposit() throws Exception {
+    String id = cardDeposit("4000000000000408");
+    String body = "{\"customerIp\":\"203.0.113.7\"}";
+    String request = "PATCH /payments/" + id + " "
+        + io.tollgate.rest.common.Json.fingerprint(new com.fasterxml.jackson.databind.ObjectMapper().readTree(body));
+    var command = new io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand("203.0.113.7", null,
+        null, null, null, null, null, null, null, null, null);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop,
+        "h2h-failed-late", request, id, () -> {
+          gw.app.services().processing().executeHostToHost(gw.shop, id, command);
+          throw new IllegalStateException("the connection to the client dropped");
+        })).isInstanceOf(IllegalStateException.class);
+
+    Answer retry = patch(id, body, "h2h-failed-late");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
+  }
+
+  /** A PATCH that failed before it changed anything leaves its key free: the retry executes. */
+  @Test
+  void a_patch_that_failed_before_it_changed_anything_leaves_the_key_to_the_retry() throws Exception {
+    String id = cardDeposit("4000000000000408");
+    String body = "{\"customerIp\":\"203.0.113.7\"}";
+    String request = "PATCH /payments/" + id + " "
+        + io.tollgate.rest.common.Json.fingerprint(new com.fasterxml.jackson.databind.ObjectMapper().readTree(body));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop,
+        "h2h-failed-early", request, id, () -> {
+          throw new IllegalStateException("the database went away");
+        })).isInstanceOf(IllegalStateException.class);
+
+    Answer retry = patch(id, body, "h2h-failed-early");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isNull();
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+  }
+
+  /**
+   * A PATCH cut short (the service stopped) after it changed the deposit and before it recorded
+   * its answer: once its claim is old enough to be taken for cut short, the retry is answered with
+   * the deposit as it stands, and it is not executed again.
+   */
+  @Test
+  void a_patch_cut_short_after_it_changed_the_deposit_answers_the_retry_with_the_deposit() {
+    String id = cardDeposit("4000000000000408");
+    String body = "{\"customerIp\":\"203.0.113.7\"}";
+    assertThat(patch(id, body, "h2h-cut-short").status()).isEqualTo(200);
+    // as the request leaves the key when it stops between its last write and its answer
+    gw.database.jdbi().useHandle(h -> h.createUpdate("""
+            UPDATE idempotency_keys SET payment_id = NULL, answer = NULL, created = created - interval '3 minutes'
+            WHERE idempotency_key = 'h2h-cut-short'""").execute());
+
+    Answer retry = patch(id, body, "h2h-cut-short");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
+  }
+
   /** A 3-D Secure deposit: the retry gets the challenge's redirectUrl again. */
   @Test
   void a_retried_host_to_host_patch_of_a_3ds_card_gets_its_redirect_url_again() {

@@ -57,7 +57,7 @@ public final class PaymentActionsResource {
         f.text("browserLanguage"), f.bool("browserJavaEnabled"), f.integer("browserTimezoneOffset"));
     throwIfAny(f);
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "PATCH /payments/" + id, json, () -> actions.executeHostToHost(shop, id, command));
+    return once(shop, key, "PATCH /payments/" + id, id, json, () -> actions.executeHostToHost(shop, id, command));
   }
 
   @POST
@@ -74,7 +74,7 @@ public final class PaymentActionsResource {
     }
     BigDecimal captured = amount;
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "POST /payments/" + id + "/capture", json, () -> actions.capture(shop, id, captured));
+    return once(shop, key, "POST /payments/" + id + "/capture", id, json, () -> actions.capture(shop, id, captured));
   }
 
   @POST
@@ -83,7 +83,7 @@ public final class PaymentActionsResource {
       @HeaderParam("Idempotency-Key") String key, @Context ContainerRequestContext request) {
     noFields(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "POST /payments/" + id + "/void", null, () -> actions.voidAuthorization(shop, id));
+    return once(shop, key, "POST /payments/" + id + "/void", id, null, () -> actions.voidAuthorization(shop, id));
   }
 
   @POST
@@ -92,7 +92,7 @@ public final class PaymentActionsResource {
       @Context ContainerRequestContext request) {
     noFields(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "POST /payments/" + id + "/approve", null, () -> actions.approve(shop, id));
+    return once(shop, key, "POST /payments/" + id + "/approve", id, null, () -> actions.approve(shop, id));
   }
 
   @POST
@@ -109,7 +109,7 @@ public final class PaymentActionsResource {
     }
     String why = reason;
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "POST /payments/" + id + "/reject", json, () -> actions.reject(shop, id, why));
+    return once(shop, key, "POST /payments/" + id + "/reject", id, json, () -> actions.reject(shop, id, why));
   }
 
   /**
@@ -117,12 +117,13 @@ public final class PaymentActionsResource {
    * header. {@code action} is the request's method and path, told apart by the key's record
    * together with the body.
    */
-  private Response once(ShopId shop, String key, String action, ObjectNode body, Supplier<Payment> run) {
+  private Response once(ShopId shop, String key, String action, String paymentId, ObjectNode body,
+      Supplier<Payment> run) {
     if (key == null) {
       return Response.ok(answer(run.get())).build();
     }
     String request = action + " " + (body == null ? "" : Json.fingerprint(body));
-    var result = idempotency.once(shop, key, request, run);
+    var result = idempotency.once(shop, key, request, paymentId, run);
     Response.ResponseBuilder ok = Response.ok(answer(result.payment()));
     if (result.replayed()) {
       ok.header("Idempotent-Replayed", "true");

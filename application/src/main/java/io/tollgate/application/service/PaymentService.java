@@ -36,6 +36,7 @@ import io.tollgate.domain.shop.ShopId;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -47,8 +48,8 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   /**
    * How long an action's key stays claimed by a request that has not answered: longer than any
-   * action takes. A request cut short (the service stopped) leaves its claim unfinished, and a
-   * retry with the key runs the action again once this has passed.
+   * action takes. A request cut short (the service stopped) leaves its claim unfinished; once
+   * this has passed, a retry with the key takes it over.
    */
   static final Duration UNFINISHED_CLAIM = Duration.ofMinutes(2);
 
@@ -117,7 +118,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       if (command.idempotencyKey() != null) {
         // in the creation's transaction: a claim is never committed unfinished here
         Optional<PriorUse> prior = idempotency.claim(shop.id(), command.idempotencyKey(),
-            fingerprint, now, now.minus(IDEMPOTENCY_WINDOW), now.minus(UNFINISHED_CLAIM));
+            fingerprint, now, now.minus(IDEMPOTENCY_WINDOW));
         if (prior.isPresent()) {
           return replay(shop.id(), command.idempotencyKey(), prior.get(), fingerprint);
         }
@@ -154,7 +155,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   }
 
   @Override
-  public CreatedPayment once(ShopId shop, String idempotencyKey, String request,
+  public CreatedPayment once(ShopId shop, String idempotencyKey, String request, String paymentId,
       Supplier<Payment> action) {
     checkIdempotencyKey(idempotencyKey);
     String fingerprint = secrets.fingerprint("action:" + request);
@@ -164,15 +165,30 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     // running is waited for, so that every duplicate gets its answer, as a claim held in an open
     // transaction made it wait before.
     long waitUntil = System.nanoTime() + WAIT_FOR_RUNNING.toNanos();
+    Instant claimed;
     while (true) {
-      Instant at = clock.instant();
+      Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
       Optional<PriorUse> prior = tx.inTransaction(() -> idempotency.claim(shop, idempotencyKey, fingerprint, at,
-          at.minus(IDEMPOTENCY_WINDOW), at.minus(UNFINISHED_CLAIM)));
+          at.minus(IDEMPOTENCY_WINDOW)));
       if (prior.isEmpty()) {
+        claimed = at;
         break;
       }
-      if (prior.get().paymentId() != null || !prior.get().fingerprint().equals(fingerprint)) {
-        return replay(shop, idempotencyKey, prior.get(), fingerprint);
+      PriorUse use = prior.get();
+      if (use.paymentId() != null || !use.fingerprint().equals(fingerprint)) {
+        return replay(shop, idempotencyKey, use, fingerprint);
+      }
+      if (use.claimed().isBefore(at.minus(UNFINISHED_CLAIM))) {
+        // cut short: what it did before it stopped is its answer; if nothing, the action runs
+        if (!idempotency.takeOver(shop, idempotencyKey, use.claimed(), at)) {
+          continue;
+        }
+        if (changedSince(shop, paymentId, use.claimed())) {
+          idempotency.complete(shop, idempotencyKey, new PaymentId(paymentId));
+          return replay(shop, idempotencyKey, new PriorUse(fingerprint, new PaymentId(paymentId), at), fingerprint);
+        }
+        claimed = at;
+        break;
       }
       if (System.nanoTime() - waitUntil > 0) {
         throw new DomainException.Conflict("idempotency_key_in_use",
@@ -185,15 +201,26 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       done = action.get();
     } catch (RuntimeException e) {
       try {
-        // the action changed nothing it did not commit itself: the key is free for a retry
-        idempotency.release(shop, idempotencyKey, fingerprint);
-      } catch (RuntimeException unreleased) {
-        e.addSuppressed(unreleased);
+        if (changedSince(shop, paymentId, claimed)) {
+          // it failed after a commit of its own (a deposit committed as sent to its terminal):
+          // a retry is answered with the payment as this request left it, not run again
+          idempotency.complete(shop, idempotencyKey, new PaymentId(paymentId));
+        } else {
+          idempotency.release(shop, idempotencyKey, claimed);
+        }
+      } catch (RuntimeException unrecorded) {
+        e.addSuppressed(unrecorded);
       }
       throw e;
     }
     idempotency.complete(shop, idempotencyKey, done.id());
     return new CreatedPayment(done, false);
+  }
+
+  /** Whether the shop's payment of that id was changed after {@code since}. */
+  private boolean changedSince(ShopId shop, String paymentId, Instant since) {
+    return PaymentId.isWellFormed(paymentId) && payments.find(new PaymentId(paymentId))
+        .filter(p -> p.shopId().equals(shop) && p.updated().isAfter(since)).isPresent();
   }
 
   private static void pause() {

@@ -15,9 +15,15 @@ import java.util.function.Supplier;
 public interface IdempotentActionUseCase {
 
   /**
-   * Runs {@code action} once per key, in one transaction with the claim of the key.
+   * Runs {@code action} once per key. The key is claimed in a transaction of its own first, and
+   * its answer recorded once the action is done; a retry while the first request runs waits for
+   * its answer. When the first request fails, or is cut short, after it changed the payment (a
+   * host-to-host execution commits the deposit's terminal before it asks that terminal), a
+   * retry is answered with the payment as it stood then, as a replay, and the action does not
+   * run again; when it failed before changing anything, the retry runs the action.
    *
    * @param request what identifies the request (method, path and body); only a keyed digest of it is kept
+   * @param paymentId the payment the action acts on, as the request names it
    */
-  CreatedPayment once(ShopId shop, String idempotencyKey, String request, Supplier<Payment> action);
+  CreatedPayment once(ShopId shop, String idempotencyKey, String request, String paymentId, Supplier<Payment> action);
 }

@@ -17,25 +17,36 @@ public interface IdempotencyRepository {
    * Claims the key for this request in the current transaction.
    *
    * @param expiredBefore a use of the key before this has expired, and the key is claimed anew
-   * @param unfinishedBefore a claim before this whose request never recorded its payment
-   *     ({@link #complete}) was cut short, and the key is claimed anew
-   * @return empty when the key is new (or expired, or left unfinished) and is now ours;
-   *     otherwise the earlier use, whose payment is null while its request is still running
+   * @return empty when the key is new (or expired) and is now ours; otherwise the earlier use,
+   *     whose payment is null while its request has not recorded one ({@link #complete})
    */
-  Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore,
-      Instant unfinishedBefore);
+  Optional<PriorUse> claim(ShopId shop, String key, String fingerprint, Instant now, Instant expiredBefore);
 
   /**
-   * Gives up a claim whose request failed and recorded no payment, so that the key is free for
-   * a retry; a key whose request completed, or that another request holds, is left as it is.
+   * Takes over a claim whose request never recorded its payment and is taken to have been cut
+   * short: only if it is still the claim made at {@code claimed}, so that of several retries one
+   * takes it over.
+   *
+   * @return whether the key is now this request's, claimed at {@code now}
    */
-  void release(ShopId shop, String key, String fingerprint);
+  boolean takeOver(ShopId shop, String key, Instant claimed, Instant now);
 
   /**
-   * Records the payment the claimed key created or acted on, as it stands now in this
-   * transaction: what the first request is answered, and every replay after it.
+   * Gives up the claim made at {@code claimed}, whose request failed and recorded no payment, so
+   * that the key is free for a retry; a key another request has claimed since, or whose request
+   * completed, is left as it is.
+   */
+  void release(ShopId shop, String key, Instant claimed);
+
+  /**
+   * Records the payment the claimed key created or acted on, as it stands now: what the first
+   * request is answered, and every replay after it. A key whose payment is recorded already (by
+   * an earlier request with it that was taken to be cut short, and finished after all) keeps it.
    */
   void complete(ShopId shop, String key, PaymentId payment);
 
-  record PriorUse(String fingerprint, PaymentId paymentId) {}
+  /**
+   * @param claimed when the request that holds the key claimed it (for {@link #takeOver})
+   */
+  record PriorUse(String fingerprint, PaymentId paymentId, Instant claimed) {}
 }
