@@ -261,28 +261,73 @@ public final class ProcessingService
     });
   }
 
+  /**
+   * A challenge the customer passed is committed (CONFIRMATION, still PENDING) before the
+   * terminal is told, as a charge is committed to its terminal before it is sent: the terminal
+   * completes the charge on that answer, and a request cut short in between leaves the deposit
+   * to the job for unanswered deposits, which tells the terminal again, rather than waiting on a
+   * challenge the customer may abandon and the checkout timeout cancel, card charged. A failed
+   * challenge moves no money and is told and stored in one transaction.
+   */
   @Override
   public Payment completeChallenge(String paymentId, boolean passed) {
-    return tx.inTransaction(() -> {
+    Challenge challenge = tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
       Payment p = locked.payment();
       if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD || unanswered(p)) {
         throw PaymentTransitions.illegal();
       }
-      // the terminal that asked for the challenge, after as many cascades as came before it
-      int attempt = 1 + (int) payments.operations(p.id()).stream()
-          .filter(o -> o.operation() == OperationType.CASCADING).count();
-      Result r = processor.completeChallenge(charge(p, attempt, fromLock(locked)), passed);
+      int attempt = challengedAttempt(p);
+      if (passed) {
+        Payment confirmed = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
+            Outcome.NONE.withDetails(CHALLENGE_PASSED), clock.instant()));
+        return new Challenge(confirmed, attempt, fromLock(locked));
+      }
+      Result r = processor.completeChallenge(charge(p, attempt, fromLock(locked)), false);
       if (r.status() != Result.Status.APPROVED) {
-        return writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
-            declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
-            clock.instant()));
+        return new Challenge(writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
+            declined(r).withDetails("3-D Secure challenge failed"), clock.instant())), 0, null);
       }
       Payment confirmed = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
-          Outcome.NONE.withDetails("3-D Secure challenge passed"), clock.instant()));
-      return writer.update(confirmed.apply(OperationType.DEPOSIT,
-          confirmed.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant()));
+          Outcome.NONE.withDetails("3-D Secure challenge failed, and the issuer approved all the same"),
+          clock.instant()));
+      return new Challenge(writer.update(confirmed.apply(OperationType.DEPOSIT,
+          confirmed.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant())), 0,
+          null);
     });
+    if (challenge.pan() == null) {
+      return challenge.payment();
+    }
+    try {
+      return confirm(challenge.payment(), challenge.attempt(), challenge.pan());
+    } catch (DomainException.Conflict e) {
+      if (!"concurrent_modification".equals(e.code())) {
+        throw e;
+      }
+      return payments.find(challenge.payment().id()).orElseThrow();
+    }
+  }
+
+  private static final String CHALLENGE_PASSED = "3-D Secure challenge passed";
+
+  /** A challenge answered: the deposit, and when it was passed, what telling its terminal takes. */
+  private record Challenge(Payment payment, int attempt, CardNumber pan) {}
+
+  /** The attempt that asked for the challenge: 1, after as many cascades as came before it. */
+  private int challengedAttempt(Payment p) {
+    return 1 + (int) payments.operations(p.id()).stream()
+        .filter(o -> o.operation() == OperationType.CASCADING).count();
+  }
+
+  /** Tells the terminal the customer passed the challenge, and stores its answer. */
+  private Payment confirm(Payment confirmed, int attempt, CardNumber pan) {
+    Result r = processor.completeChallenge(charge(confirmed, attempt, pan), true);
+    if (r.status() != Result.Status.APPROVED) {
+      return writer.update(confirmed.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
+          declined(r).withDetails("3-D Secure challenge refused by the issuer"), clock.instant()));
+    }
+    return writer.update(confirmed.apply(OperationType.DEPOSIT,
+        confirmed.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant()));
   }
 
   @Override
@@ -449,8 +494,13 @@ public final class ProcessingService
   @Override
   public int resumeUnansweredDeposits(int batch) {
     return eachDueInSteps(DueWork.UNANSWERED_DEPOSITS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
-      if (!unanswered(p)) {
+      OperationType last = unansweredAfter(p);
+      if (last == null) {
         return Stepped.STAYED;
+      }
+      if (last == OperationType.CONFIRMATION) {
+        confirm(p, challengedAttempt(p), fromVault(p));
+        return Stepped.MOVED;
       }
       Attempt a = attempt(resume(p, fromVault(p), "taken up again after its request was cut short"));
       return a.next() == null ? Stepped.MOVED : Stepped.andThen(a.next().payment());
@@ -687,11 +737,17 @@ public final class ProcessingService
    * deposit waits on is one).
    */
   private boolean unanswered(Payment p) {
+    return unansweredAfter(p) != null;
+  }
+
+  /** The last step of an {@link #unanswered} deposit; null for any other payment. */
+  private OperationType unansweredAfter(Payment p) {
     if (p.type() != PaymentType.DEPOSIT || p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
-      return false;
+      return null;
     }
     List<PaymentOperation> newestFirst = payments.operations(p.id());
-    return newestFirst.isEmpty() || PaymentRepository.UNANSWERED_AFTER.contains(newestFirst.get(0).operation());
+    OperationType last = newestFirst.isEmpty() ? null : newestFirst.get(0).operation();
+    return PaymentRepository.UNANSWERED_AFTER.contains(last) ? last : null;
   }
 
   /**

@@ -181,4 +181,36 @@ class DepositCutShortTest {
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
     assertThat(acquirers.asked).containsExactly("B #1");
   }
+
+  /**
+   * Cut short after the customer passed the 3-D Secure challenge, while the terminal completed
+   * the charge: the deposit is not left waiting on a challenge the customer may abandon (and
+   * the checkout timeout cancel, card charged), but finished by the job, which tells the
+   * terminal again.
+   */
+  @Test
+  void a_3ds_deposit_cut_short_as_its_terminal_completes_the_charge_is_finished_by_the_job() {
+    shopHas(connector("B", 1, null));
+    acquirers.challenging.add("B");
+    acquirers.dropOnce.add("B");
+    Payment p = deposit();
+    assertThat(execute(p).state()).isEqualTo(PaymentState.PENDING);
+
+    assertThatThrownBy(() -> service.completeChallenge(p.id().value(), true)).isInstanceOf(IllegalStateException.class);
+    assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B PENDING", "CONFIRMATION");
+    assertThat(service.view(p.id().value()).unanswered()).isTrue();
+    assertThatThrownBy(() -> service.cancelByCustomer(p.id().value()))
+        .isInstanceOfSatisfying(DomainException.Conflict.class,
+            e -> assertThat(e.code()).isEqualTo("payment_in_progress"));
+
+    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1", "B #1");
+    assertThat(acquirers.paid).containsExactly("B " + p.id().value());
+    assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B PENDING", "CONFIRMATION",
+        "DEPOSIT B COMPLETED");
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("10.00"), BigDecimal.ZERO);
+  }
 }

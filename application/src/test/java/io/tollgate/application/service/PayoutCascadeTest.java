@@ -82,10 +82,23 @@ class PayoutCascadeTest {
       return charge(payout);
     }
 
-    /** A card deposit's charge, answered as a payout is. */
+    /** The terminals that ask for a 3-D Secure challenge before they charge a deposit. */
+    final Set<String> challenging = new HashSet<>();
+
+    /** A card deposit's charge, answered as a payout is, or first a 3-D Secure challenge. */
     @Override
     public Result authorize(CardCharge charge) {
+      if (challenging.contains(charge.terminal().name())) {
+        asked.add(charge.terminal().name() + " #" + charge.attempt() + " challenge");
+        return new Result(Result.Status.CHALLENGE, null, "x-3ds", "3DS", Map.of(), null);
+      }
       return charge(charge);
+    }
+
+    /** The charge a passed challenge completes. */
+    @Override
+    public Result completeChallenge(CardCharge charge, boolean customerPassed) {
+      return customerPassed ? charge(charge) : Result.declined(ErrorCode.E5_00_DECLINED_BY_3DS, "x-3ds", "3DS_FAILED");
     }
 
     private Result charge(CardCharge payout) {
@@ -107,11 +120,6 @@ class PayoutCascadeTest {
     @Override
     public String terminalName() {
       return "Default terminal";
-    }
-
-    @Override
-    public Result completeChallenge(CardCharge charge, boolean customerPassed) {
-      throw new UnsupportedOperationException();
     }
 
     @Override
