@@ -926,7 +926,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   /**
    * A card deposit sent to its terminal whose answer was never stored is due for the job that
    * takes such deposits up again once the answer is overdue, whatever step came last before it
-   * was sent (a host-to-host execution or a card entered on the page, a screen, a cascade); and
+   * was sent (a host-to-host execution or a card entered on the page, a screen, a cascade, a
+   * passed 3-D Secure challenge); and
    * the expiry job never cancels it as a checkout left alone, since its terminal may have
    * charged the card. A deposit waiting on its 3-D Secure challenge (the terminal's answer), a
    * younger one and a bank transfer are not due.
@@ -947,21 +948,26 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     Payment onThreeDs = insert(own, "1", "ua-4", T0);
     onThreeDs = repository().update(onThreeDs.apply(OperationType.DEPOSIT, PaymentState.PENDING,
         Outcome.NONE.withDetails("3-D Secure challenge required"), T0.plusSeconds(6)));
+    Payment confirmed = insert(own, "1", "ua-7", T0);
+    confirmed = repository().update(confirmed.apply(OperationType.DEPOSIT, PaymentState.PENDING,
+        Outcome.NONE.withDetails("3-D Secure challenge required"), T0.plusSeconds(6)));
+    confirmed = repository().update(confirmed.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
+        Outcome.NONE.withDetails("3-D Secure challenge passed"), T0.plusSeconds(7)));
     Payment young = sent(insert(own, "1", "ua-5", T0), T0.plusSeconds(100));
     Payment transfer = pending(own, PaymentType.DEPOSIT, PaymentMethod.BANKTRANSFER, "ua-6", T0.plusSeconds(1));
-    List<Payment> all = List.of(executed, screened, cascaded, onThreeDs, young, transfer);
+    List<Payment> all = List.of(executed, screened, cascaded, onThreeDs, confirmed, young, transfer);
 
     assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(60), all))
-        .containsExactly(executed.id(), screened.id(), cascaded.id());
+        .containsExactly(executed.id(), screened.id(), cascaded.id(), confirmed.id());
     assertThat(due(DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(600), all))
         .as("only the one waiting on its customer").containsExactly(onThreeDs.id());
 
     // its step failed 100 s after it was sent: taken up again once a tenth of that has passed
     repository().checked(executed.id(), T0.plusSeconds(101));
     assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(110), all))
-        .containsExactly(screened.id(), cascaded.id(), young.id());
+        .containsExactly(screened.id(), cascaded.id(), confirmed.id(), young.id());
     assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(112), all))
-        .containsExactly(screened.id(), cascaded.id(), young.id(), executed.id());
+        .containsExactly(screened.id(), cascaded.id(), confirmed.id(), young.id(), executed.id());
   }
 
   /**
