@@ -201,9 +201,11 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       done = action.get();
     } catch (RuntimeException e) {
       try {
-        if (changedSince(shop, paymentId, claimed)) {
-          // it failed after a commit of its own (a deposit committed as sent to its terminal):
-          // a retry is answered with the payment as this request left it, not run again
+        // A refusal (bad input, a state that does not allow the action) changed nothing; an
+        // error may come after a commit of the action's own (a deposit committed as sent to its
+        // terminal), and then a retry is answered with the payment as this request left it.
+        boolean refused = e instanceof DomainException && !(e instanceof DomainException.Unavailable);
+        if (!refused && changedSince(shop, paymentId, claimed)) {
           idempotency.complete(shop, idempotencyKey, new PaymentId(paymentId));
         } else {
           idempotency.release(shop, idempotencyKey, claimed);
