@@ -7,13 +7,11 @@ import io.tollgate.application.port.in.WebhookDeliveryUseCase.Result;
 import io.tollgate.application.port.out.DestinationPolicy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.io.IOException;
+import java.io.EOFException;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,12 +27,26 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.HttpResponseException;
+import org.eclipse.jetty.client.ProxyAuthenticationProtocolHandler;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.WWWAuthenticationProtocolHandler;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpCookieStore;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,7 +107,6 @@ public final class WebhookDispatcher implements AutoCloseable {
   private long claims;
   private final Semaphore slots;
   private final ExecutorService senders;
-  private final ScheduledThreadPoolExecutor deadlines;
   private final Thread poller;
   private final Thread recorder;
   private final BlockingQueue<Reported> toRecord = new LinkedBlockingQueue<>();
@@ -145,24 +156,56 @@ public final class WebhookDispatcher implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.deadlines = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "webhook-deadlines");
-      t.setDaemon(true);
-      return t;
-    });
-    this.deadlines.setRemoveOnCancelPolicy(true);
-    this.http = HttpClient.newBuilder()
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .connectTimeout(settings.requestTimeout())
-        .version(HttpClient.Version.HTTP_1_1)
-        .build();
+    this.http = newClient(settings);
     this.poller = new Thread(this::poll, "webhook-dispatcher");
     this.poller.setDaemon(true);
     this.recorder = new Thread(this::record, "webhook-recorder");
     this.recorder.setDaemon(true);
   }
 
+  /**
+   * Jetty's client rather than the JDK's, because it lets us choose the addresses a connection
+   * goes to. It sends HTTP/1.1, follows no redirects, keeps no cookies and opens as many
+   * connections to one receiver as deliveries can be in flight.
+   */
+  private static HttpClient newClient(Settings settings) {
+    SslContextFactory.Client tls = new SslContextFactory.Client();
+    // the receiver's certificate must name the URL's host, whichever of its addresses we reach
+    tls.setEndpointIdentificationAlgorithm("HTTPS");
+    ClientConnector connector = new ClientConnector();
+    connector.setSslContextFactory(tls);
+    HttpClient http = new HttpClient(new HttpClientTransportOverHTTP(connector));
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName("webhook-http");
+    threads.setDaemon(true);
+    http.setExecutor(threads);
+    http.setScheduler(new ScheduledExecutorScheduler("webhook-http-scheduler", true));
+    http.setFollowRedirects(false);
+    http.setHttpCookieStore(new HttpCookieStore.Empty());
+    http.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, settings.userAgent()));
+    http.setConnectTimeout(settings.requestTimeout().toMillis());
+    // An idle connection closes after Jetty's 30 s, or after the request timeout if that is
+    // longer: idleness must not end an attempt before its own timeout does.
+    long idle = Math.max(30_000, settings.requestTimeout().toMillis() + 1_000);
+    http.setIdleTimeout(idle);
+    // a receiver nobody sends to any more is forgotten, with its pool, rather than kept for good
+    http.setDestinationIdleTimeout(idle);
+    http.setMaxConnectionsPerDestination(settings.parallelism());
+    return http;
+  }
+
   public WebhookDispatcher start() {
+    try {
+      http.start();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not start the webhook HTTP client", e);
+    }
+    // Added by start, and not ours: a decoder would ask receivers to compress the body we
+    // drop, and the authentication handlers would buffer a 401's or 407's body and fail the
+    // attempt when it is large, where we only want its status.
+    http.getContentDecoderFactories().clear();
+    http.getProtocolHandlers().remove(WWWAuthenticationProtocolHandler.NAME);
+    http.getProtocolHandlers().remove(ProxyAuthenticationProtocolHandler.NAME);
     recorder.start();
     poller.start();
     return this;
@@ -380,23 +423,17 @@ public final class WebhookDispatcher implements AutoCloseable {
     try {
       error = problemBeforeSending(d);
       if (error == null) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(d.url()))
-            .timeout(settings.requestTimeout())
-            .header("Content-Type", "application/json")
-            .header("User-Agent", settings.userAgent())
-            .header("Signature", WebhookSignature.sign(d.signingKey(), d.body()))
-            .header("Webhook-Id", d.eventId())
-            .header("Webhook-Timestamp", Long.toString(clock.instant().getEpochSecond()))
-            .POST(HttpRequest.BodyPublishers.ofByteArray(d.body()))
-            .build();
-        status = exchange(request);
+        Request request = http.newRequest(URI.create(d.url()))
+            .method(HttpMethod.POST)
+            .timeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+            .headers(h -> h.put("Signature", WebhookSignature.sign(d.signingKey(), d.body()))
+                .put("Webhook-Id", d.eventId())
+                .put("Webhook-Timestamp", Long.toString(clock.instant().getEpochSecond())))
+            .body(new BytesRequestContent("application/json", d.body()));
+        Answer answer = exchange(request);
+        status = answer.status();
+        error = answer.error();
       }
-    } catch (HttpTimeoutException | TimeoutException e) {
-      error = "no complete answer within " + settings.requestTimeout().toSeconds() + " s";
-    } catch (ConnectException e) {
-      error = "connection refused or unreachable";
-    } catch (IOException e) {
-      error = "connection failed: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       error = "interrupted by shutdown";
@@ -416,80 +453,66 @@ public final class WebhookDispatcher implements AutoCloseable {
     return result;
   }
 
+  /** How an exchange ended: the receiver's status, or why there is none. */
+  private record Answer(Integer status, String error) {
+  }
+
   /**
-   * Sends one attempt and returns the receiver's status once its whole answer is in, within the
-   * request timeout from start to end (or, when a 2xx status came in time and its body did not,
-   * that status at the deadline). The request's own timeout ends when the headers arrive;
-   * a receiver that then trickles or never ends its body would hold the delivery's slot past its
-   * lease, and the event would be claimed and sent again while the first attempt still waited.
-   * A deadline interrupts the send instead (the client then abandons the exchange and closes its
-   * connection): the synchronous send completes on the client's selector thread, where
-   * {@code sendAsync} would hand every answer to another thread first (in the benchmark, 54% of
-   * a core for 1,500 webhooks a second against 33%).
+   * Sends one attempt and waits for the receiver's whole answer, within the request timeout from
+   * start to end; its body is read and dropped. The timeout holds for the body too: a receiver
+   * that trickles or never ends its body would otherwise hold the delivery's slot past its lease,
+   * and the event would be claimed and sent again while the first attempt still waited. A 2xx
+   * status that came in time is success (CONTRACT §6), however slowly its body follows.
    */
-  private int exchange(HttpRequest request) throws IOException, InterruptedException, TimeoutException {
-    Deadline deadline = new Deadline(Thread.currentThread());
-    ScheduledFuture<?> alarm = deadlines.schedule(deadline::expire, settings.requestTimeout().toMillis(),
-        TimeUnit.MILLISECONDS);
+  private Answer exchange(Request request) throws InterruptedException {
+    AtomicInteger answered = new AtomicInteger();
+    BlockingQueue<org.eclipse.jetty.client.Result> ended = new LinkedBlockingQueue<>();
+    request.onResponseHeaders(response -> answered.set(response.getStatus())).send(ended::add);
+    org.eclipse.jetty.client.Result result;
     try {
-      return http.send(request, info -> {
-        deadline.answered(info.statusCode());
-        return HttpResponse.BodySubscribers.discarding();
-      }).statusCode();
+      result = ended.take();
     } catch (InterruptedException e) {
-      if (deadline.finish()) {
-        // A 2xx within the time is success (CONTRACT §6), however slowly its body follows.
-        if (deadline.status >= 200 && deadline.status < 300) {
-          return deadline.status;
-        }
-        throw new TimeoutException("no complete answer in time");
-      }
+      request.abort(e);
       throw e;
-    } finally {
-      alarm.cancel(false);
-      deadline.finish();
     }
-  }
-
-  /** Interrupts a send that outlives its deadline, and never a thread that has moved on. */
-  private static final class Deadline {
-    private final Thread sender;
-    private boolean finished;
-    private boolean expired;
-    /** The receiver's status once its headers are in, else 0. */
-    private volatile int status;
-
-    Deadline(Thread sender) {
-      this.sender = sender;
+    if (result.isSucceeded()) {
+      return new Answer(result.getResponse().getStatus(), null);
     }
-
-    void answered(int statusCode) {
-      status = statusCode;
+    Throwable failure = result.getFailure();
+    int status = answered.get();
+    if (failure instanceof TimeoutException && status >= 200 && status < 300) {
+      return new Answer(status, null);
     }
-
-    synchronized void expire() {
-      if (!finished) {
-        expired = true;
-        sender.interrupt();
-      }
-    }
-
-    /** Ends the deadline; true if it had expired (the interrupt it caused is cleared). */
-    synchronized boolean finish() {
-      finished = true;
-      if (expired) {
-        Thread.interrupted();
-      }
-      return expired;
-    }
+    return new Answer(null, whyFailed(failure));
   }
 
   /**
-   * An attempt's error as it may be stored and logged. The HTTP client quotes what a receiver
-   * sent when it cannot read it as HTTP ("Invalid status line: ..."), and those bytes may hold
-   * a NUL, which PostgreSQL refuses in text, or control characters that forge log lines: each
-   * such character becomes '?', as does half of a surrogate pair, and the text is cut at 500
-   * characters.
+   * What a failed exchange is reported with. Jetty's own message is not used where it
+   * describes its connection object, which names our local address.
+   */
+  private String whyFailed(Throwable failure) {
+    if (failure instanceof TimeoutException || failure instanceof SocketTimeoutException) {
+      return "no complete answer within " + settings.requestTimeout().toSeconds() + " s";
+    }
+    if (failure instanceof ConnectException || failure instanceof UnknownHostException) {
+      return "connection refused or unreachable";
+    }
+    if (failure instanceof HttpResponseException) {
+      return "connection failed: the answer is not HTTP"
+          + (failure.getCause() instanceof HttpException bad ? " (" + bad.getReason() + ")" : "");
+    }
+    if (failure instanceof EOFException) {
+      return "connection failed: closed before a complete answer";
+    }
+    return "connection failed: " + (failure.getMessage() == null ? failure.getClass().getSimpleName()
+        : failure.getMessage());
+  }
+
+  /**
+   * An attempt's error as it may be stored and logged. An error may quote what a receiver sent,
+   * and those bytes may hold a NUL, which PostgreSQL refuses in text, or control characters that
+   * forge log lines: each such character becomes '?', as does half of a surrogate pair, and the
+   * text is cut at 500 characters.
    */
   static String printable(String error) {
     if (error == null) {
@@ -579,7 +602,11 @@ public final class WebhookDispatcher implements AutoCloseable {
       Thread.currentThread().interrupt();
       senders.shutdownNow();
     }
-    deadlines.shutdownNow();
+    try {
+      http.stop();
+    } catch (Exception e) {
+      LOG.warn("could not stop the webhook HTTP client: {}", e.toString());
+    }
     try {
       deliveries.release(leaseToken);
     } catch (RuntimeException e) {

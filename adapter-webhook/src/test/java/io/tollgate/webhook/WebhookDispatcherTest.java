@@ -140,6 +140,51 @@ class WebhookDispatcherTest {
   }
 
   /**
+   * What a receiver sees of an attempt: an HTTP/1.1 POST of the JSON body with its signature,
+   * and nothing the client would add on its own (no compression asked for, no cookie sent
+   * back). A redirect is the receiver's answer, not a place to send the webhook to.
+   */
+  @Test
+  void a_receiver_gets_a_signed_post_its_redirect_is_not_followed_and_its_cookie_not_sent_back() throws Exception {
+    List<com.sun.net.httpserver.HttpExchange> moved = new CopyOnWriteArrayList<>();
+    receiver.createContext("/moved", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      moved.add(exchange);
+      exchange.getResponseHeaders().add("Location", "/hooks");
+      exchange.getResponseHeaders().add("Set-Cookie", "session=abc; Path=/");
+      exchange.sendResponseHeaders(302, -1);
+      exchange.close();
+    });
+    ClaimedEvent first = event("lease-1", "/moved");
+    ClaimedEvent second = event("lease-1", "/moved");
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(first) : n == 2 ? List.of(second) : List.of());
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(20), Duration.ofSeconds(2), Duration.ofSeconds(30),
+            "Tollgate-Webhooks/test"), Clock.systemUTC()).start()) {
+      await("both attempts are reported", () -> outbox.reported.size() == 2);
+    }
+    assertThat(outbox.reported).allSatisfy(r -> {
+      assertThat(r.result().delivered()).isFalse();
+      assertThat(r.result().statusCode()).isEqualTo(302);
+    });
+    assertThat(received).as("the redirect's target").isEmpty();
+    assertThat(moved).hasSize(2).allSatisfy(exchange -> {
+      assertThat(exchange.getRequestMethod()).isEqualTo("POST");
+      assertThat(exchange.getProtocol()).isEqualTo("HTTP/1.1");
+      com.sun.net.httpserver.Headers headers = exchange.getRequestHeaders();
+      assertThat(headers.getFirst("Content-Type")).isEqualTo("application/json");
+      assertThat(headers.getFirst("User-Agent")).isEqualTo("Tollgate-Webhooks/test");
+      assertThat(headers.getFirst("Signature")).isEqualTo(WebhookSignature.sign("whsec_test",
+          "{}".getBytes(StandardCharsets.UTF_8)));
+      assertThat(headers.getFirst("Webhook-Timestamp")).matches("[0-9]+");
+      assertThat(headers.getFirst("Cookie")).isNull();
+      assertThat(headers.getFirst("Accept-Encoding")).isNull();
+    });
+    assertThat(moved).extracting(exchange -> exchange.getRequestHeaders().getFirst("Webhook-Id"))
+        .containsExactly(first.id(), second.id());
+  }
+
+  /**
    * A claim that fails (the database unreachable for a moment) must not keep the delivery slots
    * it had taken: the dispatcher would then wait for a free slot forever and send nothing more
    * until restarted.
@@ -320,9 +365,11 @@ class WebhookDispatcherTest {
   }
 
   /**
-   * A receiver that answers bytes the client cannot read as HTTP, a NUL among them: the client
-   * quotes them in its error, and PostgreSQL refuses a NUL in text, so the whole batch of
-   * attempts could not be recorded and every event in it was sent again, without end.
+   * A receiver that answers bytes that are not HTTP, a NUL among them: the attempt fails with an
+   * error that can be stored. PostgreSQL refuses a NUL in text, and an error quoting one made the
+   * whole batch of attempts unrecordable, so every event in it was sent again, without end. The
+   * error does not describe the client's connection either, which would show the merchant our
+   * local address.
    */
   @Test
   void an_answer_that_is_not_http_is_reported_with_a_storable_error() throws Exception {
@@ -330,6 +377,8 @@ class WebhookDispatcherTest {
       Thread answering = new Thread(() -> {
         while (!garbage.isClosed()) {
           try (Socket s = garbage.accept()) {
+            // the whole request first, so that the client reads the answer rather than failing to send
+            readRequest(s);
             s.getOutputStream().write("\0\u0001GARBAGE NOT HTTP\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
             s.getOutputStream().flush();
             Thread.sleep(200);
@@ -349,10 +398,26 @@ class WebhookDispatcherTest {
         await("the attempt is reported", () -> !outbox.reported.isEmpty());
         assertThat(outbox.reported).singleElement().satisfies(r -> {
           assertThat(r.result().delivered()).isFalse();
-          assertThat(r.result().error()).contains("GARBAGE NOT HTTP").doesNotContain("\0", "\u0001");
+          assertThat(r.result().error()).startsWith("connection failed: the answer is not HTTP")
+              .doesNotContain("\0", "\u0001", "127.0.0.1");
         });
       }
     }
+  }
+
+  /** Reads a request's head and as much body as its Content-Length says. */
+  private static void readRequest(Socket s) throws java.io.IOException {
+    java.io.InputStream in = s.getInputStream();
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        return;
+      }
+      head.append((char) b);
+    }
+    java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+    in.readNBytes(length.find() ? Integer.parseInt(length.group(1)) : 0);
   }
 
   /**
