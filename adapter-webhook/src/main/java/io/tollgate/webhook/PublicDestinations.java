@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -14,7 +15,9 @@ import java.util.function.Function;
  * The production destination policy: a URL may be used only when every address its host
  * resolves to is a public one. Refused: loopback, private (RFC 1918, IPv6 unique local),
  * link-local (which holds the cloud metadata address 169.254.169.254), shared address space
- * (100.64/10), unspecified and multicast addresses, and hosts that do not resolve.
+ * (100.64/10), unspecified and multicast addresses, and hosts that do not resolve. Webhooks
+ * connect through it too ({@link PublicAddressResolver}), so that they reach an address it let
+ * through and not whatever a later lookup answers.
  */
 public final class PublicDestinations implements DestinationPolicy {
 
@@ -46,19 +49,42 @@ public final class PublicDestinations implements DestinationPolicy {
     if (host == null) {
       return Optional.of("has no host");
     }
+    try {
+      publicAddresses(host);
+      return Optional.empty();
+    } catch (Refused e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  /**
+   * The addresses {@code host} resolves to, looked up once, when every one of them is public:
+   * those a connection to the host may go to.
+   *
+   * @throws Refused when the host does not resolve or one of its addresses is not public
+   */
+  List<InetAddress> publicAddresses(String host) throws Refused {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
     InetAddress[] addresses = resolver.apply(host);
     if (addresses.length == 0) {
-      return Optional.of("host " + host + " does not resolve");
+      throw new Refused("host " + host + " does not resolve");
     }
     for (InetAddress a : addresses) {
       if (!isPublic(a)) {
-        return Optional.of("host " + host + " resolves to a non-public address (" + a.getHostAddress() + ")");
+        throw new Refused("host " + host + " resolves to a non-public address (" + a.getHostAddress() + ")");
       }
     }
-    return Optional.empty();
+    return List.of(addresses);
+  }
+
+  /** Why a host may not be connected to. */
+  static final class Refused extends Exception {
+    Refused(String why) {
+      // an answer, not a fault: no stack trace to fill in
+      super(why, null, false, false);
+    }
   }
 
   static boolean isPublic(InetAddress a) {

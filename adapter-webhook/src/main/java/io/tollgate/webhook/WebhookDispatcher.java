@@ -156,7 +156,7 @@ public final class WebhookDispatcher implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.http = newClient(settings);
+    this.http = newClient(destinations, settings);
     this.poller = new Thread(this::poll, "webhook-dispatcher");
     this.poller.setDaemon(true);
     this.recorder = new Thread(this::record, "webhook-recorder");
@@ -168,7 +168,7 @@ public final class WebhookDispatcher implements AutoCloseable {
    * goes to. It sends HTTP/1.1, follows no redirects, keeps no cookies and opens as many
    * connections to one receiver as deliveries can be in flight.
    */
-  private static HttpClient newClient(Settings settings) {
+  private static HttpClient newClient(DestinationPolicy destinations, Settings settings) {
     SslContextFactory.Client tls = new SslContextFactory.Client();
     // the receiver's certificate must name the URL's host, whichever of its addresses we reach
     tls.setEndpointIdentificationAlgorithm("HTTPS");
@@ -191,6 +191,13 @@ public final class WebhookDispatcher implements AutoCloseable {
     // a receiver nobody sends to any more is forgotten, with its pool, rather than kept for good
     http.setDestinationIdleTimeout(idle);
     http.setMaxConnectionsPerDestination(settings.parallelism());
+    // With PublicDestinations the client connects only to addresses it let through, from the
+    // lookup it judged: a lookup of the client's own could answer otherwise. Other policies judge
+    // no addresses (ALLOW_ALL in the sandbox and in tests, which send to receivers on this
+    // machine), and there the client looks hosts up itself.
+    if (destinations instanceof PublicDestinations publicOnly) {
+      http.setSocketAddressResolver(new PublicAddressResolver(publicOnly, threads));
+    }
     return http;
   }
 
@@ -491,6 +498,9 @@ public final class WebhookDispatcher implements AutoCloseable {
    * describes its connection object, which names our local address.
    */
   private String whyFailed(Throwable failure) {
+    if (failure instanceof PublicDestinations.Refused refused) {
+      return "destination refused: " + refused.getMessage();
+    }
     if (failure instanceof TimeoutException || failure instanceof SocketTimeoutException) {
       return "no complete answer within " + settings.requestTimeout().toSeconds() + " s";
     }

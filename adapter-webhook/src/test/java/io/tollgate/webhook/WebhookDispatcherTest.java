@@ -185,6 +185,46 @@ class WebhookDispatcherTest {
   }
 
   /**
+   * A host whose DNS answer changes once it has been checked (DNS rebinding): a public address
+   * when the URL is judged, this machine when the client connects. The connection goes only to
+   * an address that passed the check, from the lookup that was checked, so the receiver here
+   * gets nothing and the attempt is refused. The host is {@code localhost}, which the system
+   * resolves to this machine too: a client that looked it up again by itself would reach the
+   * receiver.
+   */
+  @Test
+  void a_host_that_turns_from_public_to_loopback_after_the_check_is_not_connected_to() throws Exception {
+    AtomicInteger lookups = new AtomicInteger();
+    PublicDestinations rebinding = new PublicDestinations(host -> {
+      try {
+        return new InetAddress[] {InetAddress.getByName(lookups.incrementAndGet() == 1 ? "93.184.215.14" : "127.0.0.1")};
+      } catch (java.net.UnknownHostException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    ClaimedEvent event = withUrl(event("lease-1"), "http://localhost:" + receiver.getAddress().getPort() + "/hooks");
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(event) : List.of());
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, rebinding,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("the attempt is reported", () -> !outbox.reported.isEmpty());
+    }
+    assertThat(received).isEmpty();
+    assertThat(outbox.reported).singleElement().satisfies(r -> {
+      assertThat(r.result().delivered()).isFalse();
+      assertThat(r.result().statusCode()).isNull();
+      assertThat(r.result().error())
+          .isEqualTo("destination refused: host localhost resolves to a non-public address (127.0.0.1)");
+    });
+    assertThat(lookups).as("one lookup for the check, one for the connection").hasValue(2);
+  }
+
+  private static ClaimedEvent withUrl(ClaimedEvent e, String url) {
+    return new ClaimedEvent(e.id(), e.leaseToken(), e.paymentId(), e.shopId(), e.paymentState(), url, null, e.body(),
+        0, 0, e.created());
+  }
+
+  /**
    * A claim that fails (the database unreachable for a moment) must not keep the delivery slots
    * it had taken: the dispatcher would then wait for a free slot forever and send nothing more
    * until restarted.
