@@ -3,6 +3,8 @@ package io.tollgate.webhook;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.tollgate.application.port.in.WebhookDeliveryUseCase;
 import io.tollgate.application.port.out.DestinationPolicy;
 import io.tollgate.application.port.out.WebhookOutbox.ClaimedEvent;
@@ -17,6 +19,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,9 +34,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The dispatcher against a real HTTP receiver, with the outbox replaced by a fake whose claims
@@ -49,16 +57,18 @@ class WebhookDispatcherTest {
     receiverThreads = Executors.newCachedThreadPool();
     receiver = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     receiver.setExecutor(receiverThreads);
-    receiver.createContext("/hooks", exchange -> {
-      received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
-      exchange.getRequestBody().readAllBytes();
-      exchange.sendResponseHeaders(200, -1);
-      exchange.close();
-    });
+    receiver.createContext("/hooks", this::accept);
     // answer 200 (or 500) at once, then start a body they do not finish
     receiver.createContext("/slow-body", slowBody(200));
     receiver.createContext("/slow-body-500", slowBody(500));
     receiver.start();
+  }
+
+  private void accept(com.sun.net.httpserver.HttpExchange exchange) throws java.io.IOException {
+    received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
+    exchange.getRequestBody().readAllBytes();
+    exchange.sendResponseHeaders(200, -1);
+    exchange.close();
   }
 
   private com.sun.net.httpserver.HttpHandler slowBody(int status) {
@@ -217,6 +227,60 @@ class WebhookDispatcherTest {
           .isEqualTo("destination refused: host localhost resolves to a non-public address (127.0.0.1)");
     });
     assertThat(lookups).as("one lookup for the check, one for the connection").hasValue(2);
+  }
+
+  /**
+   * Over TLS the receiver's certificate must name the URL's host, whichever address the
+   * connection went to: a certificate for localhost is good for https://localhost and not for
+   * https://127.0.0.1, though both reach the same receiver.
+   */
+  @Test
+  void over_tls_the_certificate_must_name_the_urls_host(@TempDir Path dir) throws Exception {
+    Path keys = dir.resolve("receiver.p12");
+    Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+        "-genkeypair", "-alias", "receiver", "-keyalg", "EC", "-dname", "CN=localhost", "-ext", "SAN=dns:localhost",
+        "-validity", "2", "-storetype", "PKCS12", "-keystore", keys.toString(), "-storepass", "changeit")
+        .redirectErrorStream(true).start();
+    String said = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(keytool.waitFor()).as(said).isZero();
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    try (java.io.InputStream in = Files.newInputStream(keys)) {
+      store.load(in, "changeit".toCharArray());
+    }
+    KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+    keyManagers.init(store, "changeit".toCharArray());
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(keyManagers.getKeyManagers(), null, null);
+    HttpsServer secure = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    secure.setHttpsConfigurator(new HttpsConfigurator(tls));
+    secure.setExecutor(receiverThreads);
+    secure.createContext("/hooks", this::accept);
+    secure.start();
+    ClaimedEvent byName = withUrl(event("lease-1"), "https://localhost:" + secure.getAddress().getPort() + "/hooks");
+    ClaimedEvent byAddress = withUrl(event("lease-1"), "https://127.0.0.1:" + secure.getAddress().getPort() + "/hooks");
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(byName) : n == 2 ? List.of(byAddress) : List.of());
+    // the client trusts the receiver's certificate as it would one signed by a public authority
+    System.setProperty("javax.net.ssl.trustStore", keys.toString());
+    System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
+    System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(20), Duration.ofSeconds(5), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("both attempts are reported", () -> outbox.reported.size() == 2);
+    } finally {
+      System.clearProperty("javax.net.ssl.trustStore");
+      System.clearProperty("javax.net.ssl.trustStorePassword");
+      System.clearProperty("javax.net.ssl.trustStoreType");
+      secure.stop(0);
+    }
+    assertThat(received).containsExactly(byName.id());
+    assertThat(outbox.reported).filteredOn(r -> r.delivery().eventId().equals(byName.id())).singleElement()
+        .satisfies(r -> assertThat(r.result().delivered()).isTrue());
+    assertThat(outbox.reported).filteredOn(r -> r.delivery().eventId().equals(byAddress.id())).singleElement()
+        .satisfies(r -> {
+          assertThat(r.result().delivered()).isFalse();
+          assertThat(r.result().error()).startsWith("connection failed:");
+        });
   }
 
   private static ClaimedEvent withUrl(ClaimedEvent e, String url) {
