@@ -172,10 +172,6 @@ public final class WebhookDispatcher implements AutoCloseable {
     SslContextFactory.Client tls = new SslContextFactory.Client();
     // the receiver's certificate must name the URL's host, whichever of its addresses we reach
     tls.setEndpointIdentificationAlgorithm("HTTPS");
-    // The JDK's defaults choose the protocols and cipher suites, as they did for its own client:
-    // Jetty's stricter list would fail receivers that offer only RSA key exchange or SHA-1 MACs.
-    tls.setExcludeProtocols();
-    tls.setExcludeCipherSuites();
     ClientConnector connector = new ClientConnector();
     connector.setSslContextFactory(tls);
     HttpClient http = new HttpClient(new HttpClientTransportOverHTTP(connector));
