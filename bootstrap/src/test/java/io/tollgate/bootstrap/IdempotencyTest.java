@@ -162,18 +162,11 @@ class IdempotencyTest {
   @Test
   void a_patch_that_failed_after_it_changed_the_deposit_answers_the_retry_with_the_deposit() throws Exception {
     String id = cardDeposit("4000000000000408");
-    String body = "{\"customerIp\":\"203.0.113.7\"}";
-    String request = "PATCH /payments/" + id + " "
-        + io.tollgate.rest.common.Json.fingerprint(new com.fasterxml.jackson.databind.ObjectMapper().readTree(body));
     var command = new io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand("203.0.113.7", null,
         null, null, null, null, null, null, null, null, null);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop,
-        "h2h-failed-late", request, id, () -> {
-          gw.app.services().processing().executeHostToHost(gw.shop, id, command);
-          throw new IllegalStateException("the connection to the client dropped");
-        })).isInstanceOf(IllegalStateException.class);
+    failPatchWithKey(id, "h2h-failed-late", () -> gw.app.services().processing().executeHostToHost(gw.shop, id, command));
 
-    Answer retry = patch(id, body, "h2h-failed-late");
+    Answer retry = patch(id, H2H_BODY, "h2h-failed-late");
 
     assertThat(retry.status()).as(retry.body()).isEqualTo(200);
     assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
@@ -181,19 +174,29 @@ class IdempotencyTest {
     assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
   }
 
+  private static final String H2H_BODY = "{\"customerIp\":\"203.0.113.7\"}";
+
+  /**
+   * The PATCH with {@link #H2H_BODY} and the key, as the gateway runs it, failing with an error
+   * after {@code before} (a part of the action, or nothing).
+   */
+  private static void failPatchWithKey(String id, String key, Runnable before) throws Exception {
+    String request = "PATCH /payments/" + id + " "
+        + io.tollgate.rest.common.Json.fingerprint(new com.fasterxml.jackson.databind.ObjectMapper().readTree(H2H_BODY));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key, request, id,
+        () -> {
+          before.run();
+          throw new IllegalStateException("the request failed");
+        })).isInstanceOf(IllegalStateException.class);
+  }
+
   /** A PATCH that failed before it changed anything leaves its key free: the retry executes. */
   @Test
   void a_patch_that_failed_before_it_changed_anything_leaves_the_key_to_the_retry() throws Exception {
     String id = cardDeposit("4000000000000408");
-    String body = "{\"customerIp\":\"203.0.113.7\"}";
-    String request = "PATCH /payments/" + id + " "
-        + io.tollgate.rest.common.Json.fingerprint(new com.fasterxml.jackson.databind.ObjectMapper().readTree(body));
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop,
-        "h2h-failed-early", request, id, () -> {
-          throw new IllegalStateException("the database went away");
-        })).isInstanceOf(IllegalStateException.class);
+    failPatchWithKey(id, "h2h-failed-early", () -> { });
 
-    Answer retry = patch(id, body, "h2h-failed-early");
+    Answer retry = patch(id, H2H_BODY, "h2h-failed-early");
 
     assertThat(retry.status()).as(retry.body()).isEqualTo(200);
     assertThat(retry.header("Idempotent-Replayed")).isNull();
@@ -208,14 +211,13 @@ class IdempotencyTest {
   @Test
   void a_patch_cut_short_after_it_changed_the_deposit_answers_the_retry_with_the_deposit() {
     String id = cardDeposit("4000000000000408");
-    String body = "{\"customerIp\":\"203.0.113.7\"}";
-    assertThat(patch(id, body, "h2h-cut-short").status()).isEqualTo(200);
+    assertThat(patch(id, H2H_BODY, "h2h-cut-short").status()).isEqualTo(200);
     // as the request leaves the key when it stops between its last write and its answer
     gw.database.jdbi().useHandle(h -> h.createUpdate("""
             UPDATE idempotency_keys SET payment_id = NULL, answer = NULL, created = created - interval '3 minutes'
             WHERE idempotency_key = 'h2h-cut-short'""").execute());
 
-    Answer retry = patch(id, body, "h2h-cut-short");
+    Answer retry = patch(id, H2H_BODY, "h2h-cut-short");
 
     assertThat(retry.status()).as(retry.body()).isEqualTo(200);
     assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
