@@ -262,12 +262,12 @@ public final class ProcessingService
   }
 
   /**
-   * A challenge the customer passed is committed (CONFIRMATION, still PENDING) before the
+   * The customer's answer to the challenge is committed (CONFIRMATION, still PENDING) before the
    * terminal is told, as a charge is committed to its terminal before it is sent: the terminal
-   * completes the charge on that answer, and a request cut short in between leaves the deposit
-   * to the job for unanswered deposits, which tells the terminal again, rather than waiting on a
-   * challenge the customer may abandon and the checkout timeout cancel, card charged. A failed
-   * challenge moves no money and is told and stored in one transaction.
+   * may complete the charge on that answer (on a failed one too, if the issuer approves all the
+   * same), and a request cut short in between leaves the deposit to the job for unanswered
+   * deposits, which tells the terminal again, rather than waiting on a challenge the customer
+   * may abandon and the checkout timeout cancel, card charged.
    */
   @Override
   public Payment completeChallenge(String paymentId, boolean passed) {
@@ -277,29 +277,12 @@ public final class ProcessingService
       if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD || unanswered(p)) {
         throw PaymentTransitions.illegal();
       }
-      int attempt = challengedAttempt(p);
-      if (passed) {
-        Payment confirmed = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
-            Outcome.NONE.withDetails(CHALLENGE_PASSED), clock.instant()));
-        return new Challenge(confirmed, attempt, fromLock(locked));
-      }
-      Result r = processor.completeChallenge(charge(p, attempt, fromLock(locked)), false);
-      if (r.status() != Result.Status.APPROVED) {
-        return new Challenge(writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
-            declined(r).withDetails("3-D Secure challenge failed"), clock.instant())), 0, null);
-      }
-      Payment confirmed = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
-          Outcome.NONE.withDetails("3-D Secure challenge failed, and the issuer approved all the same"),
-          clock.instant()));
-      return new Challenge(writer.update(confirmed.apply(OperationType.DEPOSIT,
-          confirmed.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant())), 0,
-          null);
+      Payment answered = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
+          Outcome.NONE.withDetails(passed ? CHALLENGE_PASSED : CHALLENGE_FAILED), clock.instant()));
+      return new Challenge(answered, challengedAttempt(p), fromLock(locked));
     });
-    if (challenge.pan() == null) {
-      return challenge.payment();
-    }
     try {
-      return confirm(challenge.payment(), challenge.attempt(), challenge.pan());
+      return confirm(challenge.payment(), challenge.attempt(), challenge.pan(), passed);
     } catch (DomainException.Conflict e) {
       if (!"concurrent_modification".equals(e.code())) {
         throw e;
@@ -308,9 +291,14 @@ public final class ProcessingService
     }
   }
 
+  /**
+   * The details of the CONFIRMATION step that stores the customer's answer: the job for
+   * unanswered deposits reads the answer back from them to tell the terminal again.
+   */
   private static final String CHALLENGE_PASSED = "3-D Secure challenge passed";
+  private static final String CHALLENGE_FAILED = "3-D Secure challenge failed";
 
-  /** A challenge answered: the deposit, and when it was passed, what telling its terminal takes. */
+  /** A challenge answered and committed, and what telling its terminal takes. */
   private record Challenge(Payment payment, int attempt, CardNumber pan) {}
 
   /** The attempt that asked for the challenge: 1, after as many cascades as came before it. */
@@ -319,15 +307,16 @@ public final class ProcessingService
         .filter(o -> o.operation() == OperationType.CASCADING).count();
   }
 
-  /** Tells the terminal the customer passed the challenge, and stores its answer. */
-  private Payment confirm(Payment confirmed, int attempt, CardNumber pan) {
-    Result r = processor.completeChallenge(charge(confirmed, attempt, pan), true);
+  /** Tells the terminal the customer's answer to the challenge, and stores its answer. */
+  private Payment confirm(Payment answered, int attempt, CardNumber pan, boolean passed) {
+    Result r = processor.completeChallenge(charge(answered, attempt, pan), passed);
     if (r.status() != Result.Status.APPROVED) {
-      return writer.update(confirmed.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
-          declined(r).withDetails("3-D Secure challenge refused by the issuer"), clock.instant()));
+      return writer.update(answered.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
+          declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
+          clock.instant()));
     }
-    return writer.update(confirmed.apply(OperationType.DEPOSIT,
-        confirmed.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant()));
+    return writer.update(answered.apply(OperationType.DEPOSIT,
+        answered.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant()));
   }
 
   @Override
@@ -499,7 +488,8 @@ public final class ProcessingService
         return Stepped.STAYED;
       }
       if (last == OperationType.CONFIRMATION) {
-        confirm(p, challengedAttempt(p), fromVault(p));
+        boolean passed = !CHALLENGE_FAILED.equals(payments.operations(p.id()).get(0).details());
+        confirm(p, challengedAttempt(p), fromVault(p), passed);
         return Stepped.MOVED;
       }
       Attempt a = attempt(resume(p, fromVault(p), "taken up again after its request was cut short"));

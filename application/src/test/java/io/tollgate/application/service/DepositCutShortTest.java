@@ -213,4 +213,28 @@ class DepositCutShortTest {
     assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("10.00"), BigDecimal.ZERO);
   }
+
+  /**
+   * The customer failed the challenge and the issuer charged all the same, and the request was
+   * cut short before it stored that: the failed answer was committed first, so the job tells
+   * the terminal the same answer again, and the charged deposit completes rather than being
+   * cancelled.
+   */
+  @Test
+  void a_failed_challenge_the_issuer_charges_all_the_same_is_finished_by_the_job_with_the_same_answer() {
+    shopHas(connector("B", 1, null));
+    acquirers.challenging.add("B");
+    acquirers.dropOnce.add("B");
+    acquirers.chargesFailedChallenges = true;
+    Payment p = deposit();
+    execute(p);
+
+    assertThatThrownBy(() -> service.completeChallenge(p.id().value(), false)).isInstanceOf(IllegalStateException.class);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
+    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.challengeAnswers).as("the customer's answer, told again").containsExactly(false, false);
+    assertThat(acquirers.paid).containsExactly("B " + p.id().value());
+  }
 }

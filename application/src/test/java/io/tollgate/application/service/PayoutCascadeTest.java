@@ -95,10 +95,17 @@ class PayoutCascadeTest {
       return charge(charge);
     }
 
+    /** Whether a challenge the customer failed is charged all the same, as an issuer may decide. */
+    boolean chargesFailedChallenges;
+    /** The customer's answers the terminals were told, in order. */
+    final List<Boolean> challengeAnswers = new ArrayList<>();
+
     /** The charge a passed challenge completes. */
     @Override
     public Result completeChallenge(CardCharge charge, boolean customerPassed) {
-      return customerPassed ? charge(charge) : Result.declined(ErrorCode.E5_00_DECLINED_BY_3DS, "x-3ds", "3DS_FAILED");
+      challengeAnswers.add(customerPassed);
+      return customerPassed || chargesFailedChallenges ? charge(charge)
+          : Result.declined(ErrorCode.E5_00_DECLINED_BY_3DS, "x-3ds", "3DS_FAILED");
     }
 
     private Result charge(CardCharge payout) {

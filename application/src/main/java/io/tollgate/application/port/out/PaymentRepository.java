@@ -150,9 +150,9 @@ public interface PaymentRepository {
   /**
    * The steps after which a PENDING card deposit has been sent to its terminal (or is about to
    * be) with no answer stored: its checkout (the card entered on the page, or the host-to-host
-   * execution), its anti-fraud screen, a cascade to the next terminal, or the customer's passed
-   * 3-D Secure challenge (a CONFIRMATION that leaves it PENDING, told to the terminal after it
-   * is stored). Any other last step is a terminal's answer, such as the challenge the deposit
+   * execution), its anti-fraud screen, a cascade to the next terminal, or the customer's answer
+   * to the 3-D Secure challenge (a CONFIRMATION that leaves it PENDING, told to the terminal after
+   * it is stored). Any other last step is a terminal's answer, such as the challenge the deposit
    * then waits on.
    */
   Set<io.tollgate.domain.payment.OperationType> UNANSWERED_AFTER = Set.of(
