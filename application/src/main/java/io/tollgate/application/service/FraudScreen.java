@@ -205,7 +205,7 @@ final class FraudScreen {
         yield code != null && held.contains(new Member(group.id(), code)) ? what + code + inGroup : null;
       }
       case COMPLETED_DEPOSITS_PER_CARD -> velocity(rule, count, "completed or in-progress");
-      case DECLINED_DEPOSITS_PER_CARD -> velocity(rule, count, "declined");
+      case DECLINED_DEPOSITS_PER_CARD -> velocity(rule, count, "declined or in-progress");
     };
   }
 

@@ -166,6 +166,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     // transaction made it wait before.
     long waitUntil = System.nanoTime() + WAIT_FOR_RUNNING.toNanos();
     Instant claimed;
+    boolean tookOver = false;
     while (true) {
       Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
       Optional<PriorUse> prior = tx.inTransaction(() -> idempotency.claim(shop, idempotencyKey, fingerprint, at,
@@ -188,6 +189,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           return replay(shop, idempotencyKey, new PriorUse(fingerprint, new PaymentId(paymentId), at), fingerprint);
         }
         claimed = at;
+        tookOver = true;
         break;
       }
       if (System.nanoTime() - waitUntil > 0) {
@@ -207,9 +209,12 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         boolean refused = e instanceof DomainException && !(e instanceof DomainException.Unavailable);
         if (!refused && changedSince(shop, paymentId, claimed)) {
           idempotency.complete(shop, idempotencyKey, new PaymentId(paymentId));
-        } else {
+        } else if (!tookOver) {
           idempotency.release(shop, idempotencyKey, claimed);
         }
+        // A claim taken over from a request taken to be cut short stays: that request may only
+        // have been slow and still record its answer, and a later retry takes the claim over
+        // again, answered with what it did.
       } catch (RuntimeException unrecorded) {
         e.addSuppressed(unrecorded);
       }

@@ -27,7 +27,8 @@ public enum AntifraudRuleType {
   COMPLETED_DEPOSITS_PER_CARD(null, ErrorCode.E6_22_LIMIT_EXCEEDED_NUMBER_OF_COMPLETED_DEPOSITS_FOR_CARD),
   /**
    * More than {@code threshold} declined deposits with one card within the window; the screen's
-   * own declines (6.xx) are not counted.
+   * own declines (6.xx) are not counted. A deposit whose outcome is not known yet counts as one:
+   * sent to its terminal, or waiting for its 3-D Secure challenge (PENDING).
    */
   DECLINED_DEPOSITS_PER_CARD(null, ErrorCode.E6_23_LIMIT_EXCEEDED_NUMBER_OF_DECLINED_DEPOSITS_FOR_CARD);
 
