@@ -198,8 +198,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   @Test
   void a_held_step_is_stored_first_with_the_next_one_and_cannot_be_skipped() {
     ShopId own = TestShops.create(adapters, "held");
-    PaymentWriter writer = new PaymentWriter(repository(), stored -> "{}".getBytes(StandardCharsets.UTF_8),
-        PaymentMetrics.NONE);
+    PaymentWriter writer = writer();
     Payment p = writer.create(Payment.create(draft(own, "3.10", "held-1"), PaymentState.CHECKOUT, T0));
     Instant at = T0.plusSeconds(1);
     PaymentWriter.Held held = writer.hold(p.apply(OperationType.DETECT_FRAUD, PaymentState.CHECKOUT,
@@ -234,8 +233,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   @Test
   void a_routing_is_stored_before_the_terminal_is_asked_with_no_operation_of_its_own() {
     ShopId own = TestShops.create(adapters, "routing");
-    PaymentWriter writer = new PaymentWriter(repository(), stored -> "{}".getBytes(StandardCharsets.UTF_8),
-        PaymentMetrics.NONE);
+    PaymentWriter writer = writer();
     Payment p = writer.create(Payment.create(draft(own, "4.00", "route-1"), PaymentState.CHECKOUT, T0));
     Payment routed = p.withRouting(p.amount(), null, 42L, "Acquirer B");
 
@@ -263,6 +261,11 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     long events = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE payment_id = :id")
         .bind("id", p.id().value()).mapTo(Long.class).one());
     assertThat(events).isZero();
+  }
+
+  /** The writer over this repository, with an empty webhook document. */
+  private PaymentWriter writer() {
+    return new PaymentWriter(repository(), stored -> "{}".getBytes(StandardCharsets.UTF_8), PaymentMetrics.NONE);
   }
 
   /** A payment of the shop in PENDING, its last step at {@code at}. */
