@@ -84,16 +84,23 @@ final class DocsServlet extends HttpServlet {
   @Override
   protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
     String path = request.getRequestURI();
+    // The documents and the page change with each release of Tollgate, under the same paths, so a
+    // client must ask again each time (an upgraded gateway's fields are then seen at once); the
+    // Swagger UI assets live under their webjar's version and keep a day.
     if (path.equals("/api/v1/openapi.json")) {
+      response.setHeader("Cache-Control", "no-cache");
       send(response, "application/json", gateway);
     } else if (path.equals("/merchant-api/v1/openapi.json")) {
+      response.setHeader("Cache-Control", "no-cache");
       send(response, "application/json", merchant);
     } else if (path.equals("/docs")) {
       response.setStatus(301);
       response.setHeader("Location", "/docs/");
     } else if (path.equals("/docs/") || path.equals("/docs/index.html")) {
+      response.setHeader("Cache-Control", "no-cache");
       send(response, "text/html; charset=utf-8", INDEX.getBytes(StandardCharsets.UTF_8));
     } else if (path.equals("/docs/docs.js")) {
+      response.setHeader("Cache-Control", "no-cache");
       send(response, "text/javascript; charset=utf-8", SCRIPT.getBytes(StandardCharsets.UTF_8));
     } else {
       String name = path.startsWith("/docs/") ? path.substring(6) : "";

@@ -51,6 +51,7 @@ class OpenApiDocumentsTest {
     Answer a = anonymous(path);
     assertThat(a.status()).as(a.body()).isEqualTo(200);
     assertThat(a.header("Content-Type")).startsWith("application/json");
+    assertThat(a.header("Cache-Control")).as("a client asks again after an upgrade").isEqualTo("no-cache");
     assertThat(a.json().get("openapi").asText()).isEqualTo("3.1.0");
     assertThat(a.json().at("/servers/0/url").asText()).isEqualTo(path.replace("/openapi.json", ""));
 
@@ -239,9 +240,11 @@ class OpenApiDocumentsTest {
     assertThat(page.status()).isEqualTo(200);
     assertThat(page.header("Content-Type")).startsWith("text/html");
     assertThat(page.body()).contains("swagger-ui-bundle.js", "docs.js");
+    assertThat(page.header("Cache-Control")).isEqualTo("no-cache");
     Answer bundle = anonymous("/docs/swagger-ui-bundle.js");
     assertThat(bundle.status()).isEqualTo(200);
     assertThat(bundle.body()).contains("SwaggerUIBundle");
+    assertThat(bundle.header("Cache-Control")).isEqualTo("public, max-age=86400");
     assertThat(anonymous("/docs/docs.js").body()).contains("/api/v1/openapi.json", "/merchant-api/v1/openapi.json");
     assertThat(anonymous("/docs/../../etc/passwd").status()).isIn(400, 404);
     assertThat(anonymous("/docs/META-INF/MANIFEST.MF").status()).isEqualTo(404);
