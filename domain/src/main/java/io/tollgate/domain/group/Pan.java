@@ -63,7 +63,10 @@ public final class Pan {
    * groups split by spaces, tabs, dashes, slashes, plus signs or URL-encoded spaces ({@code %20}),
    * up to {@value #MAX_SEPARATOR} of them ({@code 4111 1111 1111 1111},
    * {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111}); a run of such groups
-   * is masked whole when some of its consecutive groups hold 12 to 19 digits. Luhn does not
+   * is masked whole when some of its consecutive groups hold 12 to 19 digits. Groups split by
+   * dots or colons are masked only when they are grouped as a card number is
+   * ({@code 4111.1111.1111.1111}, {@code 3782:822463:10005}), since times, amounts and addresses
+   * are written so too. Luhn does not
    * matter: a mistyped card number is all but the real one. Not masked: a longer number (20
    * digits or more are no card number), and digits inside an identifier (a word of
    * {@value #IDENTIFIER_LENGTH} or more hex characters such as a payment id or a hash, or a UUID).
@@ -76,11 +79,10 @@ public final class Pan {
     // Identifiers only take digits out of runs, so text with nothing to mask while they are
     // ignored has nothing to mask at all. Most log lines are such text (an access-log line
     // names a payment id), and finding identifiers costs more than this first scan.
-    if (mask(text, null, false) == null) {
-      return text;
-    }
-    String masked = mask(text, identifiers(text), false);
-    return masked == null ? text : masked;
+    String masked = mask(text, null, false) == null ? null : mask(text, identifiers(text), false);
+    masked = masked == null ? text : masked;
+    String dotted = maskDotted(masked, false);
+    return dotted == null ? masked : dotted;
   }
 
   /**
@@ -90,8 +92,65 @@ public final class Pan {
    * be taken for one.
    */
   public static boolean holdsLuhnValidCardNumber(String text) {
-    return text != null && digits(text) >= MIN_DIGITS && mask(text, null, true) != null
-        && mask(text, identifiers(text), true) != null;
+    return text != null && digits(text) >= MIN_DIGITS
+        && (mask(text, null, true) != null && mask(text, identifiers(text), true) != null
+            || maskDotted(text, true) != null);
+  }
+
+  /**
+   * {@code text} with each card number written in groups split by dots or colons masked, or null
+   * when it holds none. Dots and colons also split times, dates, amounts, versions and addresses,
+   * so here only a card's own grouping counts: one kind of separator throughout, a first group
+   * of four digits, then groups of four ({@code 4111.1111.1111.1111}, up to 19 digits with a
+   * shorter last group) or the six-digit middle group of a 14- or 15-digit card
+   * ({@code 3782:822463:10005}); a run that goes on past such groups is no card number (an
+   * IPv6 address of digits alone is one of those).
+   */
+  private static String maskDotted(String text, boolean luhn) {
+    if (text.indexOf('.') < 0 && text.indexOf(':') < 0) {
+      return null;
+    }
+    Matcher run = DOTTED_RUN.matcher(text);
+    StringBuilder out = null;
+    int copied = 0;
+    while (run.find()) {
+      String digits = cardGrouping(run.group());
+      if (digits == null || luhn && !luhnValid(digits)) {
+        continue;
+      }
+      out = out == null ? new StringBuilder(text.length()) : out;
+      out.append(text, copied, run.start())
+          .append(digits, 0, 6).append("*".repeat(digits.length() - 10)).append(digits, digits.length() - 4, digits.length());
+      copied = run.end();
+    }
+    return out == null ? null : out.append(text, copied, text.length()).toString();
+  }
+
+  /** The digits of {@code run} (groups of digits split by dots or colons) when it is grouped as a card number is, else null. */
+  private static String cardGrouping(String run) {
+    if (run.length() < 15) {
+      return null;
+    }
+    char separator = run.charAt(4);
+    if (separator != '.' && separator != ':' || run.indexOf(separator == '.' ? ':' : '.') >= 0) {
+      return null;
+    }
+    String[] groups = run.split(separator == '.' ? "\\." : ":");
+    int total = 0;
+    for (String group : groups) {
+      total += group.length();
+    }
+    if (total < 13 || total > MAX_DIGITS || groups[0].length() != 4) {
+      return null;
+    }
+    boolean byFours = groups.length >= 4 && groups.length <= 5;
+    for (int i = 1; i < groups.length - 1; i++) {
+      byFours &= groups[i].length() == 4;
+    }
+    byFours &= groups[groups.length - 1].length() <= 4;
+    boolean sixInTheMiddle = groups.length == 3 && groups[1].length() == 6
+        && (groups[2].length() == 4 || groups[2].length() == 5);
+    return byFours || sixInTheMiddle ? String.join("", groups) : null;
   }
 
   /**
@@ -192,6 +251,9 @@ public final class Pan {
   private static final int MAX_SEPARATOR = 3;
   /** A space as a URL writes it, which a path or query in a log line can hold. */
   private static final String ENCODED_SPACE = "%20";
+  /** Groups of digits split by single dots or colons, not part of a longer word or run. */
+  private static final Pattern DOTTED_RUN = Pattern.compile(
+      "(?<![0-9A-Za-z.:])[0-9]+(?:[.:][0-9]+)+(?![0-9A-Za-z]|[.:][0-9A-Za-z])");
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 

@@ -37,6 +37,14 @@ class CardNumberMaskingTest {
       /api/v1/payments/4111%201111%201111%201111 | /api/v1/payments/411111******1111
       card%204111111111111111111            | card%20411111*********1111
       ?q=4111+1111+1111+1111&x=1            | ?q=411111******1111&x=1
+      4111.1111.1111.1111                   | 411111******1111
+      card 4111:1111:1111:1111 expired.     | card 411111******1111 expired.
+      pan=4111.1111.1111.1111.              | pan=411111******1111.
+      3782.822463.10005                     | 378282*****0005
+      3056:930902:5904                      | 305693****5904
+      4111.1111.1111.1111.111               | 411111*********1111
+      4111.1111.1111.1                      | 411111***1111
+      at 10:30:00 card 4111.1111.1111.1111  | at 10:30:00 card 411111******1111
       """)
   void masks_what_can_be_a_card_number(String text, String masked) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(masked);
@@ -60,6 +68,16 @@ class CardNumberMaskingTest {
       "192.168.100.200",
       "24/11/2026 10:30:00",
       "100%2012345",
+      "2026.11.24 10:30:00.123456",
+      "12:34:56.7890",
+      "amount 1234.5678 and 12345678.9012",
+      "192.168.100.200:8443",
+      "2001:1234:5678:9012:3456:7890:1234:5678",
+      "1.2.3.4.5.6.7.8.9.10.11.12.13",
+      "4111.1111:1111.1111",
+      "v2024.1105.0001",
+      "4111.1111.1111.1111.1111.1111",
+      "4111.1111.1111.1111a",
       ""})
   void echoes_what_cannot_be_one_as_given(String text) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
@@ -84,6 +102,8 @@ class CardNumberMaskingTest {
       12345678901234567890                  | false
       0a1b2c3d4e5f60718293a4b5c6d7e8f9      | false
       4000 0000 0000 0002 but spaced        | true
+      4000.0000.0000.0002                   | true
+      4000:0000:0000:0003                   | false
       """)
   void tells_a_luhn_valid_card_number(String text, boolean holds) {
     assertThat(Pan.holdsLuhnValidCardNumber(text)).isEqualTo(holds);
