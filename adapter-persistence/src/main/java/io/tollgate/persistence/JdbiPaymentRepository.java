@@ -368,6 +368,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
     return rows.stream().map(this::toPayment).toList();
   }
 
+  @Override
+  public long countUnanswered(Instant before) {
+    return jdbi.withHandle(h -> h.createQuery(UNANSWERED_COUNT).bind("before", before).mapTo(Long.class).one());
+  }
+
   /** The statement of {@link #lockDue}, with parameters {@code :before} and {@code :limit}. */
   static String dueSql(DueWork work) {
     String where = switch (work) {
@@ -409,6 +414,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
       + " WHERE o.payment_id = p.id ORDER BY o.id DESC LIMIT 1) IN ("
       + PaymentRepository.UNANSWERED_AFTER.stream().map(o -> "'" + o.name() + "'").sorted()
           .collect(java.util.stream.Collectors.joining(", ")) + ")";
+
+  /** The statement of {@link #countUnanswered}: through the index the job reads them by. */
+  static final String UNANSWERED_COUNT = "SELECT count(*) FROM payments p WHERE p.payment_type = 'DEPOSIT'"
+      + " AND p.state = 'PENDING' AND p.payment_method = 'BASIC_CARD' AND p.updated < :before AND "
+      + LAST_STEP_UNANSWERED;
 
   /** The payment columns qualified with the {@code p} alias, for joins. */
   private static final String QUALIFIED_COLUMNS = """

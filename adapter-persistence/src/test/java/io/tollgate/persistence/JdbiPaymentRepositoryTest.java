@@ -939,6 +939,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   void a_card_deposit_sent_without_an_answer_is_due_again_and_never_expires() {
     ShopId own = TestShops.create(adapters, "unanswered");
     db.jdbi().useHandle(h -> h.execute("UPDATE shops SET checkout_timeout_seconds = 60 WHERE id = ?", own.value()));
+    long othersAt60 = repository().countUnanswered(T0.plusSeconds(60));
+    long othersAt110 = repository().countUnanswered(T0.plusSeconds(110));
     Payment executed = sent(insert(own, "1", "ua-1", T0), T0.plusSeconds(1));
     Payment screened = sent(insert(own, "1", "ua-2", T0), T0.plusSeconds(2));
     screened = repository().update(screened.apply(OperationType.DETECT_FRAUD, PaymentState.PENDING, Outcome.NONE,
@@ -962,6 +964,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
     assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(60), all))
         .containsExactly(executed.id(), screened.id(), cascaded.id(), confirmed.id());
+    assertThat(repository().countUnanswered(T0.plusSeconds(60)) - othersAt60).as("the operators' count").isEqualTo(4);
     assertThat(due(DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(600), all))
         .as("only the one waiting on its customer").containsExactly(onThreeDs.id());
 
@@ -969,6 +972,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     repository().checked(executed.id(), T0.plusSeconds(101));
     assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(110), all))
         .containsExactly(screened.id(), cascaded.id(), confirmed.id(), young.id());
+    assertThat(repository().countUnanswered(T0.plusSeconds(110)) - othersAt110)
+        .as("one whose step failed is counted while the job backs off").isEqualTo(5);
     assertThat(due(DueWork.UNANSWERED_DEPOSITS, T0.plusSeconds(112), all))
         .containsExactly(screened.id(), cascaded.id(), confirmed.id(), young.id(), executed.id());
   }
@@ -989,6 +994,12 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       assertThat(plan).as(work.name()).anySatisfy(line -> assertThat(line).contains("payments_due_by_method"));
       assertThat(plan).as(work.name()).anySatisfy(line -> assertThat(line).contains("payment_method ="));
     }
+    List<String> count = db.jdbi().inTransaction(h -> {
+      h.execute("SET LOCAL enable_seqscan = off");
+      return h.createQuery("EXPLAIN " + JdbiPaymentRepository.UNANSWERED_COUNT).bind("before", T0)
+          .mapTo(String.class).list();
+    });
+    assertThat(count).as("the operators' count").anySatisfy(line -> assertThat(line).contains("payments_due_by_method"));
   }
 
   /** The deposit as a request leaves it once it is sent to its terminal: PENDING by its CHECKOUT step. */

@@ -94,6 +94,9 @@ public final class Tollgate implements AutoCloseable {
     this.services = Services.wire(config, database, publicUrl, observability.paymentMetrics());
     observability.cachedGauge("tollgate.webhooks.outbox.pending", "webhook events not yet delivered",
         () -> services.persistence().webhookOutbox().pendingCount());
+    observability.cachedGauge("tollgate.payments.unanswered",
+        "card deposits sent to their terminal whose answer has been missing for over two minutes",
+        () -> services.processing().overdueUnansweredDeposits());
     if (config.environment() == Environment.SANDBOX) {
       SandboxReference.loadIfEmpty(services, new Currencies(config.cryptoCurrencies()));
     }

@@ -102,6 +102,8 @@ class OperabilityTest {
     assertThat(metric(now, "tollgate_webhooks_attempts_total", "outcome=\"delivered\"")
         - metric(before, "tollgate_webhooks_attempts_total", "outcome=\"delivered\"")).isEqualTo(5);
     assertThat(metric(now, "tollgate_webhooks_lag_seconds_count")).isGreaterThanOrEqualTo(5);
+    assertThat(now).as("card deposits whose terminal's answer is overdue, for an alert")
+        .containsPattern("(?m)^tollgate_payments_unanswered [0-9.]+$");
     assertThat(now).contains("tollgate_webhooks_outbox_pending").contains("hikaricp_connections")
         .contains("jvm_memory_used_bytes");
   }

@@ -481,6 +481,11 @@ public final class ProcessingService
    * answer is overdue. A decline that cascades moves on as it would have in the request.
    */
   @Override
+  public long overdueUnansweredDeposits() {
+    return payments.countUnanswered(clock.instant().minus(UNANSWERED_FOR));
+  }
+
+  @Override
   public int resumeUnansweredDeposits(int batch) {
     return eachDueInSteps(DueWork.UNANSWERED_DEPOSITS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
       OperationType last = unansweredAfter(p);

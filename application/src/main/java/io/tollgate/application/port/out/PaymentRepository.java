@@ -134,6 +134,13 @@ public interface PaymentRepository {
   List<Payment> lockDue(DueWork work, Instant now, int limit);
 
   /**
+   * How many PENDING card deposits were last changed before {@code before} with one of
+   * {@link #UNANSWERED_AFTER} as their last step: sent to their terminal with no answer stored,
+   * whether or not a job is due to take them up now.
+   */
+  long countUnanswered(Instant before);
+
+  /**
    * Records that a job looked at a due payment {@code at} and left it as it was (a bank transfer
    * still awaited, a step that failed): {@link #lockDue} then takes it after the payments not
    * looked at since, and a bank transfer only once its next check is due. Changes nothing a
