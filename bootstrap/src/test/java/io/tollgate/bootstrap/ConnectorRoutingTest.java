@@ -156,6 +156,63 @@ class ConnectorRoutingTest {
     assertThat(gbp.get("customerCurrency").asText()).isEqualTo("GBP");
   }
 
+  /**
+   * A merchant refunds in the currency it charged in, though routing converted the deposit for
+   * its terminal: the refund goes back through that terminal in its currency, at the deposit's
+   * own rate, so that refunding all of what was asked takes back exactly what was charged.
+   */
+  @Test
+  void a_converted_deposit_is_refunded_in_the_currency_it_was_asked_in_at_its_own_rate() throws Exception {
+    KeyedShop shop = shop("Refund as asked");
+    card(shop, "Refund as asked USD", "USD", 1, null);
+    JsonNode deposit = pay(shop, "10.01", "GBP");
+    assertThat(deposit.get("amount").decimalValue()).as("10.01 GBP at 1.27").isEqualByComparingTo("12.71");
+    assertThat(deposit.get("currency").asText()).isEqualTo("USD");
+
+    TestGateway.Answer wrong = gw.post("/api/v1/payments", """
+        {"paymentType":"REFUND","amount":1.00,"currency":"EUR","parentPaymentId":"%s"}"""
+        .formatted(deposit.get("id").asText()), shop.key(), null);
+    assertThat(wrong.status()).isEqualTo(400);
+    assertThat(wrong.body()).contains("must be the currency of the refunded deposit (USD, or GBP in which it was asked)");
+
+    JsonNode first = refundIn(shop, deposit, "5.00", "GBP");
+    assertThat(first.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(first.get("amount").decimalValue()).as("5.00 x 12.71 / 10.01 = 6.3487").isEqualByComparingTo("6.35");
+    assertThat(first.get("currency").asText()).isEqualTo("USD");
+    assertThat(first.get("customerAmount").decimalValue()).isEqualByComparingTo("5.00");
+    assertThat(first.get("customerCurrency").asText()).isEqualTo("GBP");
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("6.36"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "GBP")).as("the deposit added USD, so the refund takes USD")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+
+    TestGateway.Answer tooMuch = gw.post("/api/v1/payments", """
+        {"paymentType":"REFUND","amount":5.02,"currency":"GBP","parentPaymentId":"%s"}"""
+        .formatted(deposit.get("id").asText()), shop.key(), null);
+    assertThat(tooMuch.status()).isEqualTo(400);
+    assertThat(tooMuch.body()).contains("exceeds what is left to refund of the deposit (5.01 GBP, 6.36 USD as charged)");
+
+    JsonNode rest = refundIn(shop, deposit, "5.01", "GBP");
+    assertThat(rest.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(rest.get("amount").decimalValue()).as("all that was asked takes back all that was charged")
+        .isEqualByComparingTo("6.36");
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    TestGateway.Answer more = gw.post("/api/v1/payments", """
+        {"paymentType":"REFUND","amount":0.01,"currency":"USD","parentPaymentId":"%s"}"""
+        .formatted(deposit.get("id").asText()), shop.key(), null);
+    assertThat(more.status()).isEqualTo(400);
+  }
+
+  static JsonNode refundIn(KeyedShop shop, JsonNode deposit, String amount, String currency) throws Exception {
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"REFUND","amount":%s,"currency":"%s","parentPaymentId":"%s"}"""
+        .formatted(amount, currency, deposit.get("id").asText()), shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING", Duration.ofSeconds(15),
+        shop.key());
+  }
+
   // ---- connectors that cannot take the payment ---------------------------------------------
 
   @Test

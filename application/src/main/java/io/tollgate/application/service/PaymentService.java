@@ -33,6 +33,7 @@ import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
+import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -126,7 +127,8 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       // A card number given in clear is sealed for the vault now and stored with the payment.
       CardVault.Sealed sealed = valid.type() != PaymentType.REFUND && valid.cardDigits() != null
           ? cardVault.seal(shop.id(), valid.cardDigits()) : null;
-      Payment.Draft draft = draft(command, valid, shop, sealed);
+      Drafted drafted = draft(command, valid, shop, sealed);
+      Payment.Draft draft = drafted.draft();
       java.math.BigDecimal available = valid.type() == PaymentType.WITHDRAWAL && shop.checkWithdrawalBalance()
           ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
       boolean balanceShort = available != null && available.compareTo(valid.amount().amount()) < 0;
@@ -135,7 +137,12 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         case WITHDRAWAL -> shop.requiresApproval() && !balanceShort ? PaymentState.AWAITING_APPROVAL : PaymentState.PENDING;
         case REFUND -> PaymentState.PENDING;
       };
-      Payment stored = writer.create(Payment.create(draft, initial, now), sealed);
+      Payment.Transition creation = Payment.create(draft, initial, now);
+      if (drafted.asked() != null) {
+        creation = new Payment.Transition(null, creation.after().withRouting(creation.after().amount(),
+            drafted.asked(), null, null), creation.operation());
+      }
+      Payment stored = writer.create(creation, sealed);
       if (balanceShort) {
         // The balance row stays locked until commit, so two withdrawals can never both pass.
         stored = writer.update(stored.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
@@ -262,19 +269,30 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     return new CreatedPayment(earlier, true);
   }
 
-  private Payment.Draft draft(CreatePaymentCommand c, PaymentRequestRules.Valid v, Shop shop, CardVault.Sealed sealed) {
+  /**
+   * A new payment as drafted, and for a refund asked in the currency its deposit was asked in
+   * (before routing converted it), that amount as asked: the draft's amount is then the
+   * deposit's currency.
+   */
+  private record Drafted(Payment.Draft draft, Money asked) {}
+
+  private Drafted draft(CreatePaymentCommand c, PaymentRequestRules.Valid v, Shop shop, CardVault.Sealed sealed) {
     PaymentMethod method = v.method();
     CardDetails card = null;
+    Money amount = v.amount();
+    Money asked = null;
     if (v.type() == PaymentType.REFUND) {
-      Payment parent = refundableParent(shop.id(), v.parentPaymentId(), v.amount());
-      method = parent.method();
-      card = parent.card();
+      Refundable refundable = refundableParent(shop.id(), v.parentPaymentId(), v.amount());
+      method = refundable.parent().method();
+      card = refundable.parent().card();
+      amount = refundable.amount();
+      asked = refundable.asked();
     } else if (v.card() != null) {
       card = cardDetails(shop.id(), v, sealed);
     }
-    return new Payment.Draft(PaymentId.random(), shop.id(), v.type(), method, v.amount(),
+    return new Drafted(new Payment.Draft(PaymentId.random(), shop.id(), v.type(), method, amount,
         c.referenceId(), c.description(), v.parentPaymentId(), v.preAuth(), card, v.customer(),
-        v.billingAddress(), c.returnUrl(), c.webhookUrl(), c.additionalParameters());
+        v.billingAddress(), c.returnUrl(), c.webhookUrl(), c.additionalParameters()), asked);
   }
 
   private CardDetails cardDetails(ShopId shop, PaymentRequestRules.Valid v, CardVault.Sealed sealed) {
@@ -291,10 +309,24 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   }
 
   /**
+   * A refund's deposit, and what the refund takes back: {@code amount} in the deposit's currency,
+   * and when the merchant asked in the currency the deposit was asked in before routing
+   * converted it for its terminal, that amount as {@code asked} (else null).
+   */
+  private record Refundable(Payment parent, Money amount, Money asked) {}
+
+  /**
    * Locks the parent deposit so that concurrent refunds of it are checked one after another
    * and can never add up to more than the deposit.
+   *
+   * <p>A refund is paid back through the deposit's terminal, in the currency that terminal
+   * charged. One asked in the currency the deposit was asked in (its {@code customerCurrency},
+   * when routing converted it) is converted back at the deposit's own rate, its
+   * {@code amount} against its {@code customerAmount}, half-even to the currency's decimals, so
+   * that refunding all of what was asked takes back exactly what was charged; when rounding alone
+   * would take more than is left, it takes what is left.
    */
-  private Payment refundableParent(ShopId shop, PaymentId parentId, Money amount) {
+  private Refundable refundableParent(ShopId shop, PaymentId parentId, Money requested) {
     Payment parent = payments.findForUpdate(parentId)
         .filter(p -> p.shopId().equals(shop))
         .orElseThrow(() -> invalidParent("payment not found", parentId));
@@ -302,18 +334,44 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       throw invalidParent("only a COMPLETED deposit can be refunded (this one is "
           + parent.type() + " " + parent.state() + ")", parentId);
     }
-    if (!parent.amount().currency().equals(amount.currency())) {
+    Money charged = parent.amount();
+    Money asked = parent.customerAmount();
+    boolean inAsked = asked != null && !asked.currency().equals(charged.currency())
+        && asked.currency().equals(requested.currency());
+    if (!charged.currency().equals(requested.currency()) && !inAsked) {
       throw new DomainException.Invalid(Violation.of("currency",
-          "must be the currency of the refunded deposit (" + parent.amount().currency() + ")",
-          amount.currency().code()));
+          "must be the currency of the refunded deposit (" + charged.currency()
+              + (asked != null && !asked.currency().equals(charged.currency())
+                  ? ", or " + asked.currency() + " in which it was asked" : "") + ")",
+          requested.currency().code()));
     }
-    Money refunded = payments.refundedTotal(parentId, Money.zero(amount.currency()));
-    Money left = parent.amount().minus(refunded);
-    if (amount.isGreaterThan(left)) {
+    Money left = charged.minus(payments.refundedTotal(parentId, Money.zero(charged.currency())));
+    if (!inAsked) {
+      if (requested.isGreaterThan(left)) {
+        throw new DomainException.Invalid(Violation.of("amount",
+            "exceeds what is left to refund of the deposit (" + left + ")", requested.amount().toPlainString()));
+      }
+      return new Refundable(parent, requested, null);
+    }
+    Money leftAsked = asked.amount().signum() == 0 || charged.amount().signum() == 0 ? Money.zero(asked.currency())
+        : new Money(left.amount().multiply(asked.amount())
+            .divide(charged.amount(), asked.currency().scale(), RoundingMode.HALF_EVEN), asked.currency());
+    if (requested.isGreaterThan(leftAsked)) {
       throw new DomainException.Invalid(Violation.of("amount",
-          "exceeds what is left to refund of the deposit (" + left + ")", amount.amount().toPlainString()));
+          "exceeds what is left to refund of the deposit (" + leftAsked + ", " + left + " as charged)",
+          requested.amount().toPlainString()));
     }
-    return parent;
+    Money back = new Money(requested.amount().multiply(charged.amount())
+        .divide(asked.amount(), charged.currency().scale(), RoundingMode.HALF_EVEN), charged.currency());
+    if (back.isGreaterThan(left)) {
+      back = left;
+    }
+    if (back.amount().signum() <= 0 && requested.amount().signum() > 0) {
+      throw new DomainException.Invalid(Violation.of("amount",
+          "converts to nothing in the deposit's currency (" + charged.currency() + ")",
+          requested.amount().toPlainString()));
+    }
+    return new Refundable(parent, back, requested);
   }
 
   private static DomainException.Invalid invalidParent(String message, PaymentId id) {

@@ -171,11 +171,14 @@ public final class PaymentWriter {
   }
 
   /**
-   * What a withdrawal or refund holds back: the amount it was created with, which is its
-   * {@code customerAmount} once routing converted it for a terminal in another currency.
+   * What a withdrawal or refund holds back: the amount it was created with. For a withdrawal
+   * that is its {@code customerAmount} once routing converted it for a terminal in another
+   * currency; a refund is created in its deposit's currency, which its deposit added to the
+   * balance, even when it was asked in the currency the deposit was asked in (its
+   * {@code customerAmount} then).
    */
   private static Money reserved(Payment p) {
-    return p.customerAmount() != null ? p.customerAmount() : p.amount();
+    return p.type() == PaymentType.WITHDRAWAL && p.customerAmount() != null ? p.customerAmount() : p.amount();
   }
 
   private static LedgerEntry entry(Payment p, Money account, BigDecimal available, BigDecimal reserved, String reason) {
