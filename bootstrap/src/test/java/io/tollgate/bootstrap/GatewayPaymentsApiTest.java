@@ -176,6 +176,29 @@ class GatewayPaymentsApiTest {
     assertThat(a.status()).isEqualTo(200);
   }
 
+  /**
+   * A charge by recurring token, or a subscription, is refused rather than turned into a deposit
+   * that waits on the checkout page for a customer who is not there; asking to start recurring
+   * payments is no harm, and null is as good as absent.
+   */
+  @Test
+  void recurring_charges_and_subscriptions_are_refused_and_nothing_is_stored() {
+    int before = gw.countPayments();
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","recurringToken":"rt-secret-1",
+         "subscription":{"frequency":1,"frequencyUnit":"MONTH","amount":10}}""");
+    assertThat(a.status()).isEqualTo(400);
+    List<String> fields = new ArrayList<>();
+    a.json().get("errors").forEach(e -> fields.add(e.get("field").asText()));
+    assertThat(fields).containsExactlyInAnyOrder("recurringToken", "subscription");
+    assertThat(a.body()).contains("recurring payments are not supported").doesNotContain("rt-secret-1");
+    assertThat(gw.countPayments()).isEqualTo(before);
+
+    assertThat(gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","startRecurring":true,
+         "recurringToken":null,"subscription":null}""").status()).isEqualTo(200);
+  }
+
   @Test
   void bodies_over_64_kib_are_a_413() {
     String big = "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\",\"description\":\""

@@ -56,6 +56,17 @@ final class JsonFields {
     return v.textValue();
   }
 
+  /**
+   * A field of the reference API that Tollgate does not offer, refused whenever it is given
+   * (JSON null counts as absent): accepted and ignored, it would leave the merchant believing
+   * something happened that did not. Its value is not echoed.
+   */
+  void unsupported(String name, String message) {
+    if (value(name) != null) {
+      violations.add(Violation.of(path(name), message, null));
+    }
+  }
+
   /** A string that must not be echoed back (card number, security code). */
   String secret(String name) {
     JsonNode v = value(name);

@@ -31,6 +31,11 @@ final class PaymentRequestReader {
     String webhookUrl = f.text("webhookUrl");
     Boolean preAuth = f.bool("preAuth");
     var additional = f.stringMap("additionalParameters");
+    // A charge by recurring token, or a subscription, would otherwise become a deposit waiting on
+    // the checkout page for a customer who is not there. startRecurring alone is harmless: the
+    // payment is made, and no recurringToken is given back.
+    f.unsupported("recurringToken", "recurring payments are not supported; a card paid with before is given again as card.cardToken");
+    f.unsupported("subscription", "subscriptions are not supported");
     if (!f.violations().isEmpty()) {
       throw new DomainException.Invalid("Invalid payment request", f.violations());
     }
