@@ -3,10 +3,20 @@ package io.tollgate.domain.group;
 import java.util.Locale;
 import java.util.Set;
 
-/** An assigned ISO 3166-1 alpha-2 country code, given in either case, kept upper-case. */
+/**
+ * An assigned ISO 3166-1 alpha-2 country code, given in either case, kept upper-case; and XK,
+ * Kosovo's user-assigned code, which card schemes, banks and the EU use though ISO has not
+ * assigned it.
+ */
 public record CountryCode(String value) {
 
-  private static final Set<String> ASSIGNED = Set.of(Locale.getISOCountries());
+  private static final Set<String> ASSIGNED = assigned();
+
+  private static Set<String> assigned() {
+    Set<String> codes = new java.util.HashSet<>(Set.of(Locale.getISOCountries()));
+    codes.add("XK");
+    return Set.copyOf(codes);
+  }
 
   public CountryCode {
     String upper = value == null ? null : value.strip().toUpperCase(Locale.ROOT);

@@ -112,6 +112,7 @@ class GroupEntryRulesTest {
   void countries_are_assigned_alpha_2_codes_in_either_case_kept_upper_case() {
     assertThat(new CountryCode("us").value()).isEqualTo("US");
     assertThat(new CountryCode("De").value()).isEqualTo("DE");
+    assertThat(new CountryCode("xk").value()).as("Kosovo, user-assigned but in use").isEqualTo("XK");
     for (String bad : List.of("XX", "usa", "U", "1A", "")) {
       assertThatThrownBy(() -> new CountryCode(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
     }
