@@ -91,6 +91,27 @@ class GatewayPaymentsApiTest {
     assertThat(waiting.json().at("/result/state").asText()).isEqualTo("AWAITING_APPROVAL");
   }
 
+  /** A payout is credited to the card's number: it needs no expiry, which a charge does. */
+  @Test
+  void a_card_payout_needs_no_expiry_and_a_card_charge_does() throws Exception {
+    Answer payout = gw.post("/api/v1/payments", """
+        {"paymentType":"WITHDRAWAL","amount":3,"currency":"EUR",
+         "card":{"cardNumber":"4000000000000408","cardholderName":"A Payee"}}""");
+    assertThat(payout.status()).as(payout.body()).isEqualTo(200);
+    JsonNode paid = gw.awaitStateOtherThan(payout.json().at("/result/id").asText(), "PENDING",
+        java.time.Duration.ofSeconds(15));
+    assertThat(paid.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(paid.at("/paymentMethodDetails/customerAccountNumber").asText()).isEqualTo("400000******0408");
+    assertThat(paid.at("/paymentMethodDetails/cardExpiryMonth").isMissingNode()).isTrue();
+
+    Answer charge = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":3,"currency":"EUR","card":{"cardNumber":"4000000000000408"}}""");
+    assertThat(charge.status()).isEqualTo(400);
+    List<String> fields = new ArrayList<>();
+    charge.json().get("errors").forEach(e -> fields.add(e.get("field").asText()));
+    assertThat(fields).containsExactlyInAnyOrder("card.expiryMonth", "card.expiryYear");
+  }
+
   @Test
   void a_pre_authorization_may_be_for_zero_to_verify_a_card() {
     Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"currency\":\"EUR\",\"preAuth\":true}");

@@ -192,7 +192,9 @@ final class PaymentRequestRules {
     if (card.cardSecurityCode() != null && !CVV.matcher(card.cardSecurityCode()).matches()) {
       checks.add("card.cardSecurityCode", "must be 3 or 4 digits", null);
     }
-    if (card.cardNumber() != null) {
+    // A charge is authorised with the card's expiry; a payout to a card is credited to its
+    // number, and payout integrations often have no expiry to send.
+    if (card.cardNumber() != null && type != PaymentType.WITHDRAWAL) {
       checks.required("card.expiryMonth", card.expiryMonth());
       checks.required("card.expiryYear", card.expiryYear());
     }
