@@ -128,7 +128,10 @@ final class ReferenceImport {
       case BINS -> {
         String bin = new Bin(required(row, "bin")).value();
         String country = row.get("issuingCountryCode") == null ? null : new CountryCode(row.get("issuingCountryCode")).value();
-        var record = new ReferenceData.BinRecord(bin, row.get("cardBrand"), row.get("cardType"), country,
+        // a payment shows its BIN's brand, which clients read as the reference's enum
+        String brand = row.get("cardBrand") == null || row.get("cardBrand").isBlank() ? null
+            : io.tollgate.domain.payment.CardBrands.canonical(row.get("cardBrand"));
+        var record = new ReferenceData.BinRecord(bin, brand, row.get("cardType"), country,
             row.get("issuingOrganization"));
         yield () -> reference.upsertBin(record);
       }

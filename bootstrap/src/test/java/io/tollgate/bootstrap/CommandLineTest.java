@@ -273,13 +273,21 @@ class CommandLineTest {
     java.nio.file.Path good = Files.writeString(dir.resolve("bins.csv"),
         "bin,cardBrand,cardType,issuingCountryCode,issuingOrganization\n"
             + "48151623,VISA,DEBIT,de,Lost Bank\n"
-            + "222100,MASTERCARD,CREDIT,FR,Banque Deux\n");
+            + "222100,Master Card,CREDIT,FR,Banque Deux\n");
     CommandLineRun ok = run("import", "bins", "--file", good.toString());
     assertThat(ok.exit()).as(ok.err()).isZero();
     assertThat(ok.out()).contains("2 bins imported");
     String country = db.jdbi().withHandle(h -> h.createQuery("select issuing_country from bins where bin = '48151623'")
         .mapTo(String.class).one());
     assertThat(country).isEqualTo("DE");
+    String brand = db.jdbi().withHandle(h -> h.createQuery("select card_brand from bins where bin = '222100'")
+        .mapTo(String.class).one());
+    assertThat(brand).as("as payments show it, the reference's name").isEqualTo("MASTERCARD");
+    java.nio.file.Path unknownBrand = Files.writeString(dir.resolve("brands.csv"),
+        "bin,cardBrand\n" + "51234567,Visa Electron Plus\n");
+    CommandLineRun brandRefused = run("import", "bins", "--file", unknownBrand.toString());
+    assertThat(brandRefused.exit()).isNotZero();
+    assertThat(brandRefused.err()).contains("row 1").contains("cardBrand must be one of");
 
     java.nio.file.Path bad = Files.writeString(dir.resolve("rates.json"),
         "[{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"CHF\",\"rate\":\"0.94\"},"

@@ -5,6 +5,22 @@ public final class CardBrands {
 
   private CardBrands() {}
 
+  /** The brands a payment can show, as the reference API names them. */
+  public static final java.util.List<String> NAMES = java.util.List.of("AMEX", "DINERS", "DISCOVER", "JCB",
+      "MAESTRO", "MASTERCARD", "MIR", "RUPAY", "UNIONPAY", "VISA", "HUMO", "VERVE", "TROY", "UZCARD", "UNKNOWN");
+
+  /**
+   * {@code brand} as one of {@link #NAMES}, in any case and with spaces, dashes or underscores
+   * ("Visa", "master card", "Union-Pay"); refused when it names none of them.
+   */
+  public static String canonical(String brand) {
+    String name = brand == null ? "" : brand.strip().toUpperCase(java.util.Locale.ROOT).replaceAll("[ _-]", "");
+    if (!NAMES.contains(name)) {
+      throw new IllegalArgumentException("cardBrand must be one of " + String.join(", ", NAMES));
+    }
+    return name;
+  }
+
   public static String detect(String digits) {
     if (digits == null || digits.length() < 6) {
       return "UNKNOWN";
