@@ -15,7 +15,9 @@ final class CardProfiles {
 
   CardDetails describe(String digits, String token, String holder, String expiryMonth, String expiryYear) {
     var bin = reference.bin(digits);
-    String brand = bin.map(ReferenceData.BinRecord::cardBrand).filter(b -> !b.isBlank()).orElse(CardBrands.detect(digits));
+    // a brand imported before imports took only the reference's names is shown only if it is one
+    String brand = bin.map(ReferenceData.BinRecord::cardBrand).flatMap(CardBrands::find)
+        .orElseGet(() -> CardBrands.detect(digits));
     String country = bin.map(ReferenceData.BinRecord::issuingCountryCode).orElse(null);
     return new CardDetails(CardBrands.mask(digits), token, holder, expiryMonth, expiryYear, brand, country);
   }

@@ -14,11 +14,20 @@ public final class CardBrands {
    * ("Visa", "master card", "Union-Pay"); refused when it names none of them.
    */
   public static String canonical(String brand) {
-    String name = brand == null ? "" : brand.strip().toUpperCase(java.util.Locale.ROOT).replaceAll("[ _-]", "");
-    if (!NAMES.contains(name)) {
-      throw new IllegalArgumentException("cardBrand must be one of " + String.join(", ", NAMES));
+    return find(brand).orElseThrow(
+        () -> new IllegalArgumentException("cardBrand must be one of " + String.join(", ", NAMES)));
+  }
+
+  /** {@code brand} as one of {@link #NAMES}, as {@link #canonical} takes it; empty when it names none. */
+  public static java.util.Optional<String> find(String brand) {
+    if (brand == null) {
+      return java.util.Optional.empty();
     }
-    return name;
+    if (NAMES.contains(brand)) {
+      return java.util.Optional.of(brand);
+    }
+    String name = brand.strip().toUpperCase(java.util.Locale.ROOT).replaceAll("[ _-]", "");
+    return NAMES.contains(name) ? java.util.Optional.of(name) : java.util.Optional.empty();
   }
 
   public static String detect(String digits) {
