@@ -376,7 +376,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
   /** The statement of {@link #lockDue}, with parameters {@code :before} and {@code :limit}. */
   static String dueSql(DueWork work) {
     String where = switch (work) {
-      case PAYOUTS -> "p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING'";
+      // One whose terminal has not decided yet, or whose step failed, is asked again once a
+      // tenth of the time since it last moved has passed, and never more than once a second.
+      case PAYOUTS -> "p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING'"
+          + " AND (p.checked IS NULL OR p.checked + greatest((p.checked - p.updated) / 10, interval '1 second')"
+          + " < :before)";
       // A transfer still awaited is asked after again once the delay has passed since it was
       // last asked, and a tenth of the time it has been awaited: an hour-old one every six minutes.
       case BANK_TRANSFERS -> "p.payment_type = 'DEPOSIT' AND p.payment_method = 'BANKTRANSFER'"

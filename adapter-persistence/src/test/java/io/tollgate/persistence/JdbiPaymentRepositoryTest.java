@@ -313,7 +313,16 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     Payment stuck = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-1", T0.plusSeconds(1));
     Payment later = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-2", T0.plusSeconds(2));
     repository().checked(stuck.id(), checkedAt);
-    assertThat(due(DueWork.PAYOUTS, checkedAt, List.of(stuck, later))).containsExactly(later.id(), stuck.id());
+    // a payout whose terminal has not decided, or whose step failed, 100 s after it was routed:
+    // asked again once a tenth of that has passed, and behind the others
+    assertThat(due(DueWork.PAYOUTS, checkedAt.plusSeconds(9), List.of(stuck, later))).containsExactly(later.id());
+    assertThat(due(DueWork.PAYOUTS, checkedAt.plusSeconds(11), List.of(stuck, later)))
+        .containsExactly(later.id(), stuck.id());
+    // one looked at just after it moved: never more than once a second
+    Payment fresh = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-3", T0.plusSeconds(200));
+    repository().checked(fresh.id(), T0.plusMillis(200_100));
+    assertThat(due(DueWork.PAYOUTS, T0.plusMillis(200_900), List.of(fresh))).isEmpty();
+    assertThat(due(DueWork.PAYOUTS, T0.plusMillis(201_200), List.of(fresh))).containsExactly(fresh.id());
   }
 
   /**

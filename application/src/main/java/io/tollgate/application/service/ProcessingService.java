@@ -310,6 +310,10 @@ public final class ProcessingService
   /** Tells the terminal the customer's answer to the challenge, and stores its answer. */
   private Payment confirm(Payment answered, int attempt, CardNumber pan, boolean passed) {
     Result r = processor.completeChallenge(charge(answered, attempt, pan), passed);
+    if (r.status() == Result.Status.PENDING) {
+      // its CONFIRMATION stays the last step: the job tells the terminal the answer again
+      return notDecidedYet(answered);
+    }
     if (r.status() != Result.Status.APPROVED) {
       return writer.update(answered.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
           declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
@@ -359,9 +363,9 @@ public final class ProcessingService
                 + String.join(", ", refuses.get().apiTypes()) + ")"), clock.instant()));
         return Stepped.MOVED;
       }
-      recordFinal(null, refund, OperationType.REFUND,
-          processor.refund(refund.id(), parent.id(), sentTo(parent), parent.externalId(), refund.amount()), null);
-      return Stepped.MOVED;
+      return recordFinal(refund, OperationType.REFUND,
+          processor.refund(refund.id(), parent.id(), sentTo(parent), parent.externalId(), refund.amount()), null)
+          ? Stepped.MOVED : Stepped.STAYED;
     });
   }
 
@@ -440,8 +444,8 @@ public final class ProcessingService
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
         ? plan.cascade(routed, r.errorCode()) : Optional.empty();
     if (next.isEmpty()) {
-      recordFinal(null, payout, OperationType.WITHDRAWAL, r, "payout" + routed.via() + plan.passedOver());
-      return Stepped.MOVED;
+      return recordFinal(payout, OperationType.WITHDRAWAL, r, "payout" + routed.via() + plan.passedOver())
+          ? Stepped.MOVED : Stepped.STAYED;
     }
     Payment declined = writer.update(payout.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
         external(r).withDetails("payout; terminal " + routed.terminalName() + " declined " + describe(r)
@@ -494,11 +498,14 @@ public final class ProcessingService
       }
       if (last == OperationType.CONFIRMATION) {
         boolean passed = !CHALLENGE_FAILED.equals(payments.operations(p.id()).get(0).details());
-        confirm(p, challengedAttempt(p), fromVault(p), passed);
-        return Stepped.MOVED;
+        return confirm(p, challengedAttempt(p), fromVault(p), passed).version() == p.version()
+            ? Stepped.STAYED : Stepped.MOVED;
       }
       Attempt a = attempt(resume(p, fromVault(p), "taken up again after its request was cut short"));
-      return a.next() == null ? Stepped.MOVED : Stepped.andThen(a.next().payment());
+      if (a.next() != null) {
+        return Stepped.andThen(a.next().payment());
+      }
+      return a.done().version() == p.version() ? Stepped.STAYED : Stepped.MOVED;
     });
   }
 
@@ -784,9 +791,16 @@ public final class ProcessingService
     return new Screened(held.payment(), held);
   }
 
-  /** Records the processor's answer to a deposit step: final, or PENDING for 3DS and bank transfers. */
+  /**
+   * Records the processor's answer to a deposit step: final, or PENDING for 3DS and bank
+   * transfers. A card charge answered PENDING is not decided yet: nothing is recorded
+   * ({@link #notDecidedYet}), and the deposit stays unanswered for the job to ask again.
+   */
   private Payment record(PaymentWriter.Held held, Payment p, OperationType op, Result r, String details) {
     Instant now = clock.instant();
+    if (r.status() == Result.Status.PENDING && p.method() == PaymentMethod.BASIC_CARD && held == null) {
+      return notDecidedYet(p);
+    }
     return switch (r.status()) {
       case APPROVED -> writer.update(held, p.apply(op, p.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED,
           external(r).withDetails(details), now));
@@ -798,11 +812,34 @@ public final class ProcessingService
     };
   }
 
-  /** Records the processor's final answer to a payout or refund; {@code details} may be null. */
-  private void recordFinal(PaymentWriter.Held held, Payment p, OperationType op, Result r, String details) {
+  /**
+   * A terminal that has not decided yet (it answered PENDING: an acquirer still waiting on the
+   * issuer or the bank) leaves the payment as it was sent, PENDING at that terminal with its
+   * amount reserved, and no step recorded: the job asks the same terminal again, with the same
+   * payment id and attempt, which the processor de-duplicates, so asking again is asking for its
+   * answer. It is asked less and less often, as a step that failed is.
+   */
+  private Payment notDecidedYet(Payment p) {
+    payments.checked(p.id(), clock.instant());
+    return p;
+  }
+
+  /**
+   * Records the processor's final answer to a payout or refund; {@code details} may be null.
+   * One answered PENDING is not decided yet: nothing is recorded ({@link #notDecidedYet}), its
+   * amount stays reserved, and the worker asks the same terminal again.
+   *
+   * @return whether an answer was recorded
+   */
+  private boolean recordFinal(Payment p, OperationType op, Result r, String details) {
+    if (r.status() == Result.Status.PENDING) {
+      notDecidedYet(p);
+      return false;
+    }
     Outcome outcome = r.status() == Result.Status.APPROVED ? external(r) : declined(r);
-    writer.update(held, p.apply(op, r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED,
+    writer.update(p.apply(op, r.status() == Result.Status.APPROVED ? PaymentState.COMPLETED : PaymentState.DECLINED,
         details == null ? outcome : outcome.withDetails(details), clock.instant()));
+    return true;
   }
 
   private CardCharge charge(Payment p, int attempt, CardNumber pan) {

@@ -215,6 +215,49 @@ class DepositCutShortTest {
   }
 
   /**
+   * A terminal that answers a card charge PENDING has not decided yet, and may still charge:
+   * the deposit stays as it was sent, unanswered, neither waiting on a challenge nor left for
+   * the checkout timeout to cancel, and the job asks the same terminal again.
+   */
+  @Test
+  void a_charge_its_terminal_has_not_decided_yet_is_asked_again_by_the_job_not_expired() {
+    shopHas(connector("B", 1, CASCADE_ON_402), connector("C", 2, null));
+    acquirers.undecidedOnce.add("B");
+    Payment p = deposit();
+
+    assertThat(execute(p).state()).isEqualTo(PaymentState.PENDING);
+    assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT");
+    assertThat(service.view(p.id().value()).unanswered()).as("being processed, no challenge to answer").isTrue();
+    org.mockito.Mockito.verify(payments).checked(org.mockito.ArgumentMatchers.eq(p.id()), any());
+
+    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.asked).containsExactly("B #1", "B #1");
+    assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B COMPLETED");
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("10.00"), BigDecimal.ZERO);
+  }
+
+  /** The same for the terminal's answer to a passed 3-D Secure challenge. */
+  @Test
+  void a_challenge_answer_its_terminal_has_not_decided_yet_is_told_again_by_the_job() {
+    shopHas(connector("B", 1, null));
+    acquirers.challenging.add("B");
+    acquirers.undecidedOnce.add("B");
+    Payment p = deposit();
+    execute(p);
+
+    assertThat(service.completeChallenge(p.id().value(), true).state()).isEqualTo(PaymentState.PENDING);
+    assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B PENDING", "CONFIRMATION");
+    assertThat(service.view(p.id().value()).unanswered()).isTrue();
+
+    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.challengeAnswers).containsExactly(true, true);
+    assertThat(acquirers.paid).containsExactly("B " + p.id().value());
+  }
+
+  /**
    * The customer failed the challenge and the issuer charged all the same, and the request was
    * cut short before it stored that: the failed answer was committed first, so the job tells
    * the terminal the same answer again, and the charged deposit completes rather than being

@@ -76,6 +76,12 @@ class PayoutCascadeTest {
     private final Set<String> dropped = new HashSet<>();
     /** The terminals that decline 4.02. */
     final Set<String> declining = new HashSet<>();
+    /**
+     * The terminals that answer PENDING the first time they are asked for a payment (the issuer
+     * has not answered them yet) and have paid or charged it when asked again.
+     */
+    final Set<String> undecidedOnce = new HashSet<>();
+    private final Set<String> undecided = new HashSet<>();
 
     @Override
     public Result payout(CardCharge payout) {
@@ -115,6 +121,9 @@ class PayoutCascadeTest {
         return Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "x-" + terminal, "05");
       }
       String key = terminal + " " + payout.payment().value();
+      if (undecidedOnce.contains(terminal) && undecided.add(key)) {
+        return new Result(Result.Status.PENDING, null, "x-" + terminal, "09", Map.of(), null);
+      }
       if (!paid.contains(key)) {
         paid.add(key);
       }
@@ -222,6 +231,35 @@ class PayoutCascadeTest {
     assertThat(acquirers.asked).containsExactly("A #1", "B #2");
     assertThat(steps(p)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL A PENDING", "CASCADING",
         "WITHDRAWAL B COMPLETED");
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
+  }
+
+  /**
+   * A terminal that has not decided yet (PENDING) may still pay: the payout stays PENDING at it,
+   * its amount reserved and no answer recorded, and is asked there again with the same attempt,
+   * never declined and never cascaded to another terminal that would pay it too.
+   */
+  @Test
+  void a_payout_its_terminal_has_not_decided_yet_stays_reserved_and_is_asked_again_there() {
+    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("B", "EUR", 2, null));
+    acquirers.undecidedOnce.add("A");
+    Payment p = withdrawal("10.00", "EUR");
+
+    assertThat(service.processPayouts(10)).as("routed, then asked: nothing decided").isEqualTo(1);
+    Payment waiting = store.rows.get(p.id());
+    assertThat(waiting.state()).isEqualTo(PaymentState.PENDING);
+    assertThat(waiting.errorCode()).isNull();
+    assertThat(steps(p)).containsExactly("CREATE_PAYMENT");
+    assertThat(store.sum("EUR")).as("still reserved").usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-10.00"), new BigDecimal("10.00"));
+    org.mockito.Mockito.verify(payments).checked(org.mockito.ArgumentMatchers.eq(p.id()), any());
+
+    assertThat(service.processPayouts(10)).isEqualTo(1);
+    Payment paid = store.rows.get(p.id());
+    assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.asked).as("the same terminal, the same attempt").containsExactly("A #1", "A #1");
+    assertThat(steps(p)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL A COMPLETED");
     assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
   }

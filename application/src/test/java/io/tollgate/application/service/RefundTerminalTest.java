@@ -139,6 +139,29 @@ class RefundTerminalTest {
     assertThat(rows.get(refund.id()).terminalName()).isEqualTo("Refunds");
   }
 
+  /**
+   * A terminal that has not decided yet may still send the money back: the refund stays
+   * PENDING, holding its place in the deposit's refundable amount, until asked again.
+   */
+  @Test
+  void a_refund_its_terminal_has_not_decided_yet_stays_pending_and_is_asked_again() {
+    when(reference.terminal(8)).thenReturn(Optional.of(terminal(8, "Refunds", "DEPOSIT", "REFUND")));
+    Payment refund = refundOfDepositOn(8L, "Refunds");
+    when(processor.refund(any(), any(), any(), any(), any()))
+        .thenReturn(new Result(Result.Status.PENDING, null, "r-1", "09", java.util.Map.of(), null))
+        .thenReturn(Result.approved("r-1", "00"));
+
+    assertThat(service.processPayouts(10)).isZero();
+    assertThat(rows.get(refund.id()).state()).isEqualTo(PaymentState.PENDING);
+    assertThat(rows.get(refund.id()).errorCode()).isNull();
+    verify(payments).checked(org.mockito.ArgumentMatchers.eq(refund.id()), any());
+
+    assertThat(service.processPayouts(10)).isEqualTo(1);
+    assertThat(rows.get(refund.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    verify(processor, org.mockito.Mockito.times(2)).refund(org.mockito.ArgumentMatchers.eq(refund.id()), any(), any(),
+        any(), any());
+  }
+
   @Test
   void a_deposit_stored_with_its_terminal_name_only_is_refunded_as_that_terminal_of_the_merchant_says() {
     when(reference.terminal(MERCHANT, "Old deposits only")).thenReturn(Optional.of(terminal(9, "Old deposits only",

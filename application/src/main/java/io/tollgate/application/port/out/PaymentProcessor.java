@@ -7,10 +7,24 @@ import java.util.Map;
 
 /**
  * An acquirer or bank behind a terminal: the port a team implements to connect Tollgate to a
- * real processor. Implementations must answer within a bounded time (a timeout is a
- * {@link Result#declined decline} with 3.04, never a hang) and must be safe to call again for
- * the same payment id (processors de-duplicate on it): a call cut short is made again. Tollgate
- * calls it while it holds the payment's row lock, so one payment is not sent twice at once,
+ * real processor. Implementations must answer within a bounded time, never hang, and must be
+ * safe to call again for the same payment id (processors de-duplicate on it): a call cut short
+ * is made again, and a call made again answers what the first one did, or its outcome since.
+ *
+ * <p>What an answer means to the money: APPROVED moves it. DECLINED must mean the acquirer did
+ * not and will not act, because a decline releases what a payout or refund reserved and may
+ * move the payment on to the next terminal (cascading): 3.04 is for an acquirer that answered
+ * that it timed out without acting. When an implementation cannot tell whether the acquirer
+ * acted (its own call timed out, the connection broke after the request went out), it throws,
+ * or answers PENDING; so does an acquirer still waiting on the issuer or the bank. Tollgate then
+ * keeps the payment as it was sent, PENDING at that terminal with its amount reserved, records
+ * no answer, and asks the same terminal again later, with the same payment id and attempt
+ * number, less and less often, until it is APPROVED or DECLINED; a card deposit so left is asked
+ * again two minutes after it was sent, and the checkout page and the expiry job leave it alone.
+ * To {@link #capture} and {@link #voidAuthorization}, whose merchant waits for the answer, a
+ * PENDING answer or a throw is a refusal the merchant may retry.
+ *
+ * <p>Tollgate calls it while it holds the payment's row lock, so one payment is not sent twice at once,
  * except for a card deposit's {@link #authorize}: the terminal it goes to is committed first, and
  * the call is made after that commit, without the lock; a deposit whose answer is not stored two
  * minutes later is sent to that terminal again, with the same attempt number, by a background

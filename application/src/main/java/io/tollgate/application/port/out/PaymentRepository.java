@@ -141,10 +141,11 @@ public interface PaymentRepository {
   long countUnanswered(Instant before);
 
   /**
-   * Records that a job looked at a due payment {@code at} and left it as it was (a bank transfer
-   * still awaited, a step that failed): {@link #lockDue} then takes it after the payments not
-   * looked at since, and a bank transfer only once its next check is due. Changes nothing a
-   * merchant sees; not a step of the payment.
+   * Records that a payment was looked at {@code at} and left as it was (a bank transfer still
+   * awaited, a terminal that has not decided yet, a step that failed): {@link #lockDue} then
+   * takes it after the payments not looked at since, and only once its next look is due: a
+   * tenth of the time it has waited later (at least a second for payouts and refunds). Changes
+   * nothing a merchant sees; not a step of the payment.
    */
   void checked(PaymentId id, Instant at);
 
@@ -168,7 +169,7 @@ public interface PaymentRepository {
 
   /** The kinds of background work. */
   enum DueWork {
-    /** PENDING withdrawals and refunds, oldest first. */
+    /** PENDING withdrawals and refunds, oldest first, each once its next look is due ({@link #checked}). */
     PAYOUTS,
     /** PENDING bank-transfer deposits whose transfer had time to arrive. */
     BANK_TRANSFERS,
