@@ -111,10 +111,11 @@ public record Payment(
    */
   public Transition apply(OperationType operation, PaymentState to, Outcome outcome, Instant started, Instant now) {
     PaymentTransitions.check(type, state, operation, to);
+    Money finalAmount = outcome.amount() != null ? outcome.amount() : amount;
     Payment after = new Payment(
         id, shopId, type, to, method,
-        outcome.amount() != null ? outcome.amount() : amount,
-        customerAmount, referenceId, description, parentPaymentId, preAuth,
+        finalAmount,
+        askedFor(finalAmount), referenceId, description, parentPaymentId, preAuth,
         outcome.card() != null ? outcome.card() : card, customer,
         billingAddress, returnUrl, webhookUrl, additionalParameters,
         outcome.errorCode() != null ? outcome.errorCode() : errorCode,
@@ -173,6 +174,22 @@ public record Payment(
    * {@code requestedAmount} when that differs, and the terminal ({@code terminal} null for the
    * processor's default terminal).
    */
+  /**
+   * The {@code customerAmount} once the amount becomes {@code finalAmount} (a partial capture, a
+   * bank transfer settled for another sum): scaled with it, half-even to its currency's
+   * decimals, so that both still say what the customer pays, in either currency. A deposit's
+   * only: a payout's or refund's is what it reserved, and what it releases.
+   */
+  private Money askedFor(Money finalAmount) {
+    if (type != PaymentType.DEPOSIT || customerAmount == null || finalAmount.amount().compareTo(amount.amount()) == 0
+        || amount.amount().signum() == 0 || !finalAmount.currency().equals(amount.currency())) {
+      return customerAmount;
+    }
+    return new Money(customerAmount.amount().multiply(finalAmount.amount())
+        .divide(amount.amount(), customerAmount.currency().scale(), java.math.RoundingMode.HALF_EVEN),
+        customerAmount.currency());
+  }
+
   public Payment withRouting(Money processedAmount, Money requestedAmount, Long terminal, String name) {
     return new Payment(
         id, shopId, type, state, method, processedAmount, requestedAmount, referenceId,

@@ -33,6 +33,32 @@ class PaymentTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
+  /**
+   * 100.00 USD asked, authorized as 92.00 EUR by a terminal in euros, then captured for 46.00
+   * EUR: the customer pays half of what was asked, and both amounts say so.
+   */
+  @Test
+  void a_partial_capture_of_a_converted_deposit_scales_what_was_asked_with_it() {
+    Currencies currencies = Currencies.defaults();
+    Money asked = Money.of("100.00", currencies.require("USD"));
+    Money charged = Money.of("92.00", currencies.require("EUR"));
+    Payment authorized = Payment.create(deposit(), PaymentState.CHECKOUT, T0).after().withRouting(charged, asked, 7L, "EUR")
+        .apply(OperationType.DEPOSIT, PaymentState.AUTHORIZED, Outcome.NONE, T0).after();
+
+    Payment half = authorized.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
+        Outcome.NONE.withAmount(Money.of("46.00", currencies.require("EUR"))), T0).after();
+    assertThat(half.amount()).isEqualTo(Money.of("46.00", currencies.require("EUR")));
+    assertThat(half.customerAmount().amount()).isEqualByComparingTo("50.00");
+    assertThat(half.customerAmount().currency().code()).isEqualTo("USD");
+
+    Payment third = authorized.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
+        Outcome.NONE.withAmount(Money.of("30.67", currencies.require("EUR"))), T0).after();
+    assertThat(third.customerAmount().amount()).as("33.3369..., half-even to cents").isEqualByComparingTo("33.34");
+    Payment whole = authorized.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
+        Outcome.NONE.withAmount(charged), T0).after();
+    assertThat(whole.customerAmount()).isEqualTo(asked);
+  }
+
   @Test
   void a_decline_keeps_its_error_and_the_processors_codes() {
     Payment p = Payment.create(deposit(), PaymentState.CHECKOUT, T0).after();
