@@ -100,12 +100,7 @@ class ConnectorRoutingTest {
 
   /** A refund of the deposit, once the worker has sent it back or declined it. */
   static JsonNode refund(KeyedShop shop, JsonNode deposit, String amount) throws Exception {
-    TestGateway.Answer created = gw.post("/api/v1/payments", """
-        {"paymentType":"REFUND","amount":%s,"currency":"%s","parentPaymentId":"%s"}"""
-        .formatted(amount, deposit.get("currency").asText(), deposit.get("id").asText()), shop.key(), null);
-    assertThat(created.status()).as(created.body()).isEqualTo(200);
-    return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING", Duration.ofSeconds(15),
-        shop.key());
+    return refundIn(shop, deposit, amount, deposit.get("currency").asText());
   }
 
   static List<JsonNode> operations(KeyedShop shop, String id) {
@@ -169,9 +164,7 @@ class ConnectorRoutingTest {
     assertThat(deposit.get("amount").decimalValue()).as("10.01 GBP at 1.27").isEqualByComparingTo("12.71");
     assertThat(deposit.get("currency").asText()).isEqualTo("USD");
 
-    TestGateway.Answer wrong = gw.post("/api/v1/payments", """
-        {"paymentType":"REFUND","amount":1.00,"currency":"EUR","parentPaymentId":"%s"}"""
-        .formatted(deposit.get("id").asText()), shop.key(), null);
+    TestGateway.Answer wrong = askRefund(shop, deposit, "1.00", "EUR");
     assertThat(wrong.status()).isEqualTo(400);
     assertThat(wrong.body()).contains("must be the currency of the refunded deposit (USD, or GBP in which it was asked)");
 
@@ -186,9 +179,7 @@ class ConnectorRoutingTest {
     assertThat(ledger(shop, "GBP")).as("the deposit added USD, so the refund takes USD")
         .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
 
-    TestGateway.Answer tooMuch = gw.post("/api/v1/payments", """
-        {"paymentType":"REFUND","amount":5.02,"currency":"GBP","parentPaymentId":"%s"}"""
-        .formatted(deposit.get("id").asText()), shop.key(), null);
+    TestGateway.Answer tooMuch = askRefund(shop, deposit, "5.02", "GBP");
     assertThat(tooMuch.status()).isEqualTo(400);
     assertThat(tooMuch.body()).contains("exceeds what is left to refund of the deposit (5.01 GBP, 6.36 USD as charged)");
 
@@ -198,16 +189,19 @@ class ConnectorRoutingTest {
         .isEqualByComparingTo("6.36");
     assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
-    TestGateway.Answer more = gw.post("/api/v1/payments", """
-        {"paymentType":"REFUND","amount":0.01,"currency":"USD","parentPaymentId":"%s"}"""
-        .formatted(deposit.get("id").asText()), shop.key(), null);
+    TestGateway.Answer more = askRefund(shop, deposit, "0.01", "USD");
     assertThat(more.status()).isEqualTo(400);
   }
 
-  static JsonNode refundIn(KeyedShop shop, JsonNode deposit, String amount, String currency) throws Exception {
-    TestGateway.Answer created = gw.post("/api/v1/payments", """
+  static TestGateway.Answer askRefund(KeyedShop shop, JsonNode deposit, String amount, String currency) {
+    return gw.post("/api/v1/payments", """
         {"paymentType":"REFUND","amount":%s,"currency":"%s","parentPaymentId":"%s"}"""
         .formatted(amount, currency, deposit.get("id").asText()), shop.key(), null);
+  }
+
+  /** A refund of the deposit in the currency, once the worker has sent it back or declined it. */
+  static JsonNode refundIn(KeyedShop shop, JsonNode deposit, String amount, String currency) throws Exception {
+    TestGateway.Answer created = askRefund(shop, deposit, amount, currency);
     assertThat(created.status()).as(created.body()).isEqualTo(200);
     return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING", Duration.ofSeconds(15),
         shop.key());
