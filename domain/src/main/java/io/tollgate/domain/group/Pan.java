@@ -107,13 +107,16 @@ public final class Pan {
    * IPv6 address of digits alone is one of those).
    */
   private static String maskDotted(String text, boolean luhn) {
-    if (text.indexOf('.') < 0 && text.indexOf(':') < 0) {
+    if (!holdsDottedGroup(text)) {
       return null;
     }
     Matcher run = DOTTED_RUN.matcher(text);
     StringBuilder out = null;
     int copied = 0;
     while (run.find()) {
+      if (inAddress(text, run.start())) {
+        continue;
+      }
       String digits = cardGrouping(run.group());
       if (digits == null || luhn && !luhnValid(digits)) {
         continue;
@@ -124,6 +127,54 @@ public final class Pan {
       copied = run.end();
     }
     return out == null ? null : out.append(text, copied, text.length()).toString();
+  }
+
+  /**
+   * Whether {@code text} has four digits followed by a dot or colon and a digit, as every card
+   * number {@link #maskDotted} masks starts: most text does not, and is spared the pattern.
+   */
+  private static boolean holdsDottedGroup(String text) {
+    int digitsInRow = 0;
+    for (int i = 0; i < text.length() - 1; i++) {
+      char c = text.charAt(i);
+      if (isDigit(c)) {
+        digitsInRow++;
+      } else {
+        if ((c == '.' || c == ':') && digitsInRow >= 4 && isDigit(text.charAt(i + 1))) {
+          return true;
+        }
+        digitsInRow = 0;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a run starting at {@code start} right after a colon goes on from an address (an IPv6
+   * address's group of one to four hex characters, or its {@code ::}) rather than a key such as
+   * {@code pan:} or {@code cardNumber:}, whose card number is masked.
+   */
+  private static boolean inAddress(String text, int start) {
+    if (start == 0 || text.charAt(start - 1) != ':') {
+      return false;
+    }
+    int word = start - 1;
+    while (word > 0 && isAsciiLetterOrDigit(text.charAt(word - 1))) {
+      word--;
+    }
+    int length = start - 1 - word;
+    if (length == 0) {
+      return true;
+    }
+    if (length > 4) {
+      return false;
+    }
+    for (int i = word; i < start - 1; i++) {
+      if (Character.digit(text.charAt(i), 16) < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The digits of {@code run} (groups of digits split by dots or colons) when it is grouped as a card number is, else null. */
@@ -251,9 +302,14 @@ public final class Pan {
   private static final int MAX_SEPARATOR = 3;
   /** A space as a URL writes it, which a path or query in a log line can hold. */
   private static final String ENCODED_SPACE = "%20";
-  /** Groups of digits split by single dots or colons, not part of a longer word or run. */
+  /**
+   * Groups of digits split by single dots or colons, not part of a longer word or run: nothing
+   * alphanumeric or a dot just before (a colon may be a key's, {@link #inAddress}), and after it
+   * neither a letter or digit, nor a colon going on, nor a dot before a digit or separator (a dot
+   * before a letter ends a sentence or starts a file's extension).
+   */
   private static final Pattern DOTTED_RUN = Pattern.compile(
-      "(?<![0-9A-Za-z.:])[0-9]+(?:[.:][0-9]+)+(?![0-9A-Za-z]|[.:][0-9A-Za-z])");
+      "(?<![0-9A-Za-z.])[0-9]+(?:[.:][0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 

@@ -45,6 +45,10 @@ class CardNumberMaskingTest {
       4111.1111.1111.1111.111               | 411111*********1111
       4111.1111.1111.1                      | 411111***1111
       at 10:30:00 card 4111.1111.1111.1111  | at 10:30:00 card 411111******1111
+      pan:4111.1111.1111.1111               | pan:411111******1111
+      cardNumber:4111:1111:1111:1111        | cardNumber:411111******1111
+      card:4111:1111:1111:1111              | card:411111******1111
+      /cards/4111.1111.1111.1111.json       | /cards/411111******1111.json
       """)
   void masks_what_can_be_a_card_number(String text, String masked) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(masked);
@@ -78,6 +82,13 @@ class CardNumberMaskingTest {
       "v2024.1105.0001",
       "4111.1111.1111.1111.1111.1111",
       "4111.1111.1111.1111a",
+      "client 2001:1234:5678:9012::1",
+      "[2001:1234:5678:9012::1]:443",
+      "2600:1700:5455:1234::/48",
+      "fe80:1234:5678:9012:3456",
+      "fe80::1234:5678:9012:3456",
+      "2001:db8:1234:5678:9012:3456::",
+      "build 2024.11.05.000112345",
       ""})
   void echoes_what_cannot_be_one_as_given(String text) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
