@@ -419,10 +419,12 @@ final class JdbiPaymentRepository implements PaymentRepository {
       + PaymentRepository.UNANSWERED_AFTER.stream().map(o -> "'" + o.name() + "'").sorted()
           .collect(java.util.stream.Collectors.joining(", ")) + ")";
 
-  /** The statement of {@link #countUnanswered}: through the index the job reads them by. */
-  static final String UNANSWERED_COUNT = "SELECT count(*) FROM payments p WHERE p.payment_type = 'DEPOSIT'"
+  /** The statement of {@link #countUnanswered}: through the index the jobs read them by. */
+  static final String UNANSWERED_COUNT = "SELECT (SELECT count(*) FROM payments p WHERE p.payment_type = 'DEPOSIT'"
       + " AND p.state = 'PENDING' AND p.payment_method = 'BASIC_CARD' AND p.updated < :before AND "
-      + LAST_STEP_UNANSWERED;
+      + LAST_STEP_UNANSWERED + ") + (SELECT count(*) FROM payments p"
+      + " WHERE p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING' AND p.checked IS NOT NULL"
+      + " AND p.updated < :before)";
 
   /** The payment columns qualified with the {@code p} alias, for joins. */
   private static final String QUALIFIED_COLUMNS = """

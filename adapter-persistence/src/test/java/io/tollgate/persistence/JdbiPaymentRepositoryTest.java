@@ -312,7 +312,10 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
     Payment stuck = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-1", T0.plusSeconds(1));
     Payment later = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-2", T0.plusSeconds(2));
+    long unanswered = repository().countUnanswered(checkedAt);
     repository().checked(stuck.id(), checkedAt);
+    assertThat(repository().countUnanswered(checkedAt) - unanswered)
+        .as("the operators' count: a payout looked at and left as it was, not one never looked at").isEqualTo(1);
     // a payout whose terminal has not decided, or whose step failed, 100 s after it was routed:
     // asked again once a tenth of that has passed, and behind the others
     assertThat(due(DueWork.PAYOUTS, checkedAt.plusSeconds(9), List.of(stuck, later))).containsExactly(later.id());

@@ -95,8 +95,8 @@ public final class Tollgate implements AutoCloseable {
     observability.cachedGauge("tollgate.webhooks.outbox.pending", "webhook events not yet delivered",
         () -> services.persistence().webhookOutbox().pendingCount());
     observability.cachedGauge("tollgate.payments.unanswered",
-        "card deposits sent to their terminal whose answer has been missing for over two minutes",
-        () -> services.processing().overdueUnansweredDeposits());
+        "payments sent to their terminal whose answer has been missing for over two minutes",
+        () -> services.processing().overdueUnansweredPayments());
     if (config.environment() == Environment.SANDBOX) {
       SandboxReference.loadIfEmpty(services, new Currencies(config.cryptoCurrencies()));
     }

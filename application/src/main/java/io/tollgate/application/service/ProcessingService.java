@@ -485,7 +485,7 @@ public final class ProcessingService
    * answer is overdue. A decline that cascades moves on as it would have in the request.
    */
   @Override
-  public long overdueUnansweredDeposits() {
+  public long overdueUnansweredPayments() {
     return payments.countUnanswered(clock.instant().minus(UNANSWERED_FOR));
   }
 

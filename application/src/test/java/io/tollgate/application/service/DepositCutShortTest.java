@@ -216,11 +216,12 @@ class DepositCutShortTest {
 
   /**
    * A terminal that answers a card charge PENDING has not decided yet, and may still charge:
-   * the deposit stays as it was sent, unanswered, neither waiting on a challenge nor left for
-   * the checkout timeout to cancel, and the job asks the same terminal again.
+   * the deposit stays as it was sent, unanswered (which the expiry job's query leaves alone:
+   * JdbiPaymentRepositoryTest), not waiting on a challenge, and the job asks the same terminal
+   * again.
    */
   @Test
-  void a_charge_its_terminal_has_not_decided_yet_is_asked_again_by_the_job_not_expired() {
+  void a_charge_its_terminal_has_not_decided_yet_is_asked_again_by_the_job() {
     shopHas(connector("B", 1, CASCADE_ON_402), connector("C", 2, null));
     acquirers.undecidedOnce.add("B");
     Payment p = deposit();

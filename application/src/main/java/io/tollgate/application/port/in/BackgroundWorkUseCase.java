@@ -19,12 +19,14 @@ public interface BackgroundWorkUseCase {
   int resumeUnansweredDeposits(int batch);
 
   /**
-   * How many card deposits sent to a terminal have had no answer stored for longer than
-   * {@link #resumeUnansweredDeposits} waits before asking again: each is being taken up, or its
-   * step fails again and again (a processor that keeps throwing, a card the vault cannot read)
-   * and it stays PENDING with no webhook until someone looks. For the operators' alerts.
+   * How many payments sent to a terminal have had no answer stored for longer than
+   * {@link #resumeUnansweredDeposits} waits before asking again: card deposits, and withdrawals
+   * and refunds whose terminal has not decided or whose step failed. Each is being taken up
+   * again, or its terminal keeps not deciding, or its step keeps failing (a processor that keeps
+   * throwing, a card the vault cannot read) and it stays PENDING, its amount reserved, with no
+   * webhook until someone looks. For the operators' alerts.
    */
-  long overdueUnansweredDeposits();
+  long overdueUnansweredPayments();
 
   /** Cancels with 1.04 deposits the customer left alone past the shop's checkout timeout. */
   int expireCheckouts(int batch);

@@ -134,9 +134,11 @@ public interface PaymentRepository {
   List<Payment> lockDue(DueWork work, Instant now, int limit);
 
   /**
-   * How many PENDING card deposits were last changed before {@code before} with one of
-   * {@link #UNANSWERED_AFTER} as their last step: sent to their terminal with no answer stored,
-   * whether or not a job is due to take them up now.
+   * How many payments last changed before {@code before} were sent to their terminal with no
+   * answer stored, whether or not a job is due to take them up now: PENDING card deposits with
+   * one of {@link #UNANSWERED_AFTER} as their last step, and PENDING withdrawals and refunds a
+   * job has looked at and left as they were ({@link #checked}: their terminal has not decided, or
+   * their step failed).
    */
   long countUnanswered(Instant before);
 
