@@ -163,6 +163,24 @@ class HttpEdgeCasesTest {
     assertThat(path(response)).isEqualTo("/api/v1/payments");
   }
 
+  /**
+   * A client that sends a body over the limit whole, as most clients do before they read, gets
+   * the 413 and keeps its connection for its next request: the server reads the rest of the
+   * body instead of closing the connection under a client still writing, which resets it and
+   * can lose the answer.
+   */
+  @Test
+  void an_oversized_body_is_read_to_its_end_and_answered_413_on_a_connection_that_stays_usable() throws Exception {
+    String body = "{\"description\":\"" + "x".repeat(200_000) + "\"}";
+    String oversized = "POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+        + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    String next = "GET /api/v1/nothing-here HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    String answers = raw(oversized + next);
+    assertThat(answers).startsWith("HTTP/1.1 413").contains("HTTP/1.1 404");
+    assertThat(answers.substring(0, answers.indexOf("HTTP/1.1 404"))).doesNotContain("Connection: close");
+    assertThat(path(answers)).isEqualTo("/api/v1/nothing-here");
+  }
+
   @Test
   void a_refused_request_after_a_served_one_names_its_own_path() throws Exception {
     String served = "GET /api/v1/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n";

@@ -13,13 +13,21 @@ import java.io.InputStream;
 
 /**
  * Refuses request bodies over the limit with 413, whether or not they declare a length, and
- * reads what a refused request left unread (at most the limit) before answering it, so that
- * the client's keep-alive connection stays usable instead of being cut under its next request.
+ * reads what a refused request left unread before answering it (at most the limit, and for an
+ * oversized body at most {@value #DRAIN_LIMIT} bytes in all), so that the client's keep-alive
+ * connection stays usable instead of being cut under its next request, and a client still
+ * sending an oversized body reads the 413 rather than a connection reset.
  */
 @Priority(Priorities.AUTHENTICATION - 100)
 public final class BodyLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
   public static final int DEFAULT_LIMIT = 64 * 1024;
+  /**
+   * The most of an oversized body read to answer its 413 on a connection the client can read
+   * it from: a server that closes a connection with the client's bytes still unread resets it,
+   * and the client, still writing, may never see the answer. A larger body is not read.
+   */
+  static final int DRAIN_LIMIT = 1024 * 1024;
 
   private final int limit;
 
@@ -39,8 +47,12 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
     // A request that succeeded has had its body read; only a refused one may have left some.
     if (response.getStatus() == 413) {
-      // The rest of an oversized body is not read: the connection cannot be reused, say so.
-      response.getHeaders().putSingle("Connection", "close");
+      InputStream in = request.getEntityStream();
+      in = in instanceof Limited limited ? limited.raw() : in;
+      if (request.getLength() > DRAIN_LIMIT || !drained(in, DRAIN_LIMIT)) {
+        // the rest of the body is not read: the connection cannot be reused, say so
+        response.getHeaders().putSingle("Connection", "close");
+      }
       return;
     }
     if (response.getStatus() < 400) {
@@ -56,12 +68,35 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
     }
   }
 
+  /** Whether {@code in} ended within {@code limit} more bytes, which are read and dropped. */
+  private static boolean drained(InputStream in, long limit) {
+    byte[] sink = new byte[8192];
+    long read = 0;
+    try {
+      int n;
+      while ((n = in.read(sink)) >= 0) {
+        read += n;
+        if (read > limit) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
   private static final class Limited extends FilterInputStream {
     private long left;
 
     Limited(InputStream in, long limit) {
       super(in);
       this.left = limit;
+    }
+
+    /** The stream it limits, for reading what a refused request left. */
+    InputStream raw() {
+      return in;
     }
 
     @Override
