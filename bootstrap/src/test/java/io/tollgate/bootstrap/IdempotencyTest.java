@@ -76,6 +76,25 @@ class IdempotencyTest {
     assertThat(gw.countPayments()).isEqualTo(count);
   }
 
+  /**
+   * The security code is never kept, not even inside the digest that tells a retry from another
+   * request: a retry that differs only in it is answered as the first request.
+   */
+  @Test
+  void the_security_code_is_no_part_of_what_the_key_remembers() {
+    String card = """
+        {"paymentType":"DEPOSIT","amount":3.00,"currency":"EUR",
+         "card":{"cardNumber":"4000000000000408","cardSecurityCode":"%s","expiryMonth":"12","expiryYear":"2030"}}""";
+    Answer first = gw.post("/api/v1/payments", card.formatted("123"), gw.apiKey, "key-cvv");
+    assertThat(first.status()).isEqualTo(200);
+    Answer again = gw.post("/api/v1/payments", card.formatted("999"), gw.apiKey, "key-cvv");
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.json().at("/result/id").asText()).isEqualTo(first.json().at("/result/id").asText());
+    Answer other = gw.post("/api/v1/payments", card.formatted("123").replace("3.00", "4.00"), gw.apiKey, "key-cvv");
+    assertThat(other.status()).as("the rest of the card still counts").isEqualTo(409);
+  }
+
   @Test
   void keys_are_scoped_to_the_shop() {
     var otherShop = gw.createShop(gw.merchant, "Second", false);

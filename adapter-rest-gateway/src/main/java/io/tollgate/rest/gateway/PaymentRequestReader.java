@@ -41,7 +41,21 @@ final class PaymentRequestReader {
     }
     return new CreatePaymentCommand(shop, paymentType, paymentMethod, amount, currency,
         referenceId, description, parentPaymentId, card, customer, billing, returnUrl, webhookUrl,
-        preAuth, additional, idempotencyKey, Json.fingerprint(root));
+        preAuth, additional, idempotencyKey, Json.fingerprint(withoutSecurityCode(root)));
+  }
+
+  /**
+   * The body as its idempotency fingerprint sees it: without the card's security code, which is
+   * never kept, not even as a digest that anyone holding the key could try its thousand values
+   * against. A retry that differs only in it is the same request.
+   */
+  private static ObjectNode withoutSecurityCode(ObjectNode root) {
+    if (!(root.get("card") instanceof ObjectNode card) || !card.has("cardSecurityCode")) {
+      return root;
+    }
+    ObjectNode copy = root.deepCopy();
+    ((ObjectNode) copy.get("card")).remove("cardSecurityCode");
+    return copy;
   }
 
   private static CardInput card(JsonFields c) {
