@@ -182,5 +182,27 @@ class UnusableInputTest {
     assertThat(nul.status()).isEqualTo(422);
     assertThat(nul.body()).contains("Use letters, spaces and punctuation only");
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+
+    // a card number typed into the name would be stored and sent in clear with it
+    TestGateway.Answer numberAsName = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(form + "&cardNumber=4000000000000408&expiryMonth=12&expiryYear=2030"
+            + "&cardSecurityCode=123&cardholderName=5555+0000+0000+0115")));
+    assertThat(numberAsName.status()).isEqualTo(422);
+    assertThat(numberAsName.body()).contains("Enter the name on the card, not its number").doesNotContain("0000 0115");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+  }
+
+  /** The same through the API: refused, echoed masked, nothing stored. */
+  @Test
+  void a_card_number_given_as_the_cardholders_name_is_refused() {
+    int before = gw.countPayments();
+    TestGateway.Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":5,"currency":"EUR",
+         "card":{"cardNumber":"4000000000000408","cardholderName":"5555000000000115","expiryMonth":"12","expiryYear":"2030"}}""");
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.body()).contains("card.cardholderName").contains("must not hold a card number")
+        .contains("555500******0115").doesNotContain("5555000000000115");
+    assertThat(gw.countPayments()).isEqualTo(before);
   }
 }

@@ -104,7 +104,9 @@ public final class CheckoutResource {
         errors.putIfAbsent(v.field(), v.message());
       }
       Map<String, String> values = new HashMap<>();
-      values.put("cardholderName", holder == null ? "" : holder);
+      // the name is filled in again, unless it holds a card number, which is never echoed
+      values.put("cardholderName", holder == null || !io.tollgate.domain.group.Pan.maskForDisplay(holder).equals(holder)
+          ? "" : holder);
       values.put("expiryMonth", month == null ? "" : month);
       values.put("expiryYear", year == null ? "" : year);
       return render(checkout.view(id), errors, values, invalid.getMessage(), 422);

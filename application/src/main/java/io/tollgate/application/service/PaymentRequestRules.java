@@ -189,6 +189,10 @@ final class PaymentRequestRules {
       checks.maxLength("card.cardToken", card.cardToken(), 32);
     }
     checks.maxLength("card.cardholderName", card.cardholderName(), 128);
+    if (card.cardholderName() != null && holdsCardNumber(card.cardholderName())) {
+      // the name is stored and sent in clear: a card number typed into it must not be
+      checks.add("card.cardholderName", "must not hold a card number", Pan.maskForDisplay(card.cardholderName()));
+    }
     if (card.cardSecurityCode() != null && !CVV.matcher(card.cardSecurityCode()).matches()) {
       checks.add("card.cardSecurityCode", "must be 3 or 4 digits", null);
     }
@@ -280,6 +284,11 @@ final class PaymentRequestRules {
         checks.add("additionalParameters." + key, "must be at most 1024 characters", null);
       }
     });
+  }
+
+  /** Whether {@code text} holds what {@link Pan#maskForDisplay} takes for a card number. */
+  static boolean holdsCardNumber(String text) {
+    return !Pan.maskForDisplay(text).equals(text);
   }
 
   /** A return URL with its placeholders filled with a harmless value, so it parses as a URL. */

@@ -955,6 +955,8 @@ public final class ProcessingService
     }
     if (card.cardholderName() != null && card.cardholderName().length() > 128) {
       checks.add("cardholderName", "Use at most 128 characters", null);
+    } else if (card.cardholderName() != null && PaymentRequestRules.holdsCardNumber(card.cardholderName())) {
+      checks.add("cardholderName", "Enter the name on the card, not its number", null);
     } else if (card.cardholderName() != null && card.cardholderName().chars().anyMatch(c -> c < 0x20 || c == 0x7f
         || Character.isSurrogate((char) c))) {
       checks.add("cardholderName", "Use letters, spaces and punctuation only", null);
