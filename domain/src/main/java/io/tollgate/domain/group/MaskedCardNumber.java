@@ -5,22 +5,24 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * A masked card number as a card group holds it: at least 6 leading digits, a mask of {@code *}
- * or {@code X}, and the 4 trailing digits, at most 19 characters in all (e.g. {@code 411111***1111},
- * or {@code 411111*1111}, which means the same). The mask stands for any number of digits, so the
+ * A masked card number as a card group holds it: 6 to 8 leading digits, a mask of {@code *} or
+ * {@code X}, and the 4 trailing digits, at most 19 characters in all (e.g. {@code 411111***1111},
+ * or {@code 411111*1111}, which means the same). No more leading digits than a masked card number
+ * may show (PCI DSS: the first 6, or 8 for the longer numbers, with the last 4): with more, an
+ * entry, kept and listed in clear, would hold all but a digit or two of a card number. The mask stands for any number of digits, so the
  * entry matches a card of any length that starts with all of its leading digits and ends with
  * its 4 trailing ones; the entry's own length says nothing about the cards it matches.
  */
 public record MaskedCardNumber(String value) {
 
-  private static final Pattern FORMAT = Pattern.compile("^[0-9]{6,}([*]+|[X]+)[0-9]{4}$");
+  private static final Pattern FORMAT = Pattern.compile("^[0-9]{6,8}([*]+|[X]+)[0-9]{4}$");
 
   /** The fewest leading digits an entry has. */
   private static final int FEWEST_LEADING = 6;
 
   public MaskedCardNumber {
     if (value == null || value.length() > 19 || !FORMAT.matcher(value).matches()) {
-      throw new IllegalArgumentException("a masked card number has at least 6 leading digits, a mask of '*' or 'X'"
+      throw new IllegalArgumentException("a masked card number has 6 to 8 leading digits, a mask of '*' or 'X'"
           + " and 4 trailing digits, at most 19 characters in all");
     }
   }
