@@ -387,6 +387,10 @@ public final class WebhookDispatcher implements AutoCloseable {
         return;
       } catch (RuntimeException e) {
         recordOneByOne(batch, e);
+      } catch (Error e) {
+        // ending this thread would leave every delivery slot taken for good; the batch's
+        // attempts stay unrecorded and are sent again once their lease ends
+        LOG.error("recording {} webhook attempts failed with an error; they are sent again", batch.size(), e);
       } finally {
         for (Reported r : batch) {
           done(r.delivery());

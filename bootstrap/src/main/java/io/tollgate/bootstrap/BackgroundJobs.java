@@ -34,6 +34,11 @@ final class BackgroundJobs implements AutoCloseable {
     }, millis, millis, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Runs a job until it finds no full batch. Nothing it throws reaches the timer, which would
+   * never run any job again after it, silently: an Error too (a class the jar replaced under a
+   * running service cannot load, memory ran out for a moment) is logged and the jobs go on.
+   */
   private static void drain(String name, IntUnaryOperator job) {
     try {
       int rounds = 0;
@@ -42,6 +47,8 @@ final class BackgroundJobs implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       LOG.warn("background job '{}' failed; it runs again shortly: {}", name, e.toString());
+    } catch (Error e) {
+      LOG.error("background job '{}' failed with an error; it runs again shortly", name, e);
     }
   }
 
