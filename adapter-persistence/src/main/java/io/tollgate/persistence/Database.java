@@ -53,6 +53,9 @@ public final class Database implements AutoCloseable {
         + "\"]");
   }
 
+  /** How long the server keeps a session idle inside a transaction before it ends it, locks and all. */
+  static final String IDLE_IN_TRANSACTION = "2min";
+
   public static Database start(DatabaseSettings settings) {
     EmbeddedPostgres embedded = null;
     DataDirectoryLock lock = null;
@@ -126,6 +129,12 @@ public final class Database implements AutoCloseable {
     config.setValidationTimeout(2_000);
     config.setInitializationFailTimeout(30_000);
     config.setPoolName("tollgate-db");
+    // An instance whose host dies, or is cut off, inside a transaction leaves its session, and
+    // the row locks it holds, on the server until TCP notices, hours later: every job of every
+    // other instance that reaches one of those payments would wait on it. A transaction is never
+    // idle longer than a processor call, which must answer well within two minutes.
+    config.setConnectionInitSql("SET idle_in_transaction_session_timeout = '" + IDLE_IN_TRANSACTION + "'");
+    config.addDataSourceProperty("tcpKeepAlive", "true");
     return new HikariDataSource(config);
   }
 

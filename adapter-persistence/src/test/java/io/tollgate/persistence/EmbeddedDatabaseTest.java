@@ -19,6 +19,10 @@ class EmbeddedDatabaseTest {
           .mapTo(String.class).one());
       assertThat(fsync).isEqualTo("on");
       assertThat(synchronousCommit).isEqualTo("on");
+      // a dead instance's transaction, and its locks, end within two minutes
+      String idleInTransaction = first.jdbi().withHandle(h -> h.createQuery("SHOW idle_in_transaction_session_timeout")
+          .mapTo(String.class).one());
+      assertThat(idleInTransaction).isEqualTo("2min");
       first.jdbi().useHandle(h -> h.execute("INSERT INTO merchants (name, created) VALUES ('Kept', now())"));
     }
     try (Database second = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
