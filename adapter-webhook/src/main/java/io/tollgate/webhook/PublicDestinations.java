@@ -40,21 +40,28 @@ public final class PublicDestinations implements DestinationPolicy {
 
   @Override
   public Optional<String> refusal(String url) {
-    String host;
-    try {
-      host = new URI(url).getHost();
-    } catch (URISyntaxException e) {
-      return Optional.of("is not a valid URL");
+    Optional<String> malformed = refusalWithoutLookup(url);
+    if (malformed.isPresent()) {
+      return malformed;
     }
-    if (host == null) {
-      return Optional.of("has no host");
-    }
+    String host = URI.create(url).getHost();
     try {
       publicAddresses(host);
       return Optional.empty();
     } catch (Refused e) {
       return Optional.of(e.getMessage());
     }
+  }
+
+  /** Why the URL is refused before its host is looked up (it is no URL, or names no host), or empty. */
+  static Optional<String> refusalWithoutLookup(String url) {
+    String host;
+    try {
+      host = new URI(url).getHost();
+    } catch (URISyntaxException e) {
+      return Optional.of("is not a valid URL");
+    }
+    return host == null ? Optional.of("has no host") : Optional.empty();
   }
 
   /**

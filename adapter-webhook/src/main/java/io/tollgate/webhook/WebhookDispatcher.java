@@ -585,6 +585,13 @@ public final class WebhookDispatcher implements AutoCloseable {
     if (d.signingKey() == null) {
       return "the shop has no signing key in this environment";
     }
+    if (destinations instanceof PublicDestinations) {
+      // The client's resolver looks the host up and judges it inside the request, where the
+      // request's timeout bounds the lookup too: looked up here first, a slow or unanswered DNS
+      // server could hold the attempt past its lease, and another instance would send the same
+      // event meanwhile. Here only what needs no lookup.
+      return PublicDestinations.refusalWithoutLookup(d.url()).map(r -> "destination refused: " + r).orElse(null);
+    }
     Optional<String> refused = destinations.refusal(d.url());
     return refused.map(r -> "destination refused: " + r).orElse(null);
   }

@@ -223,10 +223,54 @@ class WebhookDispatcherTest {
     assertThat(outbox.reported).singleElement().satisfies(r -> {
       assertThat(r.result().delivered()).isFalse();
       assertThat(r.result().statusCode()).isNull();
-      assertThat(r.result().error())
-          .isEqualTo("destination refused: host localhost resolves to a non-public address (127.0.0.1)");
     });
-    assertThat(lookups).as("one lookup for the check, one for the connection").hasValue(2);
+    assertThat(lookups).as("one lookup, checked, and the connection goes to what it answered").hasValue(1);
+  }
+
+  /** A host that resolves to a loopback address is refused, and says so. */
+  @Test
+  void a_host_that_resolves_to_loopback_is_refused() throws Exception {
+    PublicDestinations loopback = new PublicDestinations(host -> new InetAddress[] {InetAddress.getLoopbackAddress()});
+    ClaimedEvent event = withUrl(event("lease-1"), "http://localhost:" + receiver.getAddress().getPort() + "/hooks");
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(event) : List.of());
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, loopback,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("the attempt is reported", () -> !outbox.reported.isEmpty());
+    }
+    assertThat(received).isEmpty();
+    assertThat(outbox.reported).singleElement().satisfies(r -> assertThat(r.result().error())
+        .isEqualTo("destination refused: host localhost resolves to a non-public address (127.0.0.1)"));
+  }
+
+  /**
+   * A DNS server that is slow to answer, or never does, costs an attempt no more than its
+   * timeout: the lookup is part of the request. Were it made before, an attempt could outlive
+   * its lease, and another instance would send the same event while it still ran.
+   */
+  @Test
+  void a_slow_lookup_ends_the_attempt_within_its_timeout() throws Exception {
+    PublicDestinations slowDns = new PublicDestinations(host -> {
+      try {
+        Thread.sleep(3_000);
+        return new InetAddress[] {InetAddress.getByName("93.184.215.14")};
+      } catch (InterruptedException | java.net.UnknownHostException e) {
+        return new InetAddress[0];
+      }
+    });
+    ClaimedEvent event = withUrl(event("lease-1"), "http://hooks.merchant.example/hooks");
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(event) : List.of());
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, slowDns,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(2), "test"),
+        Clock.systemUTC()).start()) {
+      await("the attempt is reported", () -> !outbox.reported.isEmpty());
+    }
+    assertThat(outbox.reported).singleElement().satisfies(r -> {
+      assertThat(r.result().delivered()).isFalse();
+      assertThat(r.result().duration()).as("within the 1 s timeout, inside the 2 s lease")
+          .isLessThan(Duration.ofMillis(1_800));
+      assertThat(r.result().error()).isEqualTo("no complete answer within 1 s");
+    });
   }
 
   /**
