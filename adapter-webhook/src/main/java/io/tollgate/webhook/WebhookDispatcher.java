@@ -226,6 +226,8 @@ public final class WebhookDispatcher implements AutoCloseable {
         free = 1 + slots.drainPermits();
         // a token per claim: an attempt whose lease ran out cannot settle the event leased again
         List<ShopId> busy = shopsSending(shopShare);
+        // the leases run from the database's claim, after this: their end is no earlier than this
+        long leasedUntil = System.nanoTime() + settings.lease().toNanos();
         List<Delivery> due = running
             ? deliveries.claim(leaseToken + ":" + ++claims, free, settings.lease(), busy) : List.of();
         if (running && due.size() < free && !busy.isEmpty()) {
@@ -242,7 +244,7 @@ public final class WebhookDispatcher implements AutoCloseable {
             }
           }
         }
-        List<Delivery> now = admit(due);
+        List<Delivery> now = admit(due, leasedUntil);
         slots.release(free - now.size());
         inFlight.addAndGet(now.size());
         free = 0;
@@ -297,7 +299,7 @@ public final class WebhookDispatcher implements AutoCloseable {
    * (with one queue for all, 160 webhooks to a receiver that never answered held another
    * shop's for 99 s, in review).
    */
-  private synchronized List<Delivery> admit(List<Delivery> due) {
+  private synchronized List<Delivery> admit(List<Delivery> due, long leasedUntil) {
     List<Delivery> now = new ArrayList<>(due.size());
     for (Delivery d : due) {
       ShopLoad load = shopLoads.computeIfAbsent(d.event().shopId(), id -> new ShopLoad());
@@ -305,10 +307,30 @@ public final class WebhookDispatcher implements AutoCloseable {
         load.sending++;
         now.add(d);
       } else {
-        load.waiting.add(d);
+        load.waiting.add(new Parked(d, leasedUntil));
       }
     }
     return now;
+  }
+
+  /** A claimed delivery waiting for a slot of its shop, and when its lease ends at the earliest. */
+  private record Parked(Delivery delivery, long leasedUntilNanos) {}
+
+  /**
+   * The next delivery of a shop that may still be sent: one whose lease would end before its
+   * attempt could (a slot that freed up late, records that were slow to write) is not sent,
+   * since once its lease ends another claim may send the same event at the same time; it is
+   * left to that claim, and passed over here.
+   */
+  private Delivery nextSendable(ShopLoad load) {
+    Parked next;
+    while ((next = load.waiting.poll()) != null) {
+      if (next.leasedUntilNanos() - System.nanoTime() > settings.requestTimeout().toNanos()) {
+        return next.delivery();
+      }
+      LOG.debug("webhook event {} waited past its lease; it is left to the next claim", next.delivery().eventId());
+    }
+    return null;
   }
 
   private synchronized boolean anyBusyShop() {
@@ -334,7 +356,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     Delivery next;
     synchronized (this) {
       ShopLoad load = shopLoads.get(finished.event().shopId());
-      next = running && load != null ? load.waiting.poll() : null;
+      next = running && load != null ? nextSendable(load) : null;
       if (next == null && load != null) {
         load.sending--;
         if (load.sending <= 0 && load.waiting.isEmpty()) {
@@ -364,7 +386,7 @@ public final class WebhookDispatcher implements AutoCloseable {
   /** What one shop's webhooks hold of this dispatcher. */
   private static final class ShopLoad {
     int sending;
-    final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
+    final ArrayDeque<Parked> waiting = new ArrayDeque<>();
   }
 
   /** Records finished attempts in batches until the senders have stopped and all are recorded. */

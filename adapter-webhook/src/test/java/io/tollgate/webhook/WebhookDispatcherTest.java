@@ -445,6 +445,27 @@ class WebhookDispatcherTest {
   }
 
   /**
+   * A delivery that waited for its shop's slot until its lease would end before its attempt
+   * could is not sent: once the lease ends another claim may send the same event, and the two
+   * would reach the receiver at once, out of order. The next claim takes it.
+   */
+  @Test
+  void a_delivery_that_waited_past_its_lease_is_left_to_the_next_claim() throws Exception {
+    List<ClaimedEvent> hanging = List.of(event("lease-1", "/slow-body-500", 1), event("lease-1", "/slow-body-500", 1),
+        event("lease-1", "/slow-body-500", 1), event("lease-1", "/hooks", 1));
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? hanging : List.of());
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(2), "test"),
+        Clock.systemUTC()).start()) {
+      await("the three sent at once time out", () -> outbox.reported.size() == 3);
+      Thread.sleep(500);
+    }
+    assertThat(received).as("the fourth waited a second for a slot, its lease ending within the timeout")
+        .doesNotContain(hanging.get(3).id());
+    assertThat(outbox.reported).hasSize(3);
+  }
+
+  /**
    * A shop alone is not held to its share: with no other shop's event due, it may have all the
    * slots but a quarter in flight. Held to half, one busy shop could send no faster than half
    * the slots' round trips allow, and the bench's payments outran its webhooks (p99 lag 17 s).
