@@ -119,7 +119,8 @@ s3() {
 seed() {
   local pgport password port="PORT_$1"
   pgport=$(sed -n 4p "$WORK/$1/postgres/postmaster.pid")
-  psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres postgres -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" -f bench/seed-list.sql >/dev/null
+  PGPASSWORD=$(cat "$WORK/$1/postgres/tollgate-password" 2>/dev/null) \
+    psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres postgres -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" -f bench/seed-list.sql >/dev/null
   password=$(awk '/Merchant API user:/ {print $NF}' "$WORK/$1.log")
   printf -v "BASIC_$1" '%s' "$(printf '%s' "demo@tollgate.test:$password" | base64 -w0)"
   local basic="BASIC_$1"
@@ -130,7 +131,7 @@ seed() {
 ids() {
   local pgport
   pgport=$(sed -n 4p "$WORK/$1/postgres/postmaster.pid")
-  psql -X -q -At -h 127.0.0.1 -p "$pgport" -U postgres postgres \
+  PGPASSWORD=$(cat "$WORK/$1/postgres/tollgate-password" 2>/dev/null) psql -X -q -At -h 127.0.0.1 -p "$pgport" -U postgres postgres \
     -c "SELECT id FROM payments ORDER BY random() LIMIT 20000" > "$WORK/$1.ids"
 }
 

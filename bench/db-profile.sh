@@ -40,6 +40,7 @@ serve() {
   for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; sleep 1; done
   grep -q "Tollgate is running" "$WORK/service.log" || { cat "$WORK/service.log" >&2; exit 1; }
   PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
+  export PGPASSWORD=$(cat "$WORK/data/postgres/tollgate-password" 2>/dev/null)
   PSQL=(psql -X -q -At -h 127.0.0.1 -p "$PGPORT" -U postgres postgres)
 }
 serve

@@ -42,7 +42,7 @@ wrk -t2 -c"$CONNECTIONS" -d"${WARMUP}s" -s bench/wrk/s1-payment.lua "$URL" >/dev
 SCRIPT=bench/wrk/s1-payment.lua
 if [ "$SCENARIO" = s2 ]; then
   PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
-  psql -X -q -At -h 127.0.0.1 -p "$PGPORT" -U postgres postgres \
+  PGPASSWORD=$(cat "$WORK/data/postgres/tollgate-password" 2>/dev/null) psql -X -q -At -h 127.0.0.1 -p "$PGPORT" -U postgres postgres \
     -c "SELECT id FROM payments ORDER BY random() LIMIT 20000" > "$WORK/ids.txt"
   export TOLLGATE_BENCH_IDS="$WORK/ids.txt"
   SCRIPT=bench/wrk/s2-get.lua

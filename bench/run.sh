@@ -81,7 +81,9 @@ PASSWORD=$(awk '/Merchant API user:/ {print $NF}' "$WORK/service.log")
 if [ -n "$BENCH_DB" ]; then
   export PGDATABASE=$BENCH_DB
 else
-  export PGHOST=127.0.0.1 PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid") PGUSER=postgres PGDATABASE=postgres
+  # the embedded server asks for its superuser's password, kept in its data directory
+  export PGHOST=127.0.0.1 PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid") PGUSER=postgres PGDATABASE=postgres \
+    PGPASSWORD=$(cat "$WORK/data/postgres/tollgate-password" 2>/dev/null)
 fi
 PSQL=(psql -X -q -At)
 PG_VERSION=$("${PSQL[@]}" -c "SHOW server_version" | awk '{print $1}')

@@ -67,10 +67,11 @@ public final class Database implements AutoCloseable {
         if (settings.embeddedDataDirectory() != null) {
           lock = DataDirectoryLock.take(settings.embeddedDataDirectory());
         }
-        embedded = startEmbedded(settings.embeddedDataDirectory());
+        Embedded started = startEmbedded(settings.embeddedDataDirectory());
+        embedded = started.server();
         url = embedded.getJdbcUrl("postgres", "postgres");
         user = "postgres";
-        password = "";
+        password = started.password();
       }
       HikariDataSource pool = pool(url, user, password, settings.maxPoolSize());
       try {
@@ -89,9 +90,37 @@ public final class Database implements AutoCloseable {
     }
   }
 
-  private static EmbeddedPostgres startEmbedded(Path dataDirectory) {
+  /** An embedded server, and the password its superuser takes. */
+  private record Embedded(EmbeddedPostgres server, String password) {}
+
+  /**
+   * The file in the embedded server's data directory that holds its superuser's password,
+   * readable by the service's own user only, as the directory is.
+   */
+  static final String PASSWORD_FILE = "tollgate-password";
+
+  /**
+   * Starts the embedded server. It listens on a loopback port, where every user of the machine
+   * can reach it, and its cluster is created trusting every connection: a superuser session,
+   * which can read files and run programs as the database's user (the master key beside it
+   * among them). So its superuser is given a random password on first start, kept in the data
+   * directory, and the server then asks every connection for it (scram-sha-256). A cluster
+   * without the file (created by an older Tollgate, or the file lost) is opened once more as
+   * created and given a new password.
+   */
+  private static Embedded startEmbedded(Path dataDirectory) {
     try {
+      Path passwordFile = dataDirectory == null ? null : dataDirectory.resolve(PASSWORD_FILE);
+      String password = passwordFile != null && Files.exists(passwordFile) ? Files.readString(passwordFile).strip() : null;
+      boolean newPassword = password == null;
+      if (newPassword) {
+        password = randomPassword();
+        if (dataDirectory != null && Files.exists(dataDirectory.resolve("pg_hba.conf"))) {
+          authenticateWith(dataDirectory.resolve("pg_hba.conf"), "trust");
+        }
+      }
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+          .setConnectConfig("password", password)
           .setPort(freePort())
           .setPGStartupWait(Duration.ofSeconds(60))
           .setServerConfig("max_connections", "300")
@@ -105,10 +134,71 @@ public final class Database implements AutoCloseable {
         builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);
         LOG.info("starting embedded PostgreSQL with data in {}", dataDirectory);
       }
-      return builder.start();
+      EmbeddedPostgres server = builder.start();
+      if (newPassword) {
+        try {
+          requirePassword(server, password, passwordFile);
+        } catch (IOException | java.sql.SQLException | RuntimeException e) {
+          closeQuietly(server);
+          throw e instanceof IOException io ? io : new IOException("cannot give the embedded PostgreSQL a password", e);
+        }
+      }
+      return new Embedded(server, password);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
     }
+  }
+
+  private static void requirePassword(EmbeddedPostgres server, String password, Path passwordFile)
+      throws IOException, java.sql.SQLException {
+    Path hba;
+    try (java.sql.Connection c = server.getPostgresDatabase().getConnection();
+        java.sql.Statement s = c.createStatement()) {
+      // the password is letters and digits only: nothing in it to quote
+      s.execute("ALTER ROLE postgres PASSWORD '" + password + "'");
+      try (java.sql.ResultSet r = s.executeQuery("SHOW hba_file")) {
+        r.next();
+        hba = Path.of(r.getString(1));
+      }
+      // kept before the server asks for it, so that a stop in between leaves a password to give
+      if (passwordFile != null) {
+        Files.writeString(passwordFile, password);
+        ownerOnly(passwordFile);
+      }
+      authenticateWith(hba, "scram-sha-256");
+      s.execute("SELECT pg_reload_conf()");
+    }
+  }
+
+  /** Rewrites every rule of a pg_hba.conf to authenticate with {@code method}. */
+  private static void authenticateWith(Path hba, String method) throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (String line : Files.readAllLines(hba)) {
+      String rule = line.strip();
+      if (!rule.isEmpty() && !rule.startsWith("#") && (rule.startsWith("local") || rule.startsWith("host"))) {
+        line = line.replaceFirst("\\S+\\s*$", method);
+      }
+      out.append(line).append('\n');
+    }
+    Files.writeString(hba, out);
+  }
+
+  private static void ownerOnly(Path file) throws IOException {
+    try {
+      Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    } catch (UnsupportedOperationException notPosix) {
+      // the data directory's own permissions guard it
+    }
+  }
+
+  private static String randomPassword() {
+    String alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    java.security.SecureRandom random = new java.security.SecureRandom();
+    StringBuilder password = new StringBuilder(32);
+    for (int i = 0; i < 32; i++) {
+      password.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    return password.toString();
   }
 
   private static int freePort() throws IOException {

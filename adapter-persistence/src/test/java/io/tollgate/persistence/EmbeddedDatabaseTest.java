@@ -35,6 +35,45 @@ class EmbeddedDatabaseTest {
   }
 
   /**
+   * The embedded server listens on a loopback port that every user of the machine can reach: a
+   * connection without its superuser's password, kept readable by the service's user only in the
+   * data directory, is refused. A cluster an older Tollgate created, trusting every connection
+   * and with no password kept, is given one when it starts.
+   */
+  @Test
+  void the_embedded_server_takes_only_connections_with_its_password(@TempDir Path data) throws Exception {
+    Path dir = data.resolve("postgres");
+    String url;
+    try (Database first = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
+      url = first.jdbcUrl();
+      assertRefusedWithout(url);
+    }
+    Path passwordFile = dir.resolve(Database.PASSWORD_FILE);
+    assertThat(java.nio.file.Files.getPosixFilePermissions(passwordFile))
+        .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+            java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    String firstPassword = java.nio.file.Files.readString(passwordFile);
+
+    // as an older Tollgate left it
+    java.nio.file.Files.delete(passwordFile);
+    Path hba = dir.resolve("pg_hba.conf");
+    java.nio.file.Files.writeString(hba, java.nio.file.Files.readString(hba).replace("scram-sha-256", "trust"));
+    try (Database upgraded = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
+      Integer one = upgraded.jdbi().withHandle(h -> h.createQuery("SELECT 1").mapTo(Integer.class).one());
+      assertThat(one).isEqualTo(1);
+      assertRefusedWithout(upgraded.jdbcUrl());
+    }
+    assertThat(java.nio.file.Files.readString(passwordFile)).isNotEqualTo(firstPassword);
+  }
+
+  private static void assertRefusedWithout(String url) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> java.sql.DriverManager.getConnection(url, "postgres", "")
+        .close()).isInstanceOf(java.sql.SQLException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> java.sql.DriverManager.getConnection(url, "postgres",
+        "guess").close()).isInstanceOf(java.sql.SQLException.class).hasMessageContaining("password authentication failed");
+  }
+
+  /**
    * Two processes on one data directory: the second is told at once that the directory is in
    * use, instead of waiting a minute for a server that cannot start; once the first has stopped,
    * it starts.
