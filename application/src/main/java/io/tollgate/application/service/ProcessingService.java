@@ -478,17 +478,18 @@ public final class ProcessingService
     });
   }
 
-  /**
-   * Card deposits sent to a terminal whose answer was never stored, because the request that
-   * sent them was cut short (the service stopped, the database went away) and not made again:
-   * asked again of the same terminal, which de-duplicates on the payment id, once a terminal's
-   * answer is overdue. A decline that cascades moves on as it would have in the request.
-   */
   @Override
   public long overdueUnansweredPayments() {
     return payments.countUnanswered(clock.instant().minus(UNANSWERED_FOR));
   }
 
+  /**
+   * Card deposits sent to a terminal whose answer was never stored, because the request that
+   * sent them was cut short (the service stopped, the database went away) and not made again,
+   * or because their terminal had not decided yet: asked again of the same terminal, which
+   * de-duplicates on the payment id, once a terminal's answer is overdue. A decline that
+   * cascades moves on as it would have in the request.
+   */
   @Override
   public int resumeUnansweredDeposits(int batch) {
     return eachDueInSteps(DueWork.UNANSWERED_DEPOSITS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
