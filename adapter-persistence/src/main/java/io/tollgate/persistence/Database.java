@@ -75,7 +75,7 @@ public final class Database implements AutoCloseable {
       }
       HikariDataSource pool = pool(url, user, password, settings.maxPoolSize());
       try {
-        migrate(pool);
+        migrate(url, user, password, MIGRATIONS);
       } catch (RuntimeException e) {
         pool.close();
         throw e;
@@ -228,10 +228,19 @@ public final class Database implements AutoCloseable {
     return new HikariDataSource(config);
   }
 
-  private static void migrate(DataSource dataSource) {
+  /** Where the schema's migrations are. */
+  static final String MIGRATIONS = "classpath:db/migration";
+
+  /**
+   * Migrates the schema through connections of its own, not the pool's: Flyway holds its lock
+   * in a transaction left idle while a migration runs, which the pool's sessions end after
+   * {@link #IDLE_IN_TRANSACTION}, and a migration may take longer (an index on a large table),
+   * which would then fail at every start.
+   */
+  static void migrate(String url, String user, String password, String... locations) {
     Flyway.configure()
-        .dataSource(dataSource)
-        .locations("classpath:db/migration")
+        .dataSource(url, user, password)
+        .locations(locations)
         .load()
         .migrate();
   }
