@@ -111,13 +111,17 @@ public final class Database implements AutoCloseable {
   private static Embedded startEmbedded(Path dataDirectory) {
     try {
       Path passwordFile = dataDirectory == null ? null : dataDirectory.resolve(PASSWORD_FILE);
-      String password = passwordFile != null && Files.exists(passwordFile) ? Files.readString(passwordFile).strip() : null;
-      boolean newPassword = password == null;
+      String password = passwordFile != null && Files.exists(passwordFile) ? Files.readString(passwordFile).strip() : "";
+      boolean newPassword = password.isEmpty();
+      Path hba = dataDirectory == null ? null : dataDirectory.resolve("pg_hba.conf");
+      if (hba != null && Files.exists(hba)) {
+        // With its password kept, the cluster asks for it whatever a start cut short left in the
+        // file; without it (an older Tollgate's cluster, or the file lost or empty), it is opened
+        // once more as created, to be given one.
+        authenticateWith(hba, newPassword ? "trust" : "scram-sha-256");
+      }
       if (newPassword) {
         password = randomPassword();
-        if (dataDirectory != null && Files.exists(dataDirectory.resolve("pg_hba.conf"))) {
-          authenticateWith(dataDirectory.resolve("pg_hba.conf"), "trust");
-        }
       }
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
           .setConnectConfig("password", password)
@@ -160,10 +164,19 @@ public final class Database implements AutoCloseable {
         r.next();
         hba = Path.of(r.getString(1));
       }
-      // kept before the server asks for it, so that a stop in between leaves a password to give
+      // kept before the server asks for it, whole or not at all, so that a stop in between
+      // leaves the password to give (the next start then asks for it) or none (and a new one)
       if (passwordFile != null) {
-        Files.writeString(passwordFile, password);
-        ownerOnly(passwordFile);
+        Path written = passwordFile.resolveSibling(PASSWORD_FILE + ".new");
+        Files.deleteIfExists(written);
+        Files.createFile(written, ownerOnlyAttribute());
+        try (java.nio.channels.FileChannel out = java.nio.channels.FileChannel.open(written,
+            java.nio.file.StandardOpenOption.WRITE)) {
+          out.write(java.nio.ByteBuffer.wrap(password.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+          out.force(true);
+        }
+        Files.move(written, passwordFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       }
       authenticateWith(hba, "scram-sha-256");
       s.execute("SELECT pg_reload_conf()");
@@ -183,12 +196,14 @@ public final class Database implements AutoCloseable {
     Files.writeString(hba, out);
   }
 
-  private static void ownerOnly(Path file) throws IOException {
-    try {
-      Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-    } catch (UnsupportedOperationException notPosix) {
+  /** Read and write for the owner only, where the file system knows POSIX permissions. */
+  private static java.nio.file.attribute.FileAttribute<?>[] ownerOnlyAttribute() {
+    if (!java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
       // the data directory's own permissions guard it
+      return new java.nio.file.attribute.FileAttribute<?>[0];
     }
+    return new java.nio.file.attribute.FileAttribute<?>[] {java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+        java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"))};
   }
 
   private static String randomPassword() {

@@ -64,6 +64,18 @@ class EmbeddedDatabaseTest {
       assertRefusedWithout(upgraded.jdbcUrl());
     }
     assertThat(java.nio.file.Files.readString(passwordFile)).isNotEqualTo(firstPassword);
+
+    // a start cut short after the password was kept, before the server was told to ask for it
+    java.nio.file.Files.writeString(hba, java.nio.file.Files.readString(hba).replace("scram-sha-256", "trust"));
+    try (Database resumed = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
+      assertRefusedWithout(resumed.jdbcUrl());
+    }
+    // an empty file (a disk that filled up) is no password: a new one is given
+    java.nio.file.Files.writeString(passwordFile, "");
+    try (Database renewed = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
+      assertRefusedWithout(renewed.jdbcUrl());
+    }
+    assertThat(java.nio.file.Files.readString(passwordFile)).hasSize(32);
   }
 
   private static void assertRefusedWithout(String url) {
