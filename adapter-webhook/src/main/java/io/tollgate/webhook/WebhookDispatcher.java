@@ -325,7 +325,8 @@ public final class WebhookDispatcher implements AutoCloseable {
   private Delivery nextSendable(ShopLoad load) {
     Parked next;
     while ((next = load.waiting.poll()) != null) {
-      if (next.leasedUntilNanos() - System.nanoTime() > settings.requestTimeout().toNanos()) {
+      // the attempt's timeout, and half as long again to record it before the lease ends
+      if (next.leasedUntilNanos() - System.nanoTime() > settings.requestTimeout().toNanos() * 3 / 2) {
         return next.delivery();
       }
       LOG.debug("webhook event {} waited past its lease; it is left to the next claim", next.delivery().eventId());
@@ -407,12 +408,18 @@ public final class WebhookDispatcher implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
-      } catch (RuntimeException e) {
-        recordOneByOne(batch, e);
-      } catch (Error e) {
-        // ending this thread would leave every delivery slot taken for good; the batch's
-        // attempts stay unrecorded and are sent again once their lease ends
-        LOG.error("recording {} webhook attempts failed with an error; they are sent again", batch.size(), e);
+      } catch (RuntimeException | Error e) {
+        // Nothing may end this thread: every delivery slot would stay taken for good. Attempts
+        // left unrecorded are sent again once their lease ends.
+        try {
+          if (e instanceof RuntimeException failure) {
+            recordOneByOne(batch, failure);
+          } else {
+            LOG.error("recording {} webhook attempts failed with an error; they are sent again", batch.size(), e);
+          }
+        } catch (RuntimeException | Error again) {
+          LOG.error("recording {} webhook attempts one by one failed; they are sent again", batch.size(), again);
+        }
       } finally {
         for (Reported r : batch) {
           done(r.delivery());
@@ -620,7 +627,7 @@ public final class WebhookDispatcher implements AutoCloseable {
 
   /** Whether the dispatcher is leasing and sending (false once closed or if its thread died). */
   public boolean isRunning() {
-    return running && poller.isAlive();
+    return running && poller.isAlive() && recorder.isAlive();
   }
 
   /** Deliveries in flight right now. */
