@@ -58,6 +58,9 @@ final class BackgroundJobs implements AutoCloseable {
     try {
       if (!timer.awaitTermination(10, TimeUnit.SECONDS)) {
         timer.shutdownNow();
+        // a job between its statements stops at the interrupt; give it the moment it takes,
+        // so that the database is not closed under it
+        timer.awaitTermination(5, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
       timer.shutdownNow();
