@@ -70,8 +70,9 @@ public final class Tollgate implements AutoCloseable {
     threads.setName("http");
     this.server = new Server(threads);
     HttpConfiguration http = new HttpConfiguration();
-    // Slow clients: a connection that sends nothing for 30 s is closed, and reading a request
-    // never holds a thread (Jetty reads asynchronously until the body is complete).
+    // Slow clients: a connection that sends nothing for 30 s is closed. A request's headers are
+    // read without holding a thread; its body is read by the thread that handles it, bounded by
+    // the body limit (and, for what a refused request left unread, BodyLimitFilter's own).
     http.setIdleTimeout(30_000);
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);

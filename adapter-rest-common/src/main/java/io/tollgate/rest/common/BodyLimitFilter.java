@@ -28,6 +28,8 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
    * and the client, still writing, may never see the answer. A larger body is not read.
    */
   static final int DRAIN_LIMIT = 1024 * 1024;
+  /** The longest an oversized body is read for before its connection is closed instead. */
+  static final long DRAIN_MILLIS = 5_000;
 
   private final int limit;
 
@@ -68,15 +70,20 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
     }
   }
 
-  /** Whether {@code in} ended within {@code limit} more bytes, which are read and dropped. */
+  /**
+   * Whether {@code in} ended within {@code limit} more bytes, which are read and dropped, and
+   * within {@value #DRAIN_MILLIS} ms: a client that trickles its oversized body does not hold the
+   * thread for longer.
+   */
   private static boolean drained(InputStream in, long limit) {
     byte[] sink = new byte[8192];
     long read = 0;
+    long deadline = System.nanoTime() + DRAIN_MILLIS * 1_000_000L;
     try {
       int n;
       while ((n = in.read(sink)) >= 0) {
         read += n;
-        if (read > limit) {
+        if (read > limit || System.nanoTime() - deadline > 0) {
           return false;
         }
       }
