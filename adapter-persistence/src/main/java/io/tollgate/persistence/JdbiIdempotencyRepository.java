@@ -69,6 +69,15 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
   }
 
   @Override
+  public int forgetClaimedBefore(Instant before, int limit) {
+    return jdbi.withHandle(h -> h.createUpdate("""
+            DELETE FROM idempotency_keys WHERE ctid IN (
+              SELECT ctid FROM idempotency_keys WHERE created < :before ORDER BY created LIMIT :limit)
+            """)
+        .bind("before", before).bind("limit", limit).execute());
+  }
+
+  @Override
   public void complete(ShopId shop, String key, PaymentId payment) {
     jdbi.useHandle(h -> h.createUpdate("""
             UPDATE idempotency_keys

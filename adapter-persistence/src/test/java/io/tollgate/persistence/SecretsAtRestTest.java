@@ -117,6 +117,29 @@ class SecretsAtRestTest {
   }
 
   /**
+   * A key past its time is forgotten, its request's digest with it, oldest first and a batch at
+   * a time; a key still within its time is kept.
+   */
+  @Test
+  void keys_past_their_time_are_forgotten_oldest_first() {
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    Instant longAgo = now.minus(Duration.ofDays(400));
+    adapters.idempotency().claim(shop, "old-1", "fp", longAgo, longAgo.minus(Duration.ofHours(24)));
+    adapters.idempotency().claim(shop, "old-2", "fp", longAgo.plusSeconds(1), longAgo.minus(Duration.ofHours(24)));
+    adapters.idempotency().claim(shop, "recent", "fp", now, now.minus(Duration.ofHours(24)));
+    Instant cutoff = now.minus(Duration.ofHours(24));
+
+    assertThat(adapters.idempotency().forgetClaimedBefore(longAgo.plusMillis(500), 10)).isEqualTo(1);
+    assertThat(adapters.idempotency().claim(shop, "old-2", "fp2", now, longAgo.minusSeconds(10)))
+        .as("the later one is still remembered").isPresent();
+    adapters.idempotency().forgetClaimedBefore(cutoff, 1000);
+    assertThat(adapters.idempotency().claim(shop, "recent", "fp2", now, cutoff)).as("within its time").isPresent();
+    long left = db.jdbi().withHandle(h -> h.createQuery(
+        "SELECT count(*) FROM idempotency_keys WHERE idempotency_key IN ('old-1', 'old-2')").mapTo(Long.class).one());
+    assertThat(left).isZero();
+  }
+
+  /**
    * A claim committed before its request acts is that request's alone: it is given up, taken
    * over or completed only as the claim made at its time, so that a request taken to be cut
    * short that finishes after all cannot free or overwrite the claim of the one that took over.

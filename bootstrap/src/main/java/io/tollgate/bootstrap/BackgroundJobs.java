@@ -24,13 +24,18 @@ final class BackgroundJobs implements AutoCloseable {
     return t;
   });
 
-  BackgroundJobs(BackgroundWorkUseCase work, Duration interval) {
+  /**
+   * @param forgetExpiredKeys forgets a batch of Idempotency-Keys past their time, answering how
+   *     many it forgot
+   */
+  BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, Duration interval) {
     long millis = interval.toMillis();
     timer.scheduleWithFixedDelay(() -> {
       drain("payouts", work::processPayouts);
       drain("bank transfers", work::settleBankTransfers);
       drain("unanswered card deposits", work::resumeUnansweredDeposits);
       drain("checkout timeouts", work::expireCheckouts);
+      drain("expired idempotency keys", forgetExpiredKeys);
     }, millis, millis, TimeUnit.MILLISECONDS);
   }
 

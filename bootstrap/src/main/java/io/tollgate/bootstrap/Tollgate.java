@@ -152,7 +152,8 @@ public final class Tollgate implements AutoCloseable {
     context.addServlet(ops, "/metrics");
     server.setHandler(new GracefulHandler(context));
     server.start();
-    this.jobs = new BackgroundJobs(services.processing(), config.jobInterval());
+    this.jobs = new BackgroundJobs(services.processing(), services.payments()::forgetExpiredIdempotencyKeys,
+        config.jobInterval());
     this.webhooks = new WebhookDispatcher(services.webhooks(), services.destinations(),
         new WebhookDispatcher.Settings(config.webhookParallelism(), Duration.ofMillis(200), config.webhookTimeout(),
             config.webhookTimeout().multipliedBy(3), "Tollgate-Webhooks/" + VERSION),

@@ -53,7 +53,7 @@ class BackgroundJobsTest {
         return 0;
       }
     };
-    try (BackgroundJobs jobs = new BackgroundJobs(work, Duration.ofMillis(10))) {
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, Duration.ofMillis(10))) {
       assertThat(expiriesAfterTheError.await(5, TimeUnit.SECONDS)).as("the jobs after the failing one ran").isTrue();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       while (payoutRuns.get() < 4 && System.nanoTime() < deadline) {

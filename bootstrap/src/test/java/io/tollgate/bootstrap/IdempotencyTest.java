@@ -95,6 +95,22 @@ class IdempotencyTest {
     assertThat(other.status()).as("the rest of the card still counts").isEqualTo(409);
   }
 
+  /** A key is remembered for 24 hours, and then forgotten by the background jobs, digest and all. */
+  @Test
+  void a_key_past_its_24_hours_is_forgotten() throws Exception {
+    gw.post("/api/v1/payments", BODY, gw.apiKey, "key-forgotten");
+    gw.database.jdbi().useHandle(h -> h.execute(
+        "UPDATE idempotency_keys SET created = created - interval '25 hours' WHERE idempotency_key = 'key-forgotten'"));
+    long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    long left;
+    do {
+      Thread.sleep(50);
+      left = gw.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT count(*) FROM idempotency_keys WHERE idempotency_key = 'key-forgotten'").mapTo(Long.class).one());
+    } while (left > 0 && System.nanoTime() < until);
+    assertThat(left).isZero();
+  }
+
   @Test
   void keys_are_scoped_to_the_shop() {
     var otherShop = gw.createShop(gw.merchant, "Second", false);

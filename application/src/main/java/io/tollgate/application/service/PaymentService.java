@@ -231,6 +231,11 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     return new CreatedPayment(done, false);
   }
 
+  @Override
+  public int forgetExpiredIdempotencyKeys(int batch) {
+    return idempotency.forgetClaimedBefore(clock.instant().minus(IDEMPOTENCY_WINDOW), batch);
+  }
+
   /** Whether the shop's payment of that id was changed after {@code since}. */
   private boolean changedSince(ShopId shop, String paymentId, Instant since) {
     return PaymentId.isWellFormed(paymentId) && payments.find(new PaymentId(paymentId))

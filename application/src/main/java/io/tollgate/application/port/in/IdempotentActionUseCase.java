@@ -26,4 +26,12 @@ public interface IdempotentActionUseCase {
    * @param paymentId the payment the action acts on, as the request names it
    */
   CreatedPayment once(ShopId shop, String idempotencyKey, String request, String paymentId, Supplier<Payment> action);
+
+  /**
+   * Forgets up to {@code batch} keys past the time a key is remembered for (a background job's
+   * work: the digest of a first request is kept no longer than it can answer a retry).
+   *
+   * @return how many were forgotten
+   */
+  int forgetExpiredIdempotencyKeys(int batch);
 }

@@ -46,6 +46,14 @@ public interface IdempotencyRepository {
   void complete(ShopId shop, String key, PaymentId payment);
 
   /**
+   * Forgets up to {@code limit} keys claimed before {@code before}, which {@link #claim} would
+   * take as expired anyway.
+   *
+   * @return how many were forgotten
+   */
+  int forgetClaimedBefore(Instant before, int limit);
+
+  /**
    * @param claimed when the request that holds the key claimed it (for {@link #takeOver})
    */
   record PriorUse(String fingerprint, PaymentId paymentId, Instant claimed) {}
