@@ -175,6 +175,42 @@ class WebhookDeliveryTest {
     }
   }
 
+  /**
+   * A browser signed in to the merchant API sends its Basic credentials with another site's
+   * body-less form too; that page must not be able to resend webhooks. A client that is no
+   * browser sends no Origin and is let through, and so is a page of this API's own origin.
+   */
+  @Test
+  void a_resend_asked_for_by_another_sites_page_is_refused_and_sends_nothing() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String id = payWithCard("4000000000000408", receiver.url("/csrf"), false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+      String path = "/merchant-api/v1/payments/" + id + "/webhooks/resend";
+      java.util.function.BiFunction<String, String, TestGateway.Answer> resendWith = (header, value) ->
+          gw.send(java.net.http.HttpRequest.newBuilder(gw.uri(path))
+              .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+              .header("Content-Type", "application/x-www-form-urlencoded")
+              .header("Authorization", TestGateway.basic(editor)).header(header, value));
+
+      for (String[] crossSite : List.of(new String[] {"Origin", "https://attacker.example"},
+          new String[] {"Origin", "null"}, new String[] {"Origin", "http://127.0.0.1:1"},
+          new String[] {"Sec-Fetch-Site", "cross-site"}, new String[] {"Sec-Fetch-Site", "same-site"})) {
+        TestGateway.Answer refused = resendWith.apply(crossSite[0], crossSite[1]);
+        assertThat(refused.status()).as(String.join(": ", crossSite)).isEqualTo(403);
+        assertThat(refused.json().get("message").asText()).contains("another site");
+        assertThat(refused.json().get("path").asText()).isEqualTo(path);
+      }
+      Thread.sleep(800);
+      assertThat(receiver.receivedFor(id)).as("nothing was resent").hasSize(1);
+
+      assertThat(resendWith.apply("Origin", "http://127.0.0.1:" + gw.app.port()).status())
+          .as("a page of the API's own origin").isEqualTo(202);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 2, Duration.ofSeconds(10))).isTrue();
+      assertThat(resendWith.apply("Sec-Fetch-Site", "same-origin").status()).isEqualTo(202);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 3, Duration.ofSeconds(10))).isTrue();
+    }
+  }
+
   @Test
   void the_payment_url_wins_over_the_shop_url_which_is_used_otherwise() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver()) {

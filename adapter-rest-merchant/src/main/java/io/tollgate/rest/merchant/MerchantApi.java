@@ -36,6 +36,7 @@ public final class MerchantApi {
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
     config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
     RestCommon.register(config, d.bodyLimitBytes());
+    config.register(new CrossSiteFilter());
     config.register(new BasicAuthFilter(d.users()));
     config.register(new WebhookLogResource(d.webhooks()));
     config.register(new MerchantRecordsResource(d.queries(), d.balances()));
