@@ -11,12 +11,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the background jobs on a timer. A job that filled its batch runs again at once, so a
- * backlog drains at full speed; an error is logged and the job tries again next tick.
+ * backlog drains at full speed; an error is logged and the job tries again next tick. Each
+ * batch that ends, however it ends, is progress; {@link #stall} tells readiness and the metrics
+ * when there has been none for long (a statement waiting on a lock, a processor that never
+ * answers, a timer that stopped).
  */
 final class BackgroundJobs implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundJobs.class);
   private static final int BATCH = 50;
+  /** Longer than any batch should take: 50 processor calls, or a statement's lock waits. */
+  static final Duration STALL = Duration.ofMinutes(5);
 
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "jobs");
@@ -28,7 +33,19 @@ final class BackgroundJobs implements AutoCloseable {
    * @param forgetExpiredKeys forgets a batch of Idempotency-Keys past their time, answering how
    *     many it forgot
    */
+  private final java.util.function.LongSupplier nanoTime;
+  private volatile long progressed;
+  /** The job running now, or null between rounds. */
+  private volatile String running;
+
   BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, Duration interval) {
+    this(work, forgetExpiredKeys, interval, System::nanoTime);
+  }
+
+  BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, Duration interval,
+      java.util.function.LongSupplier nanoTime) {
+    this.nanoTime = nanoTime;
+    this.progressed = nanoTime.getAsLong();
     long millis = interval.toMillis();
     timer.scheduleWithFixedDelay(() -> {
       drain("payouts", work::processPayouts);
@@ -36,7 +53,28 @@ final class BackgroundJobs implements AutoCloseable {
       drain("unanswered card deposits", work::resumeUnansweredDeposits);
       drain("checkout timeouts", work::expireCheckouts);
       drain("expired idempotency keys", forgetExpiredKeys);
+      running = null;
+      progressed = nanoTime.getAsLong();
     }, millis, millis, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * What is wrong when no batch has ended for {@code limit}, or null: the jobs wait on
+   * something that does not come back, or no longer run at all.
+   */
+  String stall(Duration limit) {
+    long idle = nanoTime.getAsLong() - progressed;
+    if (idle <= limit.toNanos()) {
+      return null;
+    }
+    String job = running;
+    return "the background jobs have made no progress for " + TimeUnit.NANOSECONDS.toSeconds(idle) + " s"
+        + (job == null ? " (none is running)" : " (stuck in '" + job + "')");
+  }
+
+  /** Seconds since a batch of any job last ended. */
+  double secondsSinceProgress() {
+    return (nanoTime.getAsLong() - progressed) / 1e9;
   }
 
   /**
@@ -44,16 +82,25 @@ final class BackgroundJobs implements AutoCloseable {
    * never run any job again after it, silently: an Error too (a class the jar replaced under a
    * running service cannot load, memory ran out for a moment) is logged and the jobs go on.
    */
-  private static void drain(String name, IntUnaryOperator job) {
+  private void drain(String name, IntUnaryOperator job) {
+    running = name;
     try {
       int rounds = 0;
-      while (job.applyAsInt(BATCH) == BATCH && ++rounds < 100) {
+      while (batch(job) == BATCH && ++rounds < 100) {
         // a full batch: there may be more
       }
     } catch (RuntimeException e) {
       LOG.warn("background job '{}' failed; it runs again shortly: {}", name, e.toString());
     } catch (Error e) {
       LOG.error("background job '{}' failed with an error; it runs again shortly", name, e);
+    }
+  }
+
+  private int batch(IntUnaryOperator job) {
+    try {
+      return job.applyAsInt(BATCH);
+    } finally {
+      progressed = nanoTime.getAsLong();
     }
   }
 

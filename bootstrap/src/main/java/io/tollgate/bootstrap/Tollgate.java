@@ -49,7 +49,7 @@ public final class Tollgate implements AutoCloseable {
   private final Services services;
   private final Server server;
   private final String publicUrl;
-  private final BackgroundJobs jobs;
+  private volatile BackgroundJobs jobs;
   private volatile WebhookDispatcher webhooks;
   private final Observability observability;
 
@@ -141,7 +141,9 @@ public final class Tollgate implements AutoCloseable {
           return health.migrated() ? null : health.problem();
         }),
         new OpsServlet.Check("webhookDispatcher", () -> webhooks != null && webhooks.isRunning() ? null
-            : "the webhook dispatcher is not running"))));
+            : "the webhook dispatcher is not running"),
+        new OpsServlet.Check("backgroundJobs", () -> jobs == null ? "the background jobs have not started"
+            : jobs.stall(BackgroundJobs.STALL)))));
     ServletHolder docs = new ServletHolder("docs", new DocsServlet(GatewayApi.openApi().json(),
         MerchantApi.openApi().json()));
     context.addServlet(docs, "/api/v1/openapi.json");
@@ -154,6 +156,10 @@ public final class Tollgate implements AutoCloseable {
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), services.payments()::forgetExpiredIdempotencyKeys,
         config.jobInterval());
+    BackgroundJobs started = jobs;
+    io.micrometer.core.instrument.Gauge.builder("tollgate.jobs.progress.age", started::secondsSinceProgress)
+        .description("seconds since a batch of the background jobs (payouts, bank transfers, unanswered "
+            + "deposits, checkout timeouts) last ended").baseUnit("seconds").register(observability.registry);
     this.webhooks = new WebhookDispatcher(services.webhooks(), services.destinations(),
         new WebhookDispatcher.Settings(config.webhookParallelism(), Duration.ofMillis(200), config.webhookTimeout(),
             config.webhookTimeout().multipliedBy(3), "Tollgate-Webhooks/" + VERSION),

@@ -20,16 +20,82 @@ class BackgroundJobsTest {
   void a_job_that_fails_with_an_error_runs_again_and_so_do_the_jobs_after_it() throws Exception {
     AtomicInteger payoutRuns = new AtomicInteger();
     CountDownLatch expiriesAfterTheError = new CountDownLatch(2);
-    BackgroundWorkUseCase work = new BackgroundWorkUseCase() {
+    BackgroundWorkUseCase work = work(batch -> {
+      if (payoutRuns.incrementAndGet() == 1) {
+        throw new NoClassDefFoundError("io/tollgate/Replaced");
+      }
+      if (payoutRuns.get() == 2) {
+        throw new IllegalStateException("the database went away");
+      }
+      return 0;
+    }, expiriesAfterTheError::countDown);
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, Duration.ofMillis(10))) {
+      assertThat(expiriesAfterTheError.await(5, TimeUnit.SECONDS)).as("the jobs after the failing one ran").isTrue();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (payoutRuns.get() < 4 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(payoutRuns.get()).as("the failing job ran again after its error and its exception").isGreaterThanOrEqualTo(4);
+    }
+  }
+
+  /**
+   * A job that waits on something that never comes back (a row lock, a processor without a
+   * timeout) stops every job behind it; readiness must say so, and stop saying so once the
+   * jobs move again.
+   */
+  @Test
+  void a_job_that_makes_no_progress_for_five_minutes_is_reported_until_it_moves_again() throws Exception {
+    java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(1_000);
+    CountDownLatch stuck = new CountDownLatch(1);
+    CountDownLatch released = new CountDownLatch(1);
+    AtomicInteger expiries = new AtomicInteger();
+    BackgroundWorkUseCase work = work(batch -> {
+      if (released.getCount() > 0) {
+        stuck.countDown();
+        try {
+          released.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return 0;
+    }, expiries::incrementAndGet);
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, Duration.ofMillis(10), nanos::get)) {
+      assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
+      nanos.addAndGet(Duration.ofMinutes(4).toNanos());
+      assertThat(jobs.stall(BackgroundJobs.STALL)).as("four minutes on one batch may still be work").isNull();
+      nanos.addAndGet(Duration.ofMinutes(2).toNanos());
+      assertThat(jobs.stall(BackgroundJobs.STALL)).contains("no progress for 360 s").contains("stuck in 'payouts'");
+      assertThat(jobs.secondsSinceProgress()).isEqualTo(360.0);
+
+      released.countDown();
+      int before = expiries.get();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (expiries.get() <= before + 1 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(jobs.stall(BackgroundJobs.STALL)).as("moving again").isNull();
+      assertThat(jobs.secondsSinceProgress()).isLessThan(1.0);
+    }
+  }
+
+  /** A timer that no longer runs the jobs at all is a stall too. */
+  @Test
+  void jobs_that_no_longer_run_at_all_are_reported() {
+    java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(1_000);
+    BackgroundJobs jobs = new BackgroundJobs(work(batch -> 0, () -> { }), batch -> 0, Duration.ofMillis(10), nanos::get);
+    jobs.close();
+    nanos.addAndGet(Duration.ofMinutes(6).toNanos());
+    assertThat(jobs.stall(BackgroundJobs.STALL)).contains("none is running");
+  }
+
+  /** Work whose payouts do {@code payouts} and whose checkout expiries do {@code expiries}; the rest find nothing. */
+  static BackgroundWorkUseCase work(java.util.function.IntUnaryOperator payouts, Runnable expiries) {
+    return new BackgroundWorkUseCase() {
       @Override
       public int processPayouts(int batch) {
-        if (payoutRuns.incrementAndGet() == 1) {
-          throw new NoClassDefFoundError("io/tollgate/Replaced");
-        }
-        if (payoutRuns.get() == 2) {
-          throw new IllegalStateException("the database went away");
-        }
-        return 0;
+        return payouts.applyAsInt(batch);
       }
 
       @Override
@@ -49,17 +115,9 @@ class BackgroundJobsTest {
 
       @Override
       public int expireCheckouts(int batch) {
-        expiriesAfterTheError.countDown();
+        expiries.run();
         return 0;
       }
     };
-    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, Duration.ofMillis(10))) {
-      assertThat(expiriesAfterTheError.await(5, TimeUnit.SECONDS)).as("the jobs after the failing one ran").isTrue();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (payoutRuns.get() < 4 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
-      assertThat(payoutRuns.get()).as("the failing job ran again after its error and its exception").isGreaterThanOrEqualTo(4);
-    }
   }
 }
