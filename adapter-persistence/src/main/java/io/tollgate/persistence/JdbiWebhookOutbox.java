@@ -24,6 +24,11 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
    * says "not delivered and not failed" rather than "pending" on purpose: it then matches no
    * partial index on pending events and stays a probe of {@code webhook_events_payment} by
    * payment, whatever the statistics say.
+   *
+   * <p>Leases are stamped and judged by the database's clock, the one clock every instance
+   * shares: an instance whose own clock ran ahead would otherwise take over events another
+   * instance is still sending, and the receiver would get them twice. {@code now} only says
+   * which events are due.
    */
   @Override
   public List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit, List<ShopId> skippedShops) {
@@ -35,7 +40,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
             WITH due AS (
                 SELECT e.id FROM webhook_events e
                 WHERE e.status = 'PENDING' AND e.next_attempt_at <= :now
-                  AND (e.lease_until IS NULL OR e.lease_until < :now)
+                  AND (e.lease_until IS NULL OR e.lease_until < statement_timestamp())
                   AND e.shop_id <> ALL (CAST(:skipped AS bigint[]))
                   AND NOT EXISTS (SELECT 1 FROM webhook_events earlier
                                   WHERE earlier.payment_id = e.payment_id AND earlier.seq < e.seq
@@ -43,13 +48,14 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                 ORDER BY e.next_attempt_at, e.seq
                 LIMIT :limit
                 FOR UPDATE OF e SKIP LOCKED)
-            UPDATE webhook_events w SET lease_token = :token, lease_until = :until
+            UPDATE webhook_events w SET lease_token = :token,
+                lease_until = statement_timestamp() + :leaseMillis * interval '1 millisecond'
             FROM due, shops s
             WHERE w.id = due.id AND s.id = w.shop_id
             RETURNING w.id, w.payment_id, w.shop_id, w.payment_state, w.target_url, s.webhook_url AS shop_url,
                 w.body, w.attempts, w.failures_in_row, w.created, w.seq
             """)
-        .bind("now", now).bind("until", now.plus(lease)).bind("token", leaseToken).bind("limit", limit)
+        .bind("now", now).bind("leaseMillis", lease.toMillis()).bind("token", leaseToken).bind("limit", limit)
         .bind("skipped", skippedShops.stream().map(ShopId::value).toArray(Long[]::new))
         .map((rs, ctx) -> new ClaimedEvent(rs.getString("id"), leaseToken,
             new PaymentId(rs.getString("payment_id")), new ShopId(rs.getLong("shop_id")),

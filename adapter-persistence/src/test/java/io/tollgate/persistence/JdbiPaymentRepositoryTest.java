@@ -394,6 +394,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    */
   @Test
   void a_report_of_a_lease_that_ran_out_settles_nothing_and_the_owner_releases_all_its_claims() {
+    // leases run by the database's clock: this one runs out by being set back in the database
     ShopId own = TestShops.create(adapters, "relet");
     Payment p = repository().insert(Payment.create(draft(own, "2.50", "relet-1"), PaymentState.CHECKOUT, T0));
     repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
@@ -406,6 +407,13 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     WebhookOutbox.ClaimedEvent first = outbox.claim("instance-b:1", now, lease, 100).stream()
         .filter(e -> e.paymentId().equals(p.id())).findFirst().orElseThrow();
     Instant later = now.plus(lease).plusSeconds(1);
+    assertThat(outbox.claim("instance-fast:1", later, lease, 100))
+        .as("an instance whose clock runs a lease ahead takes over no lease that has not run out")
+        .noneMatch(e -> e.id().equals(first.id()));
+    outbox.release("instance-fast");
+    db.jdbi().useHandle(h -> h.createUpdate(
+            "UPDATE webhook_events SET lease_until = now() - interval '1 second' WHERE payment_id = :payment")
+        .bind("payment", p.id().value()).execute());
     WebhookOutbox.ClaimedEvent second = outbox.claim("instance-b:2", later, lease, 100).stream()
         .filter(e -> e.paymentId().equals(p.id())).findFirst().orElseThrow();
     assertThat(second.id()).isEqualTo(first.id());

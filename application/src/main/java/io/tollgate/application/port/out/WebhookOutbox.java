@@ -21,6 +21,8 @@ public interface WebhookOutbox {
   /**
    * Leases up to {@code limit} due events, at most one per payment and only the oldest pending
    * event of each payment, skipping rows other instances hold ({@code FOR UPDATE SKIP LOCKED}).
+   * {@code now} says which events are due; a lease runs for {@code lease} by the store's own
+   * clock, shared by every instance, so that one whose clock runs ahead cannot end another's.
    */
   default List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit) {
     return claim(leaseToken, now, lease, limit, List.of());
