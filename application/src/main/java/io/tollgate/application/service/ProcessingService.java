@@ -315,9 +315,19 @@ public final class ProcessingService
       return notDecidedYet(answered);
     }
     if (r.status() != Result.Status.APPROVED) {
+      String details = "3-D Secure challenge " + (passed ? "refused by the issuer" : "failed");
+      // A decline after the challenge cascades as any other: the next terminal is asked, and
+      // may ask for a challenge of its own, which the checkout page then shows.
+      Routing.Plan plan = routing.resume(answered, payments.operations(answered.id()).stream()
+          .filter(o -> o.operation() == OperationType.DEPOSIT).toList());
+      Routing.Routed routed = plan.next().orElseThrow();
+      Optional<Routing.Routed> next = plan.cascade(routed, declined(r).errorCode());
+      if (next.isPresent()) {
+        Payment moved = moveOn(answered, OperationType.CONFIRMATION, r, details, routed, next.get());
+        return send(Decided.send(new Sending(moved, plan, next.get(), attempt + 1, pan, "after a 3-D Secure challenge")));
+      }
       return writer.update(answered.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
-          declined(r).withDetails("3-D Secure challenge " + (passed ? "refused by the issuer" : "failed")),
-          clock.instant()));
+          declined(r).withDetails(details), clock.instant()));
     }
     return writer.update(answered.apply(OperationType.DEPOSIT,
         answered.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant()));
@@ -442,7 +452,7 @@ public final class ProcessingService
         ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
         : processor.payout(charge(payout, attempt, pan));
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
-        ? plan.cascade(routed, r.errorCode()) : Optional.empty();
+        ? plan.cascade(routed, declined(r).errorCode()) : Optional.empty();
     if (next.isEmpty()) {
       return recordFinal(payout, OperationType.WITHDRAWAL, r, "payout" + routed.via() + plan.passedOver())
           ? Stepped.MOVED : Stepped.STAYED;
@@ -716,22 +726,34 @@ public final class ProcessingService
     Routing.Routed routed = at.routed();
     Result r = processor.authorize(charge(sent, at.attempt(), at.pan()));
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
-        ? at.plan().cascade(routed, r.errorCode()) : Optional.empty();
+        ? at.plan().cascade(routed, declined(r).errorCode()) : Optional.empty();
     if (next.isEmpty()) {
       return new Attempt(record(null, sent, OperationType.DEPOSIT, r,
           at.details() + routed.via() + at.plan().passedOver()), null);
     }
-    Payment moved = tx.inTransaction(() -> {
-      Payment tried = writer.update(sent.apply(OperationType.DEPOSIT, PaymentState.PENDING, external(r).withDetails(
-          at.details() + "; terminal " + routed.terminalName() + " declined " + describe(r)), clock.instant()));
+    Payment moved = moveOn(sent, OperationType.DEPOSIT, r, at.details(), routed, next.get());
+    return new Attempt(null, new Sending(moved, at.plan(), next.get(), at.attempt() + 1, at.pan(), at.details()));
+  }
+
+  /**
+   * A deposit's decline that cascades, stored in one transaction with the CASCADING step that
+   * routes it to {@code next}: committed before that terminal is asked.
+   *
+   * @param step the step that stores the declining terminal's answer (its DEPOSIT, or the
+   *     CONFIRMATION of a 3-D Secure challenge)
+   */
+  private Payment moveOn(Payment sent, OperationType step, Result r, String details, Routing.Routed routed,
+      Routing.Routed next) {
+    return tx.inTransaction(() -> {
+      Payment tried = writer.update(sent.apply(step, PaymentState.PENDING, external(r).withDetails(
+          details + "; terminal " + routed.terminalName() + " declined " + describe(r)), clock.instant()));
       Payment.Transition cascading = tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
           describe(r) + " is in the cascading group of terminal " + routed.terminalName() + "; moving on to "
-              + next.get().terminalName()), clock.instant());
+              + next.terminalName()), clock.instant());
       // the step is the declining terminal's; the deposit leaves it routed to the next one
-      return writer.update(new Payment.Transition(cascading.before(), next.get().applyTo(cascading.after()),
+      return writer.update(new Payment.Transition(cascading.before(), next.applyTo(cascading.after()),
           cascading.operation()));
     });
-    return new Attempt(null, new Sending(moved, at.plan(), next.get(), at.attempt() + 1, at.pan(), at.details()));
   }
 
   /**

@@ -281,4 +281,50 @@ class DepositCutShortTest {
     assertThat(acquirers.challengeAnswers).as("the customer's answer, told again").containsExactly(false, false);
     assertThat(acquirers.paid).containsExactly("B " + p.id().value());
   }
+
+  /**
+   * Most card deposits in Europe are challenged: a decline after the challenge whose code is in
+   * the terminal's cascading group moves on to the next terminal, as a decline without one does
+   * (reported by the groups review: it was declined there and then). The next terminal's own
+   * challenge is then shown, and answered, as the first was.
+   */
+  @Test
+  void a_decline_after_a_passed_challenge_cascades_to_the_next_terminal_and_its_own_challenge() {
+    shopHas(connector("B", 1, CASCADE_ON_402), connector("C", 2, null));
+    acquirers.challenging.add("B");
+    acquirers.declining.add("B");
+    acquirers.challenging.add("C");
+    Payment p = deposit();
+    assertThat(execute(p).state()).isEqualTo(PaymentState.PENDING);
+
+    Payment movedOn = service.completeChallenge(p.id().value(), true);
+    assertThat(movedOn.state()).as("waiting on the next terminal's challenge").isEqualTo(PaymentState.PENDING);
+    assertThat(movedOn.terminalName()).isEqualTo("C");
+    assertThat(service.view(p.id().value()).unanswered()).as("a challenge to show, not a charge in progress").isFalse();
+    assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B PENDING", "CONFIRMATION",
+        "CONFIRMATION", "CASCADING", "DEPOSIT C PENDING");
+
+    Payment done = service.completeChallenge(p.id().value(), true);
+    assertThat(done.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(done.terminalName()).isEqualTo("C");
+    assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1", "C #2 challenge", "C #2");
+    assertThat(acquirers.paid).containsExactly("C " + p.id().value());
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("10.00"), BigDecimal.ZERO);
+  }
+
+  /** A decline after the challenge whose code does not cascade, or with no terminal left, ends the deposit. */
+  @Test
+  void a_decline_after_a_challenge_that_does_not_cascade_declines_the_deposit() {
+    shopHas(connector("B", 1, null), connector("C", 2, null));
+    acquirers.challenging.add("B");
+    acquirers.declining.add("B");
+    Payment p = deposit();
+    execute(p);
+
+    Payment declined = service.completeChallenge(p.id().value(), true);
+    assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(declined.errorCode()).isEqualTo(io.tollgate.domain.error.ErrorCode.E4_02_DO_NOT_HONOR);
+    assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1");
+  }
 }
