@@ -515,6 +515,11 @@ public final class Main implements Callable<Integer> {
           throw new CommandLine.ParameterException(spec.commandLine(), "--payment-method: BASIC_CARD or BANKTRANSFER");
         }
         checkAmounts(terminalCurrency);
+        if (neverCascadeOn != null && cascadeOn == null) {
+          // a decline cascades only when its code is in --cascade-on: alone, this group would do nothing
+          throw new CommandLine.ParameterException(spec.commandLine(),
+              "--never-cascade-on needs --cascade-on: a decline cascades only when its code is in the --cascade-on group");
+        }
         for (Long g : new Long[] {cascadeOn, neverCascadeOn}) {
           if (g != null && services.persistence().groups().find(g)
               .filter(x -> x.kind() == GroupKind.ERROR_CODE && x.merchantId().equals(shopRecord.merchantId())).isEmpty()) {

@@ -317,6 +317,15 @@ class CommandLineTest {
     assertThat(connector.exit()).as(connector.err()).isZero();
     assertThat(run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EURO").exit())
         .isNotZero();
+    Integer connectors = db.jdbi().withHandle(h -> h.createQuery("select count(*) from connectors where shop_id = " + shopId)
+        .mapTo(Integer.class).one());
+    CommandLineRun blacklistAlone = run("connector", "create", "--shop", shopId, "--terminal", terminalId,
+        "--currency", "EUR", "--never-cascade-on", codes);
+    assertThat(blacklistAlone.exit()).as("a blacklist alone would never let any decline cascade").isNotZero();
+    assertThat(blacklistAlone.err()).contains("--never-cascade-on needs --cascade-on");
+    Integer connectorsAfter = db.jdbi().withHandle(h -> h.createQuery("select count(*) from connectors where shop_id = "
+        + shopId).mapTo(Integer.class).one());
+    assertThat(connectorsAfter).isEqualTo(connectors);
 
     String bins = group(run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "bad bins").out(),
         "bin group (\\d+) created");

@@ -327,4 +327,22 @@ class DepositCutShortTest {
     assertThat(declined.errorCode()).isEqualTo(io.tollgate.domain.error.ErrorCode.E4_02_DO_NOT_HONOR);
     assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1");
   }
+
+  /**
+   * A decline whose answer no error code was mapped to is stored as 3.00, and cascades as 3.00
+   * does in the terminal's group: the stored code and the cascade's decision are the same.
+   */
+  @Test
+  void a_decline_without_a_code_cascades_as_the_300_it_is_stored_with() {
+    long cascadeOn300 = 8;
+    when(groups.contains(cascadeOn300, "3.00")).thenReturn(true);
+    shopHas(connector("B", 1, cascadeOn300), connector("C", 2, null));
+    acquirers.decliningUnmapped.add("B");
+    Payment p = deposit();
+
+    Payment done = execute(p);
+    assertThat(done.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(done.terminalName()).isEqualTo("C");
+    assertThat(acquirers.asked).containsExactly("B #1", "C #2");
+  }
 }

@@ -76,6 +76,8 @@ class PayoutCascadeTest {
     private final Set<String> dropped = new HashSet<>();
     /** The terminals that decline 4.02. */
     final Set<String> declining = new HashSet<>();
+    /** The terminals that decline with an answer no error code was mapped to. */
+    final Set<String> decliningUnmapped = new HashSet<>();
     /**
      * The terminals that answer PENDING the first time they are asked for a payment (the issuer
      * has not answered them yet) and have paid or charged it when asked again.
@@ -119,6 +121,9 @@ class PayoutCascadeTest {
       asked.add(terminal + " #" + payout.attempt());
       if (declining.contains(terminal)) {
         return Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "x-" + terminal, "05");
+      }
+      if (decliningUnmapped.contains(terminal)) {
+        return Result.declined(null, "x-" + terminal, "Z9");
       }
       String key = terminal + " " + payout.payment().value();
       if (undecidedOnce.contains(terminal) && undecided.add(key)) {
