@@ -193,6 +193,60 @@ class ConnectorRoutingTest {
     assertThat(more.status()).isEqualTo(400);
   }
 
+  /**
+   * A pre-authorization converted for its terminal is captured in the currency the merchant
+   * asked in, when it says so, at the payment's own rate; without a currency the amount is the
+   * authorized one's, as the reference has it, and any other currency is refused, changing nothing.
+   */
+  @Test
+  void a_converted_preauth_is_captured_in_the_currency_it_was_asked_in_when_the_merchant_says_so() {
+    KeyedShop shop = shop("Capture as asked");
+    card(shop, "Capture as asked USD", "USD", 1, null);
+    java.util.function.Supplier<JsonNode> authorize = () -> {
+      TestGateway.Answer created = gw.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":10.01,"currency":"GBP","preAuth":true,
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""", shop.key(), null);
+      assertThat(created.status()).as(created.body()).isEqualTo(200);
+      JsonNode authorized = patch(shop, created.json().at("/result/id").asText()).json().get("result");
+      assertThat(authorized.get("state").asText()).isEqualTo("AUTHORIZED");
+      assertThat(authorized.get("amount").decimalValue()).as("10.01 GBP at 1.27").isEqualByComparingTo("12.71");
+      return authorized;
+    };
+    java.util.function.BiFunction<JsonNode, String, TestGateway.Answer> capture = (payment, body) ->
+        gw.post("/api/v1/payments/" + payment.get("id").asText() + "/capture", body, shop.key(), null);
+
+    JsonNode first = authorize.get();
+    for (String refused : new String[] {"{\"amount\":5,\"currency\":\"EUR\"}", "{\"amount\":10.02,\"currency\":\"GBP\"}",
+        "{\"amount\":5.001,\"currency\":\"GBP\"}"}) {
+      TestGateway.Answer answer = capture.apply(first, refused);
+      assertThat(answer.status()).as(refused + ": " + answer.body()).isEqualTo(400);
+    }
+    assertThat(capture.apply(first, "{\"amount\":5,\"currency\":\"EUR\"}").body())
+        .contains("must be the currency the payment was authorized in (USD, or GBP in which it was asked)");
+    assertThat(gw.get("/api/v1/payments/" + first.get("id").asText(), shop.key()).json().at("/result/state").asText())
+        .as("nothing changed").isEqualTo("AUTHORIZED");
+
+    TestGateway.Answer half = capture.apply(first, "{\"amount\":5.00,\"currency\":\"GBP\"}");
+    assertThat(half.status()).as(half.body()).isEqualTo(200);
+    JsonNode captured = half.json().get("result");
+    assertThat(captured.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(captured.get("amount").decimalValue()).as("5.00 x 12.71 / 10.01 = 6.3487").isEqualByComparingTo("6.35");
+    assertThat(captured.get("currency").asText()).isEqualTo("USD");
+    assertThat(captured.get("customerAmount").decimalValue()).isEqualByComparingTo("5.00");
+    assertThat(captured.get("customerCurrency").asText()).isEqualTo("GBP");
+
+    JsonNode whole = authorize.get();
+    JsonNode all = capture.apply(whole, "{\"amount\":10.01,\"currency\":\"GBP\"}").json().get("result");
+    assertThat(all.get("amount").decimalValue()).as("all that was asked is all that was authorized")
+        .isEqualByComparingTo("12.71");
+    assertThat(all.get("customerAmount").decimalValue()).isEqualByComparingTo("10.01");
+
+    JsonNode plain = authorize.get();
+    JsonNode inUsd = capture.apply(plain, "{\"amount\":6.00}").json().get("result");
+    assertThat(inUsd.get("amount").decimalValue()).as("no currency: the authorized one's").isEqualByComparingTo("6.00");
+    assertThat(inUsd.get("currency").asText()).isEqualTo("USD");
+  }
+
   static TestGateway.Answer askRefund(KeyedShop shop, JsonNode deposit, String amount, String currency) {
     return gw.post("/api/v1/payments", """
         {"paymentType":"REFUND","amount":%s,"currency":"%s","parentPaymentId":"%s"}"""

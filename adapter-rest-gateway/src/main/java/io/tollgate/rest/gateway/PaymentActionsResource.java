@@ -65,16 +65,19 @@ public final class PaymentActionsResource {
   public Response capture(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
       @Context ContainerRequestContext request) {
     BigDecimal amount = null;
+    String currency = null;
     ObjectNode json = null;
     if (hasContent(body)) {
       json = Json.parseObject(requireJson(request, body));
       JsonFields f = JsonFields.root(json);
       amount = f.number("amount");
+      currency = f.text("currency");
       throwIfAny(f);
     }
     BigDecimal captured = amount;
+    String in = currency;
     ShopId shop = BearerAuthFilter.shop(request);
-    return once(shop, key, "POST /payments/" + id + "/capture", id, json, () -> actions.capture(shop, id, captured));
+    return once(shop, key, "POST /payments/" + id + "/capture", id, json, () -> actions.capture(shop, id, captured, in));
   }
 
   @POST

@@ -37,6 +37,7 @@ import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -144,27 +145,57 @@ public final class ProcessingService
   }
 
   @Override
-  public Payment capture(ShopId shop, String paymentId, BigDecimal amount) {
+  public Payment capture(ShopId shop, String paymentId, BigDecimal amount, String currency) {
     return tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
       PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.CAPTURE);
-      Money captured = p.amount();
+      Money authorized = p.amount();
+      Money asked = p.customerAmount();
+      boolean converted = asked != null && !asked.currency().equals(authorized.currency());
+      boolean inAsked = converted && currency != null && currency.equals(asked.currency().code());
+      if (currency != null && !inAsked && !currency.equals(authorized.currency().code())) {
+        throw new DomainException.Invalid(Violation.of("currency", "must be the currency the payment was authorized in ("
+            + authorized.currency() + (converted ? ", or " + asked.currency() + " in which it was asked" : "") + ")",
+            currency));
+      }
+      Money captured = authorized;
+      Money capturedAsked = null;
       if (amount != null) {
-        if (amount.signum() <= 0 || !Money.fitsScale(amount, p.amount().currency())) {
+        Money requested = inAsked ? asked : authorized;
+        if (amount.signum() <= 0 || !Money.fitsScale(amount, requested.currency())) {
           throw new DomainException.Invalid(Violation.of("amount", "must be a positive amount in "
-              + p.amount().currency() + " with at most " + p.amount().currency().scale() + " decimals",
+              + requested.currency() + " with at most " + requested.currency().scale() + " decimals",
               amount.toPlainString()));
         }
-        captured = new Money(amount, p.amount().currency());
-        if (captured.isGreaterThan(p.amount())) {
+        if (new Money(amount, requested.currency()).isGreaterThan(requested)) {
           throw new DomainException.Invalid(Violation.of("amount",
-              "must not exceed the authorized " + p.amount(), amount.toPlainString()));
+              "must not exceed the authorized " + requested, amount.toPlainString()));
+        }
+        if (inAsked) {
+          // at the payment's own rate, what it was charged against what it was asked, so that
+          // capturing all that was asked captures exactly what was authorized
+          captured = new Money(amount.multiply(authorized.amount())
+              .divide(asked.amount(), authorized.currency().scale(), RoundingMode.HALF_EVEN), authorized.currency());
+          if (captured.amount().signum() <= 0) {
+            throw new DomainException.Invalid(Violation.of("amount", "converts to nothing in the currency the "
+                + "payment was authorized in (" + authorized.currency() + ")", amount.toPlainString()));
+          }
+          capturedAsked = new Money(amount, asked.currency());
+        } else {
+          captured = new Money(amount, authorized.currency());
         }
       }
       Result r = processor.capture(p.id(), sentTo(p), p.externalId(), captured);
       if (r.status() == Result.Status.APPROVED) {
-        return writer.update(p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
-            external(r).withAmount(captured).withDetails("captured " + captured), clock.instant()));
+        Payment.Transition done = p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
+            external(r).withAmount(captured).withDetails("captured " + captured
+                + (capturedAsked != null ? " (" + capturedAsked + " as asked)" : "")), clock.instant());
+        if (capturedAsked != null) {
+          // what was asked is what the merchant captured, not that scaled back from the other currency
+          done = new Payment.Transition(done.before(), done.after().withRouting(done.after().amount(), capturedAsked,
+              done.after().terminalId(), done.after().terminalName()), done.operation());
+        }
+        return writer.update(done);
       }
       throw new DomainException.Conflict("capture_refused",
           "The processor refused the capture: " + (r.errorCode() == null ? r.externalResultCode() : r.errorCode().describe()));

@@ -14,8 +14,18 @@ public interface PaymentActionsUseCase {
   /** Host-to-host: executes a deposit without the checkout page. */
   Payment executeHostToHost(ShopId shop, String paymentId, HostToHostCommand command);
 
-  /** Captures an AUTHORIZED pre-auth, wholly ({@code amount} null) or partly. */
-  Payment capture(ShopId shop, String paymentId, BigDecimal amount);
+  /** Captures an AUTHORIZED pre-auth, wholly ({@code amount} null) or partly, in the currency it was authorized in. */
+  default Payment capture(ShopId shop, String paymentId, BigDecimal amount) {
+    return capture(shop, paymentId, amount, null);
+  }
+
+  /**
+   * Captures an AUTHORIZED pre-auth, wholly ({@code amount} null) or partly: {@code amount} in
+   * {@code currency}, the currency it was authorized in (its {@code amount}'s, as when null) or,
+   * for one converted for its terminal, the currency it was asked in ({@code customerCurrency}),
+   * converted at the payment's own rate.
+   */
+  Payment capture(ShopId shop, String paymentId, BigDecimal amount, String currency);
 
   Payment voidAuthorization(ShopId shop, String paymentId);
 
