@@ -91,11 +91,12 @@ final class JdbiGroupRepository implements GroupRepository {
   }
 
   @Override
-  public void remove(long groupId, Collection<String> values) {
+  public void remove(long groupId, Collection<String> values, Collection<String> shown) {
     jdbi.useTransaction(h -> {
       lockForEdit(h, groupId);
-      h.createUpdate("DELETE FROM group_entries WHERE group_id = :group AND value = ANY(:values)")
-          .bind("group", groupId).bind("values", values.toArray(String[]::new)).execute();
+      h.createUpdate("DELETE FROM group_entries WHERE group_id = :group AND (value = ANY(:values) OR display = ANY(:shown))")
+          .bind("group", groupId).bind("values", values.toArray(String[]::new))
+          .bind("shown", shown.toArray(String[]::new)).execute();
     });
   }
 

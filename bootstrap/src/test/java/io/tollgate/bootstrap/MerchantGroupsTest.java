@@ -191,6 +191,26 @@ class MerchantGroupsTest {
     assertThat(entries(path)).isEmpty();
   }
 
+  /**
+   * A merchant that keeps no card numbers knows a card in its group only as the API shows it:
+   * that masked form takes it out (with any other card shown the same), and names nothing
+   * when it is added.
+   */
+  @Test
+  void a_card_is_taken_out_of_a_plain_group_by_the_masked_form_the_api_shows() {
+    long id = group(GroupKind.CARD, "Blocked by sight", false);
+    String path = "/merchant-api/v1/card-groups/" + id;
+    assertThat(edit("POST", path + "/cards", "{\"cardNumbers\":[\"4000000000000408\",\"4000000000000002\"]}",
+        editor).status()).isEqualTo(201);
+    assertThat(entries(path)).containsExactlyInAnyOrder("400000******0408", "400000******0002");
+    assertThat(edit("POST", path + "/cards", "{\"cardNumbers\":[\"400000******0408\"]}", editor).status())
+        .as("a masked form is no card to add").isEqualTo(400);
+
+    TestGateway.Answer removed = edit("DELETE", path + "/cards", "{\"cardNumbers\":[\"400000******0408\"]}", editor);
+    assertThat(removed.status()).as(removed.body()).isEqualTo(204);
+    assertThat(entries(path)).containsExactly("400000******0002");
+  }
+
   @Test
   void a_masked_card_group_takes_six_leading_and_four_trailing_digits() {
     long id = group(GroupKind.CARD, "Masked cards", true);

@@ -204,6 +204,34 @@ class ShopGroupScopeTest {
     assertThat(groupIds(result("/merchant-api/v1/shop-groups", everything))).contains(own, another);
   }
 
+  /**
+   * The BIN, e-mail, card, country and error-code groups guard every shop of the merchant (its
+   * anti-fraud profiles, its connectors' cascading): a user scoped to some shops reads them but
+   * cannot lift a blacklist that protects the others (found in the merchant API review).
+   */
+  @Test
+  void a_scoped_user_reads_the_merchants_entry_groups_but_cannot_edit_them() {
+    String[] scoped = scopedUser("blacklists@scope.example", group("Blacklists north", north));
+    long cards = gw.app.services().groups().create(gw.merchant, io.tollgate.domain.group.GroupKind.CARD,
+        "Scope blocked cards", false).id();
+    long codes = gw.app.services().groups().create(gw.merchant, io.tollgate.domain.group.GroupKind.ERROR_CODE,
+        "Scope cascade", false).id();
+    String cardPath = "/merchant-api/v1/card-groups/" + cards;
+    assertThat(edit("POST", cardPath + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}", everything).status())
+        .isEqualTo(201);
+
+    TestGateway.Answer lifted = edit("DELETE", cardPath + "/cards", "{\"cardNumbers\":[\"4000000000000408\"]}", scoped);
+    assertThat(lifted.status()).as(lifted.body()).isEqualTo(403);
+    assertThat(lifted.json().get("message").asText()).contains("scoped to a shop group");
+    assertThat(edit("POST", cardPath + "/cards", "{\"cardNumbers\":[\"4000000000000002\"]}", scoped).status())
+        .isEqualTo(403);
+    assertThat(edit("POST", "/merchant-api/v1/error-code-groups/" + codes + "/error-codes",
+        "{\"errorCodes\":[\"4.02\"]}", scoped).status()).isEqualTo(403);
+    assertThat(result(cardPath, scoped).toString()).as("read, and unchanged").contains("400000******0408")
+        .doesNotContain("0002");
+    assertThat(result("/merchant-api/v1/error-code-groups/" + codes, scoped).toString()).doesNotContain("4.02");
+  }
+
   @Test
   void the_payments_and_operations_lists_report_on_one_shop_group() {
     long southOnly = group("South only", south);

@@ -85,15 +85,39 @@ public final class GroupService implements GroupsUseCase {
   public void add(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> raw) {
     GroupRecord group = owned(user, kind, groupId);
     user.require(kind.editPermission());
-    groups.add(group.id(), parse(group, raw), clock.instant());
+    refuseScoped(user);
+    groups.add(group.id(), parse(group, raw, false), clock.instant());
   }
 
+  /**
+   * Entries go by their value; in a group of whole card numbers, known by fingerprint and shown
+   * masked, an entry also goes by the masked form the API shows it in, since a merchant that
+   * keeps no card numbers has nothing else to name it by (every card shown so goes).
+   */
   @Override
   public void remove(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> raw) {
     GroupRecord group = owned(user, kind, groupId);
     user.require(kind.editPermission());
-    groups.remove(group.id(), parse(group, raw).stream().map(Entry::value).toList());
+    refuseScoped(user);
+    List<Entry> entries = parse(group, raw, true);
+    groups.remove(group.id(), entries.stream().map(Entry::value).filter(java.util.Objects::nonNull).toList(),
+        entries.stream().filter(e -> e.value() == null).map(Entry::display).toList());
   }
+
+  /**
+   * Entry groups belong to the merchant and guard every shop of it, through anti-fraud profiles
+   * and connectors' cascading: a user scoped to some shops, who cannot even see the others,
+   * must not be able to lift a blacklist that protects them.
+   */
+  private static void refuseScoped(MerchantUser user) {
+    if (user.scoped()) {
+      throw new DomainException.Forbidden("A user scoped to a shop group may not edit the merchant's groups, "
+          + "which guard every shop of the merchant");
+    }
+  }
+
+  /** A whole card number as the API shows it: its first six and last four digits around its masked middle. */
+  private static final java.util.regex.Pattern SHOWN_CARD = java.util.regex.Pattern.compile("\\d{6}\\*{2,9}\\d{4}");
 
   @Override
   public GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked) {
@@ -124,7 +148,7 @@ public final class GroupService implements GroupsUseCase {
   }
 
   /** The entries, or one 400 that lists every bad one: of the wrong type, or breaking the kind's rule. */
-  private List<Entry> parse(GroupRecord group, SubmittedItems<String> submitted) {
+  private List<Entry> parse(GroupRecord group, SubmittedItems<String> submitted, boolean removing) {
     submitted.requireReadable();
     // an item of the wrong type is null here, which the rules refuse as empty; said right below
     List<String> raw = submitted.items();
@@ -142,6 +166,9 @@ public final class GroupService implements GroupsUseCase {
             return new Entry(masked.key(), masked.display());
           }, echo)
           : GroupEntries.parse(raw, v -> {
+            if (removing && SHOWN_CARD.matcher(v.strip()).matches()) {
+              return new Entry(null, v.strip());
+            }
             Pan pan = new Pan(v);
             return new Entry(cardFingerprint(secrets, pan.digits()), pan.masked());
           }, echo);

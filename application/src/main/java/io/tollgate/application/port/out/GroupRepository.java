@@ -29,7 +29,11 @@ public interface GroupRepository {
 
   void add(long groupId, Collection<Entry> entries, Instant now);
 
-  void remove(long groupId, Collection<String> values);
+  /**
+   * Removes the entries of these values, and those shown as one of {@code shown} (a card
+   * number's masked form: its whole number is known to the group by its fingerprint only).
+   */
+  void remove(long groupId, Collection<String> values, Collection<String> shown);
 
   /** Whether the group holds this value (matching: a BIN, an e-mail, a card fingerprint, ...). */
   boolean contains(long groupId, String value);
