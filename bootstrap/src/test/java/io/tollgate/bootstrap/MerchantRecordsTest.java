@@ -231,6 +231,23 @@ class MerchantRecordsTest {
     assertThat(gw.merchantGet("/merchant-api/v1/terminals/abc/balance", reader).status()).isEqualTo(404);
   }
 
+  /** Shops name their merchant, as the reference's do, and give a timeout of part of a minute as a whole one, never 0. */
+  @Test
+  void shops_name_their_merchant_and_count_part_of_a_minute_as_a_whole_one() {
+    var quick = gw.app.services().shops().createShop(new io.tollgate.application.port.in.ProvisioningUseCase
+        .CreateShopCommand(gw.merchant, "Quick checkout", null, null, java.time.Duration.ofSeconds(90), false, false,
+        "EUR"));
+    JsonNode listed = null;
+    for (JsonNode shop : result("/merchant-api/v1/shops", reader)) {
+      assertThat(shop.get("merchantName").asText()).isEqualTo("Test Merchant");
+      if (shop.get("id").asLong() == quick.value()) {
+        listed = shop;
+      }
+    }
+    assertThat(listed).isNotNull();
+    assertThat(listed.get("checkoutTimeout").asLong()).isEqualTo(2);
+  }
+
   @Test
   void shop_groups_need_their_permissions_and_the_merchants_own_shops() {
     String path = "/merchant-api/v1/shop-groups/" + shopGroup;

@@ -25,12 +25,15 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public final class MerchantRecordsResource {
 
-  record ShopJson(long id, String name, String state, long merchantId, String webhookUrl, String returnUrl,
-      String baseCurrency, long checkoutTimeout, boolean checkWithdrawalBalance, boolean requiresApproval) {
+  /** {@code checkoutTimeout} in whole minutes, as the reference has it: a part of a minute counts as one. */
+  record ShopJson(long id, String name, String state, long merchantId, String merchantName, String webhookUrl,
+      String returnUrl, String baseCurrency, long checkoutTimeout, boolean checkWithdrawalBalance,
+      boolean requiresApproval) {
 
-    static ShopJson of(Shop s) {
-      return new ShopJson(s.id().value(), s.name(), "ACTIVE", s.merchantId().value(), s.webhookUrl(), s.returnUrl(),
-          s.baseCurrency(), s.checkoutTimeout().toMinutes(), s.checkWithdrawalBalance(), s.requiresApproval());
+    static ShopJson of(Shop s, String merchantName) {
+      long seconds = s.checkoutTimeout().toSeconds();
+      return new ShopJson(s.id().value(), s.name(), "ACTIVE", s.merchantId().value(), merchantName, s.webhookUrl(),
+          s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60, s.checkWithdrawalBalance(), s.requiresApproval());
     }
   }
 
@@ -52,8 +55,10 @@ public final class MerchantRecordsResource {
   public Envelope shops(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @Context ContainerRequestContext request) {
     Paging paging = Paging.of(offset, limit);
-    List<Shop> all = shops.shops(BasicAuthFilter.user(request));
-    return Envelope.list(all.stream().skip(paging.offset()).limit(paging.limit()).map(ShopJson::of).toList());
+    var user = BasicAuthFilter.user(request);
+    List<Shop> all = shops.shops(user);
+    return Envelope.list(all.stream().skip(paging.offset()).limit(paging.limit())
+        .map(s -> ShopJson.of(s, user.merchantName())).toList());
   }
 
   @GET
