@@ -338,11 +338,18 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public long createCounterparty(Counterparty c) {
+    // the same counterparty imported again (by its unique code, or by its name without one) is updated
+    String key = c.uniqueCode() != null ? "(merchant_id, unique_code) WHERE unique_code IS NOT NULL"
+        : "(merchant_id, name) WHERE unique_code IS NULL";
     return jdbi.withHandle(h -> h.createQuery("""
             INSERT INTO counterparties (merchant_id, name, affiliate_id, affiliate_name, unique_code, registration_date,
                 types, created)
-            VALUES (:m, :name, :aid, :aname, :code, :reg, :types, :created) RETURNING id
-            """)
+            VALUES (:m, :name, :aid, :aname, :code, :reg, :types, :created)
+            ON CONFLICT <key> DO UPDATE SET name = excluded.name, affiliate_id = excluded.affiliate_id,
+                affiliate_name = excluded.affiliate_name, registration_date = excluded.registration_date,
+                types = excluded.types
+            RETURNING id
+            """.replace("<key>", key))
         .bind("m", c.merchantId().value()).bind("name", c.name()).bind("aid", c.affiliateId())
         .bind("aname", c.affiliateName()).bind("code", c.uniqueCode()).bind("reg", c.registrationDate())
         .bind("types", c.types().toArray(String[]::new)).bind("created", c.created()).mapTo(Long.class).one());

@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -265,6 +266,27 @@ class CommandLineTest {
   private static String apiTypes(String terminalId) {
     return db.jdbi().withHandle(h -> h.createQuery("select array_to_string(api_types, ',') from terminals where id = "
         + terminalId).mapTo(String.class).one());
+  }
+
+  /** The same counterparties imported again are updated, not listed twice (found in the merchant API review). */
+  @Test
+  void counterparties_imported_again_are_updated_not_repeated() throws Exception {
+    String merchantId = group(run("merchant", "create", "--name", "Partnered").out(), "merchant (\\d+) created");
+    java.nio.file.Path dir = ScratchDirectories.create("tollgate-counterparties");
+    java.nio.file.Path first = Files.writeString(dir.resolve("first.json"),
+        "[{\"name\":\"Partner Ltd\",\"uniqueCode\":\"U1\"},{\"name\":\"No Code Ltd\"}]");
+    java.nio.file.Path again = Files.writeString(dir.resolve("again.json"),
+        "[{\"name\":\"Partner Limited\",\"uniqueCode\":\"U1\",\"counterpartyTypes\":\"PROVIDER\"},"
+            + "{\"name\":\"No Code Ltd\",\"affiliateId\":\"A-9\"}]");
+    for (java.nio.file.Path file : List.of(first, again, again)) {
+      CommandLineRun imported = run("import", "counterparties", "--file", file.toString(), "--merchant", merchantId);
+      assertThat(imported.exit()).as(imported.err()).isZero();
+    }
+    List<String> rows = db.jdbi().withHandle(h -> h.createQuery("""
+            select name || ' ' || coalesce(unique_code, '-') || ' ' || coalesce(affiliate_id, '-') || ' '
+                || array_to_string(types, ',') from counterparties where merchant_id = :m order by name
+            """).bind("m", Long.parseLong(merchantId)).mapTo(String.class).list());
+    assertThat(rows).containsExactly("No Code Ltd - A-9 ", "Partner Limited U1 - PROVIDER");
   }
 
   @Test

@@ -125,6 +125,10 @@ public interface ReferenceData {
 
   void upsertBankCodeMapping(BankCodeMapping mapping);
 
+  /**
+   * Creates the counterparty, or updates the merchant's counterparty of its unique code (of its
+   * name, when it has none); answers its id.
+   */
   long createCounterparty(Counterparty counterparty);
 
   /**
