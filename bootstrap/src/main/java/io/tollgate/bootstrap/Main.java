@@ -57,12 +57,26 @@ public final class Main implements Callable<Integer> {
         invalid.violations().forEach(v -> err.println("  " + v.field() + ": " + v.message()));
       } else if (e instanceof DomainException || e instanceof IllegalArgumentException) {
         err.println("error: " + e.getMessage());
+      } else if (refusedByTheDatabase(e) != null) {
+        // a constraint the checks above do not cover: its one line, not a stack trace with the SQL in it
+        err.println("error: the database refused the change: " + refusedByTheDatabase(e));
       } else {
         throw e;
       }
       return 1;
     });
     return cli.execute(args.length == 0 ? new String[] {"serve"} : args);
+  }
+
+  /** The first line of the database's refusal among the causes of {@code e} (a constraint it broke); null when none is. */
+  static String refusedByTheDatabase(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
+        String message = String.valueOf(sql.getMessage());
+        return message.lines().findFirst().orElse(message).replaceFirst("^ERROR: ", "");
+      }
+    }
+    return null;
   }
 
   @Override
@@ -163,6 +177,10 @@ public final class Main implements Callable<Integer> {
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        if (baseCurrency != null
+            && new io.tollgate.domain.money.Currencies(config.cryptoCurrencies()).find(baseCurrency).isEmpty()) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--base-currency: unknown currency " + baseCurrency);
+        }
         ShopId id = services.shops().createShop(new CreateShopCommand(new MerchantId(merchant), name,
             webhookUrl, returnUrl, checkoutTimeout, checkBalance, requiresApproval, baseCurrency));
         out.println("shop " + id.value() + " created");
@@ -515,6 +533,9 @@ public final class Main implements Callable<Integer> {
           throw new CommandLine.ParameterException(spec.commandLine(), "--payment-method: BASIC_CARD or BANKTRANSFER");
         }
         checkAmounts(terminalCurrency);
+        if (weight < 0) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--weight: must not be negative");
+        }
         if (neverCascadeOn != null && cascadeOn == null) {
           // a decline cascades only when its code is in --cascade-on: alone, this group would do nothing
           throw new CommandLine.ParameterException(spec.commandLine(),

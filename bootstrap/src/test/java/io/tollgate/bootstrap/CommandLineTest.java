@@ -287,6 +287,31 @@ class CommandLineTest {
                 || array_to_string(types, ',') from counterparties where merchant_id = :m order by name
             """).bind("m", Long.parseLong(merchantId)).mapTo(String.class).list());
     assertThat(rows).containsExactly("No Code Ltd - A-9 ", "Partner Limited U1 - PROVIDER");
+
+    CommandLineRun unknownMerchant = run("import", "counterparties", "--file", first.toString(), "--merchant", "999999");
+    assertThat(unknownMerchant.exit()).isNotZero();
+    assertThat(unknownMerchant.err()).as("one line, no stack trace").contains("error: the database refused the change")
+        .doesNotContain("\tat ").doesNotContain("INSERT");
+  }
+
+  /** Bad provisioning input is refused with a line that says why, and changes nothing (found in the merchant API review). */
+  @Test
+  void a_shop_in_an_unknown_currency_or_a_connector_of_negative_weight_is_refused() {
+    String merchantId = group(run("merchant", "create", "--name", "Careful").out(), "merchant (\\d+) created");
+    CommandLineRun foo = run("shop", "create", "--merchant", merchantId, "--name", "Foo shop", "--base-currency", "FOO");
+    assertThat(foo.exit()).isNotZero();
+    assertThat(foo.err()).contains("--base-currency: unknown currency FOO");
+    String shopId = group(run("shop", "create", "--merchant", merchantId, "--name", "Euro shop", "--base-currency", "EUR")
+        .out(), "shop (\\d+) created");
+    String terminalId = group(run("terminal", "create", "--merchant", merchantId, "--name", "Careful acquirer").out(),
+        "terminal (\\d+) created");
+    CommandLineRun negative = run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
+        "--weight", "-5");
+    assertThat(negative.exit()).isNotZero();
+    assertThat(negative.err()).contains("--weight: must not be negative").doesNotContain("\tat ");
+    Integer shops = db.jdbi().withHandle(h -> h.createQuery("select count(*) from shops where merchant_id = "
+        + merchantId).mapTo(Integer.class).one());
+    assertThat(shops).isEqualTo(1);
   }
 
   @Test
