@@ -92,6 +92,34 @@ final class JdbiShopRepository implements ShopRepository {
   }
 
   @Override
+  public void updateShop(Shop shop) {
+    jdbi.useHandle(h -> {
+      h.createUpdate("""
+            UPDATE shops SET webhook_url = :webhookUrl, return_url = :returnUrl, checkout_timeout_seconds = :timeout,
+                check_withdrawal_balance = :checkBalance, requires_approval = :approval, base_currency = :baseCurrency
+            WHERE id = :id
+            """)
+          .bind("id", shop.id().value())
+          .bind("webhookUrl", shop.webhookUrl())
+          .bind("returnUrl", shop.returnUrl())
+          .bind("timeout", (int) shop.checkoutTimeout().toSeconds())
+          .bind("checkBalance", shop.checkWithdrawalBalance())
+          .bind("approval", shop.requiresApproval())
+          .bind("baseCurrency", shop.baseCurrency())
+          .execute();
+      Runnable forget = () -> {
+        byId.invalidate(shop.id());
+        byMerchant.invalidate(shop.merchantId());
+      };
+      if (h.isInTransaction()) {
+        h.afterCommit(forget::run);
+      } else {
+        forget.run();
+      }
+    });
+  }
+
+  @Override
   public Optional<Shop> find(ShopId id) {
     Shop kept = byId.getIfPresent(id);
     if (kept != null) {

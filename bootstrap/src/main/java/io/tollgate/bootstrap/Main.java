@@ -1,5 +1,6 @@
 package io.tollgate.bootstrap;
 
+import io.tollgate.application.port.in.ProvisioningUseCase;
 import io.tollgate.application.port.in.ProvisioningUseCase.CreateShopCommand;
 import io.tollgate.application.port.in.ProvisioningUseCase.IssuedKeys;
 import io.tollgate.domain.DomainException;
@@ -160,7 +161,8 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  @Command(name = "shop", description = "Manage shops.", subcommands = {ShopCommands.Create.class, ShopCommands.ListShops.class})
+  @Command(name = "shop", description = "Manage shops.",
+      subcommands = {ShopCommands.Create.class, ShopCommands.Update.class, ShopCommands.ListShops.class})
   static final class ShopCommands {
     @Command(name = "create", description = "Create a shop for a merchant; prints its id.")
     static final class Create extends Provisioning {
@@ -184,6 +186,34 @@ public final class Main implements Callable<Integer> {
         ShopId id = services.shops().createShop(new CreateShopCommand(new MerchantId(merchant), name,
             webhookUrl, returnUrl, checkoutTimeout, checkBalance, requiresApproval, baseCurrency));
         out.println("shop " + id.value() + " created");
+        return 0;
+      }
+    }
+
+    @Command(name = "update", description = "Change a shop's settings; what is not given stays, an empty URL removes it.")
+    static final class Update extends Provisioning {
+      @Option(names = "--shop", required = true, description = "shop id") long shop;
+      @Option(names = "--webhook-url", description = "where webhooks go unless a payment says otherwise") String webhookUrl;
+      @Option(names = "--return-url", description = "where the checkout page sends the customer back to") String returnUrl;
+      @Option(names = "--checkout-timeout", description = "ISO-8601 duration a deposit may wait on the checkout page")
+      Duration checkoutTimeout;
+      @Option(names = "--check-withdrawal-balance", arity = "1", description = "true or false") Boolean checkBalance;
+      @Option(names = "--requires-approval", arity = "1", description = "true or false") Boolean requiresApproval;
+      @Option(names = "--base-currency", description = "the shop's base currency, e.g. EUR") String baseCurrency;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        if (baseCurrency != null && !baseCurrency.isBlank()
+            && new io.tollgate.domain.money.Currencies(config.cryptoCurrencies()).find(baseCurrency).isEmpty()) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--base-currency: unknown currency " + baseCurrency);
+        }
+        var updated = services.shops().updateShop(new ShopId(shop), new ProvisioningUseCase.UpdateShopCommand(
+            webhookUrl, returnUrl, checkoutTimeout, checkBalance, requiresApproval, baseCurrency));
+        out.println("shop " + shop + " updated: webhook URL " + (updated.webhookUrl() == null ? "none" : updated.webhookUrl())
+            + ", return URL " + (updated.returnUrl() == null ? "none" : updated.returnUrl()) + ", checkout timeout "
+            + updated.checkoutTimeout() + ", check withdrawal balance " + updated.checkWithdrawalBalance()
+            + ", requires approval " + updated.requiresApproval() + ", base currency "
+            + (updated.baseCurrency() == null ? "none" : updated.baseCurrency()));
         return 0;
       }
     }

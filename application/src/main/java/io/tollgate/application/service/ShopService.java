@@ -105,6 +105,33 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
   }
 
   @Override
+  public Shop updateShop(ShopId id, UpdateShopCommand c) {
+    Checks checks = new Checks();
+    PaymentRequestRules.url(checks, "returnUrl", blankToNull(c.returnUrl()), true);
+    PaymentRequestRules.url(checks, "webhookUrl", blankToNull(c.webhookUrl()), false);
+    if (c.checkoutTimeout() != null && (c.checkoutTimeout().isNegative() || c.checkoutTimeout().isZero())) {
+      checks.add("checkoutTimeout", "must be positive", c.checkoutTimeout().toString());
+    }
+    checks.throwIfAny("Invalid shop");
+    return tx.inTransaction(() -> {
+      Shop was = shops.find(id).orElseThrow(() -> new DomainException.NotFound("Shop " + id.value() + " not found"));
+      Shop now = new Shop(was.id(), was.merchantId(), was.name(),
+          c.webhookUrl() == null ? was.webhookUrl() : blankToNull(c.webhookUrl()),
+          c.returnUrl() == null ? was.returnUrl() : blankToNull(c.returnUrl()),
+          c.checkoutTimeout() == null ? was.checkoutTimeout() : c.checkoutTimeout(),
+          c.checkWithdrawalBalance() == null ? was.checkWithdrawalBalance() : c.checkWithdrawalBalance(),
+          c.requiresApproval() == null ? was.requiresApproval() : c.requiresApproval(),
+          c.baseCurrency() == null ? was.baseCurrency() : blankToNull(c.baseCurrency()));
+      shops.updateShop(now);
+      return now;
+    });
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s.strip();
+  }
+
+  @Override
   public IssuedKeys issueKeys(ShopId shop, Environment env) {
     String prefix = env == Environment.PRODUCTION ? "tg_live_" : "tg_test_";
     String apiKey = prefix + random(32);

@@ -15,6 +15,12 @@ public interface ProvisioningUseCase {
   ShopId createShop(CreateShopCommand command);
 
   /**
+   * Changes a shop's settings, checked as at its creation; what the command leaves null stays,
+   * and an empty URL removes the URL. Other instances see the change within seconds.
+   */
+  Shop updateShop(ShopId shop, UpdateShopCommand command);
+
+  /**
    * Issues a new API key and signing key for the shop in the environment, revoking the
    * previous pair. The keys are returned once and only stored hashed or encrypted.
    */
@@ -30,6 +36,14 @@ public interface ProvisioningUseCase {
       Duration checkoutTimeout,
       boolean checkWithdrawalBalance,
       boolean requiresApproval,
+      String baseCurrency) {}
+
+  record UpdateShopCommand(
+      String webhookUrl,
+      String returnUrl,
+      Duration checkoutTimeout,
+      Boolean checkWithdrawalBalance,
+      Boolean requiresApproval,
       String baseCurrency) {}
 
   record IssuedKeys(ShopId shopId, Environment environment, String apiKey, String signingKey) {

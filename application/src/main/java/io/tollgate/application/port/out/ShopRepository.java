@@ -22,6 +22,9 @@ public interface ShopRepository {
 
   Optional<Shop> find(ShopId id);
 
+  /** Stores the shop's settings (all but its id, merchant and name), read afresh by other instances within seconds. */
+  void updateShop(Shop shop);
+
   List<Shop> shopsOf(MerchantId merchant);
 
   /**
