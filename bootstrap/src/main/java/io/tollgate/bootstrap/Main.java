@@ -281,8 +281,10 @@ public final class Main implements Callable<Integer> {
     static final class Create extends Provisioning {
       @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
       @Option(names = "--email", required = true, description = "sign-in e-mail address") String email;
-      @Option(names = "--password",
-          description = "12 characters to 72 bytes (bcrypt reads no more); prefer the generated one") String password;
+      @Option(names = "--password", arity = "0..1", interactive = true,
+          description = "12 characters to 72 bytes (bcrypt reads no more); prefer the generated one. Given without a "
+              + "value it is asked for (or read from a pipe), out of the process list and the shell's history")
+      String password;
       @Option(names = "--permissions", defaultValue = "",
           description = "comma-separated: SHOP_GROUP_VIEW, SHOP_GROUP_EDIT, SHOP_EDIT, SETTINGS_EDIT, or ALL")
       String permissions;
@@ -387,8 +389,10 @@ public final class Main implements Callable<Integer> {
         + "Without --password one is generated and shown once.")
     static final class ResetPassword extends Provisioning {
       @Option(names = "--email", required = true, description = "the user's e-mail address") String email;
-      @Option(names = "--password",
-          description = "12 characters to 72 bytes (bcrypt reads no more); prefer the generated one") String password;
+      @Option(names = "--password", arity = "0..1", interactive = true,
+          description = "12 characters to 72 bytes (bcrypt reads no more); prefer the generated one. Given without a "
+              + "value it is asked for (or read from a pipe), out of the process list and the shell's history")
+      String password;
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {

@@ -148,6 +148,37 @@ class CommandLineTest {
     }
   }
 
+  /**
+   * A password given on the command line sits in the process list for every local user to read
+   * (found in the merchant API review): given without a value, it is read from the terminal or a
+   * pipe instead, and works.
+   */
+  @Test
+  void a_password_is_read_from_a_pipe_rather_than_the_command_line() throws Exception {
+    String merchantId = group(run("merchant", "create", "--name", "Piped").out(), "merchant (\\d+) created");
+    java.io.InputStream stdin = System.in;
+    CommandLineRun created;
+    try {
+      System.setIn(new java.io.ByteArrayInputStream("a piped passphrase 42\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      created = run("user", "create", "--merchant", merchantId, "--email", "piped@example.com", "--password");
+    } finally {
+      System.setIn(stdin);
+    }
+    assertThat(created.exit()).as(created.err()).isZero();
+    assertThat(created.out()).doesNotContain("a piped passphrase 42");
+    try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
+      for (String[] attempt : List.of(new String[] {"a piped passphrase 42", "200"}, new String[] {"--password", "401"})) {
+        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString(
+            ("piped@example.com:" + attempt[0]).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        var response = java.net.http.HttpClient.newHttpClient().send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.baseUri() + "/merchant-api/v1/shops"))
+                .header("Authorization", auth).GET().build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(attempt[0]).isEqualTo(Integer.parseInt(attempt[1]));
+      }
+    }
+  }
+
   /** A name already taken by a group of the other sort of card numbers was answered with that group. */
   @Test
   void a_card_group_of_a_taken_name_and_the_other_masking_is_refused() {
