@@ -677,9 +677,13 @@ public final class Main implements Callable<Integer> {
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
-        long id = services.persistence().referenceData().createShopGroup(existingMerchant(services, merchant), name,
-            java.time.Instant.now());
-        out.println("shop group " + id + " created");
+        if (name.isBlank() || name.strip().length() > 128) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--name: must be 1 to 128 characters");
+        }
+        long id = services.persistence().referenceData().createShopGroup(existingMerchant(services, merchant),
+            name.strip(), java.time.Instant.now());
+        // a group of that name already is the answer, as for entry groups
+        out.println("shop group " + id + " created (or already there by that name)");
         return 0;
       }
     }

@@ -373,6 +373,12 @@ class CommandLineTest {
         "--weight", "-5");
     assertThat(negative.exit()).isNotZero();
     assertThat(negative.err()).contains("--weight: must not be negative").doesNotContain("\tat ");
+    CommandLineRun blank = run("shop-group", "create", "--merchant", merchantId, "--name", "   ");
+    assertThat(blank.exit()).isNotZero();
+    assertThat(blank.err()).contains("--name: must be 1 to 128 characters");
+    Integer shopGroups = db.jdbi().withHandle(h -> h.createQuery("select count(*) from shop_groups where merchant_id = "
+        + merchantId).mapTo(Integer.class).one());
+    assertThat(shopGroups).isZero();
     Integer shops = db.jdbi().withHandle(h -> h.createQuery("select count(*) from shops where merchant_id = "
         + merchantId).mapTo(Integer.class).one());
     assertThat(shops).isEqualTo(1);
