@@ -313,7 +313,7 @@ public final class ProcessingService
       return new Challenge(answered, challengedAttempt(p), fromLock(locked));
     });
     try {
-      return confirm(challenge.payment(), challenge.attempt(), challenge.pan(), passed);
+      return send(confirm(challenge.payment(), challenge.attempt(), challenge.pan(), passed));
     } catch (DomainException.Conflict e) {
       if (!"concurrent_modification".equals(e.code())) {
         throw e;
@@ -338,30 +338,41 @@ public final class ProcessingService
         .filter(o -> o.operation() == OperationType.CASCADING).count();
   }
 
-  /** Tells the terminal the customer's answer to the challenge, and stores its answer. */
-  private Payment confirm(Payment answered, int attempt, CardNumber pan, boolean passed) {
+  /**
+   * Tells the terminal the customer's answer to the challenge, and stores its answer: the
+   * deposit done, or, when a passed challenge's decline cascades, committed as routed to the
+   * next terminal, which whoever called this asks after that commit (never inside the job's
+   * transaction, which a failure after the next terminal charged would roll back).
+   *
+   * <p>Only a passed challenge cascades: a challenge the customer failed is the issuer's
+   * refusal to let this card pay, which another terminal that asks for no challenge must not
+   * get round.
+   */
+  private Decided confirm(Payment answered, int attempt, CardNumber pan, boolean passed) {
     Result r = processor.completeChallenge(charge(answered, attempt, pan), passed);
     if (r.status() == Result.Status.PENDING) {
       // its CONFIRMATION stays the last step: the job tells the terminal the answer again
-      return notDecidedYet(answered);
+      return Decided.done(notDecidedYet(answered));
     }
     if (r.status() != Result.Status.APPROVED) {
       String details = "3-D Secure challenge " + (passed ? "refused by the issuer" : "failed");
-      // A decline after the challenge cascades as any other: the next terminal is asked, and
-      // may ask for a challenge of its own, which the checkout page then shows.
-      Routing.Plan plan = routing.resume(answered, payments.operations(answered.id()).stream()
-          .filter(o -> o.operation() == OperationType.DEPOSIT).toList());
-      Routing.Routed routed = plan.next().orElseThrow();
-      Optional<Routing.Routed> next = plan.cascade(routed, declined(r).errorCode());
-      if (next.isPresent()) {
-        Payment moved = moveOn(answered, OperationType.CONFIRMATION, r, details, routed, next.get());
-        return send(Decided.send(new Sending(moved, plan, next.get(), attempt + 1, pan, "after a 3-D Secure challenge")));
+      if (passed) {
+        // A decline after a passed challenge cascades as any other: the next terminal is
+        // asked, and may ask for a challenge of its own, which the checkout page then shows.
+        Routing.Plan plan = routing.resume(answered, payments.operations(answered.id()).stream()
+            .filter(o -> o.operation() == OperationType.DEPOSIT).toList());
+        Routing.Routed routed = plan.next().orElseThrow();
+        Optional<Routing.Routed> next = plan.cascade(routed, declined(r).errorCode());
+        if (next.isPresent()) {
+          Payment moved = moveOn(answered, OperationType.CONFIRMATION, r, details, routed, next.get());
+          return Decided.send(new Sending(moved, plan, next.get(), attempt + 1, pan, "after a 3-D Secure challenge"));
+        }
       }
-      return writer.update(answered.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
-          declined(r).withDetails(details), clock.instant()));
+      return Decided.done(writer.update(answered.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
+          declined(r).withDetails(details), clock.instant())));
     }
-    return writer.update(answered.apply(OperationType.DEPOSIT,
-        answered.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant()));
+    return Decided.done(writer.update(answered.apply(OperationType.DEPOSIT,
+        answered.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED, external(r), clock.instant())));
   }
 
   @Override
@@ -540,8 +551,12 @@ public final class ProcessingService
       }
       if (last == OperationType.CONFIRMATION) {
         boolean passed = !CHALLENGE_FAILED.equals(payments.operations(p.id()).get(0).details());
-        return confirm(p, challengedAttempt(p), fromVault(p), passed).version() == p.version()
-            ? Stepped.STAYED : Stepped.MOVED;
+        Decided told = confirm(p, challengedAttempt(p), fromVault(p), passed);
+        if (told.sending() != null) {
+          // the next terminal is asked in a step of its own, once its routing is committed
+          return Stepped.andThen(told.sending().payment());
+        }
+        return told.done().version() == p.version() ? Stepped.STAYED : Stepped.MOVED;
       }
       Attempt a = attempt(resume(p, fromVault(p), "taken up again after its request was cut short"));
       if (a.next() != null) {

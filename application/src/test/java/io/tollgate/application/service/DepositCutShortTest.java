@@ -11,6 +11,7 @@ import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
+import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ReferenceData.Connector;
@@ -344,5 +345,118 @@ class DepositCutShortTest {
     assertThat(done.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(done.terminalName()).isEqualTo("C");
     assertThat(acquirers.asked).containsExactly("B #1", "C #2");
+  }
+
+  /**
+   * The customer failed 3-D Secure (did not know the one-time code). A decline of the issuer's
+   * whose code the merchant cascades on (here 5.00; an acquirer may as well answer 4.02) must
+   * not send the same card to the next terminal, which asks for no challenge and charges it
+   * (found in the review of the cascade after a challenge).
+   */
+  @Test
+  void a_challenge_the_customer_failed_is_not_cascaded_to_a_terminal_without_3ds() {
+    long cascadeOn3ds = 9;
+    when(groups.contains(cascadeOn3ds, "5.00")).thenReturn(true);
+    shopHas(connector("B", 1, cascadeOn3ds), connector("C", 2, null));
+    acquirers.challenging.add("B");
+    Payment p = deposit();
+    execute(p);
+
+    Payment answered = service.completeChallenge(p.id().value(), false);
+    assertThat(acquirers.paid).as("a card whose holder failed authentication is charged nowhere").isEmpty();
+    assertThat(answered.state()).isEqualTo(PaymentState.DECLINED);
+  }
+
+  /**
+   * B's answer to the passed challenge is PENDING at first (its issuer is slow), so the job
+   * tells it again. B then declines with a cascading code, and the job moves on to C - inside
+   * the job's own transaction, so the CASCADING step is not committed before C is asked. C
+   * charges the card and the connection drops: everything the job wrote is rolled back, the
+   * deposit is again "at B, challenge answered". The operator adds terminal D meanwhile; the
+   * next run cascades from B to D, which charged the card a second time (found in the review of
+   * the cascade after a challenge). Now the job commits the CASCADING step, then asks C in a
+   * step of its own, and the next run goes back to C, which de-duplicates.
+   */
+  @Test
+  void the_jobs_cascade_after_a_challenge_commits_the_next_terminal_before_asking_it() {
+    PaymentProcessor slowThenDeclining = new PaymentProcessor() {
+      boolean undecided = true;
+
+      @Override
+      public Result completeChallenge(CardCharge charge, boolean customerPassed) {
+        if (undecided) {
+          undecided = false;
+          return new Result(Result.Status.PENDING, null, "x-B", "09", java.util.Map.of(), null);
+        }
+        return Result.declined(io.tollgate.domain.error.ErrorCode.E4_02_DO_NOT_HONOR, "x-B", "05");
+      }
+
+      @Override
+      public Result authorize(CardCharge charge) {
+        return acquirers.authorize(charge);
+      }
+
+      @Override
+      public String terminalName() {
+        return acquirers.terminalName();
+      }
+
+      @Override
+      public Result capture(PaymentId payment, Terminal terminal, String externalId, Money amount) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public Result voidAuthorization(PaymentId payment, Terminal terminal, String externalId) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public Result payout(CardCharge payout) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public Result bankPayout(PaymentId payout, Terminal terminal, Money amount,
+          io.tollgate.domain.payment.Customer account) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public Result refund(PaymentId refund, PaymentId deposit, Terminal terminal, String depositExternalId,
+          Money amount) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public Result startBankTransfer(PaymentId payment, Terminal terminal, Money amount,
+          java.util.Map<String, String> additionalParameters) {
+        throw new UnsupportedOperationException();
+      }
+
+      @Override
+      public Result bankTransferStatus(PaymentId payment, Terminal terminal, String externalId, Money expected,
+          java.util.Map<String, String> additionalParameters) {
+        throw new UnsupportedOperationException();
+      }
+    };
+    service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE),
+        mock(BalanceRepository.class), shops, vault, slowThenDeclining, reference, groups, null,
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+    shopHas(connector("B", 1, CASCADE_ON_402), connector("C", 2, null));
+    acquirers.challenging.add("B");
+    acquirers.dropOnce.add("C");
+    Payment p = deposit();
+    execute(p);
+    assertThat(service.completeChallenge(p.id().value(), true).state()).isEqualTo(PaymentState.PENDING);
+
+    assertThatThrownBy(() -> service.resumeUnansweredDeposits(10)).isInstanceOf(IllegalStateException.class);
+    assertThat(acquirers.paid).containsExactly("C " + p.id().value());
+    String committedAt = store.rows.get(p.id()).terminalName();
+
+    shopHas(connector("B", 1, CASCADE_ON_402), connector("D", 2, null), connector("C", 3, null));
+    service.resumeUnansweredDeposits(10);
+    assertThat(acquirers.paid).as("charged once (committed at " + committedAt + " after C charged; then asked "
+        + acquirers.asked + ")").containsExactly("C " + p.id().value());
   }
 }
