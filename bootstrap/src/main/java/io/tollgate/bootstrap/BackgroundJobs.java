@@ -12,16 +12,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the background jobs on a timer. A job that filled its batch runs again at once, so a
  * backlog drains at full speed; an error is logged and the job tries again next tick. Each
- * batch that ends, however it ends, is progress; {@link #stall} tells readiness and the metrics
- * when there has been none for long (a statement waiting on a lock, a processor that never
- * answers, a timer that stopped).
+ * batch that ends, however it ends, is progress; {@link #secondsSinceProgress} tells the
+ * metrics how long there has been none (a statement waiting on a lock, a processor that never
+ * answers, a timer that stopped). It is no readiness check: the jobs do not serve requests, and
+ * a cause every instance shares (a terminal that never answers) would take them all out of
+ * service at once.
  */
 final class BackgroundJobs implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(BackgroundJobs.class);
   private static final int BATCH = 50;
-  /** Longer than any batch should take: 50 processor calls, or a statement's lock waits. */
-  static final Duration STALL = Duration.ofMinutes(5);
 
   private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "jobs");
@@ -34,6 +34,7 @@ final class BackgroundJobs implements AutoCloseable {
    *     many it forgot
    */
   private final java.util.function.LongSupplier nanoTime;
+  private final long intervalNanos;
   private volatile long progressed;
   /** The job running now, or null between rounds. */
   private volatile String running;
@@ -46,6 +47,7 @@ final class BackgroundJobs implements AutoCloseable {
       java.util.function.LongSupplier nanoTime) {
     this.nanoTime = nanoTime;
     this.progressed = nanoTime.getAsLong();
+    this.intervalNanos = interval.toNanos();
     long millis = interval.toMillis();
     timer.scheduleWithFixedDelay(() -> {
       drain("payouts", work::processPayouts);
@@ -59,22 +61,17 @@ final class BackgroundJobs implements AutoCloseable {
   }
 
   /**
-   * What is wrong when no batch has ended for {@code limit}, or null: the jobs wait on
-   * something that does not come back, or no longer run at all.
+   * How long the jobs have waited for progress: during a round, the seconds since a batch last
+   * ended (a batch of 50 payouts, each waiting on its terminal, may take minutes); between
+   * rounds, how late the next round is. 0 while all is well between rounds, however long the
+   * interval.
    */
-  String stall(Duration limit) {
-    long idle = nanoTime.getAsLong() - progressed;
-    if (idle <= limit.toNanos()) {
-      return null;
-    }
-    String job = running;
-    return "the background jobs have made no progress for " + TimeUnit.NANOSECONDS.toSeconds(idle) + " s"
-        + (job == null ? " (none is running)" : " (stuck in '" + job + "')");
-  }
-
-  /** Seconds since a batch of any job last ended. */
   double secondsSinceProgress() {
-    return (nanoTime.getAsLong() - progressed) / 1e9;
+    long waited = nanoTime.getAsLong() - progressed;
+    if (running == null) {
+      waited -= intervalNanos;
+    }
+    return Math.max(0, waited) / 1e9;
   }
 
   /**
