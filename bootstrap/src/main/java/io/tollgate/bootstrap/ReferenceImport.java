@@ -169,8 +169,11 @@ final class ReferenceImport {
         LocalDate registered = row.get("registrationDate") == null ? null : LocalDate.parse(row.get("registrationDate"));
         List<String> types = row.get("counterpartyTypes") == null ? List.of()
             : List.of(row.get("counterpartyTypes").split("\\s*;\\s*"));
+        // an empty code is no code, as in a CSV file: it names no counterparty
+        String code = row.get("uniqueCode") == null || row.get("uniqueCode").isBlank() ? null
+            : row.get("uniqueCode").strip();
         var record = new ReferenceData.Counterparty(0, merchant, required(row, "name"), row.get("affiliateId"),
-            row.get("affiliateName"), row.get("uniqueCode"), registered, types, Instant.now());
+            row.get("affiliateName"), code, registered, types, Instant.now());
         yield () -> reference.createCounterparty(record);
       }
     };

@@ -318,6 +318,13 @@ class CommandLineTest {
                 || array_to_string(types, ',') from counterparties where merchant_id = :m order by name
             """).bind("m", Long.parseLong(merchantId)).mapTo(String.class).list());
     assertThat(rows).containsExactly("No Code Ltd - A-9 ", "Partner Limited U1 - PROVIDER");
+    java.nio.file.Path emptyCodes = Files.writeString(dir.resolve("empty-codes.json"),
+        "[{\"name\":\"Alpha Ltd\",\"uniqueCode\":\"\"},{\"name\":\"Beta GmbH\",\"uniqueCode\":\" \"}]");
+    assertThat(run("import", "counterparties", "--file", emptyCodes.toString(), "--merchant", merchantId).exit()).isZero();
+    Integer distinct = db.jdbi().withHandle(h -> h.createQuery(
+            "select count(*) from counterparties where merchant_id = :m and unique_code is null")
+        .bind("m", Long.parseLong(merchantId)).mapTo(Integer.class).one());
+    assertThat(distinct).as("an empty code is no code: two counterparties beside No Code Ltd").isEqualTo(3);
 
     CommandLineRun unknownMerchant = run("import", "counterparties", "--file", first.toString(), "--merchant", "999999");
     assertThat(unknownMerchant.exit()).isNotZero();
