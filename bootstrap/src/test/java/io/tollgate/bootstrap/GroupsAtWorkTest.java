@@ -407,6 +407,36 @@ class GroupsAtWorkTest {
     return gw.get("/api/v1/payments/" + id, shop.key()).json().at("/result/state").asText();
   }
 
+  /**
+   * The challenge form names the attempt it answers: one that names another (a form sent again
+   * after a cascade brought the next terminal's challenge) answers nothing and leaves the
+   * payment waiting on the challenge shown now.
+   */
+  @Test
+  void a_challenge_form_that_names_another_attempt_answers_nothing() {
+    KeyedShop shop = shop("Stale challenge");
+    String id = created(shop, ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}");
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
+        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + shop.key())).status())
+        .isEqualTo(200);
+    String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    assertThat(page).contains("name=\"attempt\" value=\"1\"");
+    java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+    assertThat(csrf.find()).isTrue();
+
+    TestGateway.Answer stale = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id + "/3ds"))
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + java.net.URLEncoder.encode(csrf.group(1),
+            java.nio.charset.StandardCharsets.UTF_8) + "&result=pass&attempt=2"))
+        .header("Content-Type", "application/x-www-form-urlencoded"));
+    assertThat(stale.status()).isEqualTo(303);
+    assertThat(state(shop, id)).as("no answer taken").isEqualTo("PENDING");
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body()).contains("/3ds");
+
+    challenge(id, true);
+    assertThat(state(shop, id)).isEqualTo("COMPLETED");
+  }
+
   /** The customer answers the 3-D Secure challenge on the checkout page. */
   static void challenge(String id, boolean pass) {
     String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();

@@ -141,12 +141,14 @@ public final class CheckoutResource {
   @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
   @Produces(MediaType.TEXT_HTML)
   public Response challenge(@PathParam("id") String id, @FormParam("csrf") String csrf,
-      @FormParam("result") String result) {
+      @FormParam("result") String result, @FormParam("attempt") String attempt) {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
     try {
-      checkout.completeChallenge(id, "pass".equals(result));
+      // the form names the challenge it answers: one sent again after a cascade answers no other
+      checkout.completeChallenge(id, "pass".equals(result), attempt == null || !attempt.matches("[1-9][0-9]{0,3}")
+          ? null : Integer.valueOf(attempt));
     } catch (DomainException.NotFound e) {
       return notFound();
     } catch (DomainException.Conflict alreadyMoved) {
@@ -200,7 +202,7 @@ public final class CheckoutResource {
       scope.put("cardForm", Map.of("action", base, "errors", errors, "values", values));
     } else if (awaitingChallenge) {
       scope.put("title", "Confirm with your bank");
-      scope.put("challenge", Map.of("action", base + "/3ds"));
+      scope.put("challenge", Map.of("action", base + "/3ds", "attempt", view.challengeAttempt()));
     } else if (choosingTransfer) {
       scope.put("title", "Pay by bank transfer");
       scope.put("transferStart", Map.of("action", base + "/bank-transfer"));

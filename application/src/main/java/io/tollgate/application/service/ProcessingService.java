@@ -245,7 +245,9 @@ public final class ProcessingService
       throw notFound();
     }
     Shop shop = shops.find(p.shopId()).orElseThrow(ProcessingService::notFound);
-    return new CheckoutView(p, shop, unanswered(p));
+    boolean unanswered = unanswered(p);
+    boolean challenged = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD && !unanswered;
+    return new CheckoutView(p, shop, unanswered, challenged ? challengedAttempt(p) : 0);
   }
 
   @Override
@@ -301,12 +303,16 @@ public final class ProcessingService
    * may abandon and the checkout timeout cancel, card charged.
    */
   @Override
-  public Payment completeChallenge(String paymentId, boolean passed) {
+  public Payment completeChallenge(String paymentId, boolean passed, Integer attempt) {
     Challenge challenge = tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
       Payment p = locked.payment();
       if (p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD || unanswered(p)) {
         throw PaymentTransitions.illegal();
+      }
+      if (attempt != null && attempt != challengedAttempt(p)) {
+        throw new DomainException.Conflict("challenge_replaced",
+            "That challenge was replaced by the next terminal's; answer the one shown now");
       }
       Payment answered = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
           Outcome.NONE.withDetails(passed ? CHALLENGE_PASSED : CHALLENGE_FAILED), clock.instant()));

@@ -304,8 +304,15 @@ class DepositCutShortTest {
     assertThat(service.view(p.id().value()).unanswered()).as("a challenge to show, not a charge in progress").isFalse();
     assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B PENDING", "CONFIRMATION",
         "CONFIRMATION", "CASCADING", "DEPOSIT C PENDING");
+    assertThat(service.view(p.id().value()).challengeAttempt()).as("the page shows C's challenge").isEqualTo(2);
 
-    Payment done = service.completeChallenge(p.id().value(), true);
+    // B's challenge form sent again (the back button) answers no challenge the customer never saw
+    assertThatThrownBy(() -> service.completeChallenge(p.id().value(), true, 1))
+        .isInstanceOfSatisfying(DomainException.Conflict.class, e -> assertThat(e.code()).isEqualTo("challenge_replaced"));
+    assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1", "C #2 challenge");
+    assertThat(steps()).hasSize(7);
+
+    Payment done = service.completeChallenge(p.id().value(), true, 2);
     assertThat(done.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(done.terminalName()).isEqualTo("C");
     assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1", "C #2 challenge", "C #2");

@@ -18,8 +18,17 @@ public interface CheckoutUseCase {
   /** The customer chose to pay a BANKTRANSFER deposit: PENDING with the bank details in {@code externalRefs}. */
   Payment startBankTransfer(String paymentId);
 
-  /** The customer answered the issuer's 3-D Secure challenge. */
-  Payment completeChallenge(String paymentId, boolean passed);
+  /** The customer answered the issuer's 3-D Secure challenge, whichever it is now. */
+  default Payment completeChallenge(String paymentId, boolean passed) {
+    return completeChallenge(paymentId, passed, null);
+  }
+
+  /**
+   * The customer answered the 3-D Secure challenge of that attempt ({@link CheckoutView#challengeAttempt}):
+   * an answer to an earlier challenge, the form sent again after a cascade brought another
+   * terminal's, is refused (409 {@code challenge_replaced}) and changes nothing.
+   */
+  Payment completeChallenge(String paymentId, boolean passed, Integer attempt);
 
   /** The customer cancelled: CANCELLED with 2.00. */
   Payment cancelByCustomer(String paymentId);
@@ -27,6 +36,7 @@ public interface CheckoutUseCase {
   /**
    * @param unanswered the card was sent to its terminal and its answer is not stored yet: the
    *     payment is being processed, and waits on no challenge
+   * @param challengeAttempt the attempt whose 3-D Secure challenge the payment waits on; 0 when none
    */
-  record CheckoutView(Payment payment, Shop shop, boolean unanswered) {}
+  record CheckoutView(Payment payment, Shop shop, boolean unanswered, int challengeAttempt) {}
 }
