@@ -208,6 +208,17 @@ class WebhookDeliveryTest {
       assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 2, Duration.ofSeconds(10))).isTrue();
       assertThat(resendWith.apply("Sec-Fetch-Site", "same-origin").status()).isEqualTo(202);
       assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 3, Duration.ofSeconds(10))).isTrue();
+      // behind a proxy that rewrote Host, the browser's Sec-Fetch-Site still says same-origin
+      assertThat(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri(path))
+          .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).header("Authorization", TestGateway.basic(editor))
+          .header("Origin", "https://merchant-console.example").header("Sec-Fetch-Site", "same-origin")).status())
+          .isEqualTo(202);
+      // refused before the credentials are looked at: a wrong password is no 401 here
+      TestGateway.Answer unchecked = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri(path))
+          .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+          .header("Authorization", TestGateway.basic(new String[] {editor[0], "not the password"}))
+          .header("Origin", "https://attacker.example"));
+      assertThat(unchecked.status()).isEqualTo(403);
     }
   }
 

@@ -29,7 +29,12 @@ final class CrossSiteFilter implements ContainerRequestFilter {
       return;
     }
     String site = request.getHeaderString("Sec-Fetch-Site");
-    if (site != null && !site.equalsIgnoreCase("same-origin") && !site.equalsIgnoreCase("none")) {
+    if (site != null) {
+      // the browser's own word, which no page can set: trusted over an Origin compared with a
+      // Host that a proxy in front may have rewritten
+      if (site.equalsIgnoreCase("same-origin") || site.equalsIgnoreCase("none")) {
+        return;
+      }
       throw refused();
     }
     String origin = request.getHeaderString("Origin");
