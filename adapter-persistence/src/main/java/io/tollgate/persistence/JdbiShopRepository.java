@@ -82,11 +82,7 @@ final class JdbiShopRepository implements ShopRepository {
         .bind("now", now)
         .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
       // Once the new shop is visible: a list read before the commit must not be kept.
-      if (h.isInTransaction()) {
-        h.afterCommit(() -> byMerchant.invalidate(shop.merchantId()));
-      } else {
-        byMerchant.invalidate(shop.merchantId());
-      }
+      onceVisible(h, () -> byMerchant.invalidate(shop.merchantId()));
       return id;
     });
   }
@@ -107,16 +103,20 @@ final class JdbiShopRepository implements ShopRepository {
           .bind("approval", shop.requiresApproval())
           .bind("baseCurrency", shop.baseCurrency())
           .execute();
-      Runnable forget = () -> {
+      onceVisible(h, () -> {
         byId.invalidate(shop.id());
         byMerchant.invalidate(shop.merchantId());
-      };
-      if (h.isInTransaction()) {
-        h.afterCommit(forget::run);
-      } else {
-        forget.run();
-      }
+      });
     });
+  }
+
+  /** Runs {@code forget} once what the handle wrote is committed: at once outside a transaction. */
+  private static void onceVisible(org.jdbi.v3.core.Handle h, Runnable forget) {
+    if (h.isInTransaction()) {
+      h.afterCommit(forget::run);
+    } else {
+      forget.run();
+    }
   }
 
   @Override

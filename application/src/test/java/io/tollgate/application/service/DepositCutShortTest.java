@@ -11,7 +11,6 @@ import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
-import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ReferenceData.Connector;
@@ -386,72 +385,10 @@ class DepositCutShortTest {
    */
   @Test
   void the_jobs_cascade_after_a_challenge_commits_the_next_terminal_before_asking_it() {
-    PaymentProcessor slowThenDeclining = new PaymentProcessor() {
-      boolean undecided = true;
-
-      @Override
-      public Result completeChallenge(CardCharge charge, boolean customerPassed) {
-        if (undecided) {
-          undecided = false;
-          return new Result(Result.Status.PENDING, null, "x-B", "09", java.util.Map.of(), null);
-        }
-        return Result.declined(io.tollgate.domain.error.ErrorCode.E4_02_DO_NOT_HONOR, "x-B", "05");
-      }
-
-      @Override
-      public Result authorize(CardCharge charge) {
-        return acquirers.authorize(charge);
-      }
-
-      @Override
-      public String terminalName() {
-        return acquirers.terminalName();
-      }
-
-      @Override
-      public Result capture(PaymentId payment, Terminal terminal, String externalId, Money amount) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public Result voidAuthorization(PaymentId payment, Terminal terminal, String externalId) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public Result payout(CardCharge payout) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public Result bankPayout(PaymentId payout, Terminal terminal, Money amount,
-          io.tollgate.domain.payment.Customer account) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public Result refund(PaymentId refund, PaymentId deposit, Terminal terminal, String depositExternalId,
-          Money amount) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public Result startBankTransfer(PaymentId payment, Terminal terminal, Money amount,
-          java.util.Map<String, String> additionalParameters) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public Result bankTransferStatus(PaymentId payment, Terminal terminal, String externalId, Money expected,
-          java.util.Map<String, String> additionalParameters) {
-        throw new UnsupportedOperationException();
-      }
-    };
-    service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE),
-        mock(BalanceRepository.class), shops, vault, slowThenDeclining, reference, groups, null,
-        CURRENCIES, Clock.systemUTC(), Duration.ZERO);
     shopHas(connector("B", 1, CASCADE_ON_402), connector("C", 2, null));
     acquirers.challenging.add("B");
+    acquirers.undecidedOnce.add("B");
+    acquirers.declining.add("B");
     acquirers.dropOnce.add("C");
     Payment p = deposit();
     execute(p);

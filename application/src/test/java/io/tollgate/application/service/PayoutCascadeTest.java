@@ -119,15 +119,16 @@ class PayoutCascadeTest {
     private Result charge(CardCharge payout) {
       String terminal = payout.terminal().name();
       asked.add(terminal + " #" + payout.attempt());
+      String key = terminal + " " + payout.payment().value();
+      // undecided first: a terminal in both sets declines once it has decided
+      if (undecidedOnce.contains(terminal) && undecided.add(key)) {
+        return new Result(Result.Status.PENDING, null, "x-" + terminal, "09", Map.of(), null);
+      }
       if (declining.contains(terminal)) {
         return Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "x-" + terminal, "05");
       }
       if (decliningUnmapped.contains(terminal)) {
         return Result.declined(null, "x-" + terminal, "Z9");
-      }
-      String key = terminal + " " + payout.payment().value();
-      if (undecidedOnce.contains(terminal) && undecided.add(key)) {
-        return new Result(Result.Status.PENDING, null, "x-" + terminal, "09", Map.of(), null);
       }
       if (!paid.contains(key)) {
         paid.add(key);
