@@ -4,8 +4,8 @@
 -- copies such imports made, the first stays, with its creation time and what the latest copy
 -- says of it (the latest import's corrections), and the others go: nothing refers to a
 -- counterparty. An import now updates the counterparty it names.
-UPDATE counterparties SET unique_code = NULLIF(btrim(unique_code), '')
-WHERE unique_code IS DISTINCT FROM NULLIF(btrim(unique_code), '');
+UPDATE counterparties SET unique_code = NULLIF(regexp_replace(unique_code, '^\s+|\s+$', '', 'g'), '')
+WHERE unique_code IS DISTINCT FROM NULLIF(regexp_replace(unique_code, '^\s+|\s+$', '', 'g'), '');
 
 UPDATE counterparties first
 SET name = latest.name, affiliate_id = latest.affiliate_id, affiliate_name = latest.affiliate_name,

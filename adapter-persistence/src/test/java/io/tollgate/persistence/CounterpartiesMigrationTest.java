@@ -41,7 +41,9 @@ class CounterpartiesMigrationTest {
             (5, 1, 'Partner Limited', 'A-2', 'U1', now()),
             (6, 1, 'No Code Ltd', 'A-3', NULL, now()),
             (7, 1, 'No Code Ltd', 'A-4', NULL, now()),
-            (8, 2, 'Partner Ltd', 'B-1', 'U1', now())""");
+            (8, 2, 'Partner Ltd', 'B-1', 'U1', now()),
+            (9, 2, 'Tabbed Ltd', NULL, '\t', now()),
+            (10, 2, 'Trailing Ltd', NULL, 'U2\n', now())""");
     });
 
     all.migrate();
@@ -51,6 +53,7 @@ class CounterpartiesMigrationTest {
                 || coalesce(unique_code, '-') FROM counterparties ORDER BY id
             """).mapTo(String.class).list());
     assertThat(rows).containsExactly("1 1 Alpha Ltd - -", "2 1 Beta GmbH - -", "3 1 Gamma SA - -",
-        "4 1 Partner Limited A-2 U1", "6 1 No Code Ltd A-4 -", "8 2 Partner Ltd B-1 U1");
+        "4 1 Partner Limited A-2 U1", "6 1 No Code Ltd A-4 -", "8 2 Partner Ltd B-1 U1",
+        "9 2 Tabbed Ltd - -", "10 2 Trailing Ltd - U2");
   }
 }

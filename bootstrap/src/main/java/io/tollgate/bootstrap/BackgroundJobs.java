@@ -50,6 +50,7 @@ final class BackgroundJobs implements AutoCloseable {
     this.intervalNanos = interval.toNanos();
     long millis = interval.toMillis();
     timer.scheduleWithFixedDelay(() -> {
+      progressed = nanoTime.getAsLong(); // the round starts on time: the interval was no wait
       drain("payouts", work::processPayouts);
       drain("bank transfers", work::settleBankTransfers);
       drain("unanswered card deposits", work::resumeUnansweredDeposits);

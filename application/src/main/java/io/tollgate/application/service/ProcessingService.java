@@ -564,7 +564,11 @@ public final class ProcessingService
         }
         return told.done().version() == p.version() ? Stepped.STAYED : Stepped.MOVED;
       }
-      Attempt a = attempt(resume(p, fromVault(p), "taken up again after its request was cut short"));
+      List<PaymentOperation> newestFirst = payments.operations(p.id());
+      boolean afterChallenge = newestFirst.size() > 1 && last == OperationType.CASCADING
+          && newestFirst.get(1).operation() == OperationType.CONFIRMATION;
+      Attempt a = attempt(resume(p, fromVault(p), afterChallenge ? "after a 3-D Secure challenge"
+          : "taken up again after its request was cut short"));
       if (a.next() != null) {
         return Stepped.andThen(a.next().payment());
       }

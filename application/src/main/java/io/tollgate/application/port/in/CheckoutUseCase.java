@@ -26,7 +26,8 @@ public interface CheckoutUseCase {
   /**
    * The customer answered the 3-D Secure challenge of that attempt ({@link CheckoutView#challengeAttempt}):
    * an answer to an earlier challenge, the form sent again after a cascade brought another
-   * terminal's, is refused (409 {@code challenge_replaced}) and changes nothing.
+   * terminal's, is refused (a conflict, {@code challenge_replaced}; the page then shows the
+   * challenge of now) and changes nothing.
    */
   Payment completeChallenge(String paymentId, boolean passed, Integer attempt);
 
