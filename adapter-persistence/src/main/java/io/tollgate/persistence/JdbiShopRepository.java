@@ -73,12 +73,7 @@ final class JdbiShopRepository implements ShopRepository {
             """)
         .bind("merchant", shop.merchantId().value())
         .bind("name", shop.name())
-        .bind("webhookUrl", shop.webhookUrl())
-        .bind("returnUrl", shop.returnUrl())
-        .bind("timeout", (int) shop.checkoutTimeout().toSeconds())
-        .bind("checkBalance", shop.checkWithdrawalBalance())
-        .bind("approval", shop.requiresApproval())
-        .bind("baseCurrency", shop.baseCurrency())
+        .bindMap(settings(shop))
         .bind("now", now)
         .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
       // Once the new shop is visible: a list read before the commit must not be kept.
@@ -96,18 +91,25 @@ final class JdbiShopRepository implements ShopRepository {
             WHERE id = :id
             """)
           .bind("id", shop.id().value())
-          .bind("webhookUrl", shop.webhookUrl())
-          .bind("returnUrl", shop.returnUrl())
-          .bind("timeout", (int) shop.checkoutTimeout().toSeconds())
-          .bind("checkBalance", shop.checkWithdrawalBalance())
-          .bind("approval", shop.requiresApproval())
-          .bind("baseCurrency", shop.baseCurrency())
+          .bindMap(settings(shop))
           .execute();
       onceVisible(h, () -> {
         byId.invalidate(shop.id());
         byMerchant.invalidate(shop.merchantId());
       });
     });
+  }
+
+  /** A shop's settings as its statements name them (values may be null, which Map.of would refuse). */
+  private static java.util.Map<String, Object> settings(Shop shop) {
+    java.util.Map<String, Object> values = new java.util.HashMap<>();
+    values.put("webhookUrl", shop.webhookUrl());
+    values.put("returnUrl", shop.returnUrl());
+    values.put("timeout", (int) shop.checkoutTimeout().toSeconds());
+    values.put("checkBalance", shop.checkWithdrawalBalance());
+    values.put("approval", shop.requiresApproval());
+    values.put("baseCurrency", shop.baseCurrency());
+    return values;
   }
 
   /** Runs {@code forget} once what the handle wrote is committed: at once outside a transaction. */
