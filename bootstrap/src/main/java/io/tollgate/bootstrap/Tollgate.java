@@ -261,7 +261,7 @@ public final class Tollgate implements AutoCloseable {
           writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock),
           adapters.referenceData(), adapters.groups(), secrets, currencies, clock, config.sandboxBankDelay());
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
-          config.environment(), clock);
+          config.environment(), clock, destinations);
       WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),
           adapters.referenceData(), shops, config.webhookRetrySchedule(), clock);
       MerchantUserService users = new MerchantUserService(adapters.users(), adapters.shops(),

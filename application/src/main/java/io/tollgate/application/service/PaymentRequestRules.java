@@ -292,6 +292,26 @@ final class PaymentRequestRules {
   }
 
   /** A return URL with its placeholders filled with a harmless value, so it parses as a URL. */
+  /**
+   * The URLs the policy refuses, as violations (production refuses those that point into
+   * private networks, CONTRACT section 6): a webhook URL as it is, a return URL with its
+   * placeholders taken out.
+   */
+  static java.util.List<io.tollgate.domain.Violation> unsafeDestinations(
+      io.tollgate.application.port.out.DestinationPolicy destinations,
+      String webhookUrl, String returnUrl) {
+    java.util.List<io.tollgate.domain.Violation> refused = new java.util.ArrayList<>();
+    if (webhookUrl != null) {
+      destinations.refusal(webhookUrl).ifPresent(why -> refused.add(
+          new io.tollgate.domain.Violation("webhookUrl", "is not allowed: " + why, webhookUrl)));
+    }
+    if (returnUrl != null) {
+      destinations.refusal(withoutPlaceholders(returnUrl)).ifPresent(why -> refused.add(
+          new io.tollgate.domain.Violation("returnUrl", "is not allowed: " + why, returnUrl)));
+    }
+    return refused;
+  }
+
   static String withoutPlaceholders(String url) {
     return PLACEHOLDER.matcher(url).replaceAll("x");
   }

@@ -90,15 +90,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   /** Production refuses URLs that point into private networks (CONTRACT section 6). */
   private void refuseUnsafeDestinations(CreatePaymentCommand c) {
-    List<Violation> refused = new java.util.ArrayList<>();
-    if (c.webhookUrl() != null) {
-      destinations.refusal(c.webhookUrl())
-          .ifPresent(why -> refused.add(new Violation("webhookUrl", "is not allowed: " + why, c.webhookUrl())));
-    }
-    if (c.returnUrl() != null) {
-      destinations.refusal(PaymentRequestRules.withoutPlaceholders(c.returnUrl()))
-          .ifPresent(why -> refused.add(new Violation("returnUrl", "is not allowed: " + why, c.returnUrl())));
-    }
+    List<Violation> refused = PaymentRequestRules.unsafeDestinations(destinations, c.webhookUrl(), c.returnUrl());
     if (!refused.isEmpty()) {
       throw new DomainException.Invalid("Validation failed", refused);
     }

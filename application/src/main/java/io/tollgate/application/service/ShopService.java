@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.AuthenticateShopUseCase;
 import io.tollgate.application.port.in.ProvisioningUseCase;
+import io.tollgate.application.port.out.DestinationPolicy;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.DomainException;
@@ -32,14 +33,22 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
   private final SecretBox secrets;
   private final Environment environment;
   private final Clock clock;
+  private final DestinationPolicy destinations;
 
   public ShopService(TransactionRunner tx, ShopRepository shops, SecretBox secrets,
       Environment environment, Clock clock) {
+    this(tx, shops, secrets, environment, clock, DestinationPolicy.ALLOW_ALL);
+  }
+
+  /** @param destinations refuses a shop's URLs that a payment's would be refused for (production: private networks) */
+  public ShopService(TransactionRunner tx, ShopRepository shops, SecretBox secrets,
+      Environment environment, Clock clock, DestinationPolicy destinations) {
     this.tx = tx;
     this.shops = shops;
     this.secrets = secrets;
     this.environment = environment;
     this.clock = clock;
+    this.destinations = destinations;
   }
 
   @Override
@@ -92,6 +101,7 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       checks.add("checkoutTimeout", "must be positive", c.checkoutTimeout().toString());
     }
     checks.throwIfAny("Invalid shop");
+    refuseUnsafe(c.webhookUrl(), c.returnUrl());
     return tx.inTransaction(() -> {
       if (!shops.merchantExists(c.merchantId())) {
         throw new DomainException.NotFound("Merchant " + c.merchantId() + " not found");
@@ -113,6 +123,7 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       checks.add("checkoutTimeout", "must be positive", c.checkoutTimeout().toString());
     }
     checks.throwIfAny("Invalid shop");
+    refuseUnsafe(blankToNull(c.webhookUrl()), blankToNull(c.returnUrl()));
     return tx.inTransaction(() -> {
       Shop was = shops.find(id).orElseThrow(() -> new DomainException.NotFound("Shop " + id.value() + " not found"));
       Shop now = new Shop(was.id(), was.merchantId(), was.name(),
@@ -125,6 +136,14 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       shops.updateShop(now);
       return now;
     });
+  }
+
+  /** A shop's URLs are refused where a payment's would be: production keeps them out of private networks. */
+  private void refuseUnsafe(String webhookUrl, String returnUrl) {
+    List<Violation> refused = PaymentRequestRules.unsafeDestinations(destinations, webhookUrl, returnUrl);
+    if (!refused.isEmpty()) {
+      throw new DomainException.Invalid("Invalid shop", refused);
+    }
   }
 
   private static String blankToNull(String s) {
