@@ -2,12 +2,7 @@ package io.tollgate.persistence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tollgate.persistence.testing.TestDatabase;
-import java.util.Arrays;
 import java.util.List;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
-import org.flywaydb.core.api.MigrationVersion;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
@@ -21,15 +16,8 @@ class CounterpartiesMigrationTest {
 
   @Test
   void v32_joins_imported_copies_and_keeps_counterparties_that_share_only_an_empty_code() {
-    String url = TestDatabase.empty();
-    Flyway all = Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").load();
-    String before = Arrays.stream(all.info().all()).map(MigrationInfo::getVersion)
-        .filter(v -> v.compareTo(MigrationVersion.fromVersion("32")) < 0).max(MigrationVersion::compareTo)
-        .orElseThrow().getVersion();
-    Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").target(before).load().migrate();
-    Jdbi jdbi = Jdbi.create(url, TestDatabase.user(), TestDatabase.password());
+    BeforeMigration db = BeforeMigration.of("32");
+    Jdbi jdbi = db.jdbi();
     jdbi.useHandle(h -> {
       h.execute("INSERT INTO merchants (id, name, created) VALUES (1, 'Importer', now()), (2, 'Other', now())");
       h.execute("""
@@ -46,7 +34,7 @@ class CounterpartiesMigrationTest {
             (10, 2, 'Trailing Ltd', NULL, 'U2\n', now())""");
     });
 
-    all.migrate();
+    db.migrateTheRest();
 
     List<String> rows = jdbi.withHandle(h -> h.createQuery("""
             SELECT id || ' ' || merchant_id || ' ' || name || ' ' || coalesce(affiliate_id, '-') || ' '

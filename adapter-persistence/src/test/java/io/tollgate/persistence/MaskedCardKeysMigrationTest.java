@@ -2,13 +2,8 @@ package io.tollgate.persistence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tollgate.persistence.testing.TestDatabase;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
-import org.flywaydb.core.api.MigrationVersion;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
@@ -21,16 +16,8 @@ class MaskedCardKeysMigrationTest {
 
   @Test
   void masked_entries_stored_before_v20_are_keyed_by_their_leading_and_trailing_digits() {
-    String url = TestDatabase.empty();
-    Flyway all = Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").load();
-    // the last migration before V20, whatever its number
-    String before = Arrays.stream(all.info().all()).map(MigrationInfo::getVersion)
-        .filter(v -> v.compareTo(MigrationVersion.fromVersion("20")) < 0).max(MigrationVersion::compareTo)
-        .orElseThrow().getVersion();
-    Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").target(before).load().migrate();
-    Jdbi jdbi = Jdbi.create(url, TestDatabase.user(), TestDatabase.password());
+    BeforeMigration db = BeforeMigration.of("20");
+    Jdbi jdbi = db.jdbi();
     jdbi.useHandle(h -> {
       h.execute("INSERT INTO merchants (id, name, created) VALUES (1, 'Old entries', now())");
       h.execute("""
@@ -45,7 +32,7 @@ class MaskedCardKeysMigrationTest {
             (2, 'fingerprint-of-a-pan', '400000******0002', now())""");
     });
 
-    all.migrate();
+    db.migrateTheRest();
 
     List<Map<String, Object>> rows = jdbi.withHandle(h -> h.createQuery(
         "SELECT group_id, value, display FROM group_entries ORDER BY group_id, value").mapToMap().list());

@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tollgate.persistence.testing.TestDatabase;
 import java.math.BigDecimal;
-import java.util.Arrays;
 import java.util.List;
 import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
-import org.flywaydb.core.api.MigrationVersion;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
@@ -21,15 +18,8 @@ class RefundedAmountMigrationTest {
 
   @Test
   void refunds_completed_before_v26_are_summed_and_later_ones_added_once() {
-    String url = TestDatabase.empty();
-    Flyway all = Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").load();
-    String before = Arrays.stream(all.info().all()).map(MigrationInfo::getVersion)
-        .filter(v -> v.compareTo(MigrationVersion.fromVersion("26")) < 0).max(MigrationVersion::compareTo)
-        .orElseThrow().getVersion();
-    Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").target(before).load().migrate();
-    Jdbi jdbi = Jdbi.create(url, TestDatabase.user(), TestDatabase.password());
+    BeforeMigration db = BeforeMigration.of("26");
+    Jdbi jdbi = db.jdbi();
     jdbi.useHandle(h -> {
       h.execute("INSERT INTO merchants (id, name, created) VALUES (1, 'Refunds', now())");
       h.execute("INSERT INTO shops (id, merchant_id, name, created) VALUES (1, 1, 'Shop', now())");
@@ -44,7 +34,7 @@ class RefundedAmountMigrationTest {
             (repeat('4', 32), 1, 'REFUND', 'PENDING', 'BASIC_CARD', 0.50, 'EUR', false, repeat('a', 32), now(), now(), 1)""");
     });
 
-    all.migrate();
+    db.migrateTheRest();
     assertThat(refunded(jdbi)).as("summed by the migration").containsExactly("5.50", "-");
 
     jdbi.useHandle(h -> {

@@ -2,12 +2,7 @@ package io.tollgate.persistence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tollgate.persistence.testing.TestDatabase;
-import java.util.Arrays;
 import java.util.List;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
-import org.flywaydb.core.api.MigrationVersion;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
@@ -20,16 +15,8 @@ class TerminalApiTypesMigrationTest {
 
   @Test
   void terminals_created_before_v24_take_every_payment_type() {
-    String url = TestDatabase.empty();
-    Flyway all = Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").load();
-    // the last migration before V24, whatever its number
-    String before = Arrays.stream(all.info().all()).map(MigrationInfo::getVersion)
-        .filter(v -> v.compareTo(MigrationVersion.fromVersion("24")) < 0).max(MigrationVersion::compareTo)
-        .orElseThrow().getVersion();
-    Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").target(before).load().migrate();
-    Jdbi jdbi = Jdbi.create(url, TestDatabase.user(), TestDatabase.password());
+    BeforeMigration db = BeforeMigration.of("24");
+    Jdbi jdbi = db.jdbi();
     jdbi.useHandle(h -> {
       h.execute("INSERT INTO merchants (id, name, created) VALUES (1, 'Old terminals', now())");
       h.execute("""
@@ -39,7 +26,7 @@ class TerminalApiTypesMigrationTest {
             (3, 1, 'No types', 'P', 'SANDBOX', 'Sandbox', '{}', now())""");
     });
 
-    all.migrate();
+    db.migrateTheRest();
 
     jdbi.useHandle(h -> h.execute("""
         INSERT INTO terminals (id, merchant_id, name, provider_name, api_code, api_name, created)

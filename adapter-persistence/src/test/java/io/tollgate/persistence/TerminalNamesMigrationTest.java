@@ -3,12 +3,7 @@ package io.tollgate.persistence;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.tollgate.persistence.testing.TestDatabase;
-import java.util.Arrays;
 import java.util.List;
-import org.flywaydb.core.Flyway;
-import org.flywaydb.core.api.MigrationInfo;
-import org.flywaydb.core.api.MigrationVersion;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
@@ -21,15 +16,8 @@ class TerminalNamesMigrationTest {
 
   @Test
   void later_terminals_of_a_name_taken_in_their_merchant_are_renamed_with_their_id() {
-    String url = TestDatabase.empty();
-    Flyway all = Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").load();
-    String before = Arrays.stream(all.info().all()).map(MigrationInfo::getVersion)
-        .filter(v -> v.compareTo(MigrationVersion.fromVersion("27")) < 0).max(MigrationVersion::compareTo)
-        .orElseThrow().getVersion();
-    Flyway.configure().dataSource(url, TestDatabase.user(), TestDatabase.password())
-        .locations("classpath:db/migration").target(before).load().migrate();
-    Jdbi jdbi = Jdbi.create(url, TestDatabase.user(), TestDatabase.password());
+    BeforeMigration db = BeforeMigration.of("27");
+    Jdbi jdbi = db.jdbi();
     jdbi.useHandle(h -> {
       h.execute("INSERT INTO merchants (id, name, created) VALUES (1, 'Twins', now()), (2, 'Other', now())");
       h.execute("""
@@ -43,7 +31,7 @@ class TerminalNamesMigrationTest {
             (7, 2, 'Acquirer', 'P', 'SANDBOX', 'Sandbox', now())""");
     });
 
-    all.migrate();
+    db.migrateTheRest();
 
     List<String> names = jdbi.withHandle(h -> h.createQuery(
         "SELECT id || ' ' || merchant_id || ' ' || name FROM terminals ORDER BY id").mapTo(String.class).list());
