@@ -114,7 +114,7 @@ class OperabilityTest {
   @Test
   void every_answer_carries_a_request_id_which_the_error_envelope_and_the_log_repeat() throws Exception {
     Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
-    ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    ListAppender<ILoggingEvent> captured = capturing();
     captured.start();
     access.addAppender(captured);
     try {
@@ -147,6 +147,22 @@ class OperabilityTest {
    * request's line is written after its answer is sent, so it may come after the client has it.
    * The appender adds lines under its own lock, which the copy takes too.
    */
+  /**
+   * Keeps log events with the request's MDC as it was when they were logged. Logback reads an
+   * event's MDC when something first asks for it: the access line is appended as the response
+   * reaches the client, and read here on the test's thread, whose MDC is empty, unless the
+   * request's thread captured it first (CI once saw it read here, and the request id missing).
+   */
+  static ListAppender<ILoggingEvent> capturing() {
+    return new ListAppender<>() {
+      @Override
+      protected void append(ILoggingEvent e) {
+        e.prepareForDeferredProcessing();
+        super.append(e);
+      }
+    };
+  }
+
   static List<ILoggingEvent> accessLines(ListAppender<ILoggingEvent> captured, int count) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
     while (true) {
@@ -171,7 +187,7 @@ class OperabilityTest {
       "txn.4000-000000-000002", "202611240005"})
   void a_request_id_that_can_hold_a_card_number_is_replaced(String given) throws Exception {
     Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
-    ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    ListAppender<ILoggingEvent> captured = capturing();
     captured.start();
     access.addAppender(captured);
     try {
