@@ -223,6 +223,33 @@ class CheckoutPageBrowserTest {
   }
 
   @Test
+  void the_expiry_and_security_code_inputs_line_up_on_wide_and_narrow_screens() {
+    String id = deposit("");
+    try {
+      for (int width : new int[] {1024, 360}) {
+        browser.manage().window().setSize(new Dimension(width, 800));
+        open(id);
+        assertThat(topsOfTheShortInputs()).as("at %d pixels", width).hasSize(1);
+        // an error under one field of the row leaves the inputs beside it where they were
+        browser.findElement(By.id("expiryYear")).sendKeys("30");
+        browser.findElement(By.id("pay")).click();
+        assertThat(browser.findElement(By.id("expiryYear-error")).isDisplayed()).isTrue();
+        assertThat(topsOfTheShortInputs()).as("at %d pixels, with an error", width).hasSize(1);
+      }
+    } finally {
+      browser.manage().window().setSize(new Dimension(360, 800));
+    }
+  }
+
+  private static java.util.Set<Integer> topsOfTheShortInputs() {
+    java.util.Set<Integer> tops = new java.util.HashSet<>();
+    for (String field : List.of("expiryMonth", "expiryYear", "cardSecurityCode")) {
+      tops.add(browser.findElement(By.id(field)).getRect().getY());
+    }
+    return tops;
+  }
+
+  @Test
   void the_customer_can_cancel() {
     String id = deposit("");
     open(id);
