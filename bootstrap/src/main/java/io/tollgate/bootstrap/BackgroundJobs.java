@@ -88,7 +88,8 @@ final class BackgroundJobs implements AutoCloseable {
         // a full batch: there may be more
       }
     } catch (RuntimeException e) {
-      LOG.warn("background job '{}' failed; it runs again shortly: {}", name, e.toString());
+      // with its stack and what it carries: why a payment stays due is in there
+      LOG.warn("background job '{}' failed; it runs again shortly", name, e);
     } catch (Error e) {
       LOG.error("background job '{}' failed with an error; it runs again shortly", name, e);
     }

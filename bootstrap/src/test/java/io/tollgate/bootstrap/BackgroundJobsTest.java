@@ -39,6 +39,40 @@ class BackgroundJobsTest {
     }
   }
 
+  /** Why a payment stays due is in the log: the job's exception with its stack and its causes. */
+  @Test
+  void a_failed_job_is_logged_with_what_went_wrong() throws Exception {
+    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(BackgroundJobs.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> captured = OperabilityTest.capturing();
+    captured.start();
+    log.addAppender(captured);
+    CountDownLatch failed = new CountDownLatch(1);
+    BackgroundWorkUseCase work = work(batch -> {
+      IllegalStateException stayDue = new IllegalStateException("1 of 1 due payments failed and stay due: p1 (IllegalStateException)");
+      stayDue.addSuppressed(new IllegalStateException("acquirer A refused the connection"));
+      failed.countDown();
+      throw stayDue;
+    }, () -> { });
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, Duration.ofMillis(10))) {
+      assertThat(failed.await(5, TimeUnit.SECONDS)).isTrue();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      ch.qos.logback.classic.spi.IThrowableProxy logged = null;
+      while (logged == null && System.nanoTime() < deadline) {
+        synchronized (captured) {
+          logged = captured.list.stream().filter(e -> e.getThrowableProxy() != null).findFirst()
+              .map(ch.qos.logback.classic.spi.ILoggingEvent::getThrowableProxy).orElse(null);
+        }
+        Thread.sleep(10);
+      }
+      assertThat(logged).as("a warning with the exception").isNotNull();
+      assertThat(logged.getMessage()).contains("stay due: p1");
+      assertThat(logged.getSuppressed()).extracting(ch.qos.logback.classic.spi.IThrowableProxy::getMessage)
+          .containsExactly("acquirer A refused the connection");
+    } finally {
+      log.detachAppender(captured);
+    }
+  }
+
   /**
    * A job that waits on something that never comes back (a row lock, a processor without a
    * timeout) stops every job behind it; the gauge shows how long, and drops once they move.

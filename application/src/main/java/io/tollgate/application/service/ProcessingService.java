@@ -621,6 +621,7 @@ public final class ProcessingService
     List<Payment> candidates = payments.lockDue(work, before, batch);
     int moved = 0;
     List<String> failed = new ArrayList<>();
+    List<RuntimeException> causes = new ArrayList<>();
     for (Payment candidate : candidates) {
       try {
         Stepped stepped = new Stepped(false, candidate);
@@ -636,6 +637,9 @@ public final class ProcessingService
         }
       } catch (RuntimeException e) {
         failed.add(candidate.id().value() + " (" + e.getClass().getSimpleName() + ")");
+        if (causes.size() < 3) {
+          causes.add(e);
+        }
         try {
           // behind the others next time, so that payments whose step keeps failing cannot
           // hold up the ones after them
@@ -646,8 +650,11 @@ public final class ProcessingService
       }
     }
     if (!failed.isEmpty()) {
-      throw new IllegalStateException(failed.size() + " of " + candidates.size() + " due payments failed and stay due: "
-          + String.join(", ", failed.subList(0, Math.min(5, failed.size()))));
+      // what went wrong goes with it, for the log: the first few failures whole
+      IllegalStateException stayDue = new IllegalStateException(failed.size() + " of " + candidates.size()
+          + " due payments failed and stay due: " + String.join(", ", failed.subList(0, Math.min(5, failed.size()))));
+      causes.forEach(stayDue::addSuppressed);
+      throw stayDue;
     }
     return moved;
   }

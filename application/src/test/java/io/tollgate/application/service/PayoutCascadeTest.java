@@ -310,7 +310,10 @@ class PayoutCascadeTest {
       payouts.add(withdrawal("10.00", "EUR"));
     }
 
-    assertThatThrownBy(() -> service.processPayouts(20)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> service.processPayouts(20)).isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("12 of 12 due payments failed and stay due")
+        .satisfies(e -> assertThat(e.getSuppressed()).as("why, for the log: the first three failures")
+            .extracting(Throwable::getMessage).hasSize(3).allMatch(m -> m.matches("connection reset after [BC] paid")));
     assertThat(store.rows.values()).allSatisfy(p -> assertThat(p.state()).isEqualTo(PaymentState.PENDING));
     assertThat(service.processPayouts(20)).isEqualTo(12);
 
