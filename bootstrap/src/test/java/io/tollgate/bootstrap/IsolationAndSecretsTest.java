@@ -77,6 +77,24 @@ class IsolationAndSecretsTest {
         responses.add(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.3\"}").body());
         responses.add(gw.get("/api/v1/payments/" + id).body());
         responses.add(gw.get("/api/v1/payments/" + id + "/operations").body());
+        // the number where no card number belongs: masked in free text, refused in a name
+        TestGateway.Answer described = gw.post("/api/v1/payments", """
+            {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","description":"paid with %s",
+             "additionalParameters":{"note":"%s"}}
+            """.formatted(pan, pan));
+        assertThat(described.status()).as(described.body()).isEqualTo(200);
+        assertThat(described.json().at("/result/description").asText())
+            .isEqualTo("paid with " + pan.substring(0, 6) + "******" + pan.substring(12));
+        responses.add(described.body());
+        String describedId = described.json().at("/result/id").asText();
+        responses.add(gw.get("/api/v1/payments/" + describedId).body());
+        responses.add(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + describedId)).GET()).body());
+        TestGateway.Answer named = gw.post("/api/v1/payments", """
+            {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","customer":{"firstName":"Ann %s"}}
+            """.formatted(pan));
+        assertThat(named.status()).as(named.body()).isEqualTo(400);
+        assertThat(named.json().get("errors").findValuesAsText("field")).containsExactly("customer.firstName");
+        responses.add(named.body());
         // the checkout form
         String other = gw.deposit("3.00", "EUR");
         String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other)).GET()).body();

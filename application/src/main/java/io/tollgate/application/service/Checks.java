@@ -37,6 +37,16 @@ final class Checks {
     }
   }
 
+  /**
+   * Refuses a card number in a field kept and shown in clear (a name, an address): only the
+   * card fields keep one, encrypted. Only a number that passes the Luhn check counts.
+   */
+  void noCardNumber(String field, String value) {
+    if (value != null && Pan.holdsLuhnValidCardNumber(value)) {
+      add(field, "must not hold a card number (send it in card.cardNumber)", abbreviate(value));
+    }
+  }
+
   /** Runs a value object's own validation and records its message when it refuses. */
   <T> T valid(String field, String value, Function<String, T> factory) {
     if (value == null) {

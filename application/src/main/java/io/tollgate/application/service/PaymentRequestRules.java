@@ -41,7 +41,12 @@ final class PaymentRequestRules {
   private static final java.util.List<String> ACCOUNT_TYPES = java.util.List.of("SAVINGS", "CHECKING");
   private static final int MAX_ADDITIONAL_PARAMETERS = 50;
 
-  /** The request with every rule passed, in domain types. */
+  /**
+   * The request with every rule passed, in domain types.
+   *
+   * @param description and
+   * @param additionalParameters as they are kept: with any card number in them masked
+   */
   record Valid(
       PaymentType type,
       PaymentMethod method,
@@ -51,7 +56,19 @@ final class PaymentRequestRules {
       CardInput card,
       Customer customer,
       BillingAddress billingAddress,
-      boolean preAuth) {}
+      boolean preAuth,
+      String description,
+      Map<String, String> additionalParameters) {
+
+    /** Without the card number, so that a stray log line cannot leak it (as {@link CardInput}'s). */
+    @Override
+    public String toString() {
+      return "Valid[type=" + type + ", method=" + method + ", amount=" + amount + ", parentPaymentId=" + parentPaymentId
+          + ", cardDigits=" + (cardDigits == null ? null : "***") + ", card=" + card + ", customer=" + customer
+          + ", billingAddress=" + billingAddress + ", preAuth=" + preAuth + ", description=" + description
+          + ", additionalParameters=" + additionalParameters + "]";
+    }
+  }
 
   private final Currencies currencies;
 
@@ -154,7 +171,12 @@ final class PaymentRequestRules {
     additionalParameters(checks, c.additionalParameters());
 
     checks.throwIfAny("Invalid payment request");
-    return new Valid(type, method, amount, parent, digits, c.card(), customer, billing, preAuth);
+    // Free text a merchant may well put an order number of 12 digits or more in: a card number
+    // in it is masked rather than refused, since one in ten such numbers passes the Luhn check.
+    Map<String, String> params = new java.util.LinkedHashMap<>();
+    c.additionalParameters().forEach((key, value) -> params.put(key, Pan.maskLuhnValid(value)));
+    return new Valid(type, method, amount, parent, digits, c.card(), customer, billing, preAuth,
+        Pan.maskLuhnValid(c.description()), java.util.Collections.unmodifiableMap(params));
   }
 
   private String card(Checks checks, CardInput card, PaymentType type, PaymentMethod method) {
@@ -221,6 +243,8 @@ final class PaymentRequestRules {
     CountryCode citizenship = checks.valid("customer.citizenshipCountryCode", c.citizenshipCountryCode(), CountryCode::new);
     checks.maxLength("customer.firstName", c.firstName(), 128);
     checks.maxLength("customer.lastName", c.lastName(), 128);
+    checks.noCardNumber("customer.firstName", c.firstName());
+    checks.noCardNumber("customer.lastName", c.lastName());
     if (c.dateOfBirth() != null) {
       try {
         LocalDate born = LocalDate.parse(c.dateOfBirth());
@@ -241,12 +265,15 @@ final class PaymentRequestRules {
     checks.maxLength("customer.ip", c.ip(), 39);
     checks.maxLength("customer.accountNumber", c.accountNumber(), 256);
     checks.maxLength("customer.accountName", c.accountName(), 64);
+    checks.noCardNumber("customer.accountName", c.accountName());
     if (c.accountType() != null && !ACCOUNT_TYPES.contains(c.accountType())) {
       checks.add("customer.accountType", "must be one of " + ACCOUNT_TYPES, Checks.abbreviate(c.accountType()));
     }
     checks.maxLength("customer.bank", c.bank(), 64);
+    checks.noCardNumber("customer.bank", c.bank());
     checks.maxLength("customer.bankCode", c.bankCode(), 64);
     checks.maxLength("customer.bankBranch", c.bankBranch(), 64);
+    checks.noCardNumber("customer.bankBranch", c.bankBranch());
     checks.maxLength("customer.bankBranchCode", c.bankBranchCode(), 64);
     checks.matches("customer.documentType", c.documentType(), DOCUMENT_TYPE,
         "must be a document type such as BR_CPF (country code, underscore, type)");
@@ -268,6 +295,10 @@ final class PaymentRequestRules {
     CountryCode country = checks.valid("billingAddress.countryCode", b.countryCode(), CountryCode::new);
     checks.maxLength("billingAddress.postalCode", b.postalCode(), 12);
     checks.maxLength("billingAddress.state", b.state(), 40);
+    checks.noCardNumber("billingAddress.addressLine1", b.addressLine1());
+    checks.noCardNumber("billingAddress.addressLine2", b.addressLine2());
+    checks.noCardNumber("billingAddress.city", b.city());
+    checks.noCardNumber("billingAddress.state", b.state());
     return new BillingAddress(b.addressLine1(), b.addressLine2(), b.city(),
         country == null ? null : country.value(), b.postalCode(), b.state());
   }

@@ -288,8 +288,8 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       card = cardDetails(shop.id(), v, sealed);
     }
     return new Drafted(new Payment.Draft(PaymentId.random(), shop.id(), v.type(), method, amount,
-        c.referenceId(), c.description(), v.parentPaymentId(), v.preAuth(), card, v.customer(),
-        v.billingAddress(), c.returnUrl(), c.webhookUrl(), c.additionalParameters()), asked);
+        c.referenceId(), v.description(), v.parentPaymentId(), v.preAuth(), card, v.customer(),
+        v.billingAddress(), c.returnUrl(), c.webhookUrl(), v.additionalParameters()), asked);
   }
 
   private CardDetails cardDetails(ShopId shop, PaymentRequestRules.Valid v, CardVault.Sealed sealed) {

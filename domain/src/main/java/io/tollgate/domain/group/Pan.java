@@ -86,6 +86,22 @@ public final class Pan {
   }
 
   /**
+   * {@code text} with each card number in it that passes the Luhn check masked as
+   * {@link #maskForDisplay} masks: for text that is kept, where a number that only looks like a
+   * card number (an order number of 12 digits or more, nine in ten of which fail the check) is
+   * better left as it is.
+   */
+  public static String maskLuhnValid(String text) {
+    if (text == null || digits(text) < MIN_DIGITS) {
+      return text;
+    }
+    String masked = mask(text, null, true) == null ? null : mask(text, identifiers(text), true);
+    masked = masked == null ? text : masked;
+    String dotted = maskDotted(masked, true);
+    return dotted == null ? masked : dotted;
+  }
+
+  /**
    * Whether {@code text} holds a card number that passes the Luhn check, found as
    * {@link #maskForDisplay} finds them: for text that is only kept when it holds none, such as a
    * caller's request id, where a date-based or sequential number of 12 digits or more should not

@@ -1,0 +1,79 @@
+package io.tollgate.application.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.tollgate.application.port.in.CardInput;
+import io.tollgate.application.port.in.CreatePaymentCommand;
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.Violation;
+import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.payment.BillingAddress;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A card number belongs in the card fields only, where it is kept encrypted: anywhere else it
+ * would be stored, answered, sent in webhooks and shown on the checkout page in clear.
+ */
+class PaymentRequestRulesTest {
+
+  private static final String CARD = "4000000000000408";
+  private final PaymentRequestRules rules = new PaymentRequestRules(Currencies.defaults());
+
+  private static CreatePaymentCommand deposit(String description, Customer customer, BillingAddress billing,
+      Map<String, String> params) {
+    return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
+        "order-1", description, null, new CardInput(CARD, null, "ANN LEE", "123", "12", "2030"), customer, billing,
+        null, null, null, params, null, null);
+  }
+
+  @Test
+  void a_card_number_in_a_name_or_an_address_is_refused_with_every_such_field_listed_and_masked() {
+    Customer customer = new Customer("c-1", null, "Ann " + CARD, "Lee", null, null, null, null, null,
+        null, "4000 0000 0000 0408", null, "Bank " + CARD, null, null, null, null, null);
+    BillingAddress billing = new BillingAddress("Main Street 1 " + CARD, null, "Berlin", "DE", "10115", null);
+
+    DomainException.Invalid refused = catchThrowableOfType(
+        () -> rules.check(deposit(null, customer, billing, Map.of())), DomainException.Invalid.class);
+
+    assertThat(refused.violations()).extracting(Violation::field).containsExactlyInAnyOrder(
+        "customer.firstName", "customer.accountName", "customer.bank", "billingAddress.addressLine1");
+    assertThat(refused.violations()).allSatisfy(v -> {
+      assertThat(v.message()).contains("must not hold a card number");
+      assertThat(String.valueOf(v.rejectedValue())).doesNotContain(CARD).doesNotContain("0000 0000");
+    });
+  }
+
+  @Test
+  void numbers_that_fail_the_luhn_check_are_names_and_addresses_like_any_other() {
+    Customer customer = new Customer("c-1", null, "Ann", "Lee", null, null, null, null, null,
+        null, null, null, "Bank 4000000000000409", null, null, null, null, null);
+    BillingAddress billing = new BillingAddress("Unit 123456789012", null, "Berlin", "DE", "10115", null);
+
+    assertThat(rules.check(deposit(null, customer, billing, Map.of())).customer().bank())
+        .isEqualTo("Bank 4000000000000409");
+  }
+
+  @Test
+  void a_card_number_in_the_description_or_an_additional_parameter_is_kept_masked_and_the_rest_as_sent() {
+    PaymentRequestRules.Valid valid = rules.check(deposit("Card " + CARD + ", order 2026112500012345",
+        null, null, Map.of("note", "paid with 5555 0000 0000 0107", "order", "4000000000000409")));
+
+    assertThat(valid.description()).isEqualTo("Card 400000******0408, order 2026112500012345");
+    assertThat(valid.additionalParameters())
+        .containsEntry("note", "paid with 555500******0107")
+        .containsEntry("order", "4000000000000409");
+  }
+
+  @Test
+  void the_checked_request_never_shows_its_card_number() {
+    PaymentRequestRules.Valid valid = rules.check(deposit(null, null, null, Map.of()));
+
+    assertThat(valid.cardDigits()).isEqualTo(CARD);
+    assertThat(valid.toString()).doesNotContain(CARD).doesNotContain("123\"").contains("cardDigits=***");
+  }
+}
