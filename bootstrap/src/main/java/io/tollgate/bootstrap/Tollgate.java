@@ -5,6 +5,7 @@ import io.tollgate.application.port.out.DestinationPolicy;
 import io.tollgate.application.service.PaymentService;
 import io.tollgate.application.service.PaymentWriter;
 import io.tollgate.application.service.ProcessingService;
+import io.tollgate.application.service.SecurityCodes;
 import io.tollgate.application.service.GroupService;
 import io.tollgate.application.service.MerchantRecordsService;
 import io.tollgate.application.service.MerchantUserService;
@@ -254,12 +255,14 @@ public final class Tollgate implements AutoCloseable {
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;
       PaymentWriter writer = new PaymentWriter(adapters.payments(),
           new PaymentResultPayloads(publicUrl), metrics);
+      SecurityCodes securityCodes = new SecurityCodes();
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
-          currencies, destinations, adapters.referenceData(), clock);
+          currencies, destinations, adapters.referenceData(), clock, securityCodes);
       ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
           writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock),
-          adapters.referenceData(), adapters.groups(), secrets, currencies, clock, config.sandboxBankDelay());
+          adapters.referenceData(), adapters.groups(), secrets, currencies, clock, config.sandboxBankDelay(),
+          securityCodes);
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock, destinations);
       WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),

@@ -69,11 +69,13 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private final SecretBox secrets;
   private final DestinationPolicy destinations;
   private final CardProfiles cards;
+  private final SecurityCodes securityCodes;
 
   public PaymentService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, IdempotencyRepository idempotency,
       CardVault cardVault, SecretBox secrets, Currencies currencies, DestinationPolicy destinations,
-      ReferenceData referenceData, Clock clock) {
+      ReferenceData referenceData, Clock clock, SecurityCodes securityCodes) {
+    this.securityCodes = securityCodes;
     this.cards = new CardProfiles(referenceData);
     this.destinations = destinations;
     this.writer = writer;
@@ -143,6 +145,10 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       }
       if (command.idempotencyKey() != null) {
         idempotency.complete(shop.id(), command.idempotencyKey(), stored.id());
+      }
+      if (valid.type() == PaymentType.DEPOSIT && valid.card() != null) {
+        // for the charge a later request makes, in memory only: a security code is never stored
+        securityCodes.hold(stored.id(), valid.card().cardSecurityCode());
       }
       return new CreatedPayment(stored, false);
     };

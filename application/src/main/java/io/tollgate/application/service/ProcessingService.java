@@ -87,11 +87,13 @@ public final class ProcessingService
   private final CardProfiles cards;
   private final FraudScreen fraud;
   private final Routing routing;
+  private final SecurityCodes securityCodes;
 
   public ProcessingService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, CardVault cardVault, PaymentProcessor processor,
       ReferenceData reference, GroupRepository groups, SecretBox secrets, Currencies currencies, Clock clock,
-      Duration bankTransferDelay) {
+      Duration bankTransferDelay, SecurityCodes securityCodes) {
+    this.securityCodes = securityCodes;
     this.reference = reference;
     this.cards = new CardProfiles(reference);
     this.fraud = new FraudScreen(reference, groups, secrets, clock);
@@ -139,9 +141,9 @@ public final class ProcessingService
         throw new DomainException.Invalid(Violation.of("card",
             "this deposit has no card: give one at creation, or send the customer to the checkout page", null));
       }
-      return decide(p, fromLock(locked), details);
+      return decide(p, fromLock(locked, securityCodes.held(p.id())), details);
     });
-    return send(decided);
+    return sendThenForgetCode(decided, wellFormed(paymentId));
   }
 
   @Override
@@ -264,13 +266,13 @@ public final class ProcessingService
           card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
-      return decide(pending, typed(digits), "checkout page");
+      return decide(pending, typed(digits, blankToNull(card.cardSecurityCode())), "checkout page");
     }));
   }
 
   @Override
   public Payment processCardOnFile(String paymentId) {
-    return send(tx.inTransaction(() -> {
+    return sendThenForgetCode(tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
       Payment p = locked.payment();
       if (p.state() != PaymentState.CHECKOUT || p.card() == null || p.card().cardToken() == null) {
@@ -279,8 +281,8 @@ public final class ProcessingService
       lockCardIfCounted(p.shopId(), p.card().cardToken());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
-      return decide(pending, fromLock(locked), "checkout page");
-    }));
+      return decide(pending, fromLock(locked, securityCodes.held(p.id())), "checkout page");
+    }), wellFormed(paymentId));
   }
 
   @Override
@@ -316,7 +318,7 @@ public final class ProcessingService
       }
       Payment answered = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
           Outcome.NONE.withDetails(passed ? CHALLENGE_PASSED : CHALLENGE_FAILED), clock.instant()));
-      return new Challenge(answered, challengedAttempt(p), fromLock(locked));
+      return new Challenge(answered, challengedAttempt(p), fromLock(locked, null));
     });
     try {
       return send(confirm(challenge.payment(), challenge.attempt(), challenge.pan(), passed));
@@ -758,6 +760,18 @@ public final class ProcessingService
    * answer is stored in a write of its own, only if the deposit is still as this request left
    * it; a decline that cascades is committed with the next terminal before that one is asked.
    */
+  /**
+   * {@link #send}, then forgets the security code held for the payment: it was sent with the
+   * charge, or the payment was decided without one (refused by the screen, or no terminal).
+   * One cut short on the way leaves it to expire: the job that asks the terminal again, by the
+   * payment's id and attempt, goes without it.
+   */
+  private Payment sendThenForgetCode(Decided decided, PaymentId payment) {
+    Payment done = send(decided);
+    securityCodes.forget(payment);
+    return done;
+  }
+
   private Payment send(Decided decided) {
     Sending at = decided.sending();
     if (at == null) {
@@ -934,7 +948,7 @@ public final class ProcessingService
       throw new IllegalStateException("card token of payment " + p.id() + " is missing from the vault");
     }
     return new CardCharge(p.id(), p.amount(), digits, p.card().expiryMonth(), p.card().expiryYear(),
-        p.card().cardholderName(), !p.preAuth(), sentTo(p), attempt);
+        p.card().cardholderName(), pan.securityCode(), !p.preAuth(), sentTo(p), attempt);
   }
 
   /**
@@ -945,9 +959,16 @@ public final class ProcessingService
   private static final class CardNumber {
     private Supplier<String> source;
     private String digits;
+    /** The security code the customer gave, while this instance holds it; else null. */
+    private final String securityCode;
 
-    private CardNumber(Supplier<String> source) {
+    private CardNumber(Supplier<String> source, String securityCode) {
       this.source = source;
+      this.securityCode = securityCode;
+    }
+
+    String securityCode() {
+      return securityCode;
     }
 
     String digits() {
@@ -962,18 +983,21 @@ public final class ProcessingService
   /** The card of a payment read without its ciphertext: the vault is asked on first use. */
   private CardNumber fromVault(Payment p) {
     return new CardNumber(() -> p.card() == null || p.card().cardToken() == null ? null
-        : cardVault.reveal(p.shopId(), p.card().cardToken()).orElse(null));
+        : cardVault.reveal(p.shopId(), p.card().cardToken()).orElse(null), null);
   }
 
-  /** The card of a payment locked with its ciphertext (none: the vault has no such card). */
-  private CardNumber fromLock(PaymentRepository.Locked locked) {
+  /**
+   * The card of a payment locked with its ciphertext (none: the vault has no such card), with
+   * the security code this instance holds for it, if any.
+   */
+  private CardNumber fromLock(PaymentRepository.Locked locked, String securityCode) {
     byte[] ciphertext = locked.cardCiphertext();
-    return new CardNumber(() -> ciphertext == null ? null : cardVault.open(ciphertext));
+    return new CardNumber(() -> ciphertext == null ? null : cardVault.open(ciphertext), securityCode);
   }
 
-  /** A card number the request itself gave. */
-  private static CardNumber typed(String digits) {
-    return new CardNumber(() -> digits);
+  /** A card number and security code the request itself gave. */
+  private static CardNumber typed(String digits, String securityCode) {
+    return new CardNumber(() -> digits, securityCode);
   }
 
   private static Outcome external(Result r) {

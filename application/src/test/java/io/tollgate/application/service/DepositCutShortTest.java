@@ -58,6 +58,7 @@ class DepositCutShortTest {
   private final ShopRepository shops = mock(ShopRepository.class);
   private final PayoutCascadeTest.Acquirers acquirers = new PayoutCascadeTest.Acquirers();
   private final CommittedStore store = new CommittedStore();
+  private final SecurityCodes securityCodes = new SecurityCodes();
   private ProcessingService service;
 
   @BeforeEach
@@ -72,7 +73,7 @@ class DepositCutShortTest {
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
     service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), shops, vault, acquirers, reference, groups, null,
-        CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO, securityCodes);
   }
 
   private static Connector connector(String terminal, int priority, Long cascadeGroup) {
@@ -102,6 +103,73 @@ class DepositCutShortTest {
   private List<String> steps() {
     return store.operations.stream().map(o -> o.operation() + (o.operation() == OperationType.DEPOSIT
         ? " " + o.terminalName() + " " + o.paymentState() : "")).toList();
+  }
+
+  /**
+   * The security code given with the card at creation goes with the charge the host-to-host
+   * execution makes, to every terminal it tries, and is forgotten once it was sent; the job that
+   * takes a charge cut short up again has none to send.
+   */
+  @Test
+  void the_security_code_given_at_creation_goes_with_the_charge_and_is_then_forgotten() {
+    shopHas(connector("A", 1, CASCADE_ON_402), connector("B", 2, null));
+    acquirers.declining.add("A");
+    Payment p = deposit();
+    securityCodes.hold(p.id(), "123");
+
+    assertThat(execute(p).state()).isEqualTo(PaymentState.COMPLETED);
+
+    assertThat(acquirers.asked).containsExactly("A #1", "B #2");
+    assertThat(acquirers.securityCodes).containsExactly("123", "123");
+    assertThat(securityCodes.held(p.id())).as("forgotten once sent").isNull();
+
+    Payment other = deposit();
+    acquirers.asked.clear();
+    acquirers.securityCodes.clear();
+    acquirers.dropOnce.add("B");
+    shopHas(connector("B", 1, null));
+    securityCodes.hold(other.id(), "456");
+    assertThatThrownBy(() -> execute(other)).isInstanceOf(IllegalStateException.class);
+    service.resumeUnansweredDeposits(10);
+    assertThat(acquirers.securityCodes).as("sent with the charge; the job's own asking has none").containsExactly("456", "-");
+  }
+
+  /** The code the customer types on the checkout page goes with the charge that request makes. */
+  @Test
+  void the_security_code_typed_on_the_checkout_page_goes_with_the_charge() {
+    shopHas(connector("A", 1, null));
+    when(vault.tokenize(any(), any())).thenReturn("tok_2");
+    Payment.Draft draft = new Payment.Draft(PaymentId.random(), SHOP, PaymentType.DEPOSIT,
+        PaymentMethod.BASIC_CARD, new Money(new BigDecimal("10.00"), CURRENCIES.require("EUR")), null, null, null,
+        false, null, null, null, null, null, null);
+    Payment p = new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE)
+        .create(Payment.create(draft, PaymentState.CHECKOUT, Instant.now()));
+
+    Payment paid = service.submitCard(p.id().value(),
+        new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "321", "12", "2030"));
+
+    assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.securityCodes).containsExactly("321");
+  }
+
+  /** The merchant's request that gives the card holds its security code for the execution, in memory. */
+  @Test
+  void a_deposit_created_with_a_security_code_is_charged_with_it() {
+    shopHas(connector("A", 1, null));
+    when(vault.seal(any(), any())).thenAnswer(call -> new CardVault.Sealed(SHOP, "tok_1", "fp", new byte[1]));
+    PaymentService creation = new PaymentService(store.tx, payments,
+        new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE), mock(BalanceRepository.class), shops,
+        mock(io.tollgate.application.port.out.IdempotencyRepository.class), vault,
+        new io.tollgate.application.crypto.SecretBox(new byte[32]), CURRENCIES,
+        io.tollgate.application.port.out.DestinationPolicy.ALLOW_ALL, reference, Clock.systemUTC(), securityCodes);
+    Payment created = creation.create(new io.tollgate.application.port.in.CreatePaymentCommand(SHOP, "DEPOSIT", null,
+        new BigDecimal("10.00"), "EUR", null, null, null,
+        new io.tollgate.application.port.in.CardInput("4000000000000424", null, null, "789", "12", "2030"), null, null,
+        null, null, null, null, null, null)).payment();
+
+    assertThat(execute(created).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.securityCodes).containsExactly("789");
+    assertThat(store.rows.get(created.id()).toString()).doesNotContain("789");
   }
 
   /**

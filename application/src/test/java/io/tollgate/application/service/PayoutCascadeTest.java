@@ -116,9 +116,13 @@ class PayoutCascadeTest {
           : Result.declined(ErrorCode.E5_00_DECLINED_BY_3DS, "x-3ds", "3DS_FAILED");
     }
 
+    /** The security code each charge, payout and challenge answer came with, in order ("-" for none). */
+    final List<String> securityCodes = new ArrayList<>();
+
     private Result charge(CardCharge payout) {
       String terminal = payout.terminal().name();
       asked.add(terminal + " #" + payout.attempt());
+      securityCodes.add(payout.securityCode() == null ? "-" : payout.securityCode());
       String key = terminal + " " + payout.payment().value();
       // undecided first: a terminal in both sets declines once it has decided
       if (undecidedOnce.contains(terminal) && undecided.add(key)) {
@@ -187,7 +191,7 @@ class PayoutCascadeTest {
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
     service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), mock(ShopRepository.class), vault, acquirers, reference, groups, null,
-        CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes());
   }
 
   private static Connector connector(String terminal, String currency, int priority, Long cascadeGroup) {

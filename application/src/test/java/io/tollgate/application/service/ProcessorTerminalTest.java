@@ -140,7 +140,7 @@ class ProcessorTerminalTest {
 
     service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), shops, vault, processor, reference, groups, null,
-        CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes());
   }
 
   private static boolean isDue(Payment p, DueWork work) {

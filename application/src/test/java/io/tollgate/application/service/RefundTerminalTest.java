@@ -90,7 +90,7 @@ class RefundTerminalTest {
         null)));
     service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), shops, mock(CardVault.class), processor, reference,
-        mock(GroupRepository.class), null, CURRENCIES, Clock.systemUTC(), Duration.ZERO);
+        mock(GroupRepository.class), null, CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes());
   }
 
   private static ReferenceData.Terminal terminal(long id, String name, String... apiTypes) {

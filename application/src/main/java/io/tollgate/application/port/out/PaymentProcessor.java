@@ -127,6 +127,8 @@ public interface PaymentProcessor {
    * @param terminal the terminal the payment was routed to for this attempt (after a cascade,
    *     the next one), or for a 3-D Secure answer the one that asked for the challenge
    * @param attempt 1 for the first terminal tried, 2 after one cascade, ...
+   * @param securityCode the card's security code when this instance still holds the one the
+   *     customer gave (it is never stored), else null
    */
   record CardCharge(
       PaymentId payment,
@@ -135,6 +137,7 @@ public interface PaymentProcessor {
       String expiryMonth,
       String expiryYear,
       String cardholderName,
+      String securityCode,
       boolean capture,
       Terminal terminal,
       int attempt) {
