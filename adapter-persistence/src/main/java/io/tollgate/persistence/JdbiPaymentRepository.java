@@ -203,6 +203,17 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
+  public Optional<CardDetails> lastCardWithExpiry(ShopId shop, String cardToken) {
+    // payments_card_state leads with (shop_id, card token): a card's own payments, newest first
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT card FROM payments
+            WHERE shop_id = :shop AND card->>'cardToken' = :token AND card->>'expiryYear' IS NOT NULL
+            ORDER BY updated DESC LIMIT 1
+            """).bind("shop", shop.value()).bind("token", cardToken).mapTo(String.class).findOne())
+        .map(json -> JsonColumns.read(json, CardDetails.class));
+  }
+
+  @Override
   public void lockCard(ShopId shop, String cardToken) {
     jdbi.useTransaction(h -> h.createQuery(PaymentSql.LOCK_CARD).bind("shop", shop.value()).bind("token", cardToken)
         .mapTo(Integer.class).one());

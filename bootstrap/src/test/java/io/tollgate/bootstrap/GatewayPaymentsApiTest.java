@@ -75,6 +75,44 @@ class GatewayPaymentsApiTest {
     assertThat(a.body()).doesNotContain("4000000000000408").doesNotContain("\"123\"");
   }
 
+  /**
+   * A deposit with the card's token alone is charged with the expiry (and name) the card was
+   * last given with: an acquirer declines a charge without one, and an expired card stays
+   * declined as expired when it comes back by its token.
+   */
+  @Test
+  void a_card_token_alone_is_charged_with_the_expiry_its_card_was_last_given() {
+    Answer expired = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2,"currency":"EUR",
+         "card":{"cardNumber":"5555000000000107","cardholderName":"ANN LEE","expiryMonth":"01","expiryYear":"2021"}}
+        """);
+    assertThat(expired.status()).as(expired.body()).isEqualTo(200);
+    String token = expired.json().at("/result/paymentMethodDetails/cardToken").asText();
+    Answer first = gw.patch("/api/v1/payments/" + expired.json().at("/result/id").asText(),
+        "{\"customerIp\":\"203.0.113.5\"}");
+    assertThat(first.json().at("/result/errorCode").asText()).isEqualTo("4.04");
+
+    Answer byToken = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2,"currency":"EUR","card":{"cardToken":"%s"}}
+        """.formatted(token));
+    assertThat(byToken.status()).as(byToken.body()).isEqualTo(200);
+    JsonNode details = byToken.json().at("/result/paymentMethodDetails");
+    assertThat(details.get("cardExpiryMonth").asText()).isEqualTo("01");
+    assertThat(details.get("cardExpiryYear").asText()).isEqualTo("2021");
+    assertThat(details.get("cardholderName").asText()).isEqualTo("ANN LEE");
+    Answer again = gw.patch("/api/v1/payments/" + byToken.json().at("/result/id").asText(),
+        "{\"customerIp\":\"203.0.113.5\"}");
+    assertThat(again.json().at("/result/state").asText()).isEqualTo("DECLINED");
+    assertThat(again.json().at("/result/errorCode").asText()).as("still expired").isEqualTo("4.04");
+
+    Answer renewed = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2,"currency":"EUR","card":{"cardToken":"%s","expiryMonth":"01","expiryYear":"2031"}}
+        """.formatted(token));
+    Answer paid = gw.patch("/api/v1/payments/" + renewed.json().at("/result/id").asText(),
+        "{\"customerIp\":\"203.0.113.5\"}");
+    assertThat(paid.json().at("/result/state").asText()).as(paid.body()).isEqualTo("COMPLETED");
+  }
+
   @Test
   void withdrawals_start_pending_or_awaiting_approval_as_the_shop_is_set_up() {
     String card = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"01\",\"expiryYear\":\"2031\"}";

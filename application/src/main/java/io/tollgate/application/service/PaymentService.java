@@ -301,14 +301,27 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private CardDetails cardDetails(ShopId shop, PaymentRequestRules.Valid v, CardVault.Sealed sealed) {
     String digits = v.cardDigits();
     String token;
+    String name = v.card().cardholderName();
+    String month = v.card().expiryMonth();
+    String year = v.card().expiryYear();
     if (digits != null) {
       token = sealed.token();
     } else {
       token = v.card().cardToken();
       digits = cardVault.reveal(shop, token).orElseThrow(() -> new DomainException.Invalid(
           Violation.of("card.cardToken", "unknown card token", Pan.maskForDisplay(token))));
+      if (month == null && year == null) {
+        // A token alone is charged with the expiry its card was last given with, as a stored
+        // card is: an acquirer declines a charge without one, and an expired card stays expired.
+        Optional<CardDetails> last = payments.lastCardWithExpiry(shop, token);
+        if (last.isPresent()) {
+          month = last.get().expiryMonth();
+          year = last.get().expiryYear();
+          name = name == null ? last.get().cardholderName() : name;
+        }
+      }
     }
-    return cards.describe(digits, token, v.card().cardholderName(), v.card().expiryMonth(), v.card().expiryYear());
+    return cards.describe(digits, token, name, month, year);
   }
 
   /**

@@ -75,6 +75,12 @@ public interface PaymentRepository {
 
   Optional<Payment> find(PaymentId id);
 
+  /**
+   * The card as the shop's most recent payment with this token that had an expiry gave it:
+   * what a payment with the token alone is charged with.
+   */
+  Optional<io.tollgate.domain.payment.CardDetails> lastCardWithExpiry(ShopId shop, String cardToken);
+
   /** Reads the payment and locks its row until the transaction ends. */
   Optional<Payment> findForUpdate(PaymentId id);
 
