@@ -240,6 +240,20 @@ public final class Tollgate implements AutoCloseable {
       DestinationPolicy destinations, PersistenceAdapters persistence,
       Environment environment, SecretBox secrets) {
 
+    /**
+     * The sandbox simulator in the sandbox; in production, none: no real acquirer adapter ships
+     * yet, and the simulator must never answer for real money, so every payment is declined
+     * (1.05) until a team wires its own {@link io.tollgate.application.port.out.PaymentProcessor} here.
+     */
+    static io.tollgate.application.port.out.PaymentProcessor processor(TollgateConfig config, Clock clock) {
+      if (config.environment() == Environment.PRODUCTION) {
+        LOG.warn("production: no acquirer is connected, so every payment is declined (1.05 NO_ACQUIRER); "
+            + "Tollgate ships only the sandbox acquirer, which never answers for real money");
+        return new io.tollgate.processor.none.NoAcquirer();
+      }
+      return new SandboxProcessor(clock);
+    }
+
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
       return wire(config, database, publicUrl, io.tollgate.application.port.out.PaymentMetrics.NONE);
     }
@@ -260,7 +274,7 @@ public final class Tollgate implements AutoCloseable {
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
           currencies, destinations, adapters.referenceData(), clock, securityCodes);
       ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
-          writer, adapters.balances(), adapters.shops(), adapters.cardVault(), new SandboxProcessor(clock),
+          writer, adapters.balances(), adapters.shops(), adapters.cardVault(), processor(config, clock),
           adapters.referenceData(), adapters.groups(), secrets, currencies, clock, config.sandboxBankDelay(),
           securityCodes);
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,

@@ -56,6 +56,40 @@ class IsolationAndSecretsTest {
     }
   }
 
+  /**
+   * No real acquirer adapter ships: a production deployment declines every payment rather than
+   * let the sandbox simulator approve it, credit the balance and pay withdrawals out of it.
+   */
+  @Test
+  void production_never_lets_the_sandbox_acquirer_answer_for_real_money() throws Exception {
+    try (TestGateway prod = TestGateway.start(Map.of("TOLLGATE_ENVIRONMENT", "production"))) {
+      TestGateway.Answer created = prod.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":40.00,"currency":"EUR",
+           "card":{"cardNumber":"4000000000000408","cardholderName":"ANN LEE","expiryMonth":"12","expiryYear":"2030"}}
+          """);
+      assertThat(created.status()).as(created.body()).isEqualTo(200);
+      TestGateway.Answer executed = prod.patch("/api/v1/payments/" + created.json().at("/result/id").asText(),
+          "{\"customerIp\":\"203.0.113.9\"}");
+      assertThat(executed.json().at("/result/state").asText()).as(executed.body()).isEqualTo("DECLINED");
+      assertThat(executed.json().at("/result/errorCode").asText()).isEqualTo("1.05");
+      assertThat(executed.json().at("/result/externalResultCode").asText()).isEqualTo("NO_ACQUIRER");
+      assertThat(executed.body()).doesNotContain("Sandbox").doesNotContain("sbx_");
+
+      TestGateway.Answer payout = prod.post("/api/v1/payments", """
+          {"paymentType":"WITHDRAWAL","amount":4.00,"currency":"EUR","card":{"cardNumber":"4000000000000408"}}
+          """);
+      String payoutId = payout.json().at("/result/id").asText();
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      String state = payout.json().at("/result/state").asText();
+      while (!state.equals("DECLINED") && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+        state = prod.get("/api/v1/payments/" + payoutId).json().at("/result/state").asText();
+      }
+      assertThat(state).as("the payout job declines it, paying nothing").isEqualTo("DECLINED");
+      assertThat(prod.get("/api/v1/balances").body()).doesNotContain("40.00").doesNotContain("-4.00");
+    }
+  }
+
   @Test
   void no_card_number_or_security_code_is_stored_logged_or_answered() throws Exception {
     Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
