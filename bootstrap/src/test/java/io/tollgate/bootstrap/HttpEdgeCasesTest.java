@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -179,6 +180,28 @@ class HttpEdgeCasesTest {
     assertThat(answers).startsWith("HTTP/1.1 413").contains("HTTP/1.1 404");
     assertThat(answers.substring(0, answers.indexOf("HTTP/1.1 404"))).doesNotContain("Connection: close");
     assertThat(path(answers)).isEqualTo("/api/v1/nothing-here");
+  }
+
+  /**
+   * A body over the limit sent in chunks, without a declared length, is found over it while
+   * read, and is a 413 in the envelope as well, not a 500, on the gateway and the merchant API.
+   */
+  @Test
+  void an_oversized_chunked_body_is_a_413_too() throws Exception {
+    String chunk = "{\"description\":\"" + "x".repeat(70_000) + "\"}";
+    String[] user = gw.merchantUser(gw.merchant, "chunks@shop.example", io.tollgate.domain.user.Permission.values());
+    long bins = gw.app.services().groups().create(gw.merchant, io.tollgate.domain.group.GroupKind.BIN, "chunked", false).id();
+    Map<String, String> auth = Map.of("/api/v1/payments", "Bearer " + gw.apiKey,
+        "/merchant-api/v1/bin-groups/" + bins + "/bins", "Basic " + java.util.Base64.getEncoder()
+            .encodeToString((user[0] + ":" + user[1]).getBytes(StandardCharsets.UTF_8)));
+    for (String path : auth.keySet()) {
+      String request = "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: " + auth.get(path)
+          + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+          + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n0\r\n\r\n";
+      String answer = raw(request);
+      assertThat(answer).as(path).startsWith("HTTP/1.1 413").contains("\"status\":413");
+      assertThat(path(answer)).isEqualTo(path);
+    }
   }
 
   @Test

@@ -31,6 +31,12 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
   /** The longest an oversized body is read for before its connection is closed instead. */
   static final long DRAIN_MILLIS = 5_000;
 
+  /**
+   * The request property that keeps the limited stream: Jersey closes the entity stream of a
+   * body it stopped reading at the limit, after which the request no longer hands it out.
+   */
+  private static final String LIMITED = BodyLimitFilter.class.getName() + ".limited";
+
   private final int limit;
 
   public BodyLimitFilter(int limit) {
@@ -42,16 +48,17 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
     if (request.getLength() > limit) {
       throw new WebApplicationException(413);
     }
-    request.setEntityStream(new Limited(request.getEntityStream(), limit));
+    Limited limited = new Limited(request.getEntityStream(), limit);
+    request.setProperty(LIMITED, limited);
+    request.setEntityStream(limited);
   }
 
   @Override
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
     // A request that succeeded has had its body read; only a refused one may have left some.
     if (response.getStatus() == 413) {
-      InputStream in = request.getEntityStream();
-      in = in instanceof Limited limited ? limited.raw() : in;
-      if (request.getLength() > DRAIN_LIMIT || !drained(in, DRAIN_LIMIT)) {
+      InputStream in = request.getProperty(LIMITED) instanceof Limited limited ? limited.raw() : entityStream(request);
+      if (in == null || request.getLength() > DRAIN_LIMIT || !drained(in, DRAIN_LIMIT)) {
         // the rest of the body is not read: the connection cannot be reused, say so
         response.getHeaders().putSingle("Connection", "close");
       }
@@ -67,6 +74,15 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
       }
     } catch (IOException | RuntimeException e) {
       // already read and closed, too large, or the client went away: nothing left to keep alive
+    }
+  }
+
+  /** The request's body stream, or null when it was closed already. */
+  private static InputStream entityStream(ContainerRequestContext request) {
+    try {
+      return request.getEntityStream();
+    } catch (IllegalStateException closed) {
+      return null;
     }
   }
 
