@@ -75,6 +75,19 @@ class GatewayPaymentListTest {
     assertThat(idsOf(gw.get("/api/v1/payments?updated.gte=" + past + "&updated.lt=" + future))).hasSize(5);
   }
 
+  /** The RFC 3339 form a client generated from our OpenAPI document's date-time sends. */
+  @Test
+  void filters_take_times_with_an_offset_as_generated_clients_send_them() {
+    java.time.OffsetDateTime now = java.time.OffsetDateTime.now(ZoneOffset.UTC);
+    String past = now.minusMinutes(30).toInstant().toString();
+    String future = now.plusMinutes(5).atZoneSameInstant(ZoneOffset.ofHours(2)).toOffsetDateTime().toString();
+    Answer a = gw.get("/api/v1/payments?created.gte=" + past + "&created.lt="
+        + java.net.URLEncoder.encode(future, java.nio.charset.StandardCharsets.UTF_8));
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(idsOf(a)).hasSize(5);
+    assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + now.plusMinutes(5).toInstant()))).isEmpty();
+  }
+
   @Test
   void the_default_window_is_the_last_24_hours() {
     // Restored afterwards to exactly what it was: the timeout sweeper may touch `updated` meanwhile.

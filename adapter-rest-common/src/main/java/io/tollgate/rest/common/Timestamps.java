@@ -72,7 +72,11 @@ public final class Timestamps {
     }
   }
 
-  /** Parses a filter value; a malformed one is a 400, never ignored. */
+  /**
+   * Parses a filter value; a malformed one is a 400, never ignored. Our own form, UTC without
+   * an offset, or an RFC 3339 date-time with one ({@code Z}, {@code +01:00}) and fractions of
+   * a second, as the {@code date-time} of our OpenAPI documents makes generated clients send.
+   */
   public static Instant parseFilter(String field, String value) {
     if (value == null) {
       return null;
@@ -80,8 +84,17 @@ public final class Timestamps {
     try {
       return LocalDateTime.parse(value, FILTER).toInstant(ZoneOffset.UTC);
     } catch (DateTimeParseException e) {
+      // a four-digit year, as in our own form: PostgreSQL compares no other
+      if (value.length() > 4 && Character.isDigit(value.charAt(0)) && value.charAt(4) == '-') {
+        try {
+          return java.time.OffsetDateTime.parse(value, java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+              .toInstant();
+        } catch (DateTimeParseException notWithAnOffset) {
+          // refused below
+        }
+      }
       throw new DomainException.Invalid(Violation.of(field,
-          "must be a UTC date-time in the form YYYY-MM-DDTHH:MM:SS", value));
+          "must be a date-time in the form YYYY-MM-DDTHH:MM:SS (UTC), or with an offset (Z, +01:00)", value));
     }
   }
 }

@@ -53,6 +53,21 @@ class TimestampsTest {
     assertThat(Timestamps.parseFilter("created.gte", Timestamps.record(t))).isEqualTo(t);
   }
 
+  /** What a client generated from our OpenAPI documents sends for a {@code date-time}. */
+  @Test
+  void filtersTakeRfc3339DateTimesWithAnOffsetAsTheInstantTheyName() {
+    Instant t = Instant.parse("2026-11-25T00:00:00Z");
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-25T00:00:00Z")).isEqualTo(t);
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-25T00:00:00.000Z")).isEqualTo(t);
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-25T01:00:00+01:00")).isEqualTo(t);
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-24T19:00:00.250-05:00")).isEqualTo(t.plusMillis(250));
+    for (String bad : new String[] {"2026-11-25T00:00:00.000", "2026-11-25 00:00:00Z", "+2026-11-25T00:00:00Z",
+        "20260-11-25T00:00:00Z", "2026-11-25T00:00:00+25:00", "2026-11-25"}) {
+      assertThatThrownBy(() -> Timestamps.parseFilter("created.gte", bad)).as(bad)
+          .isInstanceOf(io.tollgate.domain.DomainException.Invalid.class);
+    }
+  }
+
   @Test
   void filtersTakeFourDigitYearsOnly() {
     assertThat(Timestamps.parseFilter("created.gte", "0000-01-01T00:00:00")).isEqualTo(Instant.parse("0000-01-01T00:00:00Z"));
