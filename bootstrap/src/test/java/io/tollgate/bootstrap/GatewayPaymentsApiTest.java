@@ -258,6 +258,17 @@ class GatewayPaymentsApiTest {
          "recurringToken":null,"subscription":null}""").status()).isEqualTo(200);
   }
 
+  /** A wallet's payment data is not dropped for a deposit that would ask the customer for a card. */
+  @Test
+  void google_pay_and_apple_pay_data_are_refused_and_nothing_is_stored() {
+    int before = gw.countPayments();
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","googlePay":{"token":"gp-1"},"applePay":{"token":"ap-1"}}""");
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.json().get("errors").findValuesAsText("field")).containsExactlyInAnyOrder("googlePay", "applePay");
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
   @Test
   void bodies_over_64_kib_are_a_413() {
     String big = "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\",\"description\":\""

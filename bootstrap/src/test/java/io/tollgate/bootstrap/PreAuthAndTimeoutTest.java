@@ -115,9 +115,16 @@ class PreAuthAndTimeoutTest {
   }
 
   @Test
-  void a_zero_amount_pre_auth_verifies_the_card() {
+  void a_zero_amount_pre_auth_verifies_the_card_and_is_voided_not_captured() {
     String id = authorized("0");
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+
+    Answer capture = gw.post("/api/v1/payments/" + id + "/capture", "");
+    assertThat(capture.status()).as(capture.body()).isEqualTo(409);
+    assertThat(capture.json().get("message").asText()).contains("void it instead");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+    assertThat(gw.post("/api/v1/payments/" + id + "/void", "").json().at("/result/state").asText())
+        .isEqualTo("CANCELLED");
   }
 
   @Test

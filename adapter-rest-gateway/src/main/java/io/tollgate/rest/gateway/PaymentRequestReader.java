@@ -36,6 +36,9 @@ final class PaymentRequestReader {
     // payment is made, and no recurringToken is given back.
     f.unsupported("recurringToken", "recurring payments are not supported; a card paid with before is given again as card.cardToken");
     f.unsupported("subscription", "subscriptions are not supported");
+    // a wallet's token would otherwise be dropped, and the customer asked for a card instead
+    f.unsupported("googlePay", "Google Pay is not supported; send the card, or let the customer enter it on the checkout page");
+    f.unsupported("applePay", "Apple Pay is not supported; send the card, or let the customer enter it on the checkout page");
     if (!f.violations().isEmpty()) {
       throw new DomainException.Invalid("Invalid payment request", f.violations());
     }

@@ -160,6 +160,11 @@ public final class ProcessingService
             + authorized.currency() + (converted ? ", or " + asked.currency() + " in which it was asked" : "") + ")",
             currency));
       }
+      if (authorized.amount().signum() == 0) {
+        // a card verification (a pre-authorization of 0) holds nothing to take: it is voided
+        throw new DomainException.Conflict("nothing_to_capture",
+            "A pre-authorization of 0 is a card verification and holds nothing to capture; void it instead");
+      }
       Money captured = authorized;
       Money capturedAsked = null;
       if (amount != null) {
