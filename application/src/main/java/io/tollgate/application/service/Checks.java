@@ -25,8 +25,9 @@ final class Checks {
     return true;
   }
 
+  /** At most {@code max} characters, counted as JSON Schema's maxLength counts them: by code point. */
   void maxLength(String field, String value, int max) {
-    if (value != null && value.length() > max) {
+    if (value != null && longerThan(value, max)) {
       add(field, "must be at most " + max + " characters", abbreviate(value));
     }
   }
@@ -58,6 +59,11 @@ final class Checks {
       add(field, e.getMessage(), abbreviate(value));
       return null;
     }
+  }
+
+  /** Whether {@code value} has more than {@code max} characters (code points: an emoji is one). */
+  static boolean longerThan(String value, int max) {
+    return value.length() > max && value.codePointCount(0, value.length()) > max;
   }
 
   boolean isEmpty() {

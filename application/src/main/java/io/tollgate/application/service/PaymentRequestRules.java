@@ -308,10 +308,10 @@ final class PaymentRequestRules {
       checks.add("additionalParameters", "at most " + MAX_ADDITIONAL_PARAMETERS + " entries", params.size());
     }
     params.forEach((key, value) -> {
-      if (key.isEmpty() || key.length() > 64) {
+      if (key.isEmpty() || Checks.longerThan(key, 64)) {
         checks.add("additionalParameters", "keys must be 1 to 64 characters", Checks.abbreviate(key));
       }
-      if (value != null && value.length() > 1024) {
+      if (value != null && Checks.longerThan(value, 1024)) {
         checks.add("additionalParameters." + key, "must be at most 1024 characters", null);
       }
     });
@@ -352,7 +352,7 @@ final class PaymentRequestRules {
     if (value == null) {
       return;
     }
-    if (value.length() > 512) {
+    if (Checks.longerThan(value, 512)) {
       checks.add(field, "must be at most 512 characters", Checks.abbreviate(value));
       return;
     }

@@ -251,7 +251,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   }
 
   private static void checkIdempotencyKey(String key) {
-    if (key != null && (key.isEmpty() || key.length() > 255)) {
+    if (key != null && (key.isEmpty() || Checks.longerThan(key, 255))) {
       throw new DomainException.Invalid(Violation.of("Idempotency-Key",
           "must be 1 to 255 characters", Checks.abbreviate(key)));
     }

@@ -232,7 +232,7 @@ public final class ProcessingService
 
   @Override
   public Payment reject(ShopId shop, String paymentId, String reason) {
-    if (reason != null && reason.length() > 256) {
+    if (reason != null && Checks.longerThan(reason, 256)) {
       throw new DomainException.Invalid(Violation.of("rejectReason", "must be at most 256 characters", null));
     }
     return tx.inTransaction(() -> {
@@ -1068,7 +1068,7 @@ public final class ProcessingService
     if (!digits.matches("^[0-9]{12,19}$")) {
       checks.add("cardNumber", "Enter the 12 to 19 digits of the card number", null);
     }
-    if (card.cardholderName() != null && card.cardholderName().length() > 128) {
+    if (card.cardholderName() != null && Checks.longerThan(card.cardholderName(), 128)) {
       checks.add("cardholderName", "Use at most 128 characters", null);
     } else if (card.cardholderName() != null && PaymentRequestRules.holdsCardNumber(card.cardholderName())) {
       checks.add("cardholderName", "Enter the name on the card, not its number", null);

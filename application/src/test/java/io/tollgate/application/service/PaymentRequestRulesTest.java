@@ -69,6 +69,18 @@ class PaymentRequestRulesTest {
         .containsEntry("order", "4000000000000409");
   }
 
+  /** As JSON Schema's maxLength counts, which a client validating against the documents does. */
+  @Test
+  void lengths_are_counted_in_characters_so_an_emoji_is_one() {
+    String emoji = "\uD83D\uDE00";
+    PaymentRequestRules.Valid valid = rules.check(deposit(emoji.repeat(512), null, null, Map.of("note", "𠮷".repeat(1024))));
+    assertThat(valid.description()).hasSize(1024);
+
+    DomainException.Invalid refused = catchThrowableOfType(
+        () -> rules.check(deposit(emoji.repeat(513), null, null, Map.of())), DomainException.Invalid.class);
+    assertThat(refused.violations()).extracting(Violation::field).containsExactly("description");
+  }
+
   @Test
   void the_checked_request_never_shows_its_card_number() {
     PaymentRequestRules.Valid valid = rules.check(deposit(null, null, null, Map.of()));
