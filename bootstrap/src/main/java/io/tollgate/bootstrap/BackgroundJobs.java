@@ -29,16 +29,16 @@ final class BackgroundJobs implements AutoCloseable {
     return t;
   });
 
-  /**
-   * @param forgetExpiredKeys forgets a batch of Idempotency-Keys past their time, answering how
-   *     many it forgot
-   */
   private final java.util.function.LongSupplier nanoTime;
   private final long intervalNanos;
   private volatile long progressed;
   /** The job running now, or null between rounds. */
   private volatile String running;
 
+  /**
+   * @param forgetExpiredKeys forgets a batch of Idempotency-Keys past their time, answering how
+   *     many it forgot
+   */
   BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, Duration interval) {
     this(work, forgetExpiredKeys, interval, System::nanoTime);
   }

@@ -322,7 +322,6 @@ final class PaymentRequestRules {
     return !Pan.maskForDisplay(text).equals(text);
   }
 
-  /** A return URL with its placeholders filled with a harmless value, so it parses as a URL. */
   /**
    * The URLs the policy refuses, as violations (production refuses those that point into
    * private networks, CONTRACT section 6): a webhook URL as it is, a return URL with its

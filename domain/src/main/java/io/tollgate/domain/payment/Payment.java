@@ -170,11 +170,6 @@ public record Payment(
   }
 
   /**
-   * The same payment as sent to a terminal: {@code processedAmount} in the terminal's currency,
-   * {@code requestedAmount} when that differs, and the terminal ({@code terminal} null for the
-   * processor's default terminal).
-   */
-  /**
    * The {@code customerAmount} once the amount becomes {@code finalAmount} (a partial capture, a
    * bank transfer settled for another sum): scaled with it, half-even to its currency's
    * decimals, so that both still say what the customer pays, in either currency. A deposit's
@@ -190,6 +185,11 @@ public record Payment(
         customerAmount.currency());
   }
 
+  /**
+   * The same payment as sent to a terminal: {@code processedAmount} in the terminal's currency,
+   * {@code requestedAmount} when that differs, and the terminal ({@code terminal} null for the
+   * processor's default terminal).
+   */
   public Payment withRouting(Money processedAmount, Money requestedAmount, Long terminal, String name) {
     return new Payment(
         id, shopId, type, state, method, processedAmount, requestedAmount, referenceId,
