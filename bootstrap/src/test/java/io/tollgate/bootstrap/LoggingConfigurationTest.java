@@ -72,7 +72,8 @@ class LoggingConfigurationTest {
         .doesNotContain("1111 1111", "1111-1111", "5555 0000 0000 0008");
   }
 
-  private static String[] log(String format, LoggerContext context, Runnable events) throws Exception {
+  /** The lines that {@code events} write to standard error through the service's configuration in {@code format}. */
+  static String[] log(String format, LoggerContext context, Runnable events) throws Exception {
     context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
     context.putProperty("TOLLGATE_LOG_FORMAT", format);
     ByteArrayOutputStream err = new ByteArrayOutputStream();

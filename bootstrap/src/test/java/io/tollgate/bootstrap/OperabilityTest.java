@@ -3,6 +3,7 @@ package io.tollgate.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -140,6 +141,36 @@ class OperabilityTest {
     } finally {
       access.detachAppender(captured);
     }
+  }
+
+  /**
+   * An access line keeps its status and duration when the path holds a card number, in either
+   * log format: masked only as part of the whole line, the card number, status and duration read
+   * as one number split by spaces, and were masked whole.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"text", "json"})
+  void an_access_line_whose_path_holds_a_card_number_keeps_its_status(String format) throws Exception {
+    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
+    ListAppender<ILoggingEvent> captured = capturing();
+    captured.start();
+    access.addAppender(captured);
+    ILoggingEvent line;
+    try {
+      assertThat(gw.get("/api/v1/payments/4000000000000002").status()).isEqualTo(404);
+      line = accessLines(captured, 1).get(0);
+    } finally {
+      access.detachAppender(captured);
+    }
+
+    // written as the service writes it, through its logging configuration in that format
+    LoggerContext service = new LoggerContext();
+    String[] written = LoggingConfigurationTest.log(format, service,
+        () -> service.getLogger("io.tollgate.access").callAppenders(line));
+    assertThat(written).hasSize(1);
+    String message = format.equals("json") ? TestGateway.JSON.readTree(written[0]).get("message").asText()
+        : written[0].substring(written[0].indexOf(" - ") + 3);
+    assertThat(message).matches("GET /api/v1/payments/400000\\*{6}0002 404 [0-9]+ms");
   }
 
   /**
