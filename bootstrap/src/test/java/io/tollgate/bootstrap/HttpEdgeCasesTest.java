@@ -107,6 +107,24 @@ class HttpEdgeCasesTest {
     assertThat(outside.json().get("status").asInt()).isEqualTo(404);
   }
 
+  /**
+   * A card number in the path, where a client put one in place of an id, is masked in the
+   * envelope's {@code path} as every value an error echoes is, whether our API, the servlet
+   * context or Jetty itself refuses the request.
+   */
+  @Test
+  void a_card_number_in_the_path_is_masked_in_the_envelope() throws Exception {
+    Answer unknownPayment = gw.get("/api/v1/payments/5555000000000008");
+    assertThat(unknownPayment.status()).isEqualTo(404);
+    assertThat(unknownPayment.json().get("path").asText()).isEqualTo("/api/v1/payments/555500******0008");
+    Answer outside = gw.get("/not/an/api/5555000000000008");
+    assertThat(outside.status()).isEqualTo(404);
+    assertThat(outside.json().get("path").asText()).isEqualTo("/not/an/api/555500******0008");
+    String badEscape = raw("GET /api/v1/payments/5555000000000008/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertJsonError(badEscape, 400);
+    assertThat(path(badEscape)).isEqualTo("/api/v1/payments/555500******0008/%zz");
+  }
+
   @Test
   void a_bad_uri_escape_is_a_400_in_the_envelope() throws Exception {
     assertJsonError(raw("GET /api/v1/payments/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 400);

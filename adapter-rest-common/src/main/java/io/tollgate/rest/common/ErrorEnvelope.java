@@ -39,9 +39,14 @@ public record ErrorEnvelope(
     }
   }
 
+  /**
+   * The envelope of an answer with {@code status}; the message, each rejected value and the
+   * path go back with anything that can be a card number masked (a client may put one in the
+   * path where an id belongs).
+   */
   public static ErrorEnvelope of(int status, String message, List<Violation> violations, String path) {
     return new ErrorEnvelope(Timestamps.envelope(Instant.now()), status, HttpReason.phrase(status),
-        message == null ? null : Pan.maskForDisplay(message), violations.stream().map(FieldError::of).toList(), path,
-        org.slf4j.MDC.get("requestId"));
+        message == null ? null : Pan.maskForDisplay(message), violations.stream().map(FieldError::of).toList(),
+        Pan.maskForDisplay(path), org.slf4j.MDC.get("requestId"));
   }
 }
