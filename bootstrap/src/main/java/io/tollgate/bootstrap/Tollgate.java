@@ -31,6 +31,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
@@ -191,6 +192,17 @@ public final class Tollgate implements AutoCloseable {
 
   public int port() {
     return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  /**
+   * How long a connection accepted from now on may send nothing before it is closed (30 s
+   * otherwise), also while its request is served: for tests of a client that stops sending,
+   * which cannot wait that long.
+   */
+  void idleTimeout(java.time.Duration timeout) {
+    ServerConnector connector = (ServerConnector) server.getConnectors()[0];
+    connector.setIdleTimeout(timeout.toMillis());
+    connector.getConnectionFactory(HttpConnectionFactory.class).getHttpConfiguration().setIdleTimeout(timeout.toMillis());
   }
 
   public String publicUrl() {

@@ -2,16 +2,22 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.tollgate.bootstrap.TestGateway.Answer;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** Errors raised before our code runs still answer in the JSON envelope. */
 class HttpEdgeCasesTest {
@@ -105,6 +111,34 @@ class HttpEdgeCasesTest {
     Answer outside = gw.get("/not/an/api");
     assertThat(outside.status()).isEqualTo(404);
     assertThat(outside.json().get("status").asInt()).isEqualTo(404);
+  }
+
+  /**
+   * A client that stops sending in the middle of its body gets a 408 in the envelope once the
+   * idle timeout passes: it is the client's doing, so it is no 500 and no ERROR with a stack
+   * trace for the operator.
+   */
+  @Test
+  void a_body_that_stops_coming_is_a_408_in_the_envelope_and_no_error_in_the_log() throws Exception {
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ListAppender<ILoggingEvent> captured = OperabilityTest.capturing();
+    captured.start();
+    root.addAppender(captured);
+    gw.app.idleTimeout(Duration.ofMillis(500));
+    try {
+      String body = "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\"}";
+      String response = raw("POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+          + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n"
+          + body.substring(0, body.length() / 2));
+      assertJsonError(response, 408);
+      assertThat(path(response)).isEqualTo("/api/v1/payments");
+    } finally {
+      gw.app.idleTimeout(Duration.ofSeconds(30));
+      root.detachAppender(captured);
+    }
+    synchronized (captured) {
+      assertThat(captured.list).noneMatch(e -> e.getLevel() == Level.ERROR);
+    }
   }
 
   /**

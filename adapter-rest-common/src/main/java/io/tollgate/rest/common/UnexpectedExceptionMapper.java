@@ -4,13 +4,17 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.ext.ExceptionMapper;
+import java.io.EOFException;
+import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Anything we did not expect: logged in full for the operator, answered as a bare 500 with
- * no stack trace or SQL for the client. A lost database connection is a 503.
+ * no stack trace or SQL for the client. A lost database connection is a 503; a client that
+ * stopped sending its body is a 408.
  */
 public final class UnexpectedExceptionMapper implements ExceptionMapper<Throwable> {
 
@@ -27,8 +31,36 @@ public final class UnexpectedExceptionMapper implements ExceptionMapper<Throwabl
           "Service temporarily unavailable; retry shortly", List.of(), path))
           .header("Retry-After", "5").build();
     }
+    if (isBodyNotSent(e)) {
+      // the client's doing, not ours: a line for the operator, no stack trace
+      LOG.warn("request body not received while serving {}: {}", path, e.toString());
+      return ErrorResponses.of(408, "The request body stopped before its end; send the request again",
+          List.of(), path);
+    }
     LOG.error("unexpected error while serving {}", path, e);
     return ErrorResponses.of(500, "Internal server error", List.of(), path);
+  }
+
+  /**
+   * Whether reading the request body failed because the client stopped sending it: the server's
+   * input stream fails with an {@link IOException} caused by the idle timeout (a
+   * {@link TimeoutException}), or by the connection ending before the body did (an
+   * {@link EOFException}; Jetty's {@code EofException} is one). A body the client sent whole but
+   * that is not JSON fails in the parser instead, whose exceptions are neither.
+   */
+  private static boolean isBodyNotSent(Throwable e) {
+    if (!(e instanceof IOException)) {
+      return false;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TimeoutException || t instanceof EOFException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 
   private static boolean isDatabaseUnavailable(Throwable e) {
