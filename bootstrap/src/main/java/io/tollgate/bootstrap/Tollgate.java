@@ -55,6 +55,9 @@ public final class Tollgate implements AutoCloseable {
   private volatile WebhookDispatcher webhooks;
   private final Observability observability;
 
+  /** How long a stop waits for the requests in flight to finish. */
+  private static final long STOP_TIMEOUT_MILLIS = 15_000;
+
   /** The product version, as the jar's manifest says; "dev" when run from classes. */
   public static final String VERSION = java.util.Optional.ofNullable(Tollgate.class.getPackage().getImplementationVersion())
       .orElse("dev");
@@ -84,9 +87,12 @@ public final class Tollgate implements AutoCloseable {
     connector.setHost(config.host());
     connector.setPort(config.port());
     connector.setIdleTimeout(30_000);
+    // While stopping, Jetty cuts connections idle for this long (1 s by default): a request still
+    // sending its body gets the stop timeout to finish, as a request being served does.
+    connector.setShutdownIdleTimeout(STOP_TIMEOUT_MILLIS);
     server.addConnector(connector);
     server.setErrorHandler(new JsonErrorHandler());
-    server.setStopTimeout(15_000);
+    server.setStopTimeout(STOP_TIMEOUT_MILLIS);
     server.setStopAtShutdown(false);
 
     // The public URL may depend on the bound port, so bind first, then build the APIs.
@@ -203,6 +209,11 @@ public final class Tollgate implements AutoCloseable {
     ServerConnector connector = (ServerConnector) server.getConnectors()[0];
     connector.setIdleTimeout(timeout.toMillis());
     connector.getConnectionFactory(HttpConnectionFactory.class).getHttpConfiguration().setIdleTimeout(timeout.toMillis());
+  }
+
+  /** Requests being served now: for tests that stop the service with one in flight. */
+  long requestsInFlight() {
+    return ((GracefulHandler) server.getHandler()).getCurrentRequestCount();
   }
 
   public String publicUrl() {

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -16,6 +19,40 @@ import org.junit.jupiter.api.Test;
  * stops it: what is in flight finishes and is recorded before the database stops.
  */
 class GracefulShutdownTest {
+
+  /**
+   * A request still sending its body when the service is told to stop is served: while stopping,
+   * Jetty closes a connection that has sent nothing for a second unless told otherwise, and a
+   * client on a slow link pauses that long in the middle of a body.
+   */
+  @Test
+  void stopping_lets_a_request_still_sending_its_body_finish() throws Exception {
+    TestGateway gw = TestGateway.start();
+    Thread stop = new Thread(gw::close, "stop-gateway");
+    try (Socket client = new Socket("127.0.0.1", gw.app.port())) {
+      client.setSoTimeout(30_000);
+      String body = "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\"}";
+      OutputStream out = client.getOutputStream();
+      out.write(("POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+          + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n"
+          + body.substring(0, body.length() / 2)).getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      assertThat(WebhookReceiver.await(() -> gw.app.requestsInFlight() == 1, Duration.ofSeconds(10))).isTrue();
+
+      stop.start();
+      // the client pauses for longer than the second Jetty would give it, counted from the stop
+      Thread.sleep(3_000);
+      out.write(body.substring(body.length() / 2).getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      String response = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(response).startsWith("HTTP/1.1 200");
+    } finally {
+      if (stop.getState() == Thread.State.NEW) {
+        gw.close();
+      }
+      stop.join();
+    }
+  }
 
   @Test
   void sigterm_finishes_a_webhook_delivery_in_flight_before_the_embedded_database_stops() throws Exception {
