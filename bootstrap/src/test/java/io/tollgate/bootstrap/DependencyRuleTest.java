@@ -39,8 +39,7 @@ class DependencyRuleTest {
         .whereLayer("processor").mayOnlyBeAccessedByLayers("bootstrap")
         .whereLayer("webhook").mayOnlyBeAccessedByLayers("bootstrap")
         .whereLayer("merchant").mayOnlyBeAccessedByLayers("bootstrap")
-        // The webhook body is the gateway's PaymentResult document, kept in one place.
-        .whereLayer("restCommon").mayOnlyBeAccessedByLayers("gateway", "merchant", "webhook", "bootstrap")
+        .whereLayer("restCommon").mayOnlyBeAccessedByLayers("gateway", "merchant", "bootstrap")
         .whereLayer("application").mayOnlyBeAccessedByLayers("persistence", "processor", "restCommon", "gateway",
             "merchant", "webhook", "bootstrap")
         .whereLayer("domain").mayOnlyBeAccessedByLayers("application", "persistence", "processor", "restCommon",

@@ -1,12 +1,14 @@
-package io.tollgate.webhook;
+package io.tollgate.rest.common;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.tollgate.application.port.out.WebhookPayloads;
 import io.tollgate.domain.payment.Payment;
-import io.tollgate.rest.common.Json;
-import io.tollgate.rest.common.PaymentResultJson;
 
-/** Webhook bodies: the payment's {@code PaymentResult} JSON, unwrapped, as the gateway API shows it. */
+/**
+ * Webhook bodies: the payment's {@code PaymentResult} JSON, unwrapped, as the gateway API shows
+ * it. Kept with the document it renders; bootstrap hands it to the webhook adapter, which sees
+ * only the application's {@link WebhookPayloads} port.
+ */
 public final class PaymentResultPayloads implements WebhookPayloads {
 
   private final String publicBaseUrl;
