@@ -156,9 +156,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
             .bind("entrySlot", JdbiBalanceRepository.slotFor(entry));
       }
       if (customer != null) {
-        q.bind("customerRef", customer.referenceId()).bind("customerFirst", customer.firstName())
-            .bind("customerLast", customer.lastName()).bind("customerEmail", customer.email())
-            .bind("customerPhone", customer.phone()).bind("customerBirth", customer.dateOfBirth());
+        bindCustomer(q, customer);
       }
       if (card != null) {
         JdbiCardVault.bind(q, card, p.created());
@@ -200,6 +198,18 @@ final class JdbiPaymentRepository implements PaymentRepository {
     return jdbi.inTransaction(h -> h.createQuery(sql).bind("id", id.value())
         .map((rs, ctx) -> new LockedRow(PaymentRows.PAYMENT.map(rs, ctx), rs.getBytes("card_ciphertext"))).findOne())
         .map(row -> new Locked(toPayment(row.payment()), row.cardCiphertext()));
+  }
+
+  private static <T extends org.jdbi.v3.core.statement.SqlStatement<T>> T bindCustomer(T q, Customer customer) {
+    return q.bind("customerRef", customer.referenceId()).bind("customerFirst", customer.firstName())
+        .bind("customerLast", customer.lastName()).bind("customerEmail", customer.email())
+        .bind("customerPhone", customer.phone()).bind("customerBirth", customer.dateOfBirth());
+  }
+
+  @Override
+  public void lockCustomer(ShopId shop, Customer customer, java.time.Instant at) {
+    jdbi.useHandle(h -> bindCustomer(h.createUpdate(PaymentSql.LOCK_CUSTOMER), customer)
+        .bind("shop", shop.value()).bind("at", at).execute());
   }
 
   @Override

@@ -134,6 +134,17 @@ final class PaymentSql {
                 updated = excluded.updated)
       """;
 
+  /** How a customer already stored is refreshed by a payment that names it again. */
+  private static final String CUSTOMER_REFRESHED = """
+        ON CONFLICT (shop_id, reference_id) DO UPDATE SET
+            first_name = coalesce(excluded.first_name, customers.first_name),
+            last_name = coalesce(excluded.last_name, customers.last_name),
+            email = coalesce(excluded.email, customers.email),
+            phone = coalesce(excluded.phone, customers.phone),
+            date_of_birth = coalesce(excluded.date_of_birth, customers.date_of_birth),
+            updated = excluded.updated
+      """;
+
   /**
    * The customer a new payment names, added to its shop's customers or refreshed there (a field
    * the payment leaves out keeps its stored value), written only with the row.
@@ -146,14 +157,21 @@ final class PaymentSql {
             CAST(:customerLast AS text), CAST(:customerEmail AS text), CAST(:customerPhone AS text),
             CAST(:customerBirth AS text), CAST(:p.created AS timestamptz), CAST(:p.created AS timestamptz)
         FROM written
-        ON CONFLICT (shop_id, reference_id) DO UPDATE SET
-            first_name = coalesce(excluded.first_name, customers.first_name),
-            last_name = coalesce(excluded.last_name, customers.last_name),
-            email = coalesce(excluded.email, customers.email),
-            phone = coalesce(excluded.phone, customers.phone),
-            date_of_birth = coalesce(excluded.date_of_birth, customers.date_of_birth),
-            updated = excluded.updated)
-      """;
+      """ + CUSTOMER_REFRESHED + ")\n";
+
+  /**
+   * {@link #CUSTOMER} in a statement of its own, ahead of the payment's: it takes the customer's
+   * row lock (adding the customer, or refreshing it as the payment's own statement then does
+   * again) before the transaction locks a balance.
+   */
+  static final String LOCK_CUSTOMER = """
+      INSERT INTO customers (merchant_id, shop_id, reference_id, first_name, last_name, email, phone,
+          date_of_birth, created, updated)
+      SELECT s.merchant_id, s.id, CAST(:customerRef AS text), CAST(:customerFirst AS text),
+          CAST(:customerLast AS text), CAST(:customerEmail AS text), CAST(:customerPhone AS text),
+          CAST(:customerBirth AS text), CAST(:at AS timestamptz), CAST(:at AS timestamptz)
+      FROM shops s WHERE s.id = :shop
+      """ + CUSTOMER_REFRESHED;
 
   static final String FIND = "SELECT " + COLUMNS + " FROM payments WHERE id = :id";
 

@@ -85,6 +85,48 @@ class PayoutsAndBalancesTest {
         + "}", shop.key(), null);
   }
 
+  /**
+   * Refunds and withdrawals naming one customer, sent at once to a shop that checks its balance,
+   * are all answered: a withdrawal locked the balance and then its customer, a refund its
+   * customer and then the balance, and the database aborted one of each such pair as a deadlock
+   * (about half the requests answered 500 in review).
+   */
+  @Test
+  void refunds_and_withdrawals_of_one_customer_at_once_are_all_answered() throws Exception {
+    Shop shop = newShop("One customer shop", false, true);
+    java.util.List<String> deposits = new java.util.ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      deposits.add(gw.completedDeposit("500.00", "EUR", shop.key()));
+    }
+    java.util.List<Integer> statuses = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(16);
+    try {
+      for (int round = 0; round < 6; round++) {
+        String customer = "\"customer\":{\"referenceId\":\"player-" + round + "\"}";
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+          String body = i % 2 == 0
+              ? "{\"paymentType\":\"REFUND\",\"amount\":1.00,\"currency\":\"EUR\",\"parentPaymentId\":\""
+                  + deposits.get(i / 2 % deposits.size()) + "\"," + customer + "}"
+              : "{\"paymentType\":\"WITHDRAWAL\",\"amount\":1.00,\"currency\":\"EUR\"," + CARD + "," + customer + "}";
+          sent.add(pool.submit(() -> {
+            go.await();
+            statuses.add(gw.post("/api/v1/payments", body, shop.key(), null).status());
+            return null;
+          }));
+        }
+        go.countDown();
+        for (java.util.concurrent.Future<?> f : sent) {
+          f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(statuses).hasSize(96).containsOnly(200);
+  }
+
   /** A bank transfer withdrawal pays out to the account the customer's fields name. */
   @Test
   void a_bank_transfer_withdrawal_pays_out_to_the_customers_account() throws Exception {

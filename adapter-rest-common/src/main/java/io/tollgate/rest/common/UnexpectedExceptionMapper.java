@@ -69,10 +69,13 @@ public final class UnexpectedExceptionMapper implements ExceptionMapper<Throwabl
         return true;
       }
       // 08: connection lost; 25006: the database is read-only (a standby after a failover);
-      // 57P01-57P03: the server is shutting down or not yet accepting connections
+      // 57P01-57P03: the server is shutting down or not yet accepting connections; 40001 and
+      // 40P01: the transaction was rolled back as a serialization failure or a deadlock's
+      // victim, so nothing it did stands and the same request may be sent again
       if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
           && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("25006")
-              || sql.getSQLState().startsWith("57P0"))) {
+              || sql.getSQLState().startsWith("57P0") || sql.getSQLState().equals("40001")
+              || sql.getSQLState().equals("40P01"))) {
         return true;
       }
       if (t.getCause() == t) {

@@ -123,6 +123,13 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           ? cardVault.seal(shop.id(), valid.cardDigits()) : null;
       Drafted drafted = draft(command, valid, shop, sealed);
       Payment.Draft draft = drafted.draft();
+      if (valid.type() != PaymentType.DEPOSIT && valid.customer() != null && valid.customer().referenceId() != null) {
+        // A withdrawal or refund writes a balance: its customer is locked first, as every
+        // transaction takes them. A withdrawal checking the balance locked the balance first,
+        // a refund its customer first, and one of two naming one customer at once was aborted
+        // by the database as a deadlock.
+        payments.lockCustomer(shop.id(), valid.customer(), now);
+      }
       java.math.BigDecimal available = valid.type() == PaymentType.WITHDRAWAL && shop.checkWithdrawalBalance()
           ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
       boolean balanceShort = available != null && available.compareTo(valid.amount().amount()) < 0;

@@ -76,6 +76,14 @@ public interface PaymentRepository {
   Optional<Payment> find(PaymentId id);
 
   /**
+   * Adds the shop's customer of this reference, or refreshes it as a new payment naming it
+   * does, in a statement of its own, and holds its row lock until the transaction ends: for a
+   * creation that then writes a balance, so that every transaction takes a customer's lock
+   * before a balance's, never the other way round.
+   */
+  void lockCustomer(ShopId shop, io.tollgate.domain.payment.Customer customer, java.time.Instant at);
+
+  /**
    * The card as the shop's most recent payment with this token that had an expiry gave it:
    * what a payment with the token alone is charged with.
    */
