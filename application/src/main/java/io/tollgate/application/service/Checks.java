@@ -11,6 +11,10 @@ import java.util.regex.Pattern;
 /** Collects every broken rule of a request, so one 400 can list them all. */
 final class Checks {
 
+  private static final Pattern IPV4 =
+      Pattern.compile("^((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)$");
+  private static final Pattern IPV6_CHARS = Pattern.compile("^[0-9A-Fa-f:.]{2,39}$");
+
   private final List<Violation> violations = new ArrayList<>();
 
   void add(String field, String message, Object rejected) {
@@ -66,6 +70,21 @@ final class Checks {
     return value.length() > max && value.codePointCount(0, value.length()) > max;
   }
 
+  /** Whether {@code value} is an IPv4 or IPv6 address literal (never looked up as a name). */
+  static boolean isIpAddress(String value) {
+    if (IPV4.matcher(value).matches()) {
+      return true;
+    }
+    if (!value.contains(":") || !IPV6_CHARS.matcher(value).matches()) {
+      return false;
+    }
+    try {
+      // A literal containing ':' is parsed, never looked up.
+      return java.net.InetAddress.getByName(value) != null;
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
   boolean isEmpty() {
     return violations.isEmpty();
   }

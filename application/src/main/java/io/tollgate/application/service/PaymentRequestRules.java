@@ -263,6 +263,9 @@ final class PaymentRequestRules {
     checks.matches("customer.phone", c.phone(), PHONE, "must be up to 18 digits (spaces allowed), without '+'");
     checks.matches("customer.locale", c.locale(), LOCALE, "must be a two-letter language code");
     checks.maxLength("customer.ip", c.ip(), 39);
+    if (c.ip() != null && !Checks.longerThan(c.ip(), 39) && !Checks.isIpAddress(c.ip())) {
+      checks.add("customer.ip", "must be an IPv4 or IPv6 address", Checks.abbreviate(c.ip()));
+    }
     checks.maxLength("customer.accountNumber", c.accountNumber(), 256);
     checks.maxLength("customer.accountName", c.accountName(), 64);
     checks.noCardNumber("customer.accountName", c.accountName());

@@ -62,10 +62,6 @@ import java.util.regex.Pattern;
 public final class ProcessingService
     implements PaymentActionsUseCase, CheckoutUseCase, BackgroundWorkUseCase, BalanceQueries {
 
-  private static final Pattern IPV4 =
-      Pattern.compile("^((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)$");
-  private static final Pattern IPV6_CHARS = Pattern.compile("^[0-9A-Fa-f:.]{2,39}$");
-
   private final TransactionRunner tx;
   private final PaymentRepository payments;
   private final PaymentWriter writer;
@@ -115,7 +111,7 @@ public final class ProcessingService
   public Payment executeHostToHost(ShopId shop, String paymentId, HostToHostCommand command) {
     Checks checks = new Checks();
     if (checks.required("customerIp", command.customerIp())) {
-      if (!isIpAddress(command.customerIp())) {
+      if (!Checks.isIpAddress(command.customerIp())) {
         checks.add("customerIp", "must be an IPv4 or IPv6 address", Checks.abbreviate(command.customerIp()));
       }
     }
@@ -1095,20 +1091,6 @@ public final class ProcessingService
     return digits;
   }
 
-  private static boolean isIpAddress(String value) {
-    if (IPV4.matcher(value).matches()) {
-      return true;
-    }
-    if (!value.contains(":") || !IPV6_CHARS.matcher(value).matches()) {
-      return false;
-    }
-    try {
-      // A literal containing ':' is parsed, never looked up.
-      return java.net.InetAddress.getByName(value) != null;
-    } catch (java.net.UnknownHostException e) {
-      return false;
-    }
-  }
 
   private static String blankToNull(String s) {
     return s == null || s.isBlank() ? null : s.strip();

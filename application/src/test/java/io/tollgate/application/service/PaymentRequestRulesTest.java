@@ -81,6 +81,19 @@ class PaymentRequestRulesTest {
     assertThat(refused.violations()).extracting(Violation::field).containsExactly("description");
   }
 
+  /** As the host-to-host request's customerIp is: an address, which the fraud screen compares. */
+  @Test
+  void the_customers_ip_is_an_address() {
+    for (String ip : new String[] {"203.0.113.9", "2001:db8::1"}) {
+      Customer customer = new Customer("c-1", null, null, null, null, null, null, null, ip);
+      assertThat(rules.check(deposit(null, customer, null, Map.of())).customer().ip()).isEqualTo(ip);
+    }
+    Customer named = new Customer("c-1", null, null, null, null, null, null, null, "not-an-ip");
+    DomainException.Invalid refused = catchThrowableOfType(
+        () -> rules.check(deposit(null, named, null, Map.of())), DomainException.Invalid.class);
+    assertThat(refused.violations()).extracting(Violation::field).containsExactly("customer.ip");
+  }
+
   @Test
   void the_checked_request_never_shows_its_card_number() {
     PaymentRequestRules.Valid valid = rules.check(deposit(null, null, null, Map.of()));
