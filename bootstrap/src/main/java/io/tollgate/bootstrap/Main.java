@@ -12,8 +12,14 @@ import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.FileSystemException;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -61,8 +67,13 @@ public final class Main implements Callable<Integer> {
       } else if (refusedByTheDatabase(e) != null) {
         // a constraint the checks above do not cover: its one line, not a stack trace with the SQL in it
         err.println("error: the database refused the change: " + refusedByTheDatabase(e));
+      } else if (operatorProblem(e) != null) {
+        err.println("error: " + operatorProblem(e));
       } else {
         throw e;
+      }
+      if (showsStackTraces(env)) {
+        e.printStackTrace(err);
       }
       return 1;
     });
@@ -78,6 +89,70 @@ public final class Main implements Callable<Integer> {
       }
     }
     return null;
+  }
+
+  /**
+   * Whether an error the command line reports in one line is followed by its stack trace:
+   * {@code TOLLGATE_DEBUG=1} (or {@code true}), for a report to the developers.
+   */
+  static boolean showsStackTraces(Map<String, String> env) {
+    String debug = env.get("TOLLGATE_DEBUG");
+    return debug != null && (debug.strip().equals("1") || debug.strip().equalsIgnoreCase("true"));
+  }
+
+  /** SQL state classes of a database that cannot be had: connection, authorization, no such database, out of resources, shut down. */
+  private static final Set<String> UNREACHABLE_DATABASE = Set.of("08", "28", "3D", "53", "57");
+
+  /**
+   * What an operator can act on when a command fails for a reason outside the program: a port
+   * taken, a host that does not resolve, a database URL that is not JDBC, a database that cannot
+   * be reached or refuses the connection, a data directory that cannot be used or that another
+   * process holds, another master key. The messages of the cause chain that say something new,
+   * joined ("Failed to bind to /0.0.0.0:8080: Address already in use"); for a database, down to
+   * the driver's own words. Null for anything else: a programming error, whose stack trace is
+   * what helps.
+   */
+  static String operatorProblem(Throwable e) {
+    Throwable last = null;
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().length() >= 2
+          && UNREACHABLE_DATABASE.contains(sql.getSQLState().substring(0, 2))) {
+        last = t;
+      }
+    }
+    // Tollgate's own words about the machine (a lock held, another master key) are
+    // IllegalStateExceptions it throws without a cause; one with a cause, or the JDK's, is a bug.
+    boolean outside = last != null || e instanceof IOException || e instanceof UncheckedIOException
+        || e instanceof IllegalStateException && e.getCause() == null && e.getStackTrace().length > 0
+            && e.getStackTrace()[0].getClassName().startsWith("io.tollgate.");
+    if (!outside) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      Throwable current = t;
+      String part = describe(t);
+      // a wrapper that repeats its cause ("Failed to initialize pool: <the driver's>", or its toString()) says nothing more
+      parts.removeIf(earlier -> earlier.contains(part) || earlier.equals(current.toString()));
+      parts.add(part);
+      if (t == last) {
+        break; // the driver's words; below them only the socket's ("Connection refused")
+      }
+    }
+    return String.join(": ", parts);
+  }
+
+  /** One throwable's first line, or what its type says when it has no message (UnresolvedAddressException). */
+  private static String describe(Throwable t) {
+    String message = t.getMessage() == null ? "" : t.getMessage().lines().findFirst().orElse("").strip();
+    // a JDBC URL may carry the database password; the message goes to the console and container logs
+    message = message.replaceFirst("^(FATAL|ERROR): ", "").replaceAll("(?i)(password=)[^&;\\s]*", "$1***");
+    String type = t.getClass().getSimpleName().replaceFirst("Exception$", "")
+        .replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(Locale.ROOT);
+    if (t instanceof FileSystemException fs && fs.getReason() == null) {
+      return message + ": " + type; // only the file's name otherwise: "/srv/tollgate: file already exists"
+    }
+    return message.isEmpty() ? type : message;
   }
 
   @Override

@@ -1,17 +1,26 @@
 package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.testing.TestDatabase;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,8 +115,91 @@ class CommandLineTest {
     int exit = Main.run(new String[] {"shop", "create", "--merchant", merchantId, "--name", "Sealed elsewhere"},
         new PrintWriter(out, true), new PrintWriter(err, true), elsewhere);
     assertThat(exit).isNotZero();
-    assertThat(err.toString()).contains("sealed with another master key");
+    assertThat(err.toString()).startsWith("error: ").contains("sealed with another master key").doesNotContain("\tat ");
     assertThat(run("shop", "create", "--merchant", merchantId, "--name", "Sealed here").exit()).isZero();
+  }
+
+  /** Runs {@code args} with {@code changes} to the test settings; a null value removes the setting. */
+  private static CommandLineRun runWith(Map<String, String> changes, String... args) {
+    Map<String, String> changed = new HashMap<>(env);
+    changes.forEach((name, value) -> {
+      if (value == null) {
+        changed.remove(name);
+      } else {
+        changed.put(name, value);
+      }
+    });
+    return CommandLineRun.of(changed, args);
+  }
+
+  /** One {@code error:} line that names the problem, exit status 1, and no stack trace unless asked for. */
+  private static void assertOneErrorLine(CommandLineRun r, String... says) {
+    assertThat(r.exit()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).as("one line").startsWith("error: ").doesNotContain("\tat ").contains(says);
+    assertThat(r.err().lines().count()).as(r.err()).isEqualTo(1);
+  }
+
+  /** A port taken or a host that does not resolve was a Java stack trace (found in review). */
+  @Test
+  void a_server_that_cannot_listen_says_why_in_one_line() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      Map<String, String> onTakenPort = Map.of("TOLLGATE_PORT", String.valueOf(taken.getLocalPort()));
+      assertOneErrorLine(runWith(onTakenPort, "serve"), "Failed to bind to /127.0.0.1:" + taken.getLocalPort(),
+          "Address already in use");
+
+      Map<String, String> debugging = new HashMap<>(onTakenPort);
+      debugging.put("TOLLGATE_DEBUG", "1");
+      CommandLineRun traced = runWith(debugging, "serve");
+      assertThat(traced.exit()).isEqualTo(1);
+      assertThat(traced.err()).as("TOLLGATE_DEBUG=1 shows the trace").startsWith("error: ").contains("\tat ");
+    }
+    assertOneErrorLine(runWith(Map.of("TOLLGATE_HOST", "no-such-host.invalid"), "serve"), "no-such-host.invalid",
+        "unresolved address");
+  }
+
+  /** A database that cannot be had was a stack trace; the driver's own message is what tells the operator why. */
+  @Test
+  void a_database_that_cannot_be_reached_is_named_in_one_line() throws Exception {
+    int closed;
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      closed = socket.getLocalPort();
+    }
+    assertOneErrorLine(runWith(Map.of("TOLLGATE_DB_URL", "jdbc:postgresql://127.0.0.1:" + closed + "/tollgate"),
+        "merchant", "create", "--name", "Unreachable"), "Connection to 127.0.0.1:" + closed + " refused");
+    assertOneErrorLine(runWith(Map.of("TOLLGATE_DB_URL", "postgres://db.example/tollgate?password=hunter2"),
+        "merchant", "create", "--name", "Not JDBC"),
+        "Failed to get driver instance for jdbcUrl=postgres://db.example/tollgate?password=***: No suitable driver");
+  }
+
+  /** A data directory that cannot be used, or that a running server holds, was a stack trace with the reason buried in it. */
+  @Test
+  void a_data_directory_that_cannot_be_used_or_is_in_use_is_named_in_one_line() throws Exception {
+    Path file = Files.createFile(ScratchDirectories.create("tollgate-cli-file").resolve("not-a-directory"));
+    Map<String, String> onFile = new HashMap<>();
+    onFile.put("TOLLGATE_DB_URL", null);
+    onFile.put("TOLLGATE_DATA_DIR", file.toString());
+    assertOneErrorLine(runWith(onFile, "merchant", "create", "--name", "Filed"),
+        "error: cannot lock the embedded database's directory " + file.resolve("postgres") + ": " + file
+            + ": file already exists");
+
+    Path dataDir = ScratchDirectories.create("tollgate-cli-held");
+    Map<String, String> held = new HashMap<>();
+    held.put("TOLLGATE_DB_URL", null);
+    held.put("TOLLGATE_DATA_DIR", dataDir.toString());
+    // the lock a running server keeps on its embedded database
+    try (FileChannel channel = FileChannel.open(dataDir.resolve("postgres.lock"), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
+      assertOneErrorLine(runWith(held, "merchant", "create", "--name", "Held"), "in use by another Tollgate process");
+    }
+  }
+
+  @Test
+  void a_programming_error_keeps_its_stack_trace() {
+    assertThat(Main.operatorProblem(new NullPointerException("a bug"))).isNull();
+    assertThat(Main.operatorProblem(new IllegalStateException("cannot write a JSON column", new RuntimeException())))
+        .isNull();
+    assertThat(Main.operatorProblem(catchThrowable(() -> Stream.of("a", "a").collect(Collectors.toMap(k -> k, v -> v)))))
+        .as("the JDK's IllegalStateException").isNull();
   }
 
   @Test
