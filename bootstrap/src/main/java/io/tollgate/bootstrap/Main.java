@@ -31,12 +31,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code tollgate <command>}: the server and the operator's provisioning commands. */
-@Command(name = "tollgate", mixinStandardHelpOptions = true, version = "Tollgate 0.1.0",
+@Command(name = "tollgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "A self-hostable payment gateway. Configuration comes from TOLLGATE_* environment variables.",
     subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class, Main.GroupCommands.class, Main.ImportCommand.class, Main.TerminalCommands.class,
         Main.ConnectorCommands.class, Main.AntifraudCommands.class, Main.ShopGroupCommands.class,
         Main.KeyCommands.class})
 public final class Main implements Callable<Integer> {
+
+  /** {@code -V}: the version in the jar's manifest, the one the webhooks' User-Agent gives. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {"Tollgate " + Tollgate.VERSION};
+    }
+  }
 
   /** The environment the commands read their configuration from; tests pass their own. */
   private static volatile Map<String, String> environment = System.getenv();

@@ -202,6 +202,14 @@ class CommandLineTest {
         .as("the JDK's IllegalStateException").isNull();
   }
 
+  /** -V said a hard-coded 0.1.0 while the webhooks' User-Agent gave the jar's version (found in review). */
+  @Test
+  void the_version_shown_is_the_one_webhooks_give() {
+    CommandLineRun version = run("-V");
+    assertThat(version.exit()).isZero();
+    assertThat(version.out().strip()).isEqualTo("Tollgate " + Tollgate.VERSION);
+  }
+
   @Test
   void a_missing_option_prints_usage() {
     CommandLineRun r = run("shop", "create", "--name", "x");
