@@ -8,6 +8,7 @@ import io.tollgate.domain.shop.Environment;
 import io.tollgate.domain.shop.MerchantId;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.group.GroupKind;
+import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.Database;
@@ -546,7 +547,7 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "terminal", description = "Manage terminals (a merchant's accounts at acquirers).",
-      subcommands = {TerminalCommands.Create.class, TerminalCommands.SetApiTypes.class})
+      subcommands = {TerminalCommands.Create.class, TerminalCommands.SetApiTypes.class, TerminalCommands.ListTerminals.class})
   static final class TerminalCommands {
 
     static final String API_TYPES = "what the acquirer's API does, and so which payments are routed to it: DEPOSIT,"
@@ -589,6 +590,28 @@ public final class Main implements Callable<Integer> {
       }
     }
 
+    @Command(name = "list", description = "List a merchant's terminals: id, name, state, provider and API types.")
+    static final class ListTerminals extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        var reference = services.persistence().referenceData();
+        MerchantId owner = existingMerchant(services, merchant);
+        int page = 1000;
+        for (int offset = 0; ; offset += page) {
+          var terminals = reference.terminals(owner, offset, page);
+          for (var t : terminals) {
+            out.printf("%d\t%s\tstate=%s\tprovider=%s\tapiTypes=%s%n", t.id(), t.name(), t.state(), t.providerName(),
+                String.join(",", t.apiTypes()));
+          }
+          if (terminals.size() < page) {
+            return 0;
+          }
+        }
+      }
+    }
+
     @Command(name = "set-api-types", description = "Replace a terminal's API types. Routing reads them from the "
         + "terminal, so they apply to every connector to it; a running server sees the change within 5 seconds.")
     static final class SetApiTypes extends Provisioning {
@@ -617,8 +640,34 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "connector", description = "Route a shop's payments to a terminal.",
-      subcommands = ConnectorCommands.Create.class)
+      subcommands = {ConnectorCommands.Create.class, ConnectorCommands.ListConnectors.class})
   static final class ConnectorCommands {
+    @Command(name = "list", description = "List a shop's connectors in routing order: id, terminal, state, payment "
+        + "method, currency, priority, weight, amount range and cascade groups.")
+    static final class ListConnectors extends Provisioning {
+      @Option(names = "--shop", required = true, description = "shop id") long shop;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        if (services.persistence().shops().find(new ShopId(shop)).isEmpty()) {
+          throw new DomainException.Invalid(io.tollgate.domain.Violation.of("shop", "does not exist", shop));
+        }
+        var connectors = new java.util.ArrayList<>(services.persistence().referenceData().connectorsOf(shop));
+        connectors.sort(java.util.Comparator.comparingInt(ReferenceData.Connector::priority)
+            .thenComparingLong(ReferenceData.Connector::id));
+        for (var c : connectors) {
+          out.printf("%d\tterminal=%d %s\tstate=%s\t%s %s\tpriority=%d\tweight=%d\tamounts=%s..%s"
+                  + "\tcascadeOn=%s\tneverCascadeOn=%s%n", c.id(), c.terminalId(), c.terminalName(), c.state(),
+              c.paymentMethod(), c.terminalCurrency(), c.priority(), c.weight(),
+              c.minAmount() == null ? "" : c.minAmount().toPlainString(),
+              c.maxAmount() == null ? "" : c.maxAmount().toPlainString(),
+              c.cascadingWhitelistGroupId() == null ? "-" : c.cascadingWhitelistGroupId(),
+              c.cascadingBlacklistGroupId() == null ? "-" : c.cascadingBlacklistGroupId());
+        }
+        return 0;
+      }
+    }
+
     @Command(name = "create", description = "Create a connector; prints its id.")
     static final class Create extends Provisioning {
       @Option(names = "--shop", required = true, description = "shop id") long shop;

@@ -550,6 +550,17 @@ class CommandLineTest {
     Integer connectorsAfter = db.jdbi().withHandle(h -> h.createQuery("select count(*) from connectors where shop_id = "
         + shopId).mapTo(Integer.class).one());
     assertThat(connectorsAfter).isEqualTo(connectors);
+    // what routing will do, from the command line
+    CommandLineRun terminals = run("terminal", "list", "--merchant", merchantId);
+    assertThat(terminals.exit()).as(terminals.err()).isZero();
+    assertThat(terminals.out().strip()).isEqualTo(terminalId + "\tAcquirer X\tstate=ACTIVE\tprovider=Tollgate Sandbox"
+        + "\tapiTypes=DEPOSIT,BALANCE");
+    CommandLineRun listed = run("connector", "list", "--shop", shopId);
+    assertThat(listed.exit()).as(listed.err()).isZero();
+    assertThat(listed.out().strip()).matches("\\d+\tterminal=" + terminalId + " Acquirer X\tstate=ACTIVE\tBASIC_CARD EUR"
+        + "\tpriority=1\tweight=100\tamounts=\\.\\.\tcascadeOn=" + codes + "\tneverCascadeOn=-");
+    assertThat(run("connector", "list", "--shop", "999999").exit()).isNotZero();
+    assertThat(run("terminal", "list", "--merchant", "999999").exit()).isNotZero();
 
     String bins = group(run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "bad bins").out(),
         "bin group (\\d+) created");
