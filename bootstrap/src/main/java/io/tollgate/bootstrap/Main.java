@@ -642,8 +642,8 @@ public final class Main implements Callable<Integer> {
   @Command(name = "connector", description = "Route a shop's payments to a terminal.",
       subcommands = {ConnectorCommands.Create.class, ConnectorCommands.ListConnectors.class})
   static final class ConnectorCommands {
-    @Command(name = "list", description = "List a shop's connectors in routing order: id, terminal, state, payment "
-        + "method, currency, priority, weight, amount range and cascade groups.")
+    @Command(name = "list", description = "List a shop's connectors by priority (routing tries the lowest first): id, "
+        + "terminal, state, payment method, currency, priority, weight, amount range and cascade groups.")
     static final class ListConnectors extends Provisioning {
       @Option(names = "--shop", required = true, description = "shop id") long shop;
 
