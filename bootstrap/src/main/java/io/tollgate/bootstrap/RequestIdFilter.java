@@ -69,8 +69,11 @@ final class RequestIdFilter implements Filter {
       chain.doFilter(request, response);
     } finally {
       if (!request.getRequestURI().startsWith("/health/") && !request.getRequestURI().equals("/metrics")) {
-        // The path only: query strings may carry references a merchant considers private.
-        ACCESS.info("{} {} {}ms", requestLine(request), response.getStatus(), (System.nanoTime() - t0) / 1_000_000);
+        // The path only: query strings may carry references a merchant considers private. The
+        // status follows an arrow, not a space alone: the logs mask digits split by spaces as a
+        // card number, and a path ending in digits would take the status and duration with it.
+        ACCESS.info("{} -> {} in {}ms", requestLine(request), response.getStatus(),
+            (System.nanoTime() - t0) / 1_000_000);
       }
       MDC.remove("requestId");
     }
