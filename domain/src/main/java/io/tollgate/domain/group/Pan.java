@@ -73,16 +73,7 @@ public final class Pan {
    * The error envelopes and the logs both mask with this.
    */
   public static String maskForDisplay(String text) {
-    if (text == null || digits(text) < MIN_DIGITS) {
-      return text;
-    }
-    // Identifiers only take digits out of runs, so text with nothing to mask while they are
-    // ignored has nothing to mask at all. Most log lines are such text (an access-log line
-    // names a payment id), and finding identifiers costs more than this first scan.
-    String masked = mask(text, null, false) == null ? null : mask(text, identifiers(text), false);
-    masked = masked == null ? text : masked;
-    String dotted = maskDotted(masked, false);
-    return dotted == null ? masked : dotted;
+    return masked(text, false);
   }
 
   /**
@@ -92,12 +83,20 @@ public final class Pan {
    * better left as it is.
    */
   public static String maskLuhnValid(String text) {
+    return masked(text, true);
+  }
+
+  /** {@code text} with its card numbers masked; with {@code luhn}, only those that pass the check. */
+  private static String masked(String text, boolean luhn) {
     if (text == null || digits(text) < MIN_DIGITS) {
       return text;
     }
-    String masked = mask(text, null, true) == null ? null : mask(text, identifiers(text), true);
+    // Identifiers only take digits out of runs, so text with nothing to mask while they are
+    // ignored has nothing to mask at all. Most log lines are such text (an access-log line
+    // names a payment id), and finding identifiers costs more than this first scan.
+    String masked = mask(text, null, luhn) == null ? null : mask(text, identifiers(text), luhn);
     masked = masked == null ? text : masked;
-    String dotted = maskDotted(masked, true);
+    String dotted = maskDotted(masked, luhn);
     return dotted == null ? masked : dotted;
   }
 
