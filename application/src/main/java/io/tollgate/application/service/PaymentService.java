@@ -155,7 +155,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       }
       if (valid.type() == PaymentType.DEPOSIT && valid.card() != null) {
         // for the charge a later request makes, in memory only: a security code is never stored
-        securityCodes.hold(stored.id(), valid.card().cardSecurityCode());
+        securityCodes.hold(shop.id(), stored.id(), valid.card().cardSecurityCode());
       }
       return new CreatedPayment(stored, false);
     };
@@ -318,8 +318,8 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       digits = cardVault.reveal(shop, token).orElseThrow(() -> new DomainException.Invalid(
           Violation.of("card.cardToken", "unknown card token", Pan.maskForDisplay(token))));
       if (month == null && year == null) {
-        // A token alone is charged with the expiry its card was last given with, as a stored
-        // card is: an acquirer declines a charge without one, and an expired card stays expired.
+        // A token alone is charged with the expiry its card was last taken with, as a stored
+        // card is: an acquirer declines a charge without one.
         Optional<CardDetails> last = payments.lastCardWithExpiry(shop, token);
         if (last.isPresent()) {
           month = last.get().expiryMonth();

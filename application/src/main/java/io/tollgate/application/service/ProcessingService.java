@@ -137,9 +137,9 @@ public final class ProcessingService
         throw new DomainException.Invalid(Violation.of("card",
             "this deposit has no card: give one at creation, or send the customer to the checkout page", null));
       }
-      return decide(p, fromLock(locked, securityCodes.held(p.id())), details);
+      return decide(p, fromLock(locked, securityCodes.held(p.shopId(), p.id())), details);
     });
-    return sendThenForgetCode(decided, wellFormed(paymentId));
+    return sendKeepingCodeForChallenge(decided);
   }
 
   @Override
@@ -256,7 +256,8 @@ public final class ProcessingService
   @Override
   public Payment submitCard(String paymentId, CardInput card) {
     String digits = validCheckoutCard(card);
-    return send(tx.inTransaction(() -> {
+    String code = blankToNull(card.cardSecurityCode());
+    return sendKeepingCodeForChallenge(tx.inTransaction(() -> {
       Payment p = lockCheckout(paymentId);
       if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
@@ -267,13 +268,14 @@ public final class ProcessingService
           card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
-      return decide(pending, typed(digits, blankToNull(card.cardSecurityCode())), "checkout page");
+      securityCodes.hold(p.shopId(), p.id(), code);
+      return decide(pending, typed(digits, code), "checkout page");
     }));
   }
 
   @Override
   public Payment processCardOnFile(String paymentId) {
-    return sendThenForgetCode(tx.inTransaction(() -> {
+    return sendKeepingCodeForChallenge(tx.inTransaction(() -> {
       PaymentRepository.Locked locked = lockCheckoutWithCard(paymentId);
       Payment p = locked.payment();
       if (p.state() != PaymentState.CHECKOUT || p.card() == null || p.card().cardToken() == null) {
@@ -282,8 +284,8 @@ public final class ProcessingService
       lockCardIfCounted(p.shopId(), p.card().cardToken());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
-      return decide(pending, fromLock(locked, securityCodes.held(p.id())), "checkout page");
-    }), wellFormed(paymentId));
+      return decide(pending, fromLock(locked, securityCodes.held(p.shopId(), p.id())), "checkout page");
+    }));
   }
 
   @Override
@@ -319,10 +321,10 @@ public final class ProcessingService
       }
       Payment answered = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
           Outcome.NONE.withDetails(passed ? CHALLENGE_PASSED : CHALLENGE_FAILED), clock.instant()));
-      return new Challenge(answered, challengedAttempt(p), fromLock(locked, null));
+      return new Challenge(answered, challengedAttempt(p), fromLock(locked, securityCodes.held(p.shopId(), p.id())));
     });
     try {
-      return send(confirm(challenge.payment(), challenge.attempt(), challenge.pan(), passed));
+      return sendKeepingCodeForChallenge(confirm(challenge.payment(), challenge.attempt(), challenge.pan(), passed));
     } catch (DomainException.Conflict e) {
       if (!"concurrent_modification".equals(e.code())) {
         throw e;
@@ -762,15 +764,29 @@ public final class ProcessingService
    * it; a decline that cascades is committed with the next terminal before that one is asked.
    */
   /**
-   * {@link #send}, then forgets the security code held for the payment: it was sent with the
-   * charge, or the payment was decided without one (refused by the screen, or no terminal).
-   * One cut short on the way leaves it to expire: the job that asks the terminal again, by the
-   * payment's id and attempt, goes without it.
+   * {@link #send}, then forgets the security code held for the payment, unless the deposit now
+   * waits on the customer's 3-D Secure challenge: the terminal that asked for it, and any
+   * terminal a cascade moves on to after it, is sent the code with the answer. It is forgotten
+   * too when the charge fails on the way: the job that asks the terminal again, by the payment's
+   * id and attempt, goes without it.
    */
-  private Payment sendThenForgetCode(Decided decided, PaymentId payment) {
-    Payment done = send(decided);
-    securityCodes.forget(payment);
-    return done;
+  private Payment sendKeepingCodeForChallenge(Decided decided) {
+    Payment decidedFor = decided.sending() != null ? decided.sending().payment() : decided.done();
+    Payment done = null;
+    try {
+      done = send(decided);
+      return done;
+    } finally {
+      if (done == null || !awaitsChallenge(done)) {
+        securityCodes.forget(decidedFor.shopId(), decidedFor.id());
+      }
+    }
+  }
+
+  /** Whether the card deposit waits on the customer's answer to a 3-D Secure challenge. */
+  private boolean awaitsChallenge(Payment p) {
+    return p.type() == PaymentType.DEPOSIT && p.state() == PaymentState.PENDING
+        && p.method() == PaymentMethod.BASIC_CARD && !unanswered(p);
   }
 
   private Payment send(Decided decided) {

@@ -115,20 +115,20 @@ class DepositCutShortTest {
     shopHas(connector("A", 1, CASCADE_ON_402), connector("B", 2, null));
     acquirers.declining.add("A");
     Payment p = deposit();
-    securityCodes.hold(p.id(), "123");
+    securityCodes.hold(SHOP, p.id(), "123");
 
     assertThat(execute(p).state()).isEqualTo(PaymentState.COMPLETED);
 
     assertThat(acquirers.asked).containsExactly("A #1", "B #2");
     assertThat(acquirers.securityCodes).containsExactly("123", "123");
-    assertThat(securityCodes.held(p.id())).as("forgotten once sent").isNull();
+    assertThat(securityCodes.held(SHOP, p.id())).as("forgotten once sent").isNull();
 
     Payment other = deposit();
     acquirers.asked.clear();
     acquirers.securityCodes.clear();
     acquirers.dropOnce.add("B");
     shopHas(connector("B", 1, null));
-    securityCodes.hold(other.id(), "456");
+    securityCodes.hold(SHOP, other.id(), "456");
     assertThatThrownBy(() -> execute(other)).isInstanceOf(IllegalStateException.class);
     service.resumeUnansweredDeposits(10);
     assertThat(acquirers.securityCodes).as("sent with the charge; the job's own asking has none").containsExactly("456", "-");
@@ -150,6 +150,28 @@ class DepositCutShortTest {
 
     assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.securityCodes).containsExactly("321");
+  }
+
+  /**
+   * A deposit the issuer challenges is charged again once the customer answers: the code goes
+   * with that answer, and to the terminal a cascade moves on to after it, and is forgotten
+   * only when the deposit no longer waits on a charge.
+   */
+  @Test
+  void the_security_code_is_held_through_a_challenge_and_a_cascade_after_it() {
+    shopHas(connector("B", 1, CASCADE_ON_402), connector("C", 2, null));
+    acquirers.challenging.add("B");
+    acquirers.declining.add("B");
+    Payment p = deposit();
+    securityCodes.hold(SHOP, p.id(), "123");
+
+    assertThat(execute(p).state()).as("waits on the challenge").isEqualTo(PaymentState.PENDING);
+    assertThat(securityCodes.held(SHOP, p.id())).as("held for the answer").isEqualTo("123");
+    assertThat(service.completeChallenge(p.id().value(), true, null).state()).isEqualTo(PaymentState.COMPLETED);
+
+    assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1", "C #2");
+    assertThat(acquirers.securityCodes).containsExactly("123", "123");
+    assertThat(securityCodes.held(SHOP, p.id())).as("forgotten once final").isNull();
   }
 
   /** The merchant's request that gives the card holds its security code for the execution, in memory. */
