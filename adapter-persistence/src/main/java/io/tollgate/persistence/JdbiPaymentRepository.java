@@ -214,11 +214,14 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   @Override
   public Optional<CardDetails> lastCardWithExpiry(ShopId shop, String cardToken) {
-    // payments_card_state leads with (shop_id, card token): a card's own payments, newest first
+    // Only a deposit an acquirer took gives the expiry: a mistyped one was declined (4.04), a
+    // refund copies its deposit's, and an old payment changed later is no newer for it.
+    // payments_card_state leads with (shop_id, card token, state): the card's own payments.
     return jdbi.withHandle(h -> h.createQuery("""
             SELECT card FROM payments
-            WHERE shop_id = :shop AND card->>'cardToken' = :token AND card->>'expiryYear' IS NOT NULL
-            ORDER BY updated DESC LIMIT 1
+            WHERE shop_id = :shop AND card->>'cardToken' = :token AND state IN ('COMPLETED', 'AUTHORIZED')
+              AND payment_type = 'DEPOSIT' AND card->>'expiryYear' IS NOT NULL
+            ORDER BY created DESC LIMIT 1
             """).bind("shop", shop.value()).bind("token", cardToken).mapTo(String.class).findOne())
         .map(json -> JsonColumns.read(json, CardDetails.class));
   }

@@ -84,8 +84,8 @@ public interface PaymentRepository {
   void lockCustomer(ShopId shop, io.tollgate.domain.payment.Customer customer, java.time.Instant at);
 
   /**
-   * The card as the shop's most recent payment with this token that had an expiry gave it:
-   * what a payment with the token alone is charged with.
+   * The card as the shop's most recently created deposit with this token that an acquirer took
+   * (COMPLETED or AUTHORIZED) gave it: what a payment with the token alone is charged with.
    */
   Optional<io.tollgate.domain.payment.CardDetails> lastCardWithExpiry(ShopId shop, String cardToken);
 
