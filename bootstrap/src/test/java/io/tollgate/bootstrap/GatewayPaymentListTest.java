@@ -57,6 +57,23 @@ class GatewayPaymentListTest {
     assertThat(exact.json().get("hasMore").asBoolean()).isFalse();
   }
 
+  /** A reference of the most characters a payment takes finds it, emoji and all (code points, not UTF-16 units). */
+  @Test
+  void a_payment_is_found_by_any_reference_it_was_created_with() {
+    // a shop of its own: the other tests count the payments of theirs
+    String key = gw.issueKey(gw.createShop(gw.merchant, "Reference shop", false),
+        io.tollgate.domain.shop.Environment.SANDBOX);
+    String reference = "\uD835\uDC00".repeat(200); // 200 characters, 400 UTF-16 units; the limit is 256
+    Answer created = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\",\"referenceId\":\"" + reference + "\"}",
+        key, null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    Answer found = gw.get("/api/v1/payments?referenceId.eq="
+        + java.net.URLEncoder.encode(reference, java.nio.charset.StandardCharsets.UTF_8), key);
+    assertThat(found.status()).as(found.body()).isEqualTo(200);
+    assertThat(idsOf(found)).containsExactly(created.json().at("/result/id").asText());
+  }
+
   @Test
   void filters_by_reference_id() {
     Answer a = gw.get("/api/v1/payments?referenceId.eq=ref-1");

@@ -92,8 +92,11 @@ public final class QueryParams {
     if (repeated.contains(name)) {
       return null;
     }
-    if (raw != null && raw.length() > maxLength) {
-      violations.add(Violation.of(name, "must be at most " + maxLength + " characters", raw.substring(0, 64) + "…"));
+    // characters as the request's own limits count them: by code point, so that a value a
+    // payment was created with can always be searched for
+    if (raw != null && raw.length() > maxLength && raw.codePointCount(0, raw.length()) > maxLength) {
+      violations.add(Violation.of(name, "must be at most " + maxLength + " characters",
+          raw.substring(0, raw.offsetByCodePoints(0, 64)) + "…"));
       return null;
     }
     if (raw != null && !Json.storable(raw)) {

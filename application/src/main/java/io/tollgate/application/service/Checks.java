@@ -52,6 +52,18 @@ final class Checks {
     }
   }
 
+  /**
+   * {@link #noCardNumber} for a field where shorter numbers belong (a phone number, an e-mail
+   * address's local part): only 16 digits or more count, which no phone number has (E.164
+   * allows 15) and most card numbers do, so that one phone number in ten is not refused for
+   * passing the Luhn check.
+   */
+  void noLongCardNumber(String field, String value) {
+    if (value != null && value.chars().filter(Character::isDigit).count() >= 16) {
+      noCardNumber(field, value);
+    }
+  }
+
   /** Runs a value object's own validation and records its message when it refuses. */
   <T> T valid(String field, String value, Function<String, T> factory) {
     if (value == null) {
@@ -102,6 +114,7 @@ final class Checks {
    */
   static String abbreviate(String value) {
     String masked = Pan.maskForDisplay(value);
-    return masked.length() <= 256 ? masked : masked.substring(0, 256) + "…";
+    // cut between characters, never inside one (an emoji is two UTF-16 units)
+    return !longerThan(masked, 256) ? masked : masked.substring(0, masked.offsetByCodePoints(0, 256)) + "…";
   }
 }

@@ -121,8 +121,9 @@ public final class GroupService implements GroupsUseCase {
 
   @Override
   public GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked) {
-    if (name == null || name.isBlank() || name.length() > 128) {
-      throw new DomainException.Invalid("Invalid group", List.of(Violation.of("name", "must be 1 to 128 characters", name)));
+    if (name == null || name.isBlank() || Checks.longerThan(name, 128)) {
+      throw new DomainException.Invalid("Invalid group",
+          List.of(Violation.of("name", "must be 1 to 128 characters", name == null ? null : Checks.abbreviate(name))));
     }
     if (masked && kind != GroupKind.CARD) {
       throw new DomainException.Invalid("Invalid group", List.of(Violation.of("masked", "applies to card groups only", true)));

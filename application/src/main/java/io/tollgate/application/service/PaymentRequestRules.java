@@ -258,9 +258,11 @@ final class PaymentRequestRules {
     EmailAddress email = null;
     if (c.email() != null) {
       checks.maxLength("customer.email", c.email(), 256);
+      checks.noLongCardNumber("customer.email", c.email());
       email = checks.valid("customer.email", c.email(), EmailAddress::new);
     }
     checks.matches("customer.phone", c.phone(), PHONE, "must be up to 18 digits (spaces allowed), without '+'");
+    checks.noLongCardNumber("customer.phone", c.phone());
     checks.matches("customer.locale", c.locale(), LOCALE, "must be a two-letter language code");
     checks.maxLength("customer.ip", c.ip(), 39);
     if (c.ip() != null && !Checks.longerThan(c.ip(), 39) && !Checks.isIpAddress(c.ip())) {
@@ -313,9 +315,12 @@ final class PaymentRequestRules {
     params.forEach((key, value) -> {
       if (key.isEmpty() || Checks.longerThan(key, 64)) {
         checks.add("additionalParameters", "keys must be 1 to 64 characters", Checks.abbreviate(key));
+      } else if (Pan.holdsLuhnValidCardNumber(key)) {
+        // a key is kept as sent (only values are masked): a card number has no place in one
+        checks.add("additionalParameters", "keys must not hold a card number", Checks.abbreviate(key));
       }
       if (value != null && Checks.longerThan(value, 1024)) {
-        checks.add("additionalParameters." + key, "must be at most 1024 characters", null);
+        checks.add("additionalParameters." + Pan.maskForDisplay(key), "must be at most 1024 characters", null);
       }
     });
   }

@@ -48,6 +48,26 @@ class PaymentRequestRulesTest {
     });
   }
 
+  /**
+   * A phone number or an e-mail address of 16 digits or more that passes the Luhn check is a
+   * card number (E.164 numbers have at most 15 digits), and so is a Luhn-valid parameter key;
+   * shorter numbers stay, one in ten of which pass the check.
+   */
+  @Test
+  void a_card_number_as_a_phone_number_an_e_mail_address_or_a_parameter_key_is_refused() {
+    Customer card = new Customer("c-1", null, null, null, null, CARD + "@example.com", CARD, null, null);
+    DomainException.Invalid refused = catchThrowableOfType(
+        () -> rules.check(deposit(null, card, null, Map.of(CARD, "v"))), DomainException.Invalid.class);
+    assertThat(refused.violations()).extracting(Violation::field)
+        .containsExactlyInAnyOrder("customer.email", "customer.phone", "additionalParameters");
+    assertThat(refused.violations()).allSatisfy(v -> assertThat(String.valueOf(v.rejectedValue())).doesNotContain(CARD));
+
+    // 13 digits passing the Luhn check: a phone number as they come
+    Customer phone = new Customer("c-1", null, null, null, null, "4930123456786@example.com", "493012345678 6", null, null);
+    assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> rules.check(deposit(null, phone, null, Map.of()))))
+        .isNull();
+  }
+
   @Test
   void numbers_that_fail_the_luhn_check_are_names_and_addresses_like_any_other() {
     Customer customer = new Customer("c-1", null, "Ann", "Lee", null, null, null, null, null,
