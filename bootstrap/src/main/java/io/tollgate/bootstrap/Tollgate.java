@@ -57,6 +57,8 @@ public final class Tollgate implements AutoCloseable {
 
   /** How long a stop waits for the requests in flight to finish. */
   private static final long STOP_TIMEOUT_MILLIS = 15_000;
+  /** How long a connection may send nothing while the service stops (see where it is set). */
+  static final long SHUTDOWN_IDLE_MILLIS = 4_000;
 
   /** The product version, as the jar's manifest says; "dev" when run from classes. */
   public static final String VERSION = java.util.Optional.ofNullable(Tollgate.class.getPackage().getImplementationVersion())
@@ -87,9 +89,11 @@ public final class Tollgate implements AutoCloseable {
     connector.setHost(config.host());
     connector.setPort(config.port());
     connector.setIdleTimeout(30_000);
-    // While stopping, Jetty cuts connections idle for this long (1 s by default): a request still
-    // sending its body gets the stop timeout to finish, as a request being served does.
-    connector.setShutdownIdleTimeout(STOP_TIMEOUT_MILLIS);
+    // While stopping, Jetty cuts connections idle for this long (1 s by default), those between
+    // requests and those of a request still sending its body alike: long enough for a client
+    // on a slow link pausing mid-body, short enough that a pooled keep-alive connection (a load
+    // balancer holds some) does not hold every stop up for the whole stop timeout.
+    connector.setShutdownIdleTimeout(SHUTDOWN_IDLE_MILLIS);
     server.addConnector(connector);
     server.setErrorHandler(new JsonErrorHandler());
     server.setStopTimeout(STOP_TIMEOUT_MILLIS);
