@@ -2,6 +2,7 @@ package io.tollgate.bootstrap;
 
 import io.tollgate.rest.common.ErrorEnvelope;
 import io.tollgate.rest.common.Json;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -15,14 +16,34 @@ final class ServletJsonErrorHandler extends ErrorHandler {
   @Override
   protected void generateAcceptableResponse(ServletContextRequest baseRequest, HttpServletRequest request,
       HttpServletResponse response, int code, String message) throws IOException {
+    if (code == 500 && bodyNotSent(request.getAttribute(RequestDispatcher.ERROR_EXCEPTION))) {
+      // a form Jersey read before our code ran (the checkout page's), whose client stopped
+      // sending it: the client's doing, as the APIs answer it (UnexpectedExceptionMapper)
+      code = 408;
+      response.setStatus(code);
+    }
     String text = switch (code) {
       case 404 -> "No such endpoint";
       case 405 -> "Method not allowed";
+      case 408 -> "The request body stopped before its end; send the request again";
       default -> code >= 500 ? "Internal server error" : "Request refused";
     };
     response.setContentType("application/json");
     response.setHeader("Cache-Control", "no-store");
     Json.MAPPER.writeValue(response.getOutputStream(),
         ErrorEnvelope.of(code, text, List.of(), request.getRequestURI()));
+  }
+
+  /** Whether reading the body failed because the client stopped sending it (timed out, or hung up). */
+  private static boolean bodyNotSent(Object failure) {
+    for (Throwable t = failure instanceof Throwable th ? th : null; t != null; t = t.getCause()) {
+      if (t instanceof java.util.concurrent.TimeoutException || t instanceof java.io.EOFException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 }

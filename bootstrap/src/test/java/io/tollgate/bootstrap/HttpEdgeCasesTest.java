@@ -141,6 +141,21 @@ class HttpEdgeCasesTest {
     }
   }
 
+  /** The checkout page's form, which Jersey reads before our code runs, is answered the same. */
+  @Test
+  void a_checkout_form_that_stops_coming_is_a_408_too() throws Exception {
+    String id = gw.deposit("3.00", "EUR");
+    gw.app.idleTimeout(Duration.ofMillis(500));
+    try {
+      String form = "cardNumber=4000";
+      String response = raw("POST /checkout/" + id + " HTTP/1.1\r\nHost: x\r\n"
+          + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 500\r\nConnection: close\r\n\r\n" + form);
+      assertJsonError(response, 408);
+    } finally {
+      gw.app.idleTimeout(Duration.ofSeconds(30));
+    }
+  }
+
   /**
    * A card number in the path, where a client put one in place of an id, is masked in the
    * envelope's {@code path} as every value an error echoes is, whether our API, the servlet
