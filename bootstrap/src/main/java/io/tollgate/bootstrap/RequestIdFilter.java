@@ -53,7 +53,7 @@ final class RequestIdFilter implements Filter {
    * beside the status and duration, too few to make a card number with them.
    */
   static String requestLine(HttpServletRequest request) {
-    return Pan.maskForDisplay(request.getMethod() + " " + request.getRequestURI());
+    return Pan.maskForDisplay(request.getMethod()) + " " + io.tollgate.rest.common.ErrorEnvelope.maskedPath(request.getRequestURI());
   }
 
   @Override

@@ -172,6 +172,12 @@ class HttpEdgeCasesTest {
     String badEscape = raw("GET /api/v1/payments/5555000000000008/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     assertJsonError(badEscape, 400);
     assertThat(path(badEscape)).isEqualTo("/api/v1/payments/555500******0008/%zz");
+    // split by escaped separators: a dash, a non-breaking space pasted from a web page
+    for (String escaped : new String[] {"4000%2D0000%2D0000%2D0002", "4000%C2%A00000%C2%A00000%C2%A00002"}) {
+      Answer split = gw.get("/api/v1/payments/" + escaped);
+      assertThat(split.status()).isEqualTo(404);
+      assertThat(split.json().get("path").asText()).as(escaped).isEqualTo("/api/v1/payments/400000******0002");
+    }
   }
 
   @Test

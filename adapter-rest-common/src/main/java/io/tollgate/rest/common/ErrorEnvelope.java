@@ -47,6 +47,31 @@ public record ErrorEnvelope(
   public static ErrorEnvelope of(int status, String message, List<Violation> violations, String path) {
     return new ErrorEnvelope(Timestamps.envelope(Instant.now()), status, HttpReason.phrase(status),
         message == null ? null : Pan.maskForDisplay(message), violations.stream().map(FieldError::of).toList(),
-        Pan.maskForDisplay(path), org.slf4j.MDC.get("requestId"));
+        maskedPath(path), org.slf4j.MDC.get("requestId"));
+  }
+
+  /**
+   * A request path as it may be echoed or logged: as it came, unless it holds a card number, also
+   * once its percent-escapes are decoded ({@code 4000%2D0000%2D…}, a non-breaking space as
+   * {@code %C2%A0}); then decoded and masked, with control characters shown as {@code ?}.
+   */
+  public static String maskedPath(String path) {
+    if (path == null) {
+      return null;
+    }
+    String masked = Pan.maskForDisplay(path);
+    if (!masked.equals(path) || path.indexOf('%') < 0) {
+      return masked;
+    }
+    String decoded;
+    try {
+      // '+' is itself in a path, not a space
+      decoded = java.net.URLDecoder.decode(path.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8)
+          .replace('\u00A0', ' ');
+    } catch (IllegalArgumentException malformed) {
+      return path;
+    }
+    String maskedDecoded = Pan.maskForDisplay(decoded);
+    return maskedDecoded.equals(decoded) ? path : maskedDecoded.replaceAll("\\p{Cntrl}", "?");
   }
 }
