@@ -277,6 +277,19 @@ class HttpEdgeCasesTest {
     }
   }
 
+  /**
+   * A body sent to no resource is held to the limit too: it was read whole, however large, to
+   * answer the 404 on a connection kept alive.
+   */
+  @Test
+  void an_oversized_body_to_an_unknown_path_is_not_read_whole() throws Exception {
+    String body = "x".repeat(200_000);
+    String answer = raw("POST /api/v1/nonexistent HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+        + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n"
+        + body);
+    assertThat(answer).startsWith("HTTP/1.1 413");
+  }
+
   @Test
   void a_refused_request_after_a_served_one_names_its_own_path() throws Exception {
     String served = "GET /api/v1/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n";

@@ -7,6 +7,7 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.PreMatching;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,6 +19,7 @@ import java.io.InputStream;
  * connection stays usable instead of being cut under its next request, and a client still
  * sending an oversized body reads the 413 rather than a connection reset.
  */
+@PreMatching // before a path is matched, so that a body sent to no resource is held to the limit as well
 @Priority(Priorities.AUTHENTICATION - 100)
 public final class BodyLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
