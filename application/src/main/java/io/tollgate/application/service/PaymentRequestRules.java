@@ -44,8 +44,8 @@ final class PaymentRequestRules {
   /**
    * The request with every rule passed, in domain types.
    *
-   * @param description and
-   * @param additionalParameters as they are kept: with any card number in them masked
+   * @param description the description as it is kept: with any card number in it masked
+   * @param additionalParameters the parameters as they are kept: with any card number in a value masked
    */
   record Valid(
       PaymentType type,
