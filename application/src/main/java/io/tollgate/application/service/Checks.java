@@ -54,12 +54,21 @@ final class Checks {
 
   /**
    * {@link #noCardNumber} for a field where shorter numbers belong (a phone number, an e-mail
-   * address's local part): only 16 digits or more count, which no phone number has (E.164
-   * allows 15) and most card numbers do, so that one phone number in ten is not refused for
-   * passing the Luhn check.
+   * address's local part), by the card's shape as well as the Luhn check, so that one phone
+   * number in ten is not refused for passing it: 16 digits or more, which no phone number has
+   * (E.164 allows 15) and most card numbers do, or an American Express number (15 digits, 34 or
+   * 37) or a Diners Club one (14 digits, 30, 36 or 38), prefixes no country's phone numbers of
+   * that length begin with.
    */
   void noLongCardNumber(String field, String value) {
-    if (value != null && value.chars().filter(Character::isDigit).count() >= 16) {
+    if (value == null) {
+      return;
+    }
+    String digits = value.replaceAll("[^0-9]", "");
+    boolean cardShaped = digits.length() >= 16
+        || digits.length() == 15 && (digits.startsWith("34") || digits.startsWith("37"))
+        || digits.length() == 14 && (digits.startsWith("30") || digits.startsWith("36") || digits.startsWith("38"));
+    if (cardShaped) {
       noCardNumber(field, value);
     }
   }

@@ -268,7 +268,6 @@ public final class ProcessingService
           card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
-      securityCodes.hold(p.shopId(), p.id(), code);
       return decide(pending, typed(digits, code), "checkout page");
     }));
   }
@@ -388,7 +387,7 @@ public final class ProcessingService
 
   @Override
   public Payment cancelByCustomer(String paymentId) {
-    return tx.inTransaction(() -> {
+    Payment cancelled = tx.inTransaction(() -> {
       Payment p = lockCheckout(paymentId);
       if (p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER) {
         // The customer has the bank details and may have paid: the bank's answer settles it.
@@ -403,6 +402,8 @@ public final class ProcessingService
       return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
           Outcome.error(ErrorCode.E2_00_CANCELLED_BY_CUSTOMER), clock.instant()));
     });
+    securityCodes.forget(cancelled.shopId(), cancelled.id());
+    return cancelled;
   }
 
   // ---- background jobs --------------------------------------------------------------------
@@ -587,6 +588,7 @@ public final class ProcessingService
       writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
           Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
           clock.instant()));
+      securityCodes.forget(p.shopId(), p.id());
       return true;
     });
   }
@@ -772,12 +774,16 @@ public final class ProcessingService
    */
   private Payment sendKeepingCodeForChallenge(Decided decided) {
     Payment decidedFor = decided.sending() != null ? decided.sending().payment() : decided.done();
+    String code = decided.sending() != null ? decided.sending().pan().securityCode() : null;
     Payment done = null;
     try {
       done = send(decided);
       return done;
     } finally {
-      if (done == null || !awaitsChallenge(done)) {
+      if (done != null && code != null && awaitsChallenge(done)) {
+        // held (again) from now: the customer has the checkout timeout to answer
+        securityCodes.hold(decidedFor.shopId(), decidedFor.id(), code);
+      } else {
         securityCodes.forget(decidedFor.shopId(), decidedFor.id());
       }
     }

@@ -13,8 +13,9 @@ import java.time.Duration;
  * page that skips its form), and a deposit the issuer challenges is charged again, by that
  * terminal or the next, once the customer answers; the acquirer asks for the code each time.
  *
- * <p>A code is forgotten once its payment no longer waits on a charge (it was sent, and no
- * challenge is pending), or after {@link #HELD} in any case. A charge made by another instance
+ * <p>A code is forgotten once its payment no longer waits on a charge (it was sent and no
+ * challenge is pending, or the deposit was cancelled or expired), or after {@link #HELD} in any
+ * case: counted from its creation, or from the challenge that still needs it. A charge made by another instance
  * or after a restart goes without it, as one whose card came without a code does; the acquirer
  * decides whether it takes that.
  *

@@ -174,6 +174,31 @@ class DepositCutShortTest {
     assertThat(securityCodes.held(SHOP, p.id())).as("forgotten once final").isNull();
   }
 
+  /** A code typed on the page is held while its deposit waits on a challenge, and no longer. */
+  @Test
+  void a_typed_security_code_is_held_through_a_challenge_and_a_cancelled_deposits_is_forgotten() {
+    shopHas(connector("B", 1, null));
+    acquirers.challenging.add("B");
+    when(vault.tokenize(any(), any())).thenReturn("tok_3");
+    Payment.Draft draft = new Payment.Draft(PaymentId.random(), SHOP, PaymentType.DEPOSIT,
+        PaymentMethod.BASIC_CARD, new Money(new BigDecimal("10.00"), CURRENCIES.require("EUR")), null, null, null,
+        false, null, null, null, null, null, null);
+    Payment p = new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE)
+        .create(Payment.create(draft, PaymentState.CHECKOUT, Instant.now()));
+
+    service.submitCard(p.id().value(),
+        new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "654", "12", "2030"));
+    assertThat(securityCodes.held(SHOP, p.id())).as("waiting on the challenge").isEqualTo("654");
+    assertThat(service.completeChallenge(p.id().value(), true, null).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.securityCodes).containsExactly("654");
+    assertThat(securityCodes.held(SHOP, p.id())).isNull();
+
+    Payment unpaid = deposit();
+    securityCodes.hold(SHOP, unpaid.id(), "321");
+    service.cancelByCustomer(unpaid.id().value());
+    assertThat(securityCodes.held(SHOP, unpaid.id())).as("forgotten with its cancelled deposit").isNull();
+  }
+
   /** The merchant's request that gives the card holds its security code for the execution, in memory. */
   @Test
   void a_deposit_created_with_a_security_code_is_charged_with_it() {

@@ -62,6 +62,14 @@ class PaymentRequestRulesTest {
         .containsExactlyInAnyOrder("customer.email", "customer.phone", "additionalParameters");
     assertThat(refused.violations()).allSatisfy(v -> assertThat(String.valueOf(v.rejectedValue())).doesNotContain(CARD));
 
+    for (String shorter : new String[] {"378282246310005", "30569309025904"}) { // American Express, Diners Club
+      Customer card15 = new Customer("c-1", null, null, null, null, shorter + "@example.com", shorter, null, null);
+      DomainException.Invalid refusedToo = catchThrowableOfType(
+          () -> rules.check(deposit(null, card15, null, Map.of())), DomainException.Invalid.class);
+      assertThat(refusedToo.violations()).as(shorter).extracting(Violation::field)
+          .containsExactlyInAnyOrder("customer.email", "customer.phone");
+    }
+
     // 13 digits passing the Luhn check: a phone number as they come
     Customer phone = new Customer("c-1", null, null, null, null, "4930123456786@example.com", "493012345678 6", null, null);
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> rules.check(deposit(null, phone, null, Map.of()))))
