@@ -58,7 +58,7 @@ public final class Tollgate implements AutoCloseable {
   /** How long a stop waits for the requests in flight to finish. */
   private static final long STOP_TIMEOUT_MILLIS = 15_000;
   /** How long a connection may send nothing while the service stops (see where it is set). */
-  static final long SHUTDOWN_IDLE_MILLIS = 4_000;
+  static final long SHUTDOWN_IDLE_MILLIS = 3_000;
 
   /** The product version, as the jar's manifest says; "dev" when run from classes. */
   public static final String VERSION = java.util.Optional.ofNullable(Tollgate.class.getPackage().getImplementationVersion())
