@@ -6,6 +6,7 @@ import io.tollgate.domain.group.Pan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Collects every broken rule of a request, so one 400 can list them all. */
@@ -61,16 +62,43 @@ final class Checks {
    * that length begin with.
    */
   void noLongCardNumber(String field, String value) {
-    if (value == null) {
-      return;
+    if (value != null && holdsCardShapedNumber(value)) {
+      add(field, "must not hold a card number (send it in card.cardNumber)", abbreviate(value));
     }
-    String digits = value.replaceAll("[^0-9]", "");
-    boolean cardShaped = digits.length() >= 16
-        || digits.length() == 15 && (digits.startsWith("34") || digits.startsWith("37"))
-        || digits.length() == 14 && (digits.startsWith("30") || digits.startsWith("36") || digits.startsWith("38"));
-    if (cardShaped) {
-      noCardNumber(field, value);
+  }
+
+  /** Runs of digit groups, split by spaces or dashes, as a card number is written. */
+  private static final Pattern DIGIT_GROUPS = Pattern.compile("[0-9]+(?:[ -][0-9]+)*");
+
+  /**
+   * Whether {@code value} holds consecutive digit groups that make a card number by its shape
+   * ({@link #noLongCardNumber}) and pass the Luhn check: each run of groups is judged on its own
+   * (so that digits elsewhere, an e-mail domain's, do not hide one), from every group it has.
+   */
+  static boolean holdsCardShapedNumber(String value) {
+    Matcher run = DIGIT_GROUPS.matcher(value);
+    while (run.find()) {
+      String[] groups = run.group().split("[ -]");
+      for (int first = 0; first < groups.length; first++) {
+        StringBuilder digits = new StringBuilder();
+        for (int last = first; last < groups.length && digits.length() + groups[last].length() <= 19; last++) {
+          digits.append(groups[last]);
+          if (cardShaped(digits) && Pan.luhnValid(digits.toString())) {
+            return true;
+          }
+        }
+      }
     }
+    return false;
+  }
+
+  private static boolean cardShaped(CharSequence digits) {
+    int length = digits.length();
+    char first = digits.charAt(0);
+    char second = length > 1 ? digits.charAt(1) : ' ';
+    return length >= 16
+        || length == 15 && first == '3' && (second == '4' || second == '7')
+        || length == 14 && first == '3' && (second == '0' || second == '6' || second == '8');
   }
 
   /** Runs a value object's own validation and records its message when it refuses. */

@@ -781,8 +781,10 @@ public final class ProcessingService
       return done;
     } finally {
       if (done != null && code != null && awaitsChallenge(done)) {
-        // held (again) from now: the customer has the checkout timeout to answer
-        securityCodes.hold(decidedFor.shopId(), decidedFor.id(), code);
+        // held (again) from now, for as long as the customer has to answer: the checkout timeout
+        Duration answerWithin = shops.find(done.shopId()).map(io.tollgate.domain.shop.Shop::checkoutTimeout)
+            .orElse(io.tollgate.domain.shop.Shop.DEFAULT_CHECKOUT_TIMEOUT);
+        securityCodes.hold(decidedFor.shopId(), decidedFor.id(), code, answerWithin.plusMinutes(1));
       } else {
         securityCodes.forget(decidedFor.shopId(), decidedFor.id());
       }

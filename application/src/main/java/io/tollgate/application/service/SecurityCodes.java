@@ -2,6 +2,7 @@ package io.tollgate.application.service;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Duration;
@@ -14,10 +15,9 @@ import java.time.Duration;
  * terminal or the next, once the customer answers; the acquirer asks for the code each time.
  *
  * <p>A code is forgotten once its payment no longer waits on a charge (it was sent and no
- * challenge is pending, or the deposit was cancelled or expired), or after {@link #HELD} in any
- * case: counted from its creation, or from the challenge that still needs it. A charge made by another instance
- * or after a restart goes without it, as one whose card came without a code does; the acquirer
- * decides whether it takes that.
+ * challenge is pending, or the deposit was cancelled or expired), or when the time it was held
+ * for has passed in any case: {@link #HELD} from the deposit's creation, or from a challenge as
+ * long as the customer has to answer it (the shop's checkout timeout, at most {@link #LONGEST}).
  *
  * <p>Each shop holds at most {@link #PER_SHOP} codes: one merchant creating deposits faster than
  * it executes them pushes out its own oldest codes, never another merchant's.
@@ -25,26 +25,65 @@ import java.time.Duration;
 public final class SecurityCodes {
 
   static final Duration HELD = Duration.ofMinutes(15);
+  static final Duration LONGEST = Duration.ofHours(1);
   static final int PER_SHOP = 20_000;
 
-  private final Cache<ShopId, Cache<PaymentId, String>> shops = Caffeine.newBuilder()
-      .expireAfterAccess(HELD).build();
+  /** A code and how long it is held from when it was held. */
+  private record Held(String code, long nanos) {}
 
+  /** Each entry lives as long as it was held for, counted from its last hold. */
+  private static final Expiry<PaymentId, Held> AS_HELD = new Expiry<>() {
+    @Override
+    public long expireAfterCreate(PaymentId payment, Held held, long now) {
+      return held.nanos();
+    }
+
+    @Override
+    public long expireAfterUpdate(PaymentId payment, Held held, long now, long remaining) {
+      return held.nanos();
+    }
+
+    @Override
+    public long expireAfterRead(PaymentId payment, Held held, long now, long remaining) {
+      return remaining;
+    }
+  };
+
+  private final com.github.benmanes.caffeine.cache.Ticker ticker;
+  private final Cache<ShopId, Cache<PaymentId, Held>> shops;
+
+  public SecurityCodes() {
+    this(com.github.benmanes.caffeine.cache.Ticker.systemTicker());
+  }
+
+  /** @param ticker the clock the codes' times are read from (a test's own) */
+  SecurityCodes(com.github.benmanes.caffeine.cache.Ticker ticker) {
+    this.ticker = ticker;
+    this.shops = Caffeine.newBuilder().ticker(ticker).expireAfterAccess(Duration.ofDays(1)).build();
+  }
+
+  /** Holds the code for {@link #HELD}, as a deposit is created with it. */
   void hold(ShopId shop, PaymentId payment, String code) {
+    hold(shop, payment, code, HELD);
+  }
+
+  /** Holds the code for {@code duration} from now (at most {@link #LONGEST}). */
+  void hold(ShopId shop, PaymentId payment, String code, Duration duration) {
     if (code != null && !code.isBlank()) {
-      shops.get(shop, s -> Caffeine.newBuilder().expireAfterWrite(HELD).maximumSize(PER_SHOP).build())
-          .put(payment, code);
+      shops.get(shop, s -> Caffeine.newBuilder().ticker(ticker).expireAfter(AS_HELD).maximumSize(PER_SHOP).build())
+          .put(payment, new Held(code, (duration.compareTo(LONGEST) > 0 ? LONGEST : duration).toNanos()));
     }
   }
 
   /** The code held for the shop's payment, or null. */
   String held(ShopId shop, PaymentId payment) {
-    Cache<PaymentId, String> codes = shops.getIfPresent(shop);
-    return codes == null ? null : codes.getIfPresent(payment);
+    Cache<PaymentId, Held> codes = shops.getIfPresent(shop);
+    Held held = codes == null ? null : codes.getIfPresent(payment);
+    return held == null ? null : held.code();
   }
 
   void forget(ShopId shop, PaymentId payment) {
-    Cache<PaymentId, String> codes = shops.getIfPresent(shop);
+    Cache<PaymentId, Held> codes = shops.getIfPresent(shop);
     if (codes != null) {
       codes.invalidate(payment);
     }

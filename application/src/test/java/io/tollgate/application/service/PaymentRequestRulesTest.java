@@ -70,6 +70,16 @@ class PaymentRequestRulesTest {
           .containsExactlyInAnyOrder("customer.email", "customer.phone");
     }
 
+    // a card number beside other digits: an e-mail domain's, a digit after a space
+    for (String[] hidden : new String[][] {{"30569309025904@mail2.com", "30569309025904 1"},
+        {"a36148900647913@web1.de", "1 30569309025904"}}) {
+      Customer beside = new Customer("c-1", null, null, null, null, hidden[0], hidden[1], null, null);
+      DomainException.Invalid refusedBeside = catchThrowableOfType(
+          () -> rules.check(deposit(null, beside, null, Map.of())), DomainException.Invalid.class);
+      assertThat(refusedBeside.violations()).as(hidden[0]).extracting(Violation::field)
+          .containsExactlyInAnyOrder("customer.email", "customer.phone");
+    }
+
     // 13 digits passing the Luhn check: a phone number as they come
     Customer phone = new Customer("c-1", null, null, null, null, "4930123456786@example.com", "493012345678 6", null, null);
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> rules.check(deposit(null, phone, null, Map.of()))))

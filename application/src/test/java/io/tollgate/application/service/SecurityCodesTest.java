@@ -1,0 +1,55 @@
+package io.tollgate.application.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.shop.ShopId;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** How long a card's security code stays in memory for the charge it is held for. */
+class SecurityCodesTest {
+
+  private final AtomicLong nanos = new AtomicLong();
+  private final SecurityCodes codes = new SecurityCodes(nanos::get);
+  private final ShopId shop = new ShopId(1);
+
+  private void after(Duration d) {
+    nanos.addAndGet(d.toNanos());
+  }
+
+  @Test
+  void a_deposits_code_is_held_15_minutes_from_its_creation() {
+    PaymentId p = PaymentId.random();
+    codes.hold(shop, p, "123");
+    after(Duration.ofMinutes(14));
+    assertThat(codes.held(shop, p)).isEqualTo("123");
+    after(Duration.ofMinutes(2));
+    assertThat(codes.held(shop, p)).isNull();
+  }
+
+  /** A challenge 14 minutes in, answered 20 minutes later, within a 30-minute checkout timeout. */
+  @Test
+  void a_code_held_again_for_a_challenge_lasts_as_long_as_the_customer_has_to_answer() {
+    PaymentId p = PaymentId.random();
+    codes.hold(shop, p, "123");
+    after(Duration.ofMinutes(14));
+    codes.hold(shop, p, "123", Duration.ofMinutes(31));
+    after(Duration.ofMinutes(20));
+    assertThat(codes.held(shop, p)).isEqualTo("123");
+    after(Duration.ofMinutes(12));
+    assertThat(codes.held(shop, p)).isNull();
+  }
+
+  @Test
+  void no_code_is_held_longer_than_an_hour_nor_under_another_shop() {
+    PaymentId p = PaymentId.random();
+    codes.hold(shop, p, "123", Duration.ofDays(2));
+    assertThat(codes.held(new ShopId(2), p)).isNull();
+    after(Duration.ofMinutes(59));
+    assertThat(codes.held(shop, p)).isEqualTo("123");
+    after(Duration.ofMinutes(2));
+    assertThat(codes.held(shop, p)).isNull();
+  }
+}
