@@ -50,7 +50,7 @@ class GatewayPaymentsApiTest {
     assertThat(p.get("currency").asText()).isEqualTo("EUR");
     assertThat(p.get("created").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d");
     assertThat(p.get("redirectUrl").asText()).isEqualTo(gw.app.publicUrl() + "/checkout/" + p.get("id").asText());
-    assertThat(p.at("/customer/email").asText()).isEqualTo("ann@example.com");
+    assertThat(p.at("/customer/email").asText()).as("as the merchant spelled it").isEqualTo("Ann@Example.com");
     assertThat(p.at("/customer/citizenshipCountryCode").asText()).isEqualTo("DE");
     assertThat(p.at("/billingAddress/city").asText()).isEqualTo("Berlin");
 

@@ -284,7 +284,9 @@ final class PaymentRequestRules {
         "must be a document type such as BR_CPF (country code, underscore, type)");
     checks.maxLength("customer.documentNumber", c.documentNumber(), 64);
     return new Customer(c.referenceId(), citizenship == null ? null : citizenship.value(),
-        c.firstName(), c.lastName(), c.dateOfBirth(), email == null ? null : email.value(),
+        // the address as the merchant spelled it (checked, trimmed): the fraud screen compares
+        // addresses lower-cased, and a merchant matching our answers to its records need not
+        c.firstName(), c.lastName(), c.dateOfBirth(), email == null ? null : c.email().strip(),
         c.phone(), c.locale() == null ? null : c.locale().toLowerCase(java.util.Locale.ROOT), c.ip(),
         c.accountNumber(), c.accountName(), c.accountType(), c.bank(), c.bankCode(), c.bankBranch(),
         c.bankBranchCode(), c.documentType(), c.documentNumber());
