@@ -87,7 +87,11 @@ class DepositCutShortTest {
 
   /** A deposit created with a card, waiting for the merchant's host-to-host execution. */
   private Payment deposit() {
-    CardDetails card = new CardDetails("400000******0424", "tok_1", null, "12", "2030", "VISA", null);
+    return deposit(new CardDetails("400000******0424", "tok_1", null, "12", "2030", "VISA", null));
+  }
+
+  /** A deposit waiting in CHECKOUT, with this card ({@code null}: one the customer enters on the page). */
+  private Payment deposit(CardDetails card) {
     Payment.Draft draft = new Payment.Draft(PaymentId.random(), SHOP, PaymentType.DEPOSIT,
         PaymentMethod.BASIC_CARD, new Money(new BigDecimal("10.00"), CURRENCIES.require("EUR")), null, null, null,
         false, card, null, null, null, null, null);
@@ -139,11 +143,7 @@ class DepositCutShortTest {
   void the_security_code_typed_on_the_checkout_page_goes_with_the_charge() {
     shopHas(connector("A", 1, null));
     when(vault.tokenize(any(), any())).thenReturn("tok_2");
-    Payment.Draft draft = new Payment.Draft(PaymentId.random(), SHOP, PaymentType.DEPOSIT,
-        PaymentMethod.BASIC_CARD, new Money(new BigDecimal("10.00"), CURRENCIES.require("EUR")), null, null, null,
-        false, null, null, null, null, null, null);
-    Payment p = new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE)
-        .create(Payment.create(draft, PaymentState.CHECKOUT, Instant.now()));
+    Payment p = deposit(null);
 
     Payment paid = service.submitCard(p.id().value(),
         new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "321", "12", "2030"));
@@ -180,11 +180,7 @@ class DepositCutShortTest {
     shopHas(connector("B", 1, null));
     acquirers.challenging.add("B");
     when(vault.tokenize(any(), any())).thenReturn("tok_3");
-    Payment.Draft draft = new Payment.Draft(PaymentId.random(), SHOP, PaymentType.DEPOSIT,
-        PaymentMethod.BASIC_CARD, new Money(new BigDecimal("10.00"), CURRENCIES.require("EUR")), null, null, null,
-        false, null, null, null, null, null, null);
-    Payment p = new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE)
-        .create(Payment.create(draft, PaymentState.CHECKOUT, Instant.now()));
+    Payment p = deposit(null);
 
     service.submitCard(p.id().value(),
         new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "654", "12", "2030"));
