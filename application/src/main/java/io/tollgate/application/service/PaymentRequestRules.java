@@ -173,10 +173,14 @@ final class PaymentRequestRules {
     checks.throwIfAny("Invalid payment request");
     // Free text a merchant may well put an order number of 12 digits or more in: a card number
     // in it is masked rather than refused, since one in ten such numbers passes the Luhn check.
-    Map<String, String> params = new java.util.LinkedHashMap<>();
-    c.additionalParameters().forEach((key, value) -> params.put(key, Pan.maskLuhnValid(value)));
+    Map<String, String> params = c.additionalParameters();
+    if (!params.isEmpty()) {
+      Map<String, String> masked = new java.util.LinkedHashMap<>();
+      params.forEach((key, value) -> masked.put(key, Pan.maskLuhnValid(value)));
+      params = java.util.Collections.unmodifiableMap(masked);
+    }
     return new Valid(type, method, amount, parent, digits, c.card(), customer, billing, preAuth,
-        Pan.maskLuhnValid(c.description()), java.util.Collections.unmodifiableMap(params));
+        Pan.maskLuhnValid(c.description()), params);
   }
 
   private String card(Checks checks, CardInput card, PaymentType type, PaymentMethod method) {
