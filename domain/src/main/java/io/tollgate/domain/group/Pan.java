@@ -64,9 +64,9 @@ public final class Pan {
    * up to {@value #MAX_SEPARATOR} of them ({@code 4111 1111 1111 1111},
    * {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111}); a run of such groups
    * is masked whole when some of its consecutive groups hold 12 to 19 digits. Groups split by
-   * dots or colons are masked only when they are grouped as a card number is
-   * ({@code 4111.1111.1111.1111}, {@code 3782:822463:10005}), since times, amounts and addresses
-   * are written so too. Luhn does not
+   * dots, colons or underscores are masked only when they are grouped as a card number is
+   * ({@code 4111.1111.1111.1111}, {@code 3782:822463:10005}, {@code 4111_1111_1111_1111}), since
+   * times, amounts, addresses and identifiers are written so too. Luhn does not
    * matter: a mistyped card number is all but the real one. Not masked: a longer number (20
    * digits or more are no card number), and digits inside an identifier (a word of
    * {@value #IDENTIFIER_LENGTH} or more hex characters such as a payment id or a hash, or a UUID).
@@ -113,8 +113,9 @@ public final class Pan {
   }
 
   /**
-   * {@code text} with each card number written in groups split by dots or colons masked, or null
-   * when it holds none. Dots and colons also split times, dates, amounts, versions and addresses,
+   * {@code text} with each card number written in groups split by dots, colons or underscores
+   * masked, or null when it holds none. These also split times, dates, amounts, versions,
+   * addresses and the words of an identifier,
    * so here only a card's own grouping counts: one kind of separator throughout, a first group
    * of four digits, then groups of four ({@code 4111.1111.1111.1111}, up to 19 digits with a
    * shorter last group) or the six-digit middle group of a 14- or 15-digit card
@@ -155,7 +156,7 @@ public final class Pan {
       if (isDigit(c)) {
         digitsInRow++;
       } else {
-        if ((c == '.' || c == ':') && digitsInRow >= 4 && isDigit(text.charAt(i + 1))) {
+        if ((c == '.' || c == ':' || c == '_') && digitsInRow >= 4 && isDigit(text.charAt(i + 1))) {
           return true;
         }
         digitsInRow = 0;
@@ -192,16 +193,25 @@ public final class Pan {
     return true;
   }
 
-  /** The digits of {@code run} (groups of digits split by dots or colons) when it is grouped as a card number is, else null. */
+  /**
+   * The digits of {@code run} (groups of digits split by dots, colons or underscores) when it is
+   * grouped as a card number is, with one kind of separator throughout, else null.
+   */
   private static String cardGrouping(String run) {
     if (run.length() < 15) {
       return null;
     }
     char separator = run.charAt(4);
-    if (separator != '.' && separator != ':' || run.indexOf(separator == '.' ? ':' : '.') >= 0) {
+    if (separator != '.' && separator != ':' && separator != '_') {
       return null;
     }
-    String[] groups = run.split(separator == '.' ? "\\." : ":");
+    for (int i = 0; i < run.length(); i++) {
+      char c = run.charAt(i);
+      if (!isDigit(c) && c != separator) {
+        return null;
+      }
+    }
+    String[] groups = run.split(Pattern.quote(String.valueOf(separator)));
     int total = 0;
     for (String group : groups) {
       total += group.length();
@@ -318,13 +328,13 @@ public final class Pan {
   /** A space as a URL writes it, which a path or query in a log line can hold. */
   private static final String ENCODED_SPACE = "%20";
   /**
-   * Groups of digits split by single dots or colons, not part of a longer word or run: nothing
+   * Groups of digits split by single dots, colons or underscores, not part of a longer word or run: nothing
    * alphanumeric or a dot just before (a colon may be a key's, {@link #inAddress}), and after it
    * neither a letter or digit, nor a colon going on, nor a dot before a digit or separator (a dot
    * before a letter ends a sentence or starts a file's extension).
    */
   private static final Pattern DOTTED_RUN = Pattern.compile(
-      "(?<![0-9A-Za-z.])[0-9]+(?:[.:][0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
+      "(?<![0-9A-Za-z.])[0-9]+(?:[.:_][0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 

@@ -49,6 +49,9 @@ class CardNumberMaskingTest {
       cardNumber:4111:1111:1111:1111        | cardNumber:411111******1111
       card:4111:1111:1111:1111              | card:411111******1111
       /cards/4111.1111.1111.1111.json       | /cards/411111******1111.json
+      4111_1111_1111_1111                   | 411111******1111
+      pan_4111_1111_1111_1111_exp_1230      | pan_411111******1111_exp_1230
+      3782_822463_10005                     | 378282*****0005
       """)
   void masks_what_can_be_a_card_number(String text, String masked) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(masked);
@@ -89,6 +92,9 @@ class CardNumberMaskingTest {
       "fe80::1234:5678:9012:3456",
       "2001:db8:1234:5678:9012:3456::",
       "build 2024.11.05.000112345",
+      "order_2024_11_05_000112345",
+      "4111_1111.1111_1111",
+      "snake_case_12345_678901",
       ""})
   void echoes_what_cannot_be_one_as_given(String text) {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
@@ -115,6 +121,7 @@ class CardNumberMaskingTest {
       4000 0000 0000 0002 but spaced        | true
       4000.0000.0000.0002                   | true
       4000:0000:0000:0003                   | false
+      4000_0000_0000_0002                   | true
       """)
   void tells_a_luhn_valid_card_number(String text, boolean holds) {
     assertThat(Pan.holdsLuhnValidCardNumber(text)).isEqualTo(holds);
