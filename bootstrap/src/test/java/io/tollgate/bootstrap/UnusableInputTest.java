@@ -193,6 +193,43 @@ class UnusableInputTest {
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
   }
 
+  /**
+   * The API and the payment page take the same expiry years: up to 30 years ahead, so that a
+   * card the page takes can be sent host-to-host too, and the other way round.
+   */
+  @Test
+  void the_api_and_the_payment_page_take_the_same_expiry_years() {
+    int thisYear = java.time.Year.now(java.time.ZoneOffset.UTC).getValue();
+    for (int year : new int[] {thisYear + 30, thisYear + 31}) {
+      boolean taken = year == thisYear + 30;
+      TestGateway.Answer api = gw.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":5,"currency":"EUR",
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"01","expiryYear":"%d"}}""".formatted(year));
+      assertThat(api.status()).as("API, %s", year).isEqualTo(taken ? 200 : 400);
+      if (!taken) {
+        assertThat(api.body()).contains("card.expiryYear");
+      }
+
+      String id = gw.deposit("5.00", "EUR");
+      Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+          .matcher(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body());
+      assertThat(csrf.find()).isTrue();
+      TestGateway.Answer page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+          .header("Content-Type", "application/x-www-form-urlencoded")
+          .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8)
+              + "&cardNumber=4000000000000408&expiryMonth=01&expiryYear=" + year
+              + "&cardSecurityCode=123&cardholderName=Ann+Lee")));
+      if (taken) {
+        assertThat(page.status()).as("page, %s", year).isLessThan(400);
+        assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isNotEqualTo("CHECKOUT");
+      } else {
+        assertThat(page.status()).as("page, %s", year).isEqualTo(422);
+        assertThat(page.body()).contains("This expiry date is too far in the future");
+        assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+      }
+    }
+  }
+
   /** The same through the API: refused, echoed masked, nothing stored. */
   @Test
   void a_card_number_given_as_the_cardholders_name_is_refused() {

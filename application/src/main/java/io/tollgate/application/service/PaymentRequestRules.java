@@ -70,10 +70,27 @@ final class PaymentRequestRules {
     }
   }
 
-  private final Currencies currencies;
+  /**
+   * How far ahead a card's expiry can lie: cards are issued for a few years, so a later year is
+   * a typing error, refused alike by the API and the payment page.
+   */
+  static final int EXPIRY_YEARS_AHEAD = 30;
 
-  PaymentRequestRules(Currencies currencies) {
+  private final Currencies currencies;
+  private final java.time.Clock clock;
+
+  PaymentRequestRules(Currencies currencies, java.time.Clock clock) {
     this.currencies = currencies;
+    this.clock = clock;
+  }
+
+  /**
+   * Whether a card can expire in {@code year}: this century, and no more than
+   * {@value #EXPIRY_YEARS_AHEAD} years after {@code now}'s. A year already past is a card that
+   * expired, which its issuer declines.
+   */
+  static boolean plausibleExpiryYear(int year, java.time.Clock now) {
+    return year >= 2000 && year <= YearMonth.now(now).getYear() + EXPIRY_YEARS_AHEAD;
   }
 
   Valid check(CreatePaymentCommand c) {
@@ -232,7 +249,7 @@ final class PaymentRequestRules {
     checks.matches("card.expiryYear", card.expiryYear(), YEAR_4, "must be four digits");
     if (card.expiryYear() != null && YEAR_4.matcher(card.expiryYear()).matches()) {
       int year = Integer.parseInt(card.expiryYear());
-      if (year < 2000 || year > YearMonth.now().getYear() + 50) {
+      if (!plausibleExpiryYear(year, clock)) {
         checks.add("card.expiryYear", "is not a plausible card expiry year", card.expiryYear());
       }
     }

@@ -87,7 +87,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     this.idempotency = idempotency;
     this.cardVault = cardVault;
     this.clock = clock;
-    this.rules = new PaymentRequestRules(currencies);
+    this.rules = new PaymentRequestRules(currencies, clock);
   }
 
   /** Production refuses URLs that point into private networks (CONTRACT section 6). */

@@ -41,7 +41,6 @@ import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.YearMonth;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -1104,8 +1103,7 @@ public final class ProcessingService
     if (!yearOk) {
       checks.add("expiryYear", "Enter the year as four digits", null);
     }
-    if (monthOk && yearOk && YearMonth.of(Integer.parseInt(card.expiryYear()), Integer.parseInt(card.expiryMonth()))
-        .isAfter(YearMonth.now(clock).plusYears(30))) {
+    if (yearOk && !PaymentRequestRules.plausibleExpiryYear(Integer.parseInt(card.expiryYear()), clock)) {
       checks.add("expiryYear", "This expiry date is too far in the future", null);
     }
     if (card.cardSecurityCode() == null || !card.cardSecurityCode().matches("^[0-9]{3,4}$")) {

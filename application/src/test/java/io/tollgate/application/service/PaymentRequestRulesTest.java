@@ -22,13 +22,35 @@ import org.junit.jupiter.api.Test;
 class PaymentRequestRulesTest {
 
   private static final String CARD = "4000000000000408";
-  private final PaymentRequestRules rules = new PaymentRequestRules(Currencies.defaults());
+  private final PaymentRequestRules rules = new PaymentRequestRules(Currencies.defaults(), java.time.Clock.systemUTC());
 
   private static CreatePaymentCommand deposit(String description, Customer customer, BillingAddress billing,
       Map<String, String> params) {
     return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
         "order-1", description, null, new CardInput(CARD, null, "ANN LEE", "123", "12", "2030"), customer, billing,
         null, null, null, params, null, null);
+  }
+
+  /** An expiry year of this century, up to 30 years ahead; a past one is the issuer's to decline. */
+  @Test
+  void an_expiry_year_is_taken_up_to_thirty_years_ahead() {
+    PaymentRequestRules on25Nov2026 = new PaymentRequestRules(Currencies.defaults(),
+        java.time.Clock.fixed(java.time.Instant.parse("2026-11-25T12:00:00Z"), java.time.ZoneOffset.UTC));
+    for (String year : new String[] {"2020", "2026", "2056"}) {
+      on25Nov2026.check(withExpiryYear(year));
+    }
+    for (String year : new String[] {"1999", "2057", "9999"}) {
+      DomainException.Invalid refused = catchThrowableOfType(
+          () -> on25Nov2026.check(withExpiryYear(year)), DomainException.Invalid.class);
+      assertThat(refused).as(year).isNotNull();
+      assertThat(refused.violations()).extracting(Violation::field).containsExactly("card.expiryYear");
+    }
+  }
+
+  private static CreatePaymentCommand withExpiryYear(String year) {
+    return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
+        "order-1", null, null, new CardInput(CARD, null, "ANN LEE", "123", "12", year), null, null,
+        null, null, null, Map.of(), null, null);
   }
 
   @Test
