@@ -73,7 +73,7 @@ public final class Database implements AutoCloseable {
         user = "postgres";
         password = started.password();
       }
-      HikariDataSource pool = pool(url, user, password, settings.maxPoolSize());
+      HikariDataSource pool = pool(url, user, password, settings.maxPoolSize(), settings.startWait());
       try {
         migrate(url, user, password, MIGRATIONS);
       } catch (RuntimeException e) {
@@ -223,7 +223,8 @@ public final class Database implements AutoCloseable {
     }
   }
 
-  private static HikariDataSource pool(String url, String user, String password, int maxPoolSize) {
+  private static HikariDataSource pool(String url, String user, String password, int maxPoolSize,
+      java.time.Duration startWait) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
     config.setUsername(user);
@@ -232,7 +233,7 @@ public final class Database implements AutoCloseable {
     config.setMinimumIdle(Math.min(2, maxPoolSize));
     config.setConnectionTimeout(5_000);
     config.setValidationTimeout(2_000);
-    config.setInitializationFailTimeout(30_000);
+    config.setInitializationFailTimeout(Math.max(1, startWait.toMillis()));
     config.setPoolName("tollgate-db");
     // An instance whose host dies, or is cut off, inside a transaction leaves its session, and
     // the row locks it holds, on the server until TCP notices, hours later: every job of every

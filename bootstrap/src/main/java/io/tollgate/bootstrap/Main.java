@@ -222,7 +222,8 @@ public final class Main implements Callable<Integer> {
     public final Integer call() throws Exception {
       TollgateConfig config = TollgateConfig.from(environment);
       try (Database db = Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(),
-          config.dbPassword(), config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, 2))) {
+          config.dbPassword(), config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, 2,
+          DatabaseSettings.COMMAND_START_WAIT))) {
         return run(config, Tollgate.Services.wire(config, db, config.publicUrlFor(config.port())), spec.commandLine().getOut());
       }
     }
