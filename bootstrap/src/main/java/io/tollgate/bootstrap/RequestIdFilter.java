@@ -65,14 +65,21 @@ final class RequestIdFilter implements Filter {
     response.setHeader(HEADER, id);
     MDC.put("requestId", id);
     long t0 = System.nanoTime();
+    Throwable failed = null;
     try {
       chain.doFilter(request, response);
+    } catch (IOException | ServletException | RuntimeException | Error e) {
+      failed = e;
+      throw e;
     } finally {
       if (!request.getRequestURI().startsWith("/health/") && !request.getRequestURI().equals("/metrics")) {
         // The path only: query strings may carry references a merchant considers private. The
         // status follows an arrow, not a space alone: the logs mask digits split by spaces as a
         // card number, and a path ending in digits would take the status and duration with it.
-        ACCESS.info("{} -> {} in {}ms", requestLine(request), response.getStatus(),
+        // A failure that escaped before the answer was sent is answered by the error handler,
+        // after this line is written.
+        ACCESS.info("{} -> {} in {}ms", requestLine(request), failed == null || response.isCommitted()
+            ? response.getStatus() : ServletJsonErrorHandler.statusFor(failed),
             (System.nanoTime() - t0) / 1_000_000);
       }
       MDC.remove("requestId");

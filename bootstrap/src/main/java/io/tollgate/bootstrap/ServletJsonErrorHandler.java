@@ -34,6 +34,24 @@ final class ServletJsonErrorHandler extends ErrorHandler {
         ErrorEnvelope.of(code, text, List.of(), request.getRequestURI()));
   }
 
+  /**
+   * The status a request that failed with {@code failure} is answered with, for the access log,
+   * which is written before this handler runs: Jetty's for the failure (an HTTP exception's own
+   * code, else 500), and 408 for a 500 whose client stopped sending its body, as this handler
+   * answers it.
+   */
+  static int statusFor(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.eclipse.jetty.http.HttpException h) {
+        return h.getCode();
+      }
+      if (t instanceof jakarta.servlet.UnavailableException) {
+        return 503;
+      }
+    }
+    return bodyNotSent(failure) ? 408 : 500;
+  }
+
   /** Whether reading the body failed because the client stopped sending it (timed out, or hung up). */
   private static boolean bodyNotSent(Object failure) {
     for (Throwable t = failure instanceof Throwable th ? th : null; t != null; t = t.getCause()) {

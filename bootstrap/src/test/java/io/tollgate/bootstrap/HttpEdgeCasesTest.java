@@ -141,10 +141,17 @@ class HttpEdgeCasesTest {
     }
   }
 
-  /** The checkout page's form, which Jersey reads before our code runs, is answered the same. */
+  /**
+   * The checkout page's form, which Jersey reads before our code runs, is answered the same, and
+   * logged as answered: the access line names the 408, and no ERROR is logged.
+   */
   @Test
   void a_checkout_form_that_stops_coming_is_a_408_too() throws Exception {
     String id = gw.deposit("3.00", "EUR");
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ListAppender<ILoggingEvent> captured = OperabilityTest.capturing();
+    captured.start();
+    root.addAppender(captured);
     gw.app.idleTimeout(Duration.ofMillis(500));
     try {
       String form = "cardNumber=4000";
@@ -153,6 +160,13 @@ class HttpEdgeCasesTest {
       assertJsonError(response, 408);
     } finally {
       gw.app.idleTimeout(Duration.ofSeconds(30));
+      root.detachAppender(captured);
+    }
+    synchronized (captured) {
+      assertThat(captured.list).noneMatch(e -> e.getLevel() == Level.ERROR);
+      assertThat(captured.list).filteredOn(e -> e.getLoggerName().equals("io.tollgate.access"))
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .anySatisfy(line -> assertThat(line).startsWith("POST /checkout/" + id + " -> 408 in "));
     }
   }
 
