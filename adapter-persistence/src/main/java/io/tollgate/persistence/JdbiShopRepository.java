@@ -18,14 +18,15 @@ final class JdbiShopRepository implements ShopRepository {
 
   private static final String SHOP_COLUMNS = """
       id, merchant_id, name, webhook_url, return_url, checkout_timeout_seconds,
-      check_withdrawal_balance, requires_approval, base_currency
+      check_withdrawal_balance, requires_approval, base_currency, created
       """;
 
   private static final RowMapper<Shop> SHOP = (rs, ctx) -> new Shop(
       new ShopId(rs.getLong("id")), new MerchantId(rs.getLong("merchant_id")), rs.getString("name"),
       rs.getString("webhook_url"), rs.getString("return_url"),
       Duration.ofSeconds(rs.getInt("checkout_timeout_seconds")), rs.getBoolean("check_withdrawal_balance"),
-      rs.getBoolean("requires_approval"), rs.getString("base_currency"));
+      rs.getBoolean("requires_approval"), rs.getString("base_currency"),
+      rs.getObject("created", java.time.OffsetDateTime.class).toInstant());
 
   /**
    * A shop's row is written once, when the shop is created, and read on every payment and every

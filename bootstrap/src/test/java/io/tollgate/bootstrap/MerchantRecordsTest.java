@@ -231,9 +231,13 @@ class MerchantRecordsTest {
     assertThat(gw.merchantGet("/merchant-api/v1/terminals/abc/balance", reader).status()).isEqualTo(404);
   }
 
-  /** Shops name their merchant, as the reference's do, and give a timeout of part of a minute as a whole one, never 0. */
+  /**
+   * Shops name their merchant, as the reference's do, give a timeout of part of a minute as a
+   * whole one, never 0, and carry the reference's {@code displayName} and {@code createdAt}.
+   */
   @Test
   void shops_name_their_merchant_and_count_part_of_a_minute_as_a_whole_one() {
+    java.time.Instant before = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
     var quick = gw.app.services().shops().createShop(new io.tollgate.application.port.in.ProvisioningUseCase
         .CreateShopCommand(gw.merchant, "Quick checkout", null, null, java.time.Duration.ofSeconds(90), false, false,
         "EUR"));
@@ -246,6 +250,10 @@ class MerchantRecordsTest {
     }
     assertThat(listed).isNotNull();
     assertThat(listed.get("checkoutTimeout").asLong()).isEqualTo(2);
+    assertThat(listed.get("displayName").asText()).isEqualTo("Quick checkout");
+    java.time.Instant created = java.time.LocalDateTime.parse(listed.get("createdAt").asText())
+        .toInstant(java.time.ZoneOffset.UTC);
+    assertThat(created).isBetween(before, java.time.Instant.now());
   }
 
   @Test

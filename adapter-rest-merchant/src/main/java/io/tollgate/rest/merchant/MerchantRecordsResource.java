@@ -6,6 +6,7 @@ import io.tollgate.application.port.out.BalanceRepository.BalanceAccount;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.Timestamps;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -25,15 +26,20 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public final class MerchantRecordsResource {
 
-  /** {@code checkoutTimeout} in whole minutes, as the reference has it: a part of a minute counts as one. */
-  record ShopJson(long id, String name, String state, long merchantId, String merchantName, String webhookUrl,
-      String returnUrl, String baseCurrency, long checkoutTimeout, boolean checkWithdrawalBalance,
-      boolean requiresApproval) {
+  /**
+   * {@code checkoutTimeout} in whole minutes, as the reference has it: a part of a minute counts
+   * as one. A shop has one name, which is also the name it is displayed by; anti-fraud profiles
+   * are not kept (the groups are the anti-fraud rules), so none is named.
+   */
+  record ShopJson(long id, String name, String displayName, String state, long merchantId, String merchantName,
+      String webhookUrl, String returnUrl, String baseCurrency, long checkoutTimeout, boolean checkWithdrawalBalance,
+      boolean requiresApproval, String createdAt) {
 
     static ShopJson of(Shop s, String merchantName) {
       long seconds = s.checkoutTimeout().toSeconds();
-      return new ShopJson(s.id().value(), s.name(), "ACTIVE", s.merchantId().value(), merchantName, s.webhookUrl(),
-          s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60, s.checkWithdrawalBalance(), s.requiresApproval());
+      return new ShopJson(s.id().value(), s.name(), s.name(), "ACTIVE", s.merchantId().value(), merchantName,
+          s.webhookUrl(), s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60, s.checkWithdrawalBalance(),
+          s.requiresApproval(), Timestamps.record(s.created()));
     }
   }
 

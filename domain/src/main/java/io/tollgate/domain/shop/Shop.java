@@ -1,6 +1,7 @@
 package io.tollgate.domain.shop;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -10,6 +11,7 @@ import java.util.Objects;
  *     cancelled with 1.04
  * @param checkWithdrawalBalance decline withdrawals (1.10) that exceed the available balance
  * @param requiresApproval withdrawals wait in AWAITING_APPROVAL for the merchant's decision
+ * @param created when the shop was created; null for one not stored yet
  */
 public record Shop(
     ShopId id,
@@ -20,9 +22,17 @@ public record Shop(
     Duration checkoutTimeout,
     boolean checkWithdrawalBalance,
     boolean requiresApproval,
-    String baseCurrency) {
+    String baseCurrency,
+    Instant created) {
 
   public static final Duration DEFAULT_CHECKOUT_TIMEOUT = Duration.ofMinutes(30);
+
+  /** A shop not stored yet: the store gives it its id and creation time. */
+  public Shop(ShopId id, MerchantId merchantId, String name, String webhookUrl, String returnUrl,
+      Duration checkoutTimeout, boolean checkWithdrawalBalance, boolean requiresApproval, String baseCurrency) {
+    this(id, merchantId, name, webhookUrl, returnUrl, checkoutTimeout, checkWithdrawalBalance, requiresApproval,
+        baseCurrency, null);
+  }
 
   public Shop {
     Objects.requireNonNull(id, "id");
