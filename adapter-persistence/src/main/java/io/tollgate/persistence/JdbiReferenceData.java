@@ -48,8 +48,12 @@ final class JdbiReferenceData implements ReferenceData {
 
   private final Jdbi jdbi;
 
-  JdbiReferenceData(Jdbi jdbi) {
+  /** Told of each shop whose row is changed here, for the shop store to forget what it kept of it. */
+  private final java.util.function.LongConsumer shopChanged;
+
+  JdbiReferenceData(Jdbi jdbi, java.util.function.LongConsumer shopChanged) {
     this.jdbi = jdbi;
+    this.shopChanged = shopChanged;
   }
 
   private static java.math.BigDecimal plain(java.math.BigDecimal d) {
@@ -428,6 +432,7 @@ final class JdbiReferenceData implements ReferenceData {
     routingChanged();
     jdbi.useHandle(h -> h.createUpdate("UPDATE shops SET antifraud_profile_id = :p WHERE id = :shop")
         .bind("p", profileId).bind("shop", shopId).execute());
+    shopChanged.accept(shopId);
   }
 
   @Override

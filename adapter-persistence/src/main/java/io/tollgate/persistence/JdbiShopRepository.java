@@ -18,7 +18,7 @@ final class JdbiShopRepository implements ShopRepository {
 
   private static final String SHOP_COLUMNS = """
       id, merchant_id, name, webhook_url, return_url, checkout_timeout_seconds,
-      check_withdrawal_balance, requires_approval, base_currency, created
+      check_withdrawal_balance, requires_approval, base_currency, created, antifraud_profile_id
       """;
 
   private static final RowMapper<Shop> SHOP = (rs, ctx) -> new Shop(
@@ -26,7 +26,7 @@ final class JdbiShopRepository implements ShopRepository {
       rs.getString("webhook_url"), rs.getString("return_url"),
       Duration.ofSeconds(rs.getInt("checkout_timeout_seconds")), rs.getBoolean("check_withdrawal_balance"),
       rs.getBoolean("requires_approval"), rs.getString("base_currency"),
-      rs.getObject("created", java.time.OffsetDateTime.class).toInstant());
+      rs.getObject("created", java.time.OffsetDateTime.class).toInstant(), rs.getObject("antifraud_profile_id", Long.class));
 
   /**
    * A shop's row is written once, when the shop is created, and read on every payment and every
@@ -114,6 +114,12 @@ final class JdbiShopRepository implements ShopRepository {
   }
 
   /** Runs {@code forget} once what the handle wrote is committed: at once outside a transaction. */
+  /** Forgets the rows kept of shop {@code id}, whose row another store changed (its anti-fraud profile). */
+  void changed(long id) {
+    byId.invalidate(new ShopId(id));
+    byMerchant.invalidateAll();
+  }
+
   private static void onceVisible(org.jdbi.v3.core.Handle h, Runnable forget) {
     if (h.isInTransaction()) {
       h.afterCommit(forget::run);

@@ -32,14 +32,15 @@ public final class PersistenceAdapters {
     var jdbi = database.jdbi();
     this.transactionRunner = new JdbiTransactionRunner(jdbi);
     this.payments = new JdbiPaymentRepository(jdbi, currencies);
-    this.shops = new JdbiShopRepository(jdbi);
+    JdbiShopRepository shopRepository = new JdbiShopRepository(jdbi);
+    this.shops = shopRepository;
     this.idempotency = new JdbiIdempotencyRepository(jdbi);
     this.cardVault = new JdbiCardVault(jdbi, secrets, Clock.systemUTC());
     this.balances = new JdbiBalanceRepository(jdbi, currencies);
     this.webhookOutbox = new JdbiWebhookOutbox(jdbi);
     this.users = new JdbiUserRepository(jdbi);
     this.groups = new JdbiGroupRepository(jdbi);
-    this.referenceData = new JdbiReferenceData(jdbi);
+    this.referenceData = new JdbiReferenceData(jdbi, shopRepository::changed);
   }
 
   public ReferenceData referenceData() {

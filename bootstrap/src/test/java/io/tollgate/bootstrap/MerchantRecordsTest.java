@@ -251,9 +251,23 @@ class MerchantRecordsTest {
     assertThat(listed).isNotNull();
     assertThat(listed.get("checkoutTimeout").asLong()).isEqualTo(2);
     assertThat(listed.get("displayName").asText()).isEqualTo("Quick checkout");
+    assertThat(listed.has("antiFraudProfileId")).as("no profile attached").isFalse();
     java.time.Instant created = java.time.LocalDateTime.parse(listed.get("createdAt").asText())
         .toInstant(java.time.ZoneOffset.UTC);
     assertThat(created).isBetween(before, java.time.Instant.now());
+
+    // a profile attached is named at once, though the shop's row was kept from the list before
+    var reference = gw.app.services().persistence().referenceData();
+    long profile = reference.createAntifraudProfile(gw.merchant, "Quick checkout rules", "UTC", java.time.Instant.now());
+    reference.attachAntifraudProfile(quick.value(), profile);
+    JsonNode attached = null;
+    for (JsonNode shop : result("/merchant-api/v1/shops", reader)) {
+      if (shop.get("id").asLong() == quick.value()) {
+        attached = shop;
+      }
+    }
+    assertThat(attached).isNotNull();
+    assertThat(attached.get("antiFraudProfileId").asLong()).isEqualTo(profile);
   }
 
   @Test

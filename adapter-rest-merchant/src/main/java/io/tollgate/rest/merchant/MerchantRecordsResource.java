@@ -28,18 +28,17 @@ public final class MerchantRecordsResource {
 
   /**
    * {@code checkoutTimeout} in whole minutes, as the reference has it: a part of a minute counts
-   * as one. A shop has one name, which is also the name it is displayed by; anti-fraud profiles
-   * are not kept (the groups are the anti-fraud rules), so none is named.
+   * as one. A shop has one name, which is also the name it is displayed by.
    */
   record ShopJson(long id, String name, String displayName, String state, long merchantId, String merchantName,
       String webhookUrl, String returnUrl, String baseCurrency, long checkoutTimeout, boolean checkWithdrawalBalance,
-      boolean requiresApproval, String createdAt) {
+      boolean requiresApproval, Long antiFraudProfileId, String createdAt) {
 
     static ShopJson of(Shop s, String merchantName) {
       long seconds = s.checkoutTimeout().toSeconds();
       return new ShopJson(s.id().value(), s.name(), s.name(), "ACTIVE", s.merchantId().value(), merchantName,
           s.webhookUrl(), s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60, s.checkWithdrawalBalance(),
-          s.requiresApproval(), Timestamps.record(s.created()));
+          s.requiresApproval(), s.antifraudProfileId(), Timestamps.record(s.created()));
     }
   }
 

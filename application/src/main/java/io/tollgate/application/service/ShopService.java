@@ -132,7 +132,8 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
           c.checkoutTimeout() == null ? was.checkoutTimeout() : c.checkoutTimeout(),
           c.checkWithdrawalBalance() == null ? was.checkWithdrawalBalance() : c.checkWithdrawalBalance(),
           c.requiresApproval() == null ? was.requiresApproval() : c.requiresApproval(),
-          c.baseCurrency() == null ? was.baseCurrency() : blankToNull(c.baseCurrency()), was.created());
+          c.baseCurrency() == null ? was.baseCurrency() : blankToNull(c.baseCurrency()), was.created(),
+          was.antifraudProfileId());
       shops.updateShop(now);
       return now;
     });

@@ -12,6 +12,7 @@ import java.util.Objects;
  * @param checkWithdrawalBalance decline withdrawals (1.10) that exceed the available balance
  * @param requiresApproval withdrawals wait in AWAITING_APPROVAL for the merchant's decision
  * @param created when the shop was created; null for one not stored yet
+ * @param antifraudProfileId the anti-fraud profile whose rules screen its payments; null for none
  */
 public record Shop(
     ShopId id,
@@ -23,7 +24,8 @@ public record Shop(
     boolean checkWithdrawalBalance,
     boolean requiresApproval,
     String baseCurrency,
-    Instant created) {
+    Instant created,
+    Long antifraudProfileId) {
 
   public static final Duration DEFAULT_CHECKOUT_TIMEOUT = Duration.ofMinutes(30);
 
@@ -31,7 +33,7 @@ public record Shop(
   public Shop(ShopId id, MerchantId merchantId, String name, String webhookUrl, String returnUrl,
       Duration checkoutTimeout, boolean checkWithdrawalBalance, boolean requiresApproval, String baseCurrency) {
     this(id, merchantId, name, webhookUrl, returnUrl, checkoutTimeout, checkWithdrawalBalance, requiresApproval,
-        baseCurrency, null);
+        baseCurrency, null, null);
   }
 
   public Shop {
