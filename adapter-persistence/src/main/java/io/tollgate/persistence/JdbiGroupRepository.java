@@ -76,28 +76,79 @@ final class JdbiGroupRepository implements GroupRepository {
   }
 
   @Override
-  public void add(long groupId, Collection<Entry> entries, Instant now) {
+  public void add(long groupId, Collection<Entry> entries, String editedBy, Instant now) {
+    List<Entry> sorted = entries.stream().sorted(Comparator.comparing(Entry::value)).toList();
     jdbi.useTransaction(h -> {
       lockForEdit(h, groupId);
-      var batch = h.prepareBatch("""
-          INSERT INTO group_entries (group_id, value, display, added) VALUES (:group, :value, :display, :now)
-          ON CONFLICT (group_id, value) DO NOTHING
-          """);
-      for (Entry e : entries.stream().sorted(Comparator.comparing(Entry::value)).toList()) {
-        batch.bind("group", groupId).bind("value", e.value()).bind("display", e.display()).bind("now", now).add();
-      }
-      batch.execute();
+      List<String> added = h.createQuery("""
+              INSERT INTO group_entries (group_id, value, display, added)
+              SELECT :group, e.value, e.display, :now
+                FROM unnest(CAST(:values AS text[]), CAST(:displays AS text[])) WITH ORDINALITY AS e (value, display, n)
+               ORDER BY e.n
+              ON CONFLICT (group_id, value) DO NOTHING
+              RETURNING display
+              """)
+          .bind("group", groupId).bind("now", now)
+          .bind("values", sorted.stream().map(Entry::value).toArray(String[]::new))
+          .bind("displays", sorted.stream().map(Entry::display).toArray(String[]::new))
+          .mapTo(String.class).list();
+      recordEdit(h, ENTRY_GROUP, groupId, "ADD", added, editedBy, now);
     });
   }
 
   @Override
-  public void remove(long groupId, Collection<String> values, Collection<String> shown) {
+  public void remove(long groupId, Collection<String> values, Collection<String> shown, String editedBy, Instant now) {
     jdbi.useTransaction(h -> {
       lockForEdit(h, groupId);
-      h.createUpdate("DELETE FROM group_entries WHERE group_id = :group AND (value = ANY(:values) OR display = ANY(:shown))")
+      List<String> removed = h.createQuery("""
+              DELETE FROM group_entries WHERE group_id = :group AND (value = ANY(:values) OR display = ANY(:shown))
+              RETURNING display
+              """)
           .bind("group", groupId).bind("values", values.toArray(String[]::new))
-          .bind("shown", shown.toArray(String[]::new)).execute();
+          .bind("shown", shown.toArray(String[]::new)).mapTo(String.class).list();
+      recordEdit(h, ENTRY_GROUP, groupId, "REMOVE", removed, editedBy, now);
     });
+  }
+
+  /** The merchant and kind of an entry group, for {@link #recordEdit}. */
+  static final String ENTRY_GROUP = "SELECT merchant_id, kind FROM entry_groups WHERE id = :group";
+  /** The merchant of a shop group and its kind, SHOP, for {@link #recordEdit}. */
+  static final String SHOP_GROUP = "SELECT merchant_id, 'SHOP' FROM shop_groups WHERE id = :group";
+
+  /**
+   * Keeps, in the edit's transaction, what an edit of group {@code groupId} changed (V33):
+   * nothing when it changed nothing. {@code group} selects the group's merchant and kind.
+   */
+  static void recordEdit(Handle h, String group, long groupId, String action, List<String> changed, String editedBy,
+      Instant now) {
+    if (changed.isEmpty()) {
+      return;
+    }
+    h.createUpdate("INSERT INTO group_edits (merchant_id, group_kind, group_id, action, entries, edited_by, edited)"
+            + " SELECT g.*, :group, :action, :entries, :by, :now FROM (" + group + ") g")
+        .bind("group", groupId).bind("action", action)
+        .bind("entries", changed.stream().sorted().toArray(String[]::new)).bind("by", editedBy).bind("now", now)
+        .execute();
+  }
+
+  @Override
+  public List<GroupEdit> edits(MerchantId merchant, Long groupId, String groupKind, int limit) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT e.id, e.group_kind, e.group_id, coalesce(eg.name, sg.name) AS group_name, e.action, e.entries,
+                   e.edited_by, e.edited
+              FROM group_edits e
+              LEFT JOIN entry_groups eg ON e.group_kind <> 'SHOP' AND eg.id = e.group_id
+              LEFT JOIN shop_groups sg ON e.group_kind = 'SHOP' AND sg.id = e.group_id
+             WHERE e.merchant_id = :merchant
+               AND (CAST(:group AS bigint) IS NULL OR e.group_id = :group)
+               AND (CAST(:kind AS text) IS NULL OR e.group_kind = :kind)
+             ORDER BY e.id DESC LIMIT :limit
+            """)
+        .bind("merchant", merchant.value()).bind("group", groupId).bind("kind", groupKind).bind("limit", limit)
+        .map((rs, ctx) -> new GroupEdit(rs.getLong("id"), rs.getString("group_kind"), rs.getLong("group_id"),
+            rs.getString("group_name"), rs.getString("action"), List.of((String[]) rs.getArray("entries").getArray()),
+            rs.getString("edited_by"), rs.getObject("edited", java.time.OffsetDateTime.class).toInstant()))
+        .list());
   }
 
   /**

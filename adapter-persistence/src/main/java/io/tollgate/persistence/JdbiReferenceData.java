@@ -444,24 +444,33 @@ final class JdbiReferenceData implements ReferenceData {
   }
 
   @Override
-  public void addShopsToGroup(long groupId, List<Long> shopIds) {
+  public void addShopsToGroup(long groupId, List<Long> shopIds, String editedBy, Instant now) {
     jdbi.useTransaction(h -> {
       lockShopGroupForEdit(h, groupId);
-      h.createUpdate("""
+      List<Long> added = h.createQuery("""
               INSERT INTO shop_group_members (group_id, shop_id)
               SELECT :g, s FROM unnest(CAST(:shops AS bigint[])) AS s ORDER BY s
               ON CONFLICT DO NOTHING
-              """).bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).execute();
+              RETURNING shop_id
+              """).bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).mapTo(Long.class).list();
+      JdbiGroupRepository.recordEdit(h, JdbiGroupRepository.SHOP_GROUP, groupId, "ADD", ids(added), editedBy, now);
     });
   }
 
   @Override
-  public void removeShopsFromGroup(long groupId, List<Long> shopIds) {
+  public void removeShopsFromGroup(long groupId, List<Long> shopIds, String editedBy, Instant now) {
     jdbi.useTransaction(h -> {
       lockShopGroupForEdit(h, groupId);
-      h.createUpdate("DELETE FROM shop_group_members WHERE group_id = :g AND shop_id = ANY(:shops)")
-          .bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).execute();
+      List<Long> removed = h.createQuery("DELETE FROM shop_group_members WHERE group_id = :g AND shop_id = ANY(:shops)"
+              + " RETURNING shop_id")
+          .bind("g", groupId).bind("shops", shopIds.toArray(Long[]::new)).mapTo(Long.class).list();
+      JdbiGroupRepository.recordEdit(h, JdbiGroupRepository.SHOP_GROUP, groupId, "REMOVE", ids(removed), editedBy, now);
     });
+  }
+
+  /** Shop ids as a group edit keeps them: in order, as text. */
+  private static List<String> ids(List<Long> shopIds) {
+    return shopIds.stream().sorted().map(String::valueOf).toList();
   }
 
   /** Edits of one shop group take turns, as those of entry groups do ({@link JdbiGroupRepository#lockForEdit}). */

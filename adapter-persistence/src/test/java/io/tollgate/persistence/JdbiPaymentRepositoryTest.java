@@ -509,9 +509,9 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         "Second grouped", null, null, null, false, false, "EUR"), Instant.now());
     var reference = adapters.referenceData();
     long onlyFirst = reference.createShopGroup(merchant, "first", Instant.now());
-    reference.addShopsToGroup(onlyFirst, List.of(first.value()));
+    reference.addShopsToGroup(onlyFirst, List.of(first.value()), "test", Instant.now());
     long both = reference.createShopGroup(merchant, "both", Instant.now());
-    reference.addShopsToGroup(both, List.of(first.value(), second.value()));
+    reference.addShopsToGroup(both, List.of(first.value(), second.value()), "test", Instant.now());
     List<String> firsts = new ArrayList<>();
     for (int i = 0; i < 1_030; i++) {
       firsts.add(0, insert(first, "1", "grouped-" + i, T0.plusSeconds(2L * i)).id().value());
@@ -528,7 +528,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         java.util.Set.of(), java.util.Set.of(), java.util.Set.of(onlyFirst), 0, 100);
     assertThat(operations.items()).extracting(o -> o.payment().shopId()).containsOnly(first);
 
-    reference.removeShopsFromGroup(onlyFirst, List.of(first.value()));
+    reference.removeShopsFromGroup(onlyFirst, List.of(first.value()), "test", Instant.now());
     assertThat(repository().listForMerchant(merchant, null, null, java.util.Set.of(onlyFirst), 0, 50).items())
         .isEmpty();
   }
@@ -566,7 +566,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     }
     repository().insert(Payment.create(draft(otherShop, "1", "elsewhere"), PaymentState.CHECKOUT, T0));
     var emails = adapters.groups().create(merchant, io.tollgate.domain.group.GroupKind.EMAIL, "Mails", false, T0);
-    adapters.groups().add(emails.id(), List.of(new GroupRepository.Entry("a@example.com", "a@example.com")), T0);
+    adapters.groups().add(emails.id(), List.of(new GroupRepository.Entry("a@example.com", "a@example.com")), "test", T0);
     List<GroupRepository.CardCount> counts = List.of(
         new GroupRepository.CardCount(own, token, Set.of(PaymentState.DECLINED), null, T0.minusSeconds(1), 5, true),
         new GroupRepository.CardCount(own, token, Set.of(PaymentState.CHECKOUT), null, T0.minusSeconds(1), 5, true),

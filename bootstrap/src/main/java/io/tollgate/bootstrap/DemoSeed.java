@@ -60,7 +60,7 @@ final class DemoSeed {
     reference.createCounterparty(new ReferenceData.Counterparty(0, merchant, "Demo Counterparty", "AFF-1", "Demo Affiliates",
         "DEMO-CP-1", java.time.LocalDate.of(2026, 1, 15), List.of("MERCHANT"), now));
     long shopGroup = reference.createShopGroup(merchant, "All demo shops", now);
-    reference.addShopsToGroup(shopGroup, List.of(shop.value()));
+    reference.addShopsToGroup(shopGroup, List.of(shop.value()), "demo seed", now);
     long profile = reference.createAntifraudProfile(merchant, "Demo anti-fraud profile", "UTC", now);
     reference.addAntifraudRule(profile, new ReferenceData.AntifraudRule(0, "BIN_BLACKLIST", groups.get(GroupKind.BIN), null, null));
     reference.addAntifraudRule(profile, new ReferenceData.AntifraudRule(0, "CARD_BLACKLIST", groups.get(GroupKind.CARD), null, null));
@@ -92,7 +92,7 @@ final class DemoSeed {
     }
     // the first terminal's declines with these codes move on to the second (card 4000000000000424)
     services.persistence().groups().add(groups.get(GroupKind.ERROR_CODE),
-        List.of(new io.tollgate.application.port.out.GroupRepository.Entry("4.02", "4.02")), Instant.now());
+        List.of(new io.tollgate.application.port.out.GroupRepository.Entry("4.02", "4.02")), "demo seed", Instant.now());
     seedRouting(services, merchant, shop, groups);
     String password = services.users().create(merchant, DEMO_USER, null, EnumSet.allOf(Permission.class)).password();
     return Optional.of(new Demo(merchant, shop, keys, password));

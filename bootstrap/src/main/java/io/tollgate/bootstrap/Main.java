@@ -492,7 +492,8 @@ public final class Main implements Callable<Integer> {
     }
   }
 
-  @Command(name = "group", description = "Manage a merchant's entry groups.", subcommands = GroupCommands.Create.class)
+  @Command(name = "group", description = "Manage a merchant's entry groups.",
+      subcommands = {GroupCommands.Create.class, GroupCommands.History.class})
   static final class GroupCommands {
     @Command(name = "create", description = "Create an entry group; prints its id. Its entries are edited through "
         + "the merchant API.")
@@ -508,6 +509,39 @@ public final class Main implements Callable<Integer> {
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
         var group = services.groups().create(new MerchantId(merchant), type, name, masked);
         out.println(type.name().toLowerCase(java.util.Locale.ROOT) + " group " + group.id() + " created");
+        return 0;
+      }
+    }
+
+    @Command(name = "history", description = "Show who changed a merchant's entry groups and shop groups, newest "
+        + "first: time (UTC), user, ADD or REMOVE, the group, and the entries that changed (card numbers masked, "
+        + "a shop group's shop ids). An edit that changed nothing is not shown.")
+    static final class History extends Provisioning {
+      @Option(names = "--merchant", required = true, description = "merchant id") long merchant;
+      @Option(names = "--group", description = "only this group's edits (with --type for a shop group, whose ids "
+          + "are counted apart)") Long group;
+      @Option(names = "--type", description = "only groups of this type: BIN, EMAIL, CARD, COUNTRY, ERROR_CODE or SHOP")
+      String type;
+      @Option(names = "--limit", defaultValue = "100", description = "at most this many edits (default: ${DEFAULT-VALUE})")
+      int limit;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        String kind = type == null ? null : type.strip().toUpperCase(java.util.Locale.ROOT);
+        if (kind != null && !kind.equals("SHOP")
+            && java.util.Arrays.stream(GroupKind.values()).noneMatch(k -> k.name().equals(kind))) {
+          throw new CommandLine.ParameterException(spec.commandLine(),
+              "--type: one of BIN, EMAIL, CARD, COUNTRY, ERROR_CODE or SHOP, not '" + type + "'");
+        }
+        if (limit < 1 || limit > 10_000) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--limit: 1 to 10000");
+        }
+        MerchantId owner = existingMerchant(services, merchant);
+        for (var e : services.persistence().groups().edits(owner, group, kind, limit)) {
+          out.printf("%s\t%s\t%s\t%s group %d%s\t%s%n", e.edited().truncatedTo(java.time.temporal.ChronoUnit.SECONDS),
+              e.editedBy(), e.action(), e.groupKind(), e.groupId(),
+              e.groupName() == null ? "" : " (" + e.groupName() + ")", String.join(", ", e.entries()));
+        }
         return 0;
       }
     }

@@ -319,7 +319,8 @@ class MerchantGroupsTest {
         "{\"errorCodes\":[\"4.51\"]}", editor).status()).isEqualTo(201);
     long shops = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "Shops not for readers",
         java.time.Instant.now());
-    gw.app.services().persistence().referenceData().addShopsToGroup(shops, List.of(gw.shop.value()));
+    gw.app.services().persistence().referenceData().addShopsToGroup(shops, List.of(gw.shop.value()), "test",
+        java.time.Instant.now());
     String[] shopViewer = gw.merchantUser(gw.merchant, "viewer@groups.example", Permission.SHOP_GROUP_VIEW);
 
     for (String list : new String[] {"/merchant-api/v1/error-code-groups", "/merchant-api/v1/shop-groups"}) {
@@ -505,5 +506,41 @@ class MerchantGroupsTest {
       assertThat(core.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
       assertThat(core.merchantGet("/merchant-api/v1/balances", user).status()).isEqualTo(200);
     }
+  }
+
+  /**
+   * Every edit through the merchant API that changed a group is kept with the user who made it,
+   * and the operator reads them with {@code tollgate group history}: a card number masked, never
+   * in clear; an edit that changed nothing does not show.
+   */
+  @Test
+  void the_operator_sees_who_changed_which_group() {
+    long cards = group(GroupKind.CARD, "Cards audited", false);
+    String path = "/merchant-api/v1/card-groups/" + cards + "/cards";
+    assertThat(edit("POST", path, "{\"cardNumbers\":[\"4000000000000002\"]}", editor).status()).isEqualTo(201);
+    assertThat(edit("POST", path, "{\"cardNumbers\":[\"4000000000000002\"]}", editor).status()).isEqualTo(201);
+    assertThat(edit("DELETE", path, "{\"cardNumbers\":[\"400000******0002\"]}", editor).status()).isEqualTo(204);
+    long shops = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "Shops audited",
+        java.time.Instant.now());
+    String[] shopEditor = gw.merchantUser(gw.merchant, "auditor-shops@groups.example", Permission.SHOP_GROUP_EDIT);
+    assertThat(edit("POST", "/merchant-api/v1/shop-groups/" + shops + "/shops",
+        "{\"shops\":[" + gw.shop.value() + "]}", shopEditor).status()).isEqualTo(201);
+
+    CommandLineRun history = CommandLineRun.of(gw.commandLineEnvironment(), "group", "history",
+        "--merchant", String.valueOf(gw.merchant.value()), "--limit", "3");
+    assertThat(history.exit()).as(history.err()).isZero();
+    assertThat(history.out().lines().map(l -> l.substring(l.indexOf('\t') + 1)).toList()).containsExactly(
+        "auditor-shops@groups.example\tADD\tSHOP group " + shops + " (Shops audited)\t" + gw.shop.value(),
+        "editor@groups.example\tREMOVE\tCARD group " + cards + " (Cards audited)\t400000******0002",
+        "editor@groups.example\tADD\tCARD group " + cards + " (Cards audited)\t400000******0002");
+    assertThat(history.out()).doesNotContain("4000000000000002");
+
+    CommandLineRun ofOneGroup = CommandLineRun.of(gw.commandLineEnvironment(), "group", "history",
+        "--merchant", String.valueOf(gw.merchant.value()), "--group", String.valueOf(cards), "--type", "card");
+    assertThat(ofOneGroup.out().lines()).hasSize(2);
+    CommandLineRun badType = CommandLineRun.of(gw.commandLineEnvironment(), "group", "history",
+        "--merchant", String.valueOf(gw.merchant.value()), "--type", "cards");
+    assertThat(badType.exit()).isNotZero();
+    assertThat(badType.err()).contains("--type: one of BIN, EMAIL, CARD, COUNTRY, ERROR_CODE or SHOP");
   }
 }

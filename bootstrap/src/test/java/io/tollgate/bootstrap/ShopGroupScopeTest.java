@@ -74,7 +74,8 @@ class ShopGroupScopeTest {
   private static long group(String name, TestGateway.KeyedShop... shops) {
     long id = reference.createShopGroup(gw.merchant, name, Instant.now());
     if (shops.length > 0) {
-      reference.addShopsToGroup(id, java.util.Arrays.stream(shops).map(s -> s.id().value()).toList());
+      reference.addShopsToGroup(id, java.util.Arrays.stream(shops).map(s -> s.id().value()).toList(), "test",
+          java.time.Instant.now());
     }
     return id;
   }

@@ -86,7 +86,7 @@ public final class GroupService implements GroupsUseCase {
     GroupRecord group = owned(user, kind, groupId);
     user.require(kind.editPermission());
     refuseScoped(user);
-    groups.add(group.id(), parse(group, raw, false), clock.instant());
+    groups.add(group.id(), parse(group, raw, false), user.email(), clock.instant());
   }
 
   /**
@@ -101,7 +101,7 @@ public final class GroupService implements GroupsUseCase {
     refuseScoped(user);
     List<Entry> entries = parse(group, raw, true);
     groups.remove(group.id(), entries.stream().map(Entry::value).filter(java.util.Objects::nonNull).toList(),
-        entries.stream().filter(e -> e.value() == null).map(Entry::display).toList());
+        entries.stream().filter(e -> e.value() == null).map(Entry::display).toList(), user.email(), clock.instant());
   }
 
   /**

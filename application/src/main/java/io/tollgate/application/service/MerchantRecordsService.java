@@ -39,9 +39,11 @@ public final class MerchantRecordsService implements MerchantQueries {
   private final BalanceRepository balances;
   private final Currencies currencies;
   private final ShopScope scope;
+  private final java.time.Clock clock;
 
   public MerchantRecordsService(PaymentRepository payments, ReferenceData reference, ShopRepository shops,
-      BalanceRepository balances, Currencies currencies) {
+      BalanceRepository balances, Currencies currencies, java.time.Clock clock) {
+    this.clock = clock;
     this.payments = payments;
     this.reference = reference;
     this.shops = shops;
@@ -211,7 +213,7 @@ public final class MerchantRecordsService implements MerchantQueries {
     ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
     user.require(Permission.SHOP_GROUP_EDIT);
     refuseScoped(user);
-    reference.addShopsToGroup(group.id(), ownShops(user, shopIds));
+    reference.addShopsToGroup(group.id(), ownShops(user, shopIds), user.email(), clock.instant());
   }
 
   @Override
@@ -219,7 +221,7 @@ public final class MerchantRecordsService implements MerchantQueries {
     ReferenceData.ShopGroup group = ownedShopGroup(user, groupId);
     user.require(Permission.SHOP_GROUP_EDIT);
     refuseScoped(user);
-    reference.removeShopsFromGroup(group.id(), ownShops(user, shopIds));
+    reference.removeShopsFromGroup(group.id(), ownShops(user, shopIds), user.email(), clock.instant());
   }
 
   /** Whatever its permissions: a scoped user changing a group's shops would change what it sees. */

@@ -27,13 +27,34 @@ public interface GroupRepository {
   /** Every entry as shown (small groups: countries, error codes). */
   List<String> allEntries(long groupId);
 
-  void add(long groupId, Collection<Entry> entries, Instant now);
+  /** Adds the entries, and keeps those that were not there yet as an edit by {@code editedBy}. */
+  void add(long groupId, Collection<Entry> entries, String editedBy, Instant now);
 
   /**
    * Removes the entries of these values, and those shown as one of {@code shown} (a card
-   * number's masked form: its whole number is known to the group by its fingerprint only).
+   * number's masked form: its whole number is known to the group by its fingerprint only), and
+   * keeps those removed as an edit by {@code editedBy}.
    */
-  void remove(long groupId, Collection<String> values, Collection<String> shown);
+  void remove(long groupId, Collection<String> values, Collection<String> shown, String editedBy, Instant now);
+
+  /**
+   * The merchant's group edits that changed something, newest first, of entry groups and shop
+   * groups alike; only those of group {@code groupId} and of kind {@code groupKind} when given.
+   */
+  List<GroupEdit> edits(MerchantId merchant, Long groupId, String groupKind, int limit);
+
+  /**
+   * One edit of a group that changed something.
+   *
+   * @param groupKind an entry group's kind, or {@code SHOP} for a shop group
+   * @param groupName null for a group that no longer exists
+   * @param action {@code ADD} or {@code REMOVE}
+   * @param entries what changed, as the merchant API shows it (card numbers masked; for a shop
+   *     group, the shops' ids)
+   * @param editedBy the merchant user's e-mail address, or who else made it
+   */
+  record GroupEdit(long id, String groupKind, long groupId, String groupName, String action, List<String> entries,
+      String editedBy, Instant edited) {}
 
   /** Whether the group holds this value (matching: a BIN, an e-mail, a card fingerprint, ...). */
   boolean contains(long groupId, String value);

@@ -154,7 +154,9 @@ public interface ReferenceData {
 
   long createShopGroup(MerchantId merchant, String name, Instant now);
 
-  void addShopsToGroup(long groupId, List<Long> shopIds);
+  /** Adds the shops, and keeps those that were not members yet as an edit by {@code editedBy}. */
+  void addShopsToGroup(long groupId, List<Long> shopIds, String editedBy, Instant now);
 
-  void removeShopsFromGroup(long groupId, List<Long> shopIds);
+  /** Removes the shops, and keeps those that were members as an edit by {@code editedBy}. */
+  void removeShopsFromGroup(long groupId, List<Long> shopIds, String editedBy, Instant now);
 }
