@@ -184,8 +184,8 @@ final class JdbiReferenceData implements ReferenceData {
   /** A shop's active connectors, and whether it has any connector at all. */
   private record ShopConnectors(List<Connector> active, boolean any) {}
 
-  private final Cache<Long, ShopConnectors> connectorsByShop = cache(ROUTING_CACHE);
-  private final Cache<Long, Optional<AntifraudProfile>> profileByShop = cache(ROUTING_CACHE);
+  private final KeptRows<Long, ShopConnectors> connectorsByShop = new KeptRows<>(ROUTING_CACHE, 10_000);
+  private final KeptRows<Long, Optional<AntifraudProfile>> profileByShop = new KeptRows<>(ROUTING_CACHE, 10_000);
 
   /**
    * Rarely edited rows read on every payment, kept {@code ttl}: edits through this process
@@ -196,9 +196,21 @@ final class JdbiReferenceData implements ReferenceData {
     return Caffeine.newBuilder().expireAfterWrite(ttl).maximumSize(10_000).build();
   }
 
-  private void routingChanged() {
-    connectorsByShop.invalidateAll();
-    profileByShop.invalidateAll();
+  /**
+   * Has the connectors and anti-fraud profiles kept read again once the change made through
+   * {@code h} is visible: after its commit, or at once outside a transaction. Dropped before
+   * the write, they could be read again by a payment routed in between, and kept as they were.
+   */
+  private void routingChanged(Handle h) {
+    Runnable forget = () -> {
+      connectorsByShop.changed();
+      profileByShop.changed();
+    };
+    if (h.isInTransaction()) {
+      h.afterCommit(forget::run);
+    } else {
+      forget.run();
+    }
   }
 
   @Override
@@ -361,17 +373,20 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public long createTerminal(Terminal t) {
-    routingChanged();
-    return jdbi.withHandle(h -> h.createQuery("""
-            INSERT INTO terminals (merchant_id, name, state, provider_name, api_code, api_name, api_types, created)
-            VALUES (:m, :name, :state, :provider, :code, :api, :types, :created)
-            ON CONFLICT (merchant_id, lower(name)) DO NOTHING
-            RETURNING id
-            """)
-        .bind("m", t.merchantId().value()).bind("name", t.name()).bind("state", t.state())
-        .bind("provider", t.providerName()).bind("code", t.apiCode()).bind("api", t.apiName())
-        .bind("types", t.apiTypes().toArray(String[]::new)).bind("created", t.created()).mapTo(Long.class).findOne()
-        .orElseThrow(() -> nameTaken(h, t)));
+    return jdbi.withHandle(h -> {
+      long id = h.createQuery("""
+              INSERT INTO terminals (merchant_id, name, state, provider_name, api_code, api_name, api_types, created)
+              VALUES (:m, :name, :state, :provider, :code, :api, :types, :created)
+              ON CONFLICT (merchant_id, lower(name)) DO NOTHING
+              RETURNING id
+              """)
+          .bind("m", t.merchantId().value()).bind("name", t.name()).bind("state", t.state())
+          .bind("provider", t.providerName()).bind("code", t.apiCode()).bind("api", t.apiName())
+          .bind("types", t.apiTypes().toArray(String[]::new)).bind("created", t.created()).mapTo(Long.class).findOne()
+          .orElseThrow(() -> nameTaken(h, t));
+      routingChanged(h);
+      return id;
+    });
   }
 
   private static DomainException.Conflict nameTaken(Handle h, Terminal t) {
@@ -384,55 +399,71 @@ final class JdbiReferenceData implements ReferenceData {
 
   @Override
   public boolean setTerminalApiTypes(long terminalId, List<String> apiTypes) {
-    boolean found = jdbi.withHandle(h -> h.createUpdate("UPDATE terminals SET api_types = :types WHERE id = :id")
-        .bind("types", apiTypes.toArray(String[]::new)).bind("id", terminalId).execute()) == 1;
-    // after the write: a payment routed in between would cache the types it replaces
-    routingChanged();
-    return found;
+    return jdbi.withHandle(h -> {
+      boolean found = h.createUpdate("UPDATE terminals SET api_types = :types WHERE id = :id")
+          .bind("types", apiTypes.toArray(String[]::new)).bind("id", terminalId).execute() == 1;
+      routingChanged(h);
+      return found;
+    });
   }
 
   @Override
   public long createConnector(Connector c, Instant now) {
-    routingChanged();
-    return jdbi.withHandle(h -> h.createQuery("""
-            INSERT INTO connectors (shop_id, terminal_id, state, payment_method, terminal_currency, priority, weight,
-                min_amount, max_amount, cascading_whitelist_group_id, cascading_blacklist_group_id, created)
-            VALUES (:shop, :terminal, :state, :method, :currency, :priority, :weight, :min, :max, :white, :black, :now)
-            RETURNING id
-            """)
-        .bind("shop", c.shopId()).bind("terminal", c.terminalId()).bind("state", c.state())
-        .bind("method", c.paymentMethod()).bind("currency", c.terminalCurrency()).bind("priority", c.priority())
-        .bind("weight", c.weight()).bind("min", c.minAmount()).bind("max", c.maxAmount())
-        .bind("white", c.cascadingWhitelistGroupId()).bind("black", c.cascadingBlacklistGroupId()).bind("now", now)
-        .mapTo(Long.class).one());
+    return jdbi.withHandle(h -> {
+      long id = h.createQuery("""
+              INSERT INTO connectors (shop_id, terminal_id, state, payment_method, terminal_currency, priority, weight,
+                  min_amount, max_amount, cascading_whitelist_group_id, cascading_blacklist_group_id, created)
+              VALUES (:shop, :terminal, :state, :method, :currency, :priority, :weight, :min, :max, :white, :black, :now)
+              RETURNING id
+              """)
+          .bind("shop", c.shopId()).bind("terminal", c.terminalId()).bind("state", c.state())
+          .bind("method", c.paymentMethod()).bind("currency", c.terminalCurrency()).bind("priority", c.priority())
+          .bind("weight", c.weight()).bind("min", c.minAmount()).bind("max", c.maxAmount())
+          .bind("white", c.cascadingWhitelistGroupId()).bind("black", c.cascadingBlacklistGroupId()).bind("now", now)
+          .mapTo(Long.class).one();
+      routingChanged(h);
+      return id;
+    });
   }
 
   @Override
   public long createAntifraudProfile(MerchantId merchant, String name, String timeZone, Instant now) {
-    routingChanged();
-    return jdbi.withHandle(h -> h.createQuery("""
-            INSERT INTO antifraud_profiles (merchant_id, name, time_zone, created) VALUES (:m, :name, :tz, :now)
-            RETURNING id
-            """).bind("m", merchant.value()).bind("name", name).bind("tz", timeZone).bind("now", now)
-        .mapTo(Long.class).one());
+    return jdbi.withHandle(h -> {
+      long id = h.createQuery("""
+              INSERT INTO antifraud_profiles (merchant_id, name, time_zone, created) VALUES (:m, :name, :tz, :now)
+              RETURNING id
+              """).bind("m", merchant.value()).bind("name", name).bind("tz", timeZone).bind("now", now)
+          .mapTo(Long.class).one();
+      routingChanged(h);
+      return id;
+    });
   }
 
   @Override
   public long addAntifraudRule(long profileId, AntifraudRule r) {
-    routingChanged();
-    return jdbi.withHandle(h -> h.createQuery("""
-            INSERT INTO antifraud_rules (profile_id, rule, group_id, threshold, window_minutes)
-            VALUES (:p, :rule, :group, :threshold, :window) RETURNING id
-            """).bind("p", profileId).bind("rule", r.rule()).bind("group", r.groupId())
-        .bind("threshold", r.threshold()).bind("window", r.windowMinutes()).mapTo(Long.class).one());
+    return jdbi.withHandle(h -> {
+      long id = h.createQuery("""
+              INSERT INTO antifraud_rules (profile_id, rule, group_id, threshold, window_minutes)
+              VALUES (:p, :rule, :group, :threshold, :window) RETURNING id
+              """).bind("p", profileId).bind("rule", r.rule()).bind("group", r.groupId())
+          .bind("threshold", r.threshold()).bind("window", r.windowMinutes()).mapTo(Long.class).one();
+      routingChanged(h);
+      return id;
+    });
   }
 
   @Override
   public void attachAntifraudProfile(long shopId, Long profileId) {
-    routingChanged();
-    jdbi.useHandle(h -> h.createUpdate("UPDATE shops SET antifraud_profile_id = :p WHERE id = :shop")
-        .bind("p", profileId).bind("shop", shopId).execute());
-    shopChanged.accept(shopId);
+    jdbi.useHandle(h -> {
+      h.createUpdate("UPDATE shops SET antifraud_profile_id = :p WHERE id = :shop")
+          .bind("p", profileId).bind("shop", shopId).execute();
+      routingChanged(h);
+      if (h.isInTransaction()) {
+        h.afterCommit(() -> shopChanged.accept(shopId));
+      } else {
+        shopChanged.accept(shopId);
+      }
+    });
   }
 
   @Override

@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -35,9 +33,8 @@ final class JdbiShopRepository implements ShopRepository {
    */
   static final Duration KEPT = Duration.ofSeconds(10);
 
-  private final Cache<ShopId, Shop> byId = Caffeine.newBuilder().expireAfterWrite(KEPT).maximumSize(100_000).build();
-  private final Cache<MerchantId, List<Shop>> byMerchant =
-      Caffeine.newBuilder().expireAfterWrite(KEPT).maximumSize(10_000).build();
+  private final KeptRows<ShopId, Shop> byId = new KeptRows<>(KEPT, 100_000);
+  private final KeptRows<MerchantId, List<Shop>> byMerchant = new KeptRows<>(KEPT, 10_000);
   private final Jdbi jdbi;
 
   JdbiShopRepository(Jdbi jdbi) {
@@ -78,7 +75,7 @@ final class JdbiShopRepository implements ShopRepository {
         .bind("now", now)
         .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
       // Once the new shop is visible: a list read before the commit must not be kept.
-      onceVisible(h, () -> byMerchant.invalidate(shop.merchantId()));
+      onceVisible(h);
       return id;
     });
   }
@@ -94,10 +91,7 @@ final class JdbiShopRepository implements ShopRepository {
           .bind("id", shop.id().value())
           .bindMap(settings(shop))
           .execute();
-      onceVisible(h, () -> {
-        byId.invalidate(shop.id());
-        byMerchant.invalidate(shop.merchantId());
-      });
+      onceVisible(h);
     });
   }
 
@@ -116,11 +110,16 @@ final class JdbiShopRepository implements ShopRepository {
   /** Runs {@code forget} once what the handle wrote is committed: at once outside a transaction. */
   /** Forgets the rows kept of shop {@code id}, whose row another store changed (its anti-fraud profile). */
   void changed(long id) {
-    byId.invalidate(new ShopId(id));
-    byMerchant.invalidateAll();
+    byId.changed();
+    byMerchant.changed();
   }
 
-  private static void onceVisible(org.jdbi.v3.core.Handle h, Runnable forget) {
+  /** Every row kept is read again once the change made through {@code h} is committed (at once outside a transaction). */
+  private void onceVisible(org.jdbi.v3.core.Handle h) {
+    Runnable forget = () -> {
+      byId.changed();
+      byMerchant.changed();
+    };
     if (h.isInTransaction()) {
       h.afterCommit(forget::run);
     } else {
@@ -130,14 +129,9 @@ final class JdbiShopRepository implements ShopRepository {
 
   @Override
   public Optional<Shop> find(ShopId id) {
-    Shop kept = byId.getIfPresent(id);
-    if (kept != null) {
-      return Optional.of(kept);
-    }
-    Optional<Shop> read = jdbi.withHandle(h -> h.createQuery("SELECT " + SHOP_COLUMNS + " FROM shops WHERE id = :id")
-        .bind("id", id.value()).map(SHOP).findOne());
-    read.ifPresent(shop -> byId.put(id, shop));
-    return read;
+    return Optional.ofNullable(byId.get(id, key -> jdbi.withHandle(h -> h.createQuery(
+            "SELECT " + SHOP_COLUMNS + " FROM shops WHERE id = :id")
+        .bind("id", key.value()).map(SHOP).findOne().orElse(null))));
   }
 
   @Override
