@@ -142,7 +142,7 @@ class WebhookDispatcherTest {
   }
 
   private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime() < until).as(what).isTrue();
       Thread.sleep(10);
@@ -252,7 +252,7 @@ class WebhookDispatcherTest {
   void a_slow_lookup_ends_the_attempt_within_its_timeout() throws Exception {
     PublicDestinations slowDns = new PublicDestinations(host -> {
       try {
-        Thread.sleep(3_000);
+        Thread.sleep(6_000);
         return new InetAddress[] {InetAddress.getByName("93.184.215.14")};
       } catch (InterruptedException | java.net.UnknownHostException e) {
         return new InetAddress[0];
@@ -261,14 +261,14 @@ class WebhookDispatcherTest {
     ClaimedEvent event = withUrl(event("lease-1"), "http://hooks.merchant.example/hooks");
     FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(event) : List.of());
     try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, slowDns,
-        new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(2), "test"),
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofSeconds(4), "test"),
         Clock.systemUTC()).start()) {
       await("the attempt is reported", () -> !outbox.reported.isEmpty());
     }
     assertThat(outbox.reported).singleElement().satisfies(r -> {
       assertThat(r.result().delivered()).isFalse();
-      assertThat(r.result().duration()).as("within the 1 s timeout, inside the 2 s lease")
-          .isLessThan(Duration.ofMillis(1_800));
+      assertThat(r.result().duration()).as("ended by the 1 s timeout, inside the 4 s lease, not by the 6 s lookup")
+          .isLessThan(Duration.ofMillis(3_500));
       assertThat(r.result().error()).isEqualTo("no complete answer within 1 s");
     });
   }
@@ -428,15 +428,15 @@ class WebhookDispatcherTest {
     FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? hanging : n == 2 ? List.of(otherShop) : List.of());
     long started = System.nanoTime();
     try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
-        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(3), Duration.ofSeconds(30), "test"),
+        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(5), Duration.ofSeconds(30), "test"),
         Clock.systemUTC()).start()) {
       await("the other shop's webhook is delivered", () -> outbox.reported.stream()
           .anyMatch(r -> r.delivery().eventId().equals(otherShop.id()) && r.result().delivered()));
       assertThat(Duration.ofNanos(System.nanoTime() - started)).as("before any hanging attempt timed out")
-          .isLessThan(Duration.ofMillis(2_500));
+          .isLessThan(Duration.ofMillis(4_500));
       await("three of the hanging shop's four sent at once", () -> received.containsAll(
           List.of(hanging.get(0).id(), hanging.get(1).id(), hanging.get(2).id())));
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(2_500));
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(4_500));
       assertThat(received).as("and only three: a slot is kept for other shops").doesNotContain(hanging.get(3).id());
       assertThat(outbox.skipped.get(1)).as("the second claim passes the busy shop over").containsExactly(new ShopId(1));
       await("the waiting two are sent as slots free up", () -> outbox.reported.stream()
@@ -487,11 +487,11 @@ class WebhookDispatcherTest {
     };
     long started = System.nanoTime();
     try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
-        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(3), Duration.ofSeconds(30), "test"),
+        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(5), Duration.ofSeconds(30), "test"),
         Clock.systemUTC()).start()) {
       await("three of the shop's webhooks in flight at once", () -> received.size() == 3);
       assertThat(Duration.ofNanos(System.nanoTime() - started)).as("before any attempt timed out")
-          .isLessThan(Duration.ofMillis(2_500));
+          .isLessThan(Duration.ofMillis(4_500));
       assertThat(outbox.skipped).as("past its share, it was passed over first").anyMatch(l -> l.contains(new ShopId(1)));
       Thread.sleep(200);
       assertThat(received).as("and no fourth: one slot stays free for other shops").hasSize(3);
@@ -525,11 +525,12 @@ class WebhookDispatcherTest {
     long started = System.nanoTime();
     // two slots for the shop of four, and a poll interval far longer than 40 deliveries take
     try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
-        new WebhookDispatcher.Settings(4, Duration.ofSeconds(5), Duration.ofSeconds(3), Duration.ofSeconds(30), "test"),
+        new WebhookDispatcher.Settings(4, Duration.ofSeconds(10), Duration.ofSeconds(3), Duration.ofSeconds(30), "test"),
         Clock.systemUTC()).start()) {
       await("all 40 delivered", () -> outbox.reported.stream().filter(r -> r.result().delivered()).count() == 40);
     }
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).as("without waiting a poll interval")
+        .isLessThan(Duration.ofSeconds(8));
     assertThat(skips).as("the shop was passed over while at its share").anyMatch(l -> l.contains(new ShopId(1)));
   }
 

@@ -38,7 +38,9 @@ class CheckoutPageBrowserTest {
   static void start() throws Exception {
     assumeTrue("true".equals(System.getenv("CI")) || (Files.exists(CHROMIUM) && Files.exists(CHROMEDRIVER)),
         "Chromium and chromedriver are installed by .ci/run; install them to run this test locally");
-    gw = TestGateway.start();
+    // the bank "receives" a transfer 3 s after its details are shown: long enough for the browser to
+    // show the waiting page on a loaded machine before the job settles it
+    gw = TestGateway.start(java.util.Map.of("TOLLGATE_SANDBOX_BANK_DELAY", "PT3S"));
     ChromeOptions options = new ChromeOptions();
     options.setBinary(CHROMIUM.toFile());
     options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -168,15 +168,16 @@ class PreAuthAndTimeoutTest {
    */
   @Test
   void a_3ds_challenge_has_the_timeout_from_the_challenge_not_from_the_checkout() throws Exception {
-    ShopId shop = gw.createShop(gw.merchant, "Four seconds", false, false, Duration.ofSeconds(4));
+    // 3 s of margin on either side of each step, for a loaded machine
+    ShopId shop = gw.createShop(gw.merchant, "Eight seconds", false, false, Duration.ofSeconds(8));
     String key = gw.issueKey(shop, Environment.SANDBOX);
     String id = cardDeposit(key, "1", "4000000000000002");
-    Thread.sleep(2_500);
+    Thread.sleep(5_000);
     Answer challenged = execute(id, key);
     assertThat(challenged.json().at("/result/state").asText()).isEqualTo("PENDING");
-    Thread.sleep(2_500);
+    Thread.sleep(5_000);
     assertThat(gw.get("/api/v1/payments/" + id, key).json().at("/result/state").asText())
-        .as("five seconds after the checkout began, two and a half into the challenge").isEqualTo("PENDING");
+        .as("ten seconds after the checkout began, five into the challenge").isEqualTo("PENDING");
     JsonNode abandoned = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), key);
     assertThat(abandoned.get("state").asText()).isEqualTo("CANCELLED");
     assertThat(abandoned.get("errorCode").asText()).isEqualTo("1.04");
@@ -212,16 +213,21 @@ class PreAuthAndTimeoutTest {
    */
   @Test
   void a_deposit_left_unanswered_by_a_request_cut_short_is_completed_by_the_job_not_cancelled() throws Exception {
-    ShopId hasty = gw.createShop(gw.merchant, "Cut short", false, false, Duration.ofSeconds(1));
+    // the shop's checkout timeout drops to one second only once the deposit is cut short: the job
+    // that cancels checkouts left alone could otherwise take it first on a slow machine
+    ShopId hasty = gw.createShop(gw.merchant, "Cut short", false, false, null);
     String key = gw.issueKey(hasty, Environment.SANDBOX);
     String id = cardDeposit(key, "7.25", "4000000000000408");
     // what a request that stopped while the terminal charged leaves committed
     gw.database.jdbi().useTransaction(h -> {
-      h.createUpdate("""
+      int cut = h.createUpdate("""
               UPDATE payments SET state = 'PENDING', terminal_name = :terminal, updated = now(), version = version + 1
-              WHERE id = :id""")
+              WHERE id = :id AND state = 'CHECKOUT'""")
           .bind("id", id).bind("terminal", new io.tollgate.processor.sandbox.SandboxProcessor(java.time.Clock.systemUTC())
               .terminalName()).execute();
+      assertThat(cut).isEqualTo(1);
+      h.createUpdate("UPDATE shops SET checkout_timeout_seconds = 1 WHERE id = :shop").bind("shop", hasty.value())
+          .execute();
       h.createUpdate("""
               INSERT INTO payment_operations (payment_id, shop_id, merchant_id, operation, started, completed,
                   payment_state, details)

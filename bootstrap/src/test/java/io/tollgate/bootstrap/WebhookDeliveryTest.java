@@ -91,12 +91,19 @@ class WebhookDeliveryTest {
     }
   }
 
+  /** Whether the payment's webhook log holds {@code attempts} attempts, the newest of them final (delivered or failed). */
+  private static boolean finalAttemptLogged(String id, int attempts) {
+    JsonNode log = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor).json().get("result");
+    return log.size() == attempts && !log.get(0).get("status").asText().equals("PENDING");
+  }
+
   @Test
   void three_failures_then_success_arrive_four_times_with_one_id_and_are_logged() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver().thenAnswer(500, 500, 500)) {
       String id = payWithCard("4000000000000408", receiver.url("/flaky"), false);
       assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 4, Duration.ofSeconds(15))).isTrue();
-      Thread.sleep(1_000);
+      // each attempt is logged once the receiver's answer is back, a moment after it arrived
+      assertThat(WebhookReceiver.await(() -> finalAttemptLogged(id, 4), Duration.ofSeconds(10))).isTrue();
       List<WebhookReceiver.Received> all = receiver.receivedFor(id);
       assertThat(all).hasSize(4);
       assertThat(all).extracting(r -> r.header("Webhook-Id")).containsOnly(all.get(0).header("Webhook-Id"));
@@ -119,7 +126,7 @@ class WebhookDeliveryTest {
     try (WebhookReceiver receiver = new WebhookReceiver().answerAlways(503)) {
       String id = payWithCard("4000000000000408", receiver.url("/down"), false);
       assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 4, Duration.ofSeconds(15))).isTrue();
-      Thread.sleep(1_000);
+      assertThat(WebhookReceiver.await(() -> finalAttemptLogged(id, 4), Duration.ofSeconds(10))).isTrue();
       assertThat(receiver.receivedFor(id)).hasSize(4);
       JsonNode attempts = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor).json().get("result");
       assertThat(attempts.get(0).get("status").asText()).isEqualTo("FAILED");
