@@ -51,7 +51,7 @@ request = function()
     math.random(1, 1000000000) .. '",' ..
     (hook and ('"webhookUrl":"' .. hook .. '",') or '') ..
     '"customer":{"referenceId":"c-' .. math.random(1, 1000) .. '","email":"bench@example.com"},' ..
-    '"card":{"cardNumber":"' .. card_number() .. '","cardholderName":"BENCH","expiryMonth":"12","expiryYear":"2030"}}'
+    '"card":{"cardNumber":"' .. card_number() .. '","cardholderName":"BENCH","expiryMonth":"12","expiryYear":"2045"}}'
   return wrk.format("POST", "/api/v1/payments",
     {["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json"}, body)
 end

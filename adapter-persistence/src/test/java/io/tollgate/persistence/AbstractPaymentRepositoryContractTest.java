@@ -46,7 +46,7 @@ abstract class AbstractPaymentRepositoryContractTest {
   Payment.Draft draft(ShopId shop, String amount, String reference) {
     return new Payment.Draft(PaymentId.random(), shop, PaymentType.DEPOSIT, PaymentMethod.BASIC_CARD,
         Money.of(amount, CURRENCIES.require("EUR")), reference, "desc", null, false,
-        new CardDetails("400000******0002", "a".repeat(32), "ANN LEE", "12", "2030", "VISA", "US"),
+        new CardDetails("400000******0002", "a".repeat(32), "ANN LEE", "12", "2045", "VISA", "US"),
         new Customer("cust-1", "DE", "Ann", "Lee", "1990-01-31", "ann@example.com", "49 30 1234", "de", "10.0.0.1"),
         new BillingAddress("Main 1", null, "Berlin", "DE", "10115", null),
         "https://shop.example/r", "https://shop.example/h", Map.of("k", "v"));

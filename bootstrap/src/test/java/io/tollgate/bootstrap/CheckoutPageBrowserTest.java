@@ -79,7 +79,7 @@ class CheckoutPageBrowserTest {
     browser.findElement(By.id("cardNumber")).sendKeys(number);
     browser.findElement(By.id("cardholderName")).sendKeys("Ann Lee");
     browser.findElement(By.id("expiryMonth")).sendKeys("12");
-    browser.findElement(By.id("expiryYear")).sendKeys("2030");
+    browser.findElement(By.id("expiryYear")).sendKeys("2045");
     browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
     browser.findElement(By.id("pay")).click();
   }
@@ -210,7 +210,7 @@ class CheckoutPageBrowserTest {
     browser.switchTo().activeElement().sendKeys("4000000000000408", Keys.TAB);
     browser.switchTo().activeElement().sendKeys("Ann Lee", Keys.TAB);
     browser.switchTo().activeElement().sendKeys("12", Keys.TAB);
-    browser.switchTo().activeElement().sendKeys("2030", Keys.TAB);
+    browser.switchTo().activeElement().sendKeys("2045", Keys.TAB);
     browser.switchTo().activeElement().sendKeys("123", Keys.ENTER);
     assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
   }
@@ -264,7 +264,7 @@ class CheckoutPageBrowserTest {
 
   @Test
   void a_card_sent_with_the_request_skips_the_form() {
-    String id = deposit(",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}");
+    String id = deposit(",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
     open(id);
     assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
     assertThat(browser.getPageSource()).doesNotContain("id=\"cardNumber\"");
@@ -291,7 +291,7 @@ class CheckoutPageBrowserTest {
 
   @Test
   void a_3ds_card_sent_with_the_request_goes_straight_to_the_challenge() {
-    String id = deposit(",\"card\":{\"cardNumber\":\"5555000000000008\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}");
+    String id = deposit(",\"card\":{\"cardNumber\":\"5555000000000008\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
     open(id);
     browser.findElement(By.id("authenticate")).click();
     browser.findElement(By.id("result"));
@@ -303,7 +303,7 @@ class CheckoutPageBrowserTest {
     String id = deposit("");
     Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
         .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("cardNumber=4000000000000408&expiryMonth=12&expiryYear=2030&cardSecurityCode=123&csrf=forged")));
+        .POST(HttpRequest.BodyPublishers.ofString("cardNumber=4000000000000408&expiryMonth=12&expiryYear=2045&cardSecurityCode=123&csrf=forged")));
     assertThat(a.status()).isEqualTo(403);
     assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
   }

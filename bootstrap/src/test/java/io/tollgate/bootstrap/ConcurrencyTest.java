@@ -98,7 +98,7 @@ class ConcurrencyTest {
     String key = gw.issueKey(shop, gw.app.services().environment());
     String id = gw.post("/api/v1/payments", """
         {"paymentType":"WITHDRAWAL","amount":3,"currency":"EUR",
-         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""", key, null)
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", key, null)
         .json().at("/result/id").asText();
     List<Callable<Integer>> calls = new ArrayList<>();
     for (int i = 0; i < 10; i++) {

@@ -81,7 +81,7 @@ class ConnectorRoutingTest {
   static JsonNode pay(KeyedShop shop, String amount, String currency) {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":%s,"currency":"%s",
-         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}"""
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}"""
         .formatted(amount, currency), shop.key(), null);
     assertThat(created.status()).as(created.body()).isEqualTo(200);
     return patch(shop, created.json().at("/result/id").asText()).json().get("result");
@@ -91,7 +91,7 @@ class ConnectorRoutingTest {
   static JsonNode withdraw(KeyedShop shop, String amount, String currency, String card) throws Exception {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"WITHDRAWAL","amount":%s,"currency":"%s",
-         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}"""
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2045"}}"""
         .formatted(amount, currency, card), shop.key(), null);
     assertThat(created.status()).as(created.body()).isEqualTo(200);
     return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING", Duration.ofSeconds(15),
@@ -205,7 +205,7 @@ class ConnectorRoutingTest {
     java.util.function.Supplier<JsonNode> authorize = () -> {
       TestGateway.Answer created = gw.post("/api/v1/payments", """
           {"paymentType":"DEPOSIT","amount":10.01,"currency":"GBP","preAuth":true,
-           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""", shop.key(), null);
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", shop.key(), null);
       assertThat(created.status()).as(created.body()).isEqualTo(200);
       JsonNode authorized = patch(shop, created.json().at("/result/id").asText()).json().get("result");
       assertThat(authorized.get("state").asText()).isEqualTo("AUTHORIZED");

@@ -118,7 +118,7 @@ class DatabaseOutageTest {
                 .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("""
                     {"paymentType":"DEPOSIT","amount":2,"currency":"EUR","webhookUrl":"%s",
-                     "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}"""
+                     "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}"""
                     .formatted(receiver.url("/after-outage"))))
                 .build(), HttpResponse.BodyHandlers.ofString());
             assertThat(created.statusCode()).as(created.body()).isEqualTo(200);

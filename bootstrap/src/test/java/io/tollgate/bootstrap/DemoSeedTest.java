@@ -47,7 +47,7 @@ class DemoSeedTest {
     String id = send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments"))
         .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"WITHDRAWAL\",\"amount\":5.00,\"currency\":\"EUR\","
-            + "\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}")))
+            + "\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}")))
         .at("/result/id").asText();
     long deadline = System.nanoTime() + java.time.Duration.ofSeconds(15).toNanos();
     while (true) {
@@ -65,7 +65,7 @@ class DemoSeedTest {
         .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\",\"amount\":40.00,\"currency\":\"EUR\","
             + "\"card\":{\"cardNumber\":\"" + card + "\",\"cardholderName\":\"ANN LEE\",\"cardSecurityCode\":\"123\","
-            + "\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}")));
+            + "\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}")));
     return send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments/"
             + created.at("/result/id").asText()))
         .header("Authorization", "Bearer " + key).header("Content-Type", "application/json")

@@ -64,14 +64,14 @@ class GatewayPaymentsApiTest {
     Answer a = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":1,"currency":"USD",
          "card":{"cardNumber":"4000 0000 0000 0408","cardholderName":"ANN LEE","cardSecurityCode":"123",
-                 "expiryMonth":"12","expiryYear":"2030"}}
+                 "expiryMonth":"12","expiryYear":"2045"}}
         """);
     assertThat(a.status()).isEqualTo(200);
     JsonNode details = a.json().at("/result/paymentMethodDetails");
     assertThat(details.get("customerAccountNumber").asText()).isEqualTo("400000******0408");
     assertThat(details.get("cardBrand").asText()).isEqualTo("VISA");
     assertThat(details.get("cardToken").asText()).matches("[0-9a-f]{32}");
-    assertThat(details.get("cardExpiryYear").asText()).isEqualTo("2030");
+    assertThat(details.get("cardExpiryYear").asText()).isEqualTo("2045");
     assertThat(a.body()).doesNotContain("4000000000000408").doesNotContain("\"123\"");
   }
 
@@ -85,7 +85,7 @@ class GatewayPaymentsApiTest {
   void a_card_token_alone_is_charged_with_the_expiry_its_card_was_last_taken_with() {
     String card = "\"cardNumber\":\"5555000000000107\",\"cardholderName\":\"ANN LEE\"";
     String older = executed(card + ",\"expiryMonth\":\"12\",\"expiryYear\":\"2027\"", "COMPLETED");
-    String newer = executed(card + ",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"", "COMPLETED");
+    String newer = executed(card + ",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"", "COMPLETED");
     executed(card + ",\"expiryMonth\":\"01\",\"expiryYear\":\"2021\"", "DECLINED");
     assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\","
         + "\"parentPaymentId\":\"" + older + "\"}").status()).isEqualTo(200);
@@ -97,7 +97,7 @@ class GatewayPaymentsApiTest {
     assertThat(byToken.status()).as(byToken.body()).isEqualTo(200);
     JsonNode details = byToken.json().at("/result/paymentMethodDetails");
     assertThat(details.get("cardExpiryMonth").asText()).isEqualTo("12");
-    assertThat(details.get("cardExpiryYear").asText()).isEqualTo("2030");
+    assertThat(details.get("cardExpiryYear").asText()).isEqualTo("2045");
     assertThat(details.get("cardholderName").asText()).isEqualTo("ANN LEE");
     Answer paid = gw.patch("/api/v1/payments/" + byToken.json().at("/result/id").asText(),
         "{\"customerIp\":\"203.0.113.5\"}");

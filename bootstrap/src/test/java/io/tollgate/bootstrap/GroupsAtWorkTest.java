@@ -67,7 +67,7 @@ class GroupsAtWorkTest {
   static JsonNode pay(KeyedShop shop, String card, String amount, String currency, String extra) {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":%s,"currency":"%s",%s
-         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}""".formatted(amount, currency, extra, card),
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2045"}}""".formatted(amount, currency, extra, card),
         shop.key(), null);
     assertThat(created.status()).as(created.body()).isEqualTo(200);
     String id = created.json().at("/result/id").asText();
@@ -260,7 +260,7 @@ class GroupsAtWorkTest {
     KeyedShop shop = shop("Velocity shop, one in flight");
     profile(shop, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 1, 60));
     String sent = created(shop, ",\"card\":{\"cardNumber\":\"4000000000000416\",\"expiryMonth\":\"12\","
-        + "\"expiryYear\":\"2030\"}");
+        + "\"expiryYear\":\"2045\"}");
     // as a request leaves it while it waits for the terminal's answer
     gw.database.jdbi().useHandle(h -> h.createUpdate(
         "UPDATE payments SET state = 'PENDING', version = version + 1 WHERE id = :id").bind("id", sent).execute());
@@ -284,7 +284,7 @@ class GroupsAtWorkTest {
     KeyedShop h2h = velocityLimited("Parallel host-to-host");
     List<String> patched = new ArrayList<>();
     for (int i = 0; i < at; i++) {
-      patched.add(created(h2h, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
+      patched.add(created(h2h, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}"));
     }
     assertThat(race(patched, id -> gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
         .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
@@ -296,7 +296,7 @@ class GroupsAtWorkTest {
     KeyedShop onFile = velocityLimited("Parallel card on file");
     List<String> shown = new ArrayList<>();
     for (int i = 0; i < at; i++) {
-      shown.add(created(onFile, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
+      shown.add(created(onFile, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}"));
     }
     assertThat(race(shown, id -> gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).status()))
         .containsOnly(200);
@@ -311,7 +311,7 @@ class GroupsAtWorkTest {
       java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
       assertThat(csrf.find()).isTrue();
       forms.put(id, "csrf=" + java.net.URLEncoder.encode(csrf.group(1), java.nio.charset.StandardCharsets.UTF_8)
-          + "&cardNumber=" + card + "&cardholderName=Ann&expiryMonth=12&expiryYear=2030&cardSecurityCode=123");
+          + "&cardNumber=" + card + "&cardholderName=Ann&expiryMonth=12&expiryYear=2045&cardSecurityCode=123");
     }
     List<String> submitted = new ArrayList<>(forms.keySet());
     assertThat(race(submitted, id -> gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
@@ -331,7 +331,7 @@ class GroupsAtWorkTest {
   void a_3ds_deposit_waiting_for_its_challenge_counts_toward_the_completed_deposits_limit() {
     KeyedShop shop = shop("3DS velocity shop");
     profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 1, 60));
-    String card = ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}";
+    String card = ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
 
     String first = created(shop, card);
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + first)).GET()).status()).isEqualTo(200);
@@ -393,7 +393,7 @@ class GroupsAtWorkTest {
     KeyedShop shop = velocityLimited("Parallel 3DS");
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < at; i++) {
-      ids.add(created(shop, ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}"));
+      ids.add(created(shop, ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}"));
     }
     assertThat(race(ids, id -> gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
         .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
@@ -415,7 +415,7 @@ class GroupsAtWorkTest {
   @Test
   void a_challenge_form_that_names_another_attempt_answers_nothing() {
     KeyedShop shop = shop("Stale challenge");
-    String id = created(shop, ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}");
+    String id = created(shop, ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + id))
         .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"customerIp\":\"198.51.100.20\"}"))
         .header("Content-Type", "application/json").header("Authorization", "Bearer " + shop.key())).status())
@@ -478,7 +478,7 @@ class GroupsAtWorkTest {
   static JsonNode withdrawn(KeyedShop shop, String card) throws InterruptedException {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"WITHDRAWAL","amount":10.00,"currency":"EUR",
-         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}""".formatted(card), shop.key(), null);
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2045"}}""".formatted(card), shop.key(), null);
     assertThat(created.status()).as(created.body()).isEqualTo(200);
     return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING",
         java.time.Duration.ofSeconds(15), shop.key());
@@ -611,7 +611,7 @@ class GroupsAtWorkTest {
   static JsonNode withdraw(KeyedShop shop, String card, String amount, String currency) throws Exception {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"WITHDRAWAL","amount":%s,"currency":"%s",
-         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}""".formatted(amount, currency, card),
+         "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2045"}}""".formatted(amount, currency, card),
         shop.key(), null);
     assertThat(created.status()).as(created.body()).isEqualTo(200);
     return gw.awaitStateOtherThan(created.json().at("/result/id").asText(), "PENDING",
@@ -690,7 +690,7 @@ class GroupsAtWorkTest {
     gw.completedDeposit("50.00", "EUR", payouts.key());
     TestGateway.Answer withdrawal = gw.post("/api/v1/payments", """
         {"paymentType":"WITHDRAWAL","amount":20.00,"currency":"EUR",
-         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""", payouts.key(), null);
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", payouts.key(), null);
     String paidOut = withdrawal.json().at("/result/id").asText();
     JsonNode settled = gw.awaitStateOtherThan(paidOut, "PENDING", java.time.Duration.ofSeconds(15), payouts.key());
     assertThat(settled.get("state").asText()).isEqualTo("COMPLETED");

@@ -59,7 +59,7 @@ class HostToHostTest {
       "4111111111111111, COMPLETED, -",
       "4000000000000001, DECLINED, 4.13"})
   void a_card_not_enrolled_in_3ds_is_decided_in_the_patch_answer(String card, String state, String errorCode) {
-    String id = depositWithCard(card, "10.00", false, "2030");
+    String id = depositWithCard(card, "10.00", false, "2045");
     Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}");
     assertThat(a.status()).as(a.body()).isEqualTo(200);
     JsonNode p = a.json().get("result");
@@ -78,7 +78,7 @@ class HostToHostTest {
   @ParameterizedTest
   @ValueSource(strings = {"4000000000000002", "5555000000000008", "4242424242424242", "5555000000000438"})
   void a_3ds_enrolled_card_goes_to_the_challenge_step(String card) {
-    String id = depositWithCard(card, "10.00", false, "2030");
+    String id = depositWithCard(card, "10.00", false, "2045");
     Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"2001:db8::7\"}");
     assertThat(a.json().at("/result/state").asText()).isEqualTo("PENDING");
     assertThat(a.json().at("/result/redirectUrl").asText()).endsWith("/checkout/" + id);
@@ -93,14 +93,14 @@ class HostToHostTest {
 
   @Test
   void a_deposit_of_ten_million_or_more_is_declined_328() {
-    String id = depositWithCard("4000000000000408", "10000000", false, "2030");
+    String id = depositWithCard("4000000000000408", "10000000", false, "2045");
     assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").json().at("/result/errorCode").asText())
         .isEqualTo("3.28");
   }
 
   @Test
   void the_customer_ip_is_required_and_must_be_an_address() {
-    String id = depositWithCard("4000000000000408", "1", false, "2030");
+    String id = depositWithCard("4000000000000408", "1", false, "2045");
     for (String body : List.of("{}", "{\"customerIp\":\"300.1.1.1\"}", "{\"customerIp\":\"example.com\"}",
         "{\"customerIp\":\"1.2.3\"}", "{\"customerIp\":7}", "{\"customerIp\":\"1.2.3.4\",\"browserScreenWidth\":\"wide\"}")) {
       Answer a = gw.patch("/api/v1/payments/" + id, body);
@@ -116,7 +116,7 @@ class HostToHostTest {
     Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":12.00,"currency":"EUR",
          "customer":{"referenceId":"cust-ip","email":"ip@example.com","ip":"198.51.100.1"},
-         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""");
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""");
     String described = created.json().at("/result/id").asText();
     Answer executed = gw.patch("/api/v1/payments/" + described, "{\"customerIp\":\"203.0.113.9\"}");
     assertThat(executed.json().at("/result/customer/ip").asText()).isEqualTo("203.0.113.9");
@@ -125,7 +125,7 @@ class HostToHostTest {
     assertThat(read.at("/customer/referenceId").asText()).isEqualTo("cust-ip");
     assertThat(read.at("/customer/email").asText()).isEqualTo("ip@example.com");
 
-    String bare = depositWithCard("4000000000000408", "3.00", false, "2030");
+    String bare = depositWithCard("4000000000000408", "3.00", false, "2045");
     gw.patch("/api/v1/payments/" + bare, "{\"customerIp\":\"2001:db8::7\"}");
     assertThat(gw.get("/api/v1/payments/" + bare).json().at("/result/customer/ip").asText()).isEqualTo("2001:db8::7");
 
@@ -143,7 +143,7 @@ class HostToHostTest {
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.json().at("/errors/0/field").asText()).isEqualTo("card");
 
-    String id = depositWithCard("4000000000000408", "1", false, "2030");
+    String id = depositWithCard("4000000000000408", "1", false, "2045");
     assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").status()).isEqualTo(200);
     Answer again = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}");
     assertThat(again.status()).isEqualTo(409);
@@ -175,7 +175,7 @@ class HostToHostTest {
   @Test
   void only_deposits_in_checkout_can_be_executed() {
     Answer w = gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":1,\"currency\":\"EUR\","
-        + "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}");
+        + "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}");
     assertThat(gw.patch("/api/v1/payments/" + w.json().at("/result/id").asText(), "{\"customerIp\":\"203.0.113.7\"}").status())
         .isEqualTo(409);
     assertThat(gw.patch("/api/v1/payments/" + "f".repeat(32), "{\"customerIp\":\"203.0.113.7\"}").status()).isEqualTo(404);

@@ -52,7 +52,7 @@ class IdempotencyTest {
   @Test
   void a_replay_answers_as_the_first_time_though_the_payment_moved_on() {
     String card = "{\"paymentType\":\"DEPOSIT\",\"amount\":12.34,\"currency\":\"EUR\",\"card\":{"
-        + "\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}";
+        + "\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}";
     Answer first = gw.post("/api/v1/payments", card, gw.apiKey, "key-moved-on");
     String id = first.json().at("/result/id").asText();
     assertThat(first.json().at("/result/state").asText()).isEqualTo("CHECKOUT");
@@ -84,7 +84,7 @@ class IdempotencyTest {
   void the_security_code_is_no_part_of_what_the_key_remembers() {
     String card = """
         {"paymentType":"DEPOSIT","amount":3.00,"currency":"EUR",
-         "card":{"cardNumber":"4000000000000408","cardSecurityCode":"%s","expiryMonth":"12","expiryYear":"2030"}}""";
+         "card":{"cardNumber":"4000000000000408","cardSecurityCode":"%s","expiryMonth":"12","expiryYear":"2045"}}""";
     Answer first = gw.post("/api/v1/payments", card.formatted("123"), gw.apiKey, "key-cvv");
     assertThat(first.status()).isEqualTo(200);
     Answer again = gw.post("/api/v1/payments", card.formatted("999"), gw.apiKey, "key-cvv");
@@ -310,7 +310,7 @@ class IdempotencyTest {
   /** A deposit of this card in CHECKOUT, created without a key. */
   static String cardDeposit(String card) {
     Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":7.00,\"currency\":\"EUR\",\"card\":{"
-        + "\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", gw.apiKey, null);
+        + "\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}", gw.apiKey, null);
     assertThat(a.status()).as(a.body()).isEqualTo(200);
     return a.json().at("/result/id").asText();
   }

@@ -65,7 +65,7 @@ class IsolationAndSecretsTest {
     try (TestGateway prod = TestGateway.start(Map.of("TOLLGATE_ENVIRONMENT", "production"))) {
       TestGateway.Answer created = prod.post("/api/v1/payments", """
           {"paymentType":"DEPOSIT","amount":40.00,"currency":"EUR",
-           "card":{"cardNumber":"4000000000000408","cardholderName":"ANN LEE","expiryMonth":"12","expiryYear":"2030"}}
+           "card":{"cardNumber":"4000000000000408","cardholderName":"ANN LEE","expiryMonth":"12","expiryYear":"2045"}}
           """);
       assertThat(created.status()).as(created.body()).isEqualTo(200);
       TestGateway.Answer executed = prod.patch("/api/v1/payments/" + created.json().at("/result/id").asText(),
@@ -104,7 +104,7 @@ class IsolationAndSecretsTest {
         // host-to-host, with the security code
         TestGateway.Answer created = gw.post("/api/v1/payments", """
             {"paymentType":"DEPOSIT","amount":7.00,"currency":"EUR","referenceId":"r-%s",
-             "card":{"cardNumber":"%s","cardholderName":"ANN LEE","cardSecurityCode":"987","expiryMonth":"12","expiryYear":"2030"}}
+             "card":{"cardNumber":"%s","cardholderName":"ANN LEE","cardSecurityCode":"987","expiryMonth":"12","expiryYear":"2045"}}
             """.formatted(pan.substring(12), pan));
         responses.add(created.body());
         String id = created.json().at("/result/id").asText();
@@ -135,14 +135,14 @@ class IsolationAndSecretsTest {
         var m = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
         assertThat(m.find()).isTrue();
         String form = "csrf=" + m.group(1) + "&cardNumber=" + pan + "&cardholderName=Ann&expiryMonth=12"
-            + "&expiryYear=2030&cardSecurityCode=987";
+            + "&expiryYear=2045&cardSecurityCode=987";
         responses.add(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other))
             .POST(HttpRequest.BodyPublishers.ofString(form))
             .header("Content-Type", "application/x-www-form-urlencoded")).body());
         responses.add(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other)).GET()).body());
         // a withdrawal to the card, a card group entry, and requests that fail with the number in them
         responses.add(gw.post("/api/v1/payments", """
-            {"paymentType":"WITHDRAWAL","amount":1,"currency":"EUR","card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2030"}}
+            {"paymentType":"WITHDRAWAL","amount":1,"currency":"EUR","card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2045"}}
             """.formatted(pan)).body());
         responses.add(gw.merchantPost("/merchant-api/v1/card-groups/" + cards + "/cards",
             "{\"cardNumbers\":[\"" + pan + "\"]}", user).body());

@@ -50,7 +50,7 @@ class MerchantRecordsTest {
         {"paymentType":"DEPOSIT","amount":7,"currency":"EUR",
          "customer":{"referenceId":"cust-42","firstName":"Ann","lastName":"Lee","email":"ann@example.com"},
          "billingAddress":{"countryCode":"DE","city":"Berlin","addressLine1":"Unter den Linden 1","postalCode":"10117"},
-         "card":{"cardNumber":"4000000000000416","expiryMonth":"12","expiryYear":"2030"}}""");
+         "card":{"cardNumber":"4000000000000416","expiryMonth":"12","expiryYear":"2045"}}""");
     declined = d.json().at("/result/id").asText();
     gw.patch("/api/v1/payments/" + declined, "{\"customerIp\":\"203.0.113.7\"}");
 

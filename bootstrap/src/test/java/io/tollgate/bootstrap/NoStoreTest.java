@@ -41,7 +41,7 @@ class NoStoreTest {
     Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":12.50,"currency":"EUR",
          "customer":{"referenceId":"c-1","email":"ann@example.com"},
-         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""");
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""");
     assertNoStore(created, 200, "POST /payments");
     String id = created.json().at("/result/id").asText();
     assertNoStore(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}",

@@ -78,7 +78,7 @@ class OperabilityTest {
       for (int i = 0; i < 5; i++) {
         String id = gw.post("/api/v1/payments", """
             {"paymentType":"DEPOSIT","amount":4,"currency":"EUR","webhookUrl":"%s",
-             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}"""
+             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}"""
             .formatted(receiver.url("/m"))).json().at("/result/id").asText();
         gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.1\"}");
       }

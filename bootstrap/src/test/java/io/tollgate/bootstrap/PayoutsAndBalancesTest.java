@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class PayoutsAndBalancesTest {
 
   static TestGateway gw;
-  static final String CARD = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}";
+  static final String CARD = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
 
   @BeforeAll
   static void start() throws Exception {
@@ -182,7 +182,7 @@ class PayoutsAndBalancesTest {
     Shop poisoned = newShop("Poisoned payout shop", true, false);
     Shop healthy = newShop("Healthy payout shop", false, false);
     Answer stuck = gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":3.00,\"currency\":\"EUR\","
-        + "\"card\":{\"cardNumber\":\"4111111111111111\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}",
+        + "\"card\":{\"cardNumber\":\"4111111111111111\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}",
         poisoned.key(), null);
     String stuckId = stuck.json().at("/result/id").asText();
     gw.database.jdbi().useHandle(h -> h.createUpdate(

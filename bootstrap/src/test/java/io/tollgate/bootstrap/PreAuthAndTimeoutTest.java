@@ -39,7 +39,7 @@ class PreAuthAndTimeoutTest {
   /** A deposit of the shop whose key is given, created with a card for host-to-host. */
   private static String cardDeposit(String key, String amount, String card) {
     return gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":" + amount + ",\"currency\":\"EUR\","
-        + "\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}", key, null)
+        + "\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}", key, null)
         .json().at("/result/id").asText();
   }
 

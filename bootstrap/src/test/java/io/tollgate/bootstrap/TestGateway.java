@@ -114,7 +114,7 @@ final class TestGateway implements AutoCloseable {
   /** A deposit paid host-to-host with a card that is approved at once; returns its id. */
   String completedDeposit(String amount, String currency, String key) {
     Answer a = post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":" + amount + ",\"currency\":\""
-        + currency + "\",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}}",
+        + currency + "\",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}",
         key, null);
     String id = a.json().at("/result/id").asText();
     Answer done = send(HttpRequest.newBuilder(uri("/api/v1/payments/" + id))

@@ -12,7 +12,7 @@ class TwoInstancesTest {
   void two_instances_pay_out_a_batch_of_withdrawals_each_exactly_once() throws Exception {
     Map<String, String> slowJobs = Map.of("TOLLGATE_JOB_INTERVAL", "PT1H");
     try (TestGateway gw = TestGateway.start(slowJobs)) {
-      String card = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2030\"}";
+      String card = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
       for (int i = 0; i < 200; i++) {
         assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":1,\"currency\":\"EUR\","
             + card + "}").status()).isEqualTo(200);

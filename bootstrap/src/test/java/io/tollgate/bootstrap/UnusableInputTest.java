@@ -40,7 +40,7 @@ class UnusableInputTest {
     int before = gw.countPayments();
     TestGateway.Answer a = gw.post("/api/v1/payments", """
         {"card":{"cardNumber":"4000000000000408","cardholderName":"ANN LEE","cardSecurityCode":"123",\
-        "expiryMonth":"12","expiryYear":"2030"},"paymentType":"DEPOSIT","amount":40.00,"currency":"EUR\"""");
+        "expiryMonth":"12","expiryYear":"2045"},"paymentType":"DEPOSIT","amount":40.00,"currency":"EUR\"""");
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.json().get("message").asText()).startsWith("Malformed JSON");
     assertThat(a.body()).doesNotContain("4000000000000408").doesNotContain("cardSecurityCode").doesNotContain("ANN LEE");
@@ -177,7 +177,7 @@ class UnusableInputTest {
     assertThat(bogus.status()).isEqualTo(400);
     TestGateway.Answer nul = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
         .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString(form + "&cardNumber=4000000000000408&expiryMonth=12&expiryYear=2030"
+        .POST(HttpRequest.BodyPublishers.ofString(form + "&cardNumber=4000000000000408&expiryMonth=12&expiryYear=2045"
             + "&cardSecurityCode=123&cardholderName=AB%00CD")));
     assertThat(nul.status()).isEqualTo(422);
     assertThat(nul.body()).contains("Use letters, spaces and punctuation only");
@@ -186,7 +186,7 @@ class UnusableInputTest {
     // a card number typed into the name would be stored and sent in clear with it
     TestGateway.Answer numberAsName = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
         .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString(form + "&cardNumber=4000000000000408&expiryMonth=12&expiryYear=2030"
+        .POST(HttpRequest.BodyPublishers.ofString(form + "&cardNumber=4000000000000408&expiryMonth=12&expiryYear=2045"
             + "&cardSecurityCode=123&cardholderName=5555+0000+0000+0115")));
     assertThat(numberAsName.status()).isEqualTo(422);
     assertThat(numberAsName.body()).contains("Enter the name on the card, not its number").doesNotContain("0000 0115");
@@ -236,7 +236,7 @@ class UnusableInputTest {
     int before = gw.countPayments();
     TestGateway.Answer a = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":5,"currency":"EUR",
-         "card":{"cardNumber":"4000000000000408","cardholderName":"5555000000000115","expiryMonth":"12","expiryYear":"2030"}}""");
+         "card":{"cardNumber":"4000000000000408","cardholderName":"5555000000000115","expiryMonth":"12","expiryYear":"2045"}}""");
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.body()).contains("card.cardholderName").contains("must not hold a card number")
         .contains("555500******0115").doesNotContain("5555000000000115");

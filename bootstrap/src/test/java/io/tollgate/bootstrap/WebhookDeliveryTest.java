@@ -39,7 +39,7 @@ class WebhookDeliveryTest {
   static String payWithCard(String card, String webhookUrl, boolean preAuth) {
     TestGateway.Answer created = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":12.50,"currency":"EUR","preAuth":%s,"webhookUrl":"%s",
-         "card":{"cardNumber":"%s","cardholderName":"ANN LEE","expiryMonth":"12","expiryYear":"2030"}}
+         "card":{"cardNumber":"%s","cardholderName":"ANN LEE","expiryMonth":"12","expiryYear":"2045"}}
         """.formatted(preAuth, webhookUrl, card));
     assertThat(created.status()).as(created.body()).isEqualTo(200);
     String id = created.json().at("/result/id").asText();
@@ -238,7 +238,7 @@ class WebhookDeliveryTest {
       String plain = gw.completedDeposit("5.00", "EUR", key);
       TestGateway.Answer created = gw.post("/api/v1/payments", """
           {"paymentType":"DEPOSIT","amount":5,"currency":"EUR","webhookUrl":"%s",
-           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}
           """.formatted(receiver.url("/payment-url")), key, null);
       String overridden = created.json().at("/result/id").asText();
       gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments/" + overridden))

@@ -47,7 +47,7 @@ class WebhookReliabilityTest {
         .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("""
             {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","webhookUrl":"%s",
-             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2030"}}""".formatted(webhookUrl)))
+             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""".formatted(webhookUrl)))
         .build(), HttpResponse.BodyHandlers.ofString()));
     String id = TestGateway.JSON.readTree(created.body()).at("/result/id").asText();
     HttpResponse<String> paid = OpenApiContract.checked(http.send(HttpRequest.newBuilder(base.resolve("/api/v1/payments/" + id))

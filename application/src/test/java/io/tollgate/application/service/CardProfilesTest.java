@@ -29,6 +29,6 @@ class CardProfilesTest {
     ReferenceData reference = mock(ReferenceData.class);
     when(reference.bin(digits)).thenReturn(Optional.of(new ReferenceData.BinRecord(digits.substring(0, 8), stored,
         "CREDIT", "DE", "Bank")));
-    assertThat(new CardProfiles(reference).describe(digits, "tok", null, "12", "2030").brand()).isEqualTo(shown);
+    assertThat(new CardProfiles(reference).describe(digits, "tok", null, "12", "2045").brand()).isEqualTo(shown);
   }
 }

@@ -87,7 +87,7 @@ class DepositCutShortTest {
 
   /** A deposit created with a card, waiting for the merchant's host-to-host execution. */
   private Payment deposit() {
-    return deposit(new CardDetails("400000******0424", "tok_1", null, "12", "2030", "VISA", null));
+    return deposit(new CardDetails("400000******0424", "tok_1", null, "12", "2045", "VISA", null));
   }
 
   /** A deposit waiting in CHECKOUT, with this card ({@code null}: one the customer enters on the page). */
@@ -146,7 +146,7 @@ class DepositCutShortTest {
     Payment p = deposit(null);
 
     Payment paid = service.submitCard(p.id().value(),
-        new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "321", "12", "2030"));
+        new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "321", "12", "2045"));
 
     assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.securityCodes).containsExactly("321");
@@ -183,7 +183,7 @@ class DepositCutShortTest {
     Payment p = deposit(null);
 
     service.submitCard(p.id().value(),
-        new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "654", "12", "2030"));
+        new io.tollgate.application.port.in.CardInput("4000000000000424", null, "Ann Lee", "654", "12", "2045"));
     assertThat(securityCodes.held(SHOP, p.id())).as("waiting on the challenge").isEqualTo("654");
     assertThat(service.completeChallenge(p.id().value(), true, null).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.securityCodes).containsExactly("654");
@@ -207,7 +207,7 @@ class DepositCutShortTest {
         io.tollgate.application.port.out.DestinationPolicy.ALLOW_ALL, reference, Clock.systemUTC(), securityCodes);
     Payment created = creation.create(new io.tollgate.application.port.in.CreatePaymentCommand(SHOP, "DEPOSIT", null,
         new BigDecimal("10.00"), "EUR", null, null, null,
-        new io.tollgate.application.port.in.CardInput("4000000000000424", null, null, "789", "12", "2030"), null, null,
+        new io.tollgate.application.port.in.CardInput("4000000000000424", null, null, "789", "12", "2045"), null, null,
         null, null, null, null, null, null)).payment();
 
     assertThat(execute(created).state()).isEqualTo(PaymentState.COMPLETED);

@@ -27,7 +27,7 @@ class PaymentRequestRulesTest {
   private static CreatePaymentCommand deposit(String description, Customer customer, BillingAddress billing,
       Map<String, String> params) {
     return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
-        "order-1", description, null, new CardInput(CARD, null, "ANN LEE", "123", "12", "2030"), customer, billing,
+        "order-1", description, null, new CardInput(CARD, null, "ANN LEE", "123", "12", "2045"), customer, billing,
         null, null, null, params, null, null);
   }
 

@@ -213,7 +213,7 @@ class PayoutCascadeTest {
   }
 
   private Payment withdrawal(String amount, String currency) {
-    CardDetails card = new CardDetails("400000******0424", "tok_1", null, "12", "2030", "VISA", null);
+    CardDetails card = new CardDetails("400000******0424", "tok_1", null, "12", "2045", "VISA", null);
     Payment.Draft draft = new Payment.Draft(PaymentId.random(), SHOP, PaymentType.WITHDRAWAL,
         PaymentMethod.BASIC_CARD, money(amount, currency), null, null, null,
         false, card, null, null, null, null, null);

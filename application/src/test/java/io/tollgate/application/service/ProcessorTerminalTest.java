@@ -173,7 +173,7 @@ class ProcessorTerminalTest {
   private Payment stored(PaymentType type, PaymentMethod method, PaymentState state, boolean preAuth,
       Customer customer) {
     CardDetails card = method == PaymentMethod.BASIC_CARD
-        ? new CardDetails("400000******0408", "tok_1", null, "12", "2030", "VISA", null) : null;
+        ? new CardDetails("400000******0408", "tok_1", null, "12", "2045", "VISA", null) : null;
     Payment p = Payment.create(new Payment.Draft(PaymentId.random(), SHOP, type, method, eur("10.00"), null, null,
         null, preAuth, card, customer, null, null, null, null), state, Instant.now()).after().withVersion(1);
     rows.put(p.id(), p);

@@ -108,7 +108,7 @@ class PaymentTest {
 
   @Test
   void a_card_number_in_clear_is_refused_as_card_details() {
-    assertThatThrownBy(() -> new CardDetails("4000000000000002", null, null, "12", "2030", "VISA", null))
+    assertThatThrownBy(() -> new CardDetails("4000000000000002", null, null, "12", "2045", "VISA", null))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(CardBrands.mask("4000000000000002")).isEqualTo("400000******0002");
     assertThat(CardBrands.detect("5555000000000008")).isEqualTo("MASTERCARD");
