@@ -84,7 +84,7 @@ class GatewayPaymentsApiTest {
   @Test
   void a_card_token_alone_is_charged_with_the_expiry_its_card_was_last_taken_with() {
     String card = "\"cardNumber\":\"5555000000000107\",\"cardholderName\":\"ANN LEE\"";
-    String older = executed(card + ",\"expiryMonth\":\"12\",\"expiryYear\":\"2027\"", "COMPLETED");
+    String older = executed(card + ",\"expiryMonth\":\"12\",\"expiryYear\":\"2044\"", "COMPLETED");
     String newer = executed(card + ",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"", "COMPLETED");
     executed(card + ",\"expiryMonth\":\"01\",\"expiryYear\":\"2021\"", "DECLINED");
     assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\","
@@ -123,7 +123,7 @@ class GatewayPaymentsApiTest {
 
   @Test
   void withdrawals_start_pending_or_awaiting_approval_as_the_shop_is_set_up() {
-    String card = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"01\",\"expiryYear\":\"2031\"}";
+    String card = "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"01\",\"expiryYear\":\"2045\"}";
     Answer plain = gw.post("/api/v1/payments",
         "{\"paymentType\":\"WITHDRAWAL\",\"amount\":5,\"currency\":\"EUR\"," + card + "}");
     assertThat(plain.status()).isEqualTo(200);
