@@ -192,6 +192,11 @@ class HttpEdgeCasesTest {
       assertThat(split.status()).isEqualTo(404);
       assertThat(split.json().get("path").asText()).as(escaped).isEqualTo("/api/v1/payments/400000******0002");
     }
+    // one malformed escape elsewhere in the path does not leave the split number unmasked
+    String splitAndBad = raw("GET /api/v1/payments/4000%2D0000%2D0000%2D0002/%zz HTTP/1.1\r\nHost: x\r\n"
+        + "Connection: close\r\n\r\n");
+    assertJsonError(splitAndBad, 400);
+    assertThat(path(splitAndBad)).isEqualTo("/api/v1/payments/400000******0002/%zz");
   }
 
   @Test

@@ -63,15 +63,38 @@ public record ErrorEnvelope(
     if (!masked.equals(path) || path.indexOf('%') < 0) {
       return masked;
     }
-    String decoded;
-    try {
-      // '+' is itself in a path, not a space
-      decoded = java.net.URLDecoder.decode(path.replace("+", "%2B"), java.nio.charset.StandardCharsets.UTF_8)
-          .replace('\u00A0', ' ');
-    } catch (IllegalArgumentException malformed) {
-      return path;
-    }
+    String decoded = leniently(path).replace('\u00A0', ' ');
     String maskedDecoded = Pan.maskForDisplay(decoded);
     return maskedDecoded.equals(decoded) ? path : maskedDecoded.replaceAll("\\p{Cntrl}", "?");
+  }
+
+  /**
+   * The path with each well-formed percent-escape decoded as UTF-8 and each malformed one kept
+   * as it came ({@code %zz}, a lone {@code %}): one bad escape must not leave a card number
+   * elsewhere in the path unmasked. A '+' is itself in a path, not a space.
+   */
+  private static String leniently(String path) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(path.length());
+    StringBuilder out = new StringBuilder(path.length());
+    int i = 0;
+    while (i < path.length()) {
+      char c = path.charAt(i);
+      if (c == '%' && i + 2 < path.length()
+          && Character.digit(path.charAt(i + 1), 16) >= 0 && Character.digit(path.charAt(i + 2), 16) >= 0) {
+        bytes.write(Character.digit(path.charAt(i + 1), 16) * 16 + Character.digit(path.charAt(i + 2), 16));
+        i += 3;
+        continue;
+      }
+      if (bytes.size() > 0) {
+        out.append(bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+        bytes.reset();
+      }
+      out.append(c);
+      i++;
+    }
+    if (bytes.size() > 0) {
+      out.append(bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return out.toString();
   }
 }
