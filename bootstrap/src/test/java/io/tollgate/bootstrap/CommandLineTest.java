@@ -173,6 +173,9 @@ class CommandLineTest {
     assertOneErrorLine(runWith(Map.of("TOLLGATE_DB_URL", "postgres://db.example/tollgate?password=hunter2"),
         "merchant", "create", "--name", "Not JDBC"),
         "Failed to get driver instance for jdbcUrl=postgres://db.example/tollgate?password=***: No suitable driver");
+    assertOneErrorLine(runWith(Map.of("TOLLGATE_DB_URL", "postgres://ops:hunter2@db.example/tollgate"),
+        "merchant", "create", "--name", "Not JDBC either"),
+        "Failed to get driver instance for jdbcUrl=postgres://ops:***@db.example/tollgate: No suitable driver");
   }
 
   /** A data directory that cannot be used, or that a running server holds, was a stack trace with the reason buried in it. */
