@@ -583,12 +583,12 @@ public final class ProcessingService
 
   @Override
   public int expireCheckouts(int batch) {
-    return eachDue(DueWork.EXPIRED_CHECKOUTS, clock.instant(), batch, p -> {
+    return eachDueInSteps(DueWork.EXPIRED_CHECKOUTS, clock.instant(), batch, p -> {
       writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
           Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
           clock.instant()));
-      securityCodes.forget(p.shopId(), p.id());
-      return true;
+      // once the cancel is committed: a cancel rolled back leaves the deposit open, to be paid with its code
+      return Stepped.movedThen(() -> securityCodes.forget(p.shopId(), p.id()));
     });
   }
 
@@ -611,12 +611,17 @@ public final class ProcessingService
    * next step from, in a transaction of its own, when there is one (a payout moved on to the
    * next terminal).
    */
-  private record Stepped(boolean moved, Payment then) {
-    static final Stepped MOVED = new Stepped(true, null);
-    static final Stepped STAYED = new Stepped(false, null);
+  private record Stepped(boolean moved, Payment then, Runnable committed) {
+    static final Stepped MOVED = new Stepped(true, null, null);
+    static final Stepped STAYED = new Stepped(false, null, null);
 
     static Stepped andThen(Payment then) {
-      return new Stepped(true, then);
+      return new Stepped(true, then, null);
+    }
+
+    /** Moved on; {@code committed} runs once the step's transaction has committed. */
+    static Stepped movedThen(Runnable committed) {
+      return new Stepped(true, null, committed);
     }
   }
 
@@ -630,13 +635,16 @@ public final class ProcessingService
     List<RuntimeException> causes = new ArrayList<>();
     for (Payment candidate : candidates) {
       try {
-        Stepped stepped = new Stepped(false, candidate);
+        Stepped stepped = new Stepped(false, candidate, null);
         boolean movedOn = false;
         while (stepped.then() != null) {
           Payment from = stepped.then();
           stepped = tx.inTransaction(() -> payments.lockIfUnchanged(from.id(), from.version())
               .map(step).orElse(Stepped.STAYED));
           movedOn |= stepped.moved();
+          if (stepped.committed() != null) {
+            stepped.committed().run();
+          }
         }
         if (movedOn) {
           moved++;

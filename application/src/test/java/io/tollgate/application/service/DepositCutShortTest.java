@@ -195,6 +195,44 @@ class DepositCutShortTest {
     assertThat(securityCodes.held(SHOP, unpaid.id())).as("forgotten with its cancelled deposit").isNull();
   }
 
+  /**
+   * The checkout timeout forgets a deposit's held code once its cancel is committed, not before:
+   * a cancel the database does not commit leaves the deposit open, and its execution still
+   * sends the code the merchant gave.
+   */
+  @Test
+  void a_checkout_whose_timeout_is_not_committed_keeps_its_security_code() {
+    Payment p = deposit();
+    securityCodes.hold(SHOP, p.id(), "123");
+    when(payments.lockDue(org.mockito.ArgumentMatchers.eq(PaymentRepository.DueWork.EXPIRED_CHECKOUTS), any(),
+        org.mockito.ArgumentMatchers.anyInt())).thenAnswer(call -> List.of(store.rows.get(p.id())));
+    java.util.concurrent.atomic.AtomicBoolean commitFails = new java.util.concurrent.atomic.AtomicBoolean(true);
+    io.tollgate.application.port.out.TransactionRunner failingCommit = new io.tollgate.application.port.out.TransactionRunner() {
+      @Override
+      public <T> T inTransaction(java.util.function.Supplier<T> work) {
+        return store.tx.inTransaction(() -> {
+          T done = work.get();
+          if (commitFails.get()) {
+            throw new IllegalStateException("the commit failed");
+          }
+          return done;
+        });
+      }
+    };
+    ProcessingService jobs = new ProcessingService(failingCommit, payments,
+        new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE), mock(BalanceRepository.class), shops,
+        vault, acquirers, reference, groups, null, CURRENCIES, Clock.systemUTC(), Duration.ZERO, securityCodes);
+
+    assertThatThrownBy(() -> jobs.expireCheckouts(10)).isInstanceOf(IllegalStateException.class);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.CHECKOUT);
+    assertThat(securityCodes.held(SHOP, p.id())).as("the deposit is still open").isEqualTo("123");
+
+    commitFails.set(false);
+    assertThat(jobs.expireCheckouts(10)).isEqualTo(1);
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.CANCELLED);
+    assertThat(securityCodes.held(SHOP, p.id())).as("forgotten with its cancelled deposit").isNull();
+  }
+
   /** The merchant's request that gives the card holds its security code for the execution, in memory. */
   @Test
   void a_deposit_created_with_a_security_code_is_charged_with_it() {
