@@ -90,19 +90,25 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     this.rules = new PaymentRequestRules(currencies, clock);
   }
 
-  /** Production refuses URLs that point into private networks (CONTRACT section 6). */
-  private void refuseUnsafeDestinations(CreatePaymentCommand c) {
+  /**
+   * Production refuses URLs that point into private networks (CONTRACT section 6): the refusal,
+   * or null. It asks the DNS, so its answer may change between a request and its retry.
+   */
+  private DomainException.Invalid unsafeDestinations(CreatePaymentCommand c) {
     List<Violation> refused = PaymentRequestRules.unsafeDestinations(destinations, c.webhookUrl(), c.returnUrl());
-    if (!refused.isEmpty()) {
-      throw new DomainException.Invalid("Validation failed", refused);
-    }
+    return refused.isEmpty() ? null : new DomainException.Invalid("Validation failed", refused);
   }
 
   @Override
   public CreatedPayment create(CreatePaymentCommand command) {
     checkIdempotencyKey(command.idempotencyKey());
     PaymentRequestRules.Valid valid = rules.check(command);
-    refuseUnsafeDestinations(command);
+    // Looked up before any transaction is open, and refused only once the key, if any, shows no
+    // earlier use: a retry whose first try was taken gets that answer even while the DNS fails.
+    DomainException.Invalid unsafe = unsafeDestinations(command);
+    if (unsafe != null && command.idempotencyKey() == null) {
+      throw unsafe;
+    }
     Shop shop = shops.find(command.shopId())
         .orElseThrow(() -> new DomainException.Unauthenticated("Invalid token"));
 
@@ -116,6 +122,9 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
             fingerprint, now, now.minus(IDEMPOTENCY_WINDOW));
         if (prior.isPresent()) {
           return replay(shop.id(), command.idempotencyKey(), prior.get(), fingerprint);
+        }
+        if (unsafe != null) {
+          throw unsafe; // and the claim is rolled back with the transaction
         }
       }
       // A card number given in clear is sealed for the vault now and stored with the payment.

@@ -38,22 +38,34 @@ final class CommittedStore {
   List<PaymentOperation> operations = new ArrayList<>();
   List<LedgerEntry> ledger = new ArrayList<>();
 
+  /** What other fakes of the test undo when the transaction they wrote in fails. */
+  private final List<Runnable> undo = new ArrayList<>();
+
   final TransactionRunner tx = new TransactionRunner() {
     @Override
     public <T> T inTransaction(Supplier<T> work) {
       Map<PaymentId, Payment> rowsBefore = new HashMap<>(rows);
       List<PaymentOperation> operationsBefore = new ArrayList<>(operations);
       List<LedgerEntry> ledgerBefore = new ArrayList<>(ledger);
+      undo.clear();
       try {
         return work.get();
       } catch (RuntimeException e) {
         rows = rowsBefore;
         operations = operationsBefore;
         ledger = ledgerBefore;
+        undo.forEach(Runnable::run);
         throw e;
+      } finally {
+        undo.clear();
       }
     }
   };
+
+  /** Runs {@code undo} if the transaction now running fails. */
+  void onRollback(Runnable undo) {
+    this.undo.add(undo);
+  }
 
   /**
    * Makes the mock read and write these rows: inserts and updates, reads by id (locking ones
