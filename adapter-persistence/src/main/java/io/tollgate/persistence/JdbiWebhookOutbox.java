@@ -198,9 +198,12 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   @Override
   public void requeue(String eventId, Instant now) {
     jdbi.useHandle(h -> h.createUpdate("""
-            UPDATE webhook_events
+            UPDATE webhook_events w
             SET status = 'PENDING', failures_in_row = 0, next_attempt_at = :now, finished = NULL
             WHERE id = :id AND (status <> 'PENDING' OR lease_token IS NULL)
+              -- only while it is the payment's newest: an older one sent again after a newer
+              -- state's event went out would tell the receiver the payment went back
+              AND NOT EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = w.payment_id AND n.seq > w.seq)
             """).bind("id", UUID.fromString(eventId)).bind("now", now).execute());
   }
 }

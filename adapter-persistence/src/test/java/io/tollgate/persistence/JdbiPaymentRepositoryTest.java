@@ -78,6 +78,37 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A resend makes the payment's newest event due again, and never an older one that a newer
+   * state's event has overtaken since the merchant asked: the receiver would read the payment
+   * as gone back to the older state.
+   */
+  @Test
+  void only_a_payments_newest_event_is_sent_again() {
+    ShopId own = TestShops.create(adapters, "resend");
+    Payment p = repository().insert(Payment.create(draft(own, "4.20", "rs-1"), PaymentState.CHECKOUT, T0));
+    Function<Payment, PaymentRepository.Effects> event = stored -> new PaymentRepository.Effects(
+        new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(), stored.shopId(), stored.state(),
+            "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8), stored.updated()), null);
+    Payment authorized = repository().update(
+        p.apply(OperationType.DEPOSIT, PaymentState.AUTHORIZED, Outcome.NONE, T0.plusSeconds(1)), event);
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String older = outbox.latestEvent(p.id()).orElseThrow().id();
+    repository().update(authorized.apply(OperationType.CAPTURE, PaymentState.COMPLETED, Outcome.NONE,
+        T0.plusSeconds(2)), event);
+    String newer = outbox.latestEvent(p.id()).orElseThrow().id();
+    db.jdbi().useHandle(h -> h.createUpdate("UPDATE webhook_events SET status = 'DELIVERED', finished = now() "
+        + "WHERE payment_id = :payment").bind("payment", p.id().value()).execute());
+
+    outbox.requeue(older, Instant.now());
+    outbox.requeue(newer, Instant.now());
+
+    List<String> events = db.jdbi().withHandle(h -> h.createQuery("SELECT payment_state || ' ' || status "
+        + "FROM webhook_events WHERE payment_id = :payment ORDER BY seq").bind("payment", p.id().value())
+        .mapTo(String.class).list());
+    assertThat(events).containsExactly("AUTHORIZED DELIVERED", "COMPLETED PENDING");
+  }
+
+  /**
    * A step and what it causes are one write: the outbox event, the ledger entry and the moved
    * balance exist exactly when the step was stored, and a step refused as stale leaves none.
    */

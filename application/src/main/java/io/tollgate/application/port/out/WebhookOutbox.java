@@ -64,7 +64,10 @@ public interface WebhookOutbox {
   /** Events still to be delivered (the outbox depth). */
   long pendingCount();
 
-  /** Makes an event due again now, with a fresh retry schedule. */
+  /**
+   * Makes an event due again now, with a fresh retry schedule, while it is still its payment's
+   * newest (a newer one is on its way, and the older must not follow it).
+   */
   void requeue(String eventId, Instant now);
 
   enum Status { PENDING, DELIVERED, FAILED }
