@@ -34,6 +34,7 @@ final class PaymentRequestRules {
   private static final Pattern DIGITS_2 = Pattern.compile("^(0[1-9]|1[0-2])$");
   private static final Pattern YEAR_4 = Pattern.compile("^[0-9]{4}$");
   private static final Pattern CVV = Pattern.compile("^[0-9]{3,4}$");
+  private static final Pattern CARD_DIGITS = Pattern.compile("^[0-9]{12,19}$");
   private static final Pattern LOCALE = Pattern.compile("^[A-Za-z]{2}$");
   private static final Pattern PHONE = Pattern.compile("^[0-9 ]{1,18}$");
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(id|referenceId|state|type)}");
@@ -216,9 +217,11 @@ final class PaymentRequestRules {
       if (card.cardNumber().length() > 23) {
         checks.add("card.cardNumber", "must be at most 23 characters", null);
       } else {
-        digits = card.cardNumber().replaceAll("[^0-9]", "");
-        if (digits.length() < 12 || digits.length() > 19) {
-          checks.add("card.cardNumber", "must have 12 to 19 digits", null);
+        // Spaces and dashes may group the digits; anything else is a mistyped number, never
+        // dropped: "4000OOOO00000408" without its letters is another, shorter card.
+        digits = card.cardNumber().replaceAll("[ -]", "");
+        if (!CARD_DIGITS.matcher(digits).matches()) {
+          checks.add("card.cardNumber", "must be 12 to 19 digits, which spaces or dashes may group", null);
           digits = null;
         }
       }

@@ -47,6 +47,30 @@ class PaymentRequestRulesTest {
     }
   }
 
+  /**
+   * A card number is its digits, which spaces or dashes may group: a letter or any other mark
+   * in it is a mistyped number, refused, never dropped to leave a shorter number to charge.
+   */
+  @Test
+  void a_card_number_with_anything_but_digits_spaces_and_dashes_is_refused() {
+    for (String grouped : new String[] {"4000 0000 0000 0408", "4000-0000-0000-0408", "400000000000"}) {
+      assertThat(rules.check(withCardNumber(grouped)).cardDigits()).as(grouped).isEqualTo(grouped.replaceAll("[ -]", ""));
+    }
+    for (String mistyped : new String[] {"4000OOOO00000408", "40000000000004O8", "abc4000000000000408",
+        "4000000000000408!", "4000000000000408\t", "4000.0000.0000.0408", "\u0664000000000000408", "40000000000"}) {
+      DomainException.Invalid refused = catchThrowableOfType(
+          () -> rules.check(withCardNumber(mistyped)), DomainException.Invalid.class);
+      assertThat(refused).as(mistyped).isNotNull();
+      assertThat(refused.violations()).extracting(Violation::field).containsExactly("card.cardNumber");
+    }
+  }
+
+  private static CreatePaymentCommand withCardNumber(String number) {
+    return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
+        "order-1", null, null, new CardInput(number, null, "ANN LEE", "123", "12", "2045"), null, null,
+        null, null, null, Map.of(), null, null);
+  }
+
   private static CreatePaymentCommand withExpiryYear(String year) {
     return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
         "order-1", null, null, new CardInput(CARD, null, "ANN LEE", "123", "12", year), null, null,
