@@ -75,6 +75,15 @@ class UnusableInputTest {
     assertThat(amount.body().length()).isLessThan(2_000);
     assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1e-400,\"currency\":\"EUR\"}")
         .status()).isEqualTo(400);
+    // an exponent past what a BigDecimal holds: a 400 too, not a 500, in a field read or not
+    for (String huge : new String[] {"1e10000000000", "-1e2147483648", "0e99999999999", "1e-2147483648"}) {
+      for (String body : new String[] {"{\"paymentType\":\"DEPOSIT\",\"amount\":" + huge + ",\"currency\":\"EUR\"}",
+          "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\",\"foo\":" + huge + "}"}) {
+        TestGateway.Answer refused = gw.post("/api/v1/payments", body);
+        assertThat(refused.status()).as(body).isEqualTo(400);
+        assertThat(refused.json().get("errors").toString()).as(body).contains("out of range");
+      }
+    }
     assertThat(gw.countPayments()).isEqualTo(before);
     // an ordinary large exponent is still a number
     assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.5E1,\"currency\":\"EUR\"}")

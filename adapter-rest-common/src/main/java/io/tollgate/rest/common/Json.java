@@ -68,6 +68,10 @@ public final class Json {
       throw malformed(e.getOriginalMessage());
     } catch (IOException e) {
       throw malformed(e.getMessage());
+    } catch (NumberFormatException e) {
+      // an exponent past what a BigDecimal holds (1e10000000000), wherever it stands
+      throw new DomainException.Invalid("Invalid request body", java.util.List.of(Violation.of(null,
+          "a number is out of range", null)));
     }
     if (node == null || node.isMissingNode()) {
       throw malformed("no content");
@@ -106,12 +110,18 @@ public final class Json {
       return true;
     }
     if (node.isNumber()) {
-      return numberInRange(node.decimalValue());
+      return numberInRange(node);
     }
     return !node.isTextual() || storable(node.textValue());
   }
 
-  private static boolean numberInRange(java.math.BigDecimal n) {
+  private static boolean numberInRange(JsonNode number) {
+    java.math.BigDecimal n;
+    try {
+      n = number.decimalValue();
+    } catch (NumberFormatException beyondBigDecimal) {
+      return false; // an exponent past an int's range: 1e10000000000
+    }
     return Math.abs((long) n.scale()) <= MAX_NUMBER_SCALE && n.precision() - (long) n.scale() <= MAX_NUMBER_SCALE;
   }
 
@@ -143,7 +153,7 @@ public final class Json {
         checkValues(node.get(i), path + "[" + i + "]", unusable);
       }
     } else if (node.isNumber()) {
-      if (!numberInRange(node.decimalValue())) {
+      if (!numberInRange(node)) {
         unusable.add(Violation.of(path, "number out of range", null));
       }
     } else if (node.isTextual() && !storable(node.textValue())) {
