@@ -124,7 +124,9 @@ class GatewayPaymentListTest {
   @ParameterizedTest
   @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=1001", "limit=abc", "offset=1.5",
       "created.gte=2026-01-01", "created.lt=yesterday", "updated.gte=2026-13-01T00:00:00",
-      "updated.lt=2026-02-30T00:00:00"})
+      "updated.lt=2026-02-30T00:00:00",
+      // another script's digits (an Arabic-Indic and a full-width one) and padding are no integer
+      "limit=%D9%A3", "limit=%EF%BC%91", "limit=%201", "limit=1%20", "offset=%091"})
   void out_of_range_or_malformed_parameters_are_400s(String query) {
     Answer a = gw.get("/api/v1/payments?" + query);
     assertThat(a.status()).as(query).isEqualTo(400);

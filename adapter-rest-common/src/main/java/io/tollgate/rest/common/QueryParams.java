@@ -39,7 +39,7 @@ public final class QueryParams {
       return defaultValue;
     }
     try {
-      long value = Long.parseLong(raw.strip());
+      long value = Long.parseLong(asciiInteger(raw));
       if (value < min || value > max) {
         violations.add(Violation.of(name, "must be between " + min + " and " + max, raw));
         return defaultValue;
@@ -58,7 +58,7 @@ public final class QueryParams {
       return null;
     }
     try {
-      long value = Long.parseLong(raw.strip());
+      long value = Long.parseLong(asciiInteger(raw));
       if (value < 0) {
         violations.add(Violation.of(name, "must not be negative", raw));
         return null;
@@ -73,7 +73,21 @@ public final class QueryParams {
 
   /** An integer with more digits than a long holds, which is no reason to say it is not an integer. */
   private static boolean tooLarge(String raw) {
-    return raw.strip().matches("[+-]?[0-9]+");
+    return ASCII_INTEGER.matcher(raw).matches();
+  }
+
+  private static final java.util.regex.Pattern ASCII_INTEGER = java.util.regex.Pattern.compile("[+-]?[0-9]+");
+
+  /**
+   * {@code raw} when it is an integer in ASCII digits alone; Java's own parsing also takes other
+   * scripts' digits (an Arabic-Indic three) and {@code strip()} took spaces around it, which an
+   * API that documents integers must refuse, not read as some number.
+   */
+  private static String asciiInteger(String raw) {
+    if (!ASCII_INTEGER.matcher(raw).matches()) {
+      throw new NumberFormatException("not an integer");
+    }
+    return raw;
   }
 
   public Instant dateTime(String name, String raw) {

@@ -136,7 +136,8 @@ public final class GroupResource {
 
   private static long groupId(String raw) {
     try {
-      long id = Long.parseLong(raw);
+      // ASCII digits only: Long.parseLong also reads other scripts' digits
+      long id = raw.matches("[0-9]{1,19}") ? Long.parseLong(raw) : 0;
       if (id > 0) {
         return id;
       }

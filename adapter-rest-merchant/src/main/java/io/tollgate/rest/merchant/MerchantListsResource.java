@@ -207,7 +207,8 @@ public final class MerchantListsResource {
 
   static long positiveId(String raw, String notFound) {
     try {
-      long id = Long.parseLong(raw);
+      // ASCII digits only: Long.parseLong also reads other scripts' digits
+      long id = raw.matches("[0-9]{1,19}") ? Long.parseLong(raw) : 0;
       if (id > 0) {
         return id;
       }
