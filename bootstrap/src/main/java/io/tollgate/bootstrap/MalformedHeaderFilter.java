@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.glassfish.jersey.message.internal.HttpHeaderReader;
 
 /**
- * A {@code Content-Type} or {@code Accept} that is no media type is a 400 in the error envelope.
+ * A {@code Content-Type} or {@code Accept} that is no media type, or a {@code Content-Type}
+ * given twice, is a 400 in the error envelope.
  * Jersey parses both before any of our code runs and, when it cannot, answers a bare 400: no
  * body, no request id, no {@code Cache-Control}, and no exception mapper is asked. So they are
  * parsed here first, by Jersey's own readers, so that exactly what Jersey would refuse is
@@ -37,6 +38,11 @@ final class MalformedHeaderFilter implements Filter {
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
     String contentType = request.getHeader("Content-Type");
+    if (contentType != null && repeated(request, "Content-Type")) {
+      // Jersey cannot tell which one the body is in, and answers a bare 400
+      refuse(request, (HttpServletResponse) res, "Content-Type", contentType, "must be given once");
+      return;
+    }
     if (contentType != null && !contentTypes.contains(contentType)) {
       try {
         MediaType.valueOf(contentType);
@@ -59,6 +65,12 @@ final class MalformedHeaderFilter implements Filter {
       }
     }
     chain.doFilter(req, res);
+  }
+
+  private static boolean repeated(HttpServletRequest request, String header) {
+    var values = request.getHeaders(header);
+    values.nextElement();
+    return values.hasMoreElements();
   }
 
   private static void remember(Set<String> seen, String value) {

@@ -53,6 +53,19 @@ class MalformedHeaderTest {
         .header("Authorization", TestGateway.basic(editor)).header("Content-Type", "garbage")), "Content-Type", "garbage");
   }
 
+  /** Two Content-Type headers leave the body's type unknown: Jersey answered a bare 400. */
+  @Test
+  void a_content_type_given_twice_is_a_400_envelope_and_stores_nothing() {
+    int before = gw.countPayments();
+    TestGateway.Answer twice = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\",\"amount\":1.00,\"currency\":\"EUR\"}"))
+        .header("Authorization", "Bearer " + gw.apiKey).header("Content-Type", "application/json")
+        .header("Content-Type", "application/json"));
+    assertEnvelope(twice, "Content-Type", "application/json");
+    assertThat(twice.json().at("/errors/0/message").asText()).isEqualTo("must be given once");
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
   @Test
   void an_accept_that_is_no_list_of_media_types_is_a_400_envelope() {
     assertEnvelope(gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments")).GET()
