@@ -59,6 +59,29 @@ class UnusableInputTest {
     assertThat(gw.countPayments()).isEqualTo(before);
   }
 
+  /**
+   * Bytes that are no UTF-8, overlong forms included ({@code C0 AF} spells '/', {@code C1 BF} a
+   * control character), are malformed JSON, not text that reaches a field changed.
+   */
+  @Test
+  void a_body_that_is_not_utf_8_is_malformed_json_and_stores_nothing() {
+    int before = gw.countPayments();
+    for (byte[] bad : new byte[][] {{(byte) 0xC0, (byte) 0xAF}, {(byte) 0xE0, (byte) 0x80, (byte) 0xAF},
+        {(byte) 0xC1, (byte) 0xBF}, {(byte) 0xFF}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80}}) {
+      java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+      body.writeBytes("{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\",\"referenceId\":\"ov-"
+          .getBytes(StandardCharsets.UTF_8));
+      body.writeBytes(bad);
+      body.writeBytes("\"}".getBytes(StandardCharsets.UTF_8));
+      TestGateway.Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+          .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray()))
+          .header("Authorization", "Bearer " + gw.apiKey).header("Content-Type", "application/json"));
+      assertThat(a.status()).as(java.util.HexFormat.of().formatHex(bad)).isEqualTo(400);
+      assertThat(a.json().get("message").asText()).startsWith("Malformed JSON");
+    }
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
   /** Eleven bytes that spell a billion digits; writing them out took seconds and gigabytes. */
   @Test
   void numbers_of_any_size_in_few_bytes_are_out_of_range_wherever_they_are() {

@@ -58,7 +58,7 @@ public final class Json {
    * @throws DomainException.Invalid with a message that names the syntax problem
    */
   public static ObjectNode parseObject(byte[] body) {
-    if (body == null || body.length == 0 || new String(body, StandardCharsets.UTF_8).isBlank()) {
+    if (body == null || body.length == 0 || strictUtf8(body).isBlank()) {
       throw new DomainException.Invalid(Violation.of(null, "Request body is required", null));
     }
     JsonNode node;
@@ -87,6 +87,22 @@ public final class Json {
       throw new DomainException.Invalid("Invalid request body", unusable);
     }
     return (ObjectNode) node;
+  }
+
+  /**
+   * The body as UTF-8 text, refused when it is not: the JSON parser decodes an overlong form
+   * ({@code C0 AF} for '/') as the character it spells, which would let bytes that no UTF-8
+   * encoder writes reach a field as '/' or a control character.
+   */
+  private static String strictUtf8(byte[] body) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+          .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+          .decode(java.nio.ByteBuffer.wrap(body)).toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw malformed("the body is not UTF-8");
+    }
   }
 
   /** {@link #checkValues} without the field paths: every body takes this walk, few fail it. */
