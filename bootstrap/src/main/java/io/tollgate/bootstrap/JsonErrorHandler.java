@@ -34,11 +34,26 @@ final class JsonErrorHandler extends ErrorHandler {
       case 503 -> "Service temporarily unavailable; retry shortly";
       default -> status >= 500 ? "Internal server error" : "Request refused";
     };
+    // a request Jetty refused never reached the filter that names it: it gets an id here, so
+    // that this answer, too, can be told apart and quoted to support like any other
+    String requestId = org.slf4j.MDC.get("requestId");
+    boolean named = requestId == null;
+    if (named) {
+      requestId = java.util.UUID.randomUUID().toString();
+      org.slf4j.MDC.put("requestId", requestId);
+    }
     byte[] body;
     try {
       body = Json.MAPPER.writeValueAsBytes(ErrorEnvelope.of(status, message, List.of(), safePath(path)));
     } catch (Exception e) {
       body = ("{\"status\":" + status + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    } finally {
+      if (named) {
+        org.slf4j.MDC.remove("requestId");
+      }
+    }
+    if (response.getHeaders().get(RequestIdFilter.HEADER) == null) {
+      response.getHeaders().put(RequestIdFilter.HEADER, requestId);
     }
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
