@@ -71,7 +71,7 @@ public final class Json {
     } catch (NumberFormatException e) {
       // an exponent past what a BigDecimal holds (1e10000000000), wherever it stands
       throw new DomainException.Invalid("Invalid request body", java.util.List.of(Violation.of(null,
-          "a number is out of range", null)));
+          "number out of range", null)));
     }
     if (node == null || node.isMissingNode()) {
       throw malformed("no content");

@@ -73,7 +73,7 @@ public final class QueryParams {
 
   /** An integer with more digits than a long holds, which is no reason to say it is not an integer. */
   private static boolean tooLarge(String raw) {
-    return ASCII_INTEGER.matcher(raw).matches();
+    return isAsciiInteger(raw);
   }
 
   private static final java.util.regex.Pattern ASCII_INTEGER = java.util.regex.Pattern.compile("[+-]?[0-9]+");
@@ -84,10 +84,15 @@ public final class QueryParams {
    * API that documents integers must refuse, not read as some number.
    */
   private static String asciiInteger(String raw) {
-    if (!ASCII_INTEGER.matcher(raw).matches()) {
+    if (!isAsciiInteger(raw)) {
       throw new NumberFormatException("not an integer");
     }
     return raw;
+  }
+
+  /** Whether {@code raw} is an integer written in ASCII digits alone, as ids in paths are too. */
+  public static boolean isAsciiInteger(String raw) {
+    return ASCII_INTEGER.matcher(raw).matches();
   }
 
   public Instant dateTime(String name, String raw) {

@@ -137,7 +137,7 @@ public final class GroupResource {
   private static long groupId(String raw) {
     try {
       // ASCII digits only: Long.parseLong also reads other scripts' digits
-      long id = raw.matches("[0-9]{1,19}") ? Long.parseLong(raw) : 0;
+      long id = io.tollgate.rest.common.QueryParams.isAsciiInteger(raw) ? Long.parseLong(raw) : 0;
       if (id > 0) {
         return id;
       }

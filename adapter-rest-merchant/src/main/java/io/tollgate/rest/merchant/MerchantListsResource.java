@@ -208,7 +208,7 @@ public final class MerchantListsResource {
   static long positiveId(String raw, String notFound) {
     try {
       // ASCII digits only: Long.parseLong also reads other scripts' digits
-      long id = raw.matches("[0-9]{1,19}") ? Long.parseLong(raw) : 0;
+      long id = QueryParams.isAsciiInteger(raw) ? Long.parseLong(raw) : 0;
       if (id > 0) {
         return id;
       }
