@@ -10,6 +10,7 @@
 # SCENARIO (s1; s2 for reads by id of the payments the warm-up made; s3 for the merchant list's
 # first page over LIST_ROWS more payments, default 200000; default s1),
 # JAVA_OPTS_A / JAVA_OPTS_B (default for both: -Xmx512m -XX:+UseParallelGC, as bench/run.sh),
+# JAVA_A / JAVA_B (the java command each side runs on, default java: to compare JDKs),
 # ENV_A / ENV_B (extra NAME=value settings for one side, e.g. ENV_B=TOLLGATE_DB_POOL_SIZE=8),
 # KEEP_DATA (1 keeps both databases beside the services' logs in /tmp).
 # Besides throughput, each run gives the CPU time the service and its database spent per unit
@@ -26,6 +27,7 @@ ROUNDS=${ROUNDS:-8}; SECS=${SECS:-20}; WARM=${WARM:-90}; CONNECTIONS=${CONNECTIO
 SCENARIO=${SCENARIO:-s1}
 JAVA_OPTS_A=${JAVA_OPTS_A:--Xmx512m -XX:+UseParallelGC}; JAVA_OPTS_B=${JAVA_OPTS_B:--Xmx512m -XX:+UseParallelGC}
 ENV_A=${ENV_A:-}; ENV_B=${ENV_B:-}
+JAVA_A=${JAVA_A:-java}; JAVA_B=${JAVA_B:-java}
 case "$SCENARIO" in s1|s2|s3) ;; *) echo "SCENARIO is s1, s2 or s3" >&2; exit 2;; esac
 LIST_ROWS=${LIST_ROWS:-200000}
 for tool in wrk python3 java; do
@@ -47,13 +49,13 @@ HOOK_PORT=$(free_port)
 python3 bench/receiver.py "$HOOK_PORT" & PIDS+=($!)
 export TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hook"
 
-# start NAME JAR JAVA_OPTS ENV -> sets PORT_<NAME> and KEY_<NAME>
+# start NAME JAR JAVA_OPTS ENV JAVA -> sets PORT_<NAME> and KEY_<NAME>
 start() {
-  local name=$1 jar=$2 opts=$3 extra=$4 port
+  local name=$1 jar=$2 opts=$3 extra=$4 java=$5 port
   port=$(free_port)
   # shellcheck disable=SC2086 # the options and settings are words
   env TOLLGATE_DATA_DIR="$WORK/$name" TOLLGATE_PORT="$port" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
-    TOLLGATE_WEBHOOK_PARALLELISM=32 $extra java $opts -jar "$jar" serve > "$WORK/$name.log" 2>&1 &
+    TOLLGATE_WEBHOOK_PARALLELISM=32 $extra "$java" $opts -jar "$jar" serve > "$WORK/$name.log" 2>&1 &
   PIDS+=($!)
   printf -v "JPID_$name" '%s' "$!"
   for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/$name.log" && break; sleep 1; done
@@ -136,8 +138,8 @@ ids() {
 }
 
 echo "starting A ($JAR_A) and B ($JAR_B), data in $WORK ..." >&2
-start A "$JAR_A" "$JAVA_OPTS_A" "$ENV_A"
-start B "$JAR_B" "$JAVA_OPTS_B" "$ENV_B"
+start A "$JAR_A" "$JAVA_OPTS_A" "$ENV_A" "$JAVA_A"
+start B "$JAR_B" "$JAVA_OPTS_B" "$ENV_B" "$JAVA_B"
 echo "warming each up with ${WARM}s of S1 ..." >&2
 s1 A "$WARM" >/dev/null
 s1 B "$WARM" >/dev/null
