@@ -182,6 +182,82 @@ class CheckoutPageBrowserTest {
         + "&ref=order%207%2F8&state=COMPLETED&type=DEPOSIT");
   }
 
+  /**
+   * A merchant's return page often redirects again (to www., to another host). The way back
+   * used to end the redirects that follow the card form, and the browser holds each of those
+   * to the page's form-action: the customer, charged, stayed on the card form.
+   */
+  @Test
+  void the_customer_reaches_the_merchant_through_a_return_page_that_redirects_elsewhere() throws Exception {
+    com.sun.net.httpserver.HttpServer shop = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    int port = shop.getAddress().getPort();
+    shop.createContext("/hop", exchange -> {
+      exchange.getResponseHeaders().set("Location",
+          "http://localhost:" + port + "/landed?" + exchange.getRequestURI().getRawQuery());
+      exchange.sendResponseHeaders(302, -1);
+      exchange.close();
+    });
+    shop.createContext("/landed", exchange -> {
+      byte[] body = "<!DOCTYPE html><title>Shop</title><p id=\"landed\">Back at the shop</p>"
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    shop.start();
+    try {
+      String id = deposit(",\"returnUrl\":\"http://127.0.0.1:" + port + "/hop?state={state}\"");
+      open(id);
+      typeCard("4000000000000408");
+      new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10))
+          .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/landed"));
+      assertThat(browser.getCurrentUrl()).isEqualTo("http://localhost:" + port + "/landed?state=COMPLETED");
+      assertThat(browser.findElement(By.id("landed")).getText()).isEqualTo("Back at the shop");
+      assertThat(payment(id).get("state").asText()).isEqualTo("COMPLETED");
+    } finally {
+      shop.stop(0);
+    }
+  }
+
+  /**
+   * A deposit in a currency the shop's terminals do not take is charged converted. The customer
+   * confirmed with their bank an amount in another currency than the one they were asked for.
+   */
+  @Test
+  void a_converted_deposit_keeps_showing_what_the_customer_was_asked_to_pay() {
+    TestGateway.KeyedShop shop = gw.keyedShop("Euro terminals only");
+    var reference = gw.app.services().persistence().referenceData();
+    reference.upsertCurrencyRate(new io.tollgate.application.port.out.ReferenceData.CurrencyRate("USD", "EUR",
+        new java.math.BigDecimal("0.9200"), java.time.Instant.now()));
+    long terminal = reference.createTerminal(new io.tollgate.application.port.out.ReferenceData.Terminal(0, gw.merchant,
+        "Euro acquirer", "ACTIVE", "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL", "REFUND"),
+        java.time.Instant.now()));
+    reference.createConnector(new io.tollgate.application.port.out.ReferenceData.Connector(0, shop.id().value(),
+        terminal, null, "ACTIVE", "BASIC_CARD", "EUR", 1, 100, null, null, null, null, null), java.time.Instant.now());
+    Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":10.00,\"currency\":\"USD\"}",
+        shop.key(), null);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    String id = a.json().at("/result/id").asText();
+    open(id);
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("10.00 USD");
+    typeCard("5555000000000008");
+
+    assertThat(browser.findElement(By.id("authenticate")).isDisplayed()).isTrue();
+    JsonNode p = gw.get("/api/v1/payments/" + id, shop.key()).json().get("result");
+    assertThat(p.get("currency").asText()).as("charged converted").isEqualTo("EUR");
+    assertThat(p.get("customerCurrency").asText()).isEqualTo("USD");
+    String charged = p.get("amount").decimalValue().setScale(2).toPlainString() + " " + p.get("currency").asText();
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("10.00 USD");
+    assertThat(browser.findElement(By.id("charged-as")).getText()).isEqualTo("Charged as " + charged);
+
+    browser.findElement(By.id("authenticate")).click();
+    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("10.00 USD");
+    assertThat(browser.findElement(By.id("charged-as")).getText()).isEqualTo("Charged as " + charged);
+  }
+
   @Test
   void bad_card_details_are_shown_next_to_each_field_and_change_nothing() {
     String id = deposit("");

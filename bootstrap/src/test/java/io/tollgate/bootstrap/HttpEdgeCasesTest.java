@@ -94,6 +94,36 @@ class HttpEdgeCasesTest {
         .containsExactly("Location: /checkout/" + id);
   }
 
+  /**
+   * The card form sent again after the payment moved on (the back button, a second tab), with
+   * a mistyped number: the customer is shown where the payment stands, not a card error over
+   * its result page.
+   */
+  @Test
+  void a_card_form_sent_again_with_bad_details_after_the_payment_moved_on_shows_where_it_stands() {
+    String id = gw.deposit("5.00", "EUR");
+    String page = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+    assertThat(csrf.find()).as(page).isTrue();
+    String token = "csrf=" + java.net.URLEncoder.encode(csrf.group(1), StandardCharsets.UTF_8);
+    Answer paid = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(token + "&cardNumber=4000000000000408&cardholderName=Ann+Lee"
+            + "&expiryMonth=12&expiryYear=2045&cardSecurityCode=123")));
+    assertThat(paid.status()).isEqualTo(303);
+
+    Answer again = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(token + "&cardNumber=4000+12&cardholderName=Ann+Lee"
+            + "&expiryMonth=12&expiryYear=2045&cardSecurityCode=123")));
+
+    assertThat(again.status()).as(again.body()).isEqualTo(303);
+    assertThat(again.header("Location")).endsWith("/checkout/" + id);
+    String shown = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    assertThat(shown).contains("Thank you: your payment is complete.").doesNotContain("role=\"alert\"");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
+  }
+
   @Test
   void an_unknown_method_is_a_405_in_the_envelope() {
     Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))

@@ -99,6 +99,12 @@ public final class CheckoutResource {
     try {
       checkout.submitCard(id, new CardInput(cardNumber, null, holder, cvv, strip(month), strip(year)));
     } catch (DomainException.Invalid invalid) {
+      CheckoutView now = checkout.view(id);
+      if (!awaitingCard(now.payment())) {
+        // a form sent again from another tab or the back button, after the payment moved on:
+        // where it stands, not a card error over a result page
+        return seeOther(id);
+      }
       Map<String, String> errors = new HashMap<>();
       for (Violation v : invalid.violations()) {
         errors.putIfAbsent(v.field(), v.message());
@@ -109,7 +115,7 @@ public final class CheckoutResource {
           ? "" : holder);
       values.put("expiryMonth", month == null ? "" : month);
       values.put("expiryYear", year == null ? "" : year);
-      return render(checkout.view(id), errors, values, invalid.getMessage(), 422);
+      return render(now, errors, values, invalid.getMessage(), 422);
     } catch (DomainException.NotFound e) {
       return notFound();
     } catch (DomainException.Conflict alreadyMoved) {
@@ -180,19 +186,20 @@ public final class CheckoutResource {
     Payment p = view.payment();
     String returnUrl = p.returnUrl() != null ? p.returnUrl() : view.shop().returnUrl();
     boolean done = p.state().notifiesMerchant();
-    if (done && returnUrl != null) {
-      return Response.seeOther(URI.create(fillPlaceholders(returnUrl, p))).header("Cache-Control", "no-store")
-          .header("Referrer-Policy", "no-referrer").build();
-    }
     Map<String, Object> scope = new LinkedHashMap<>();
     scope.put("shopName", view.shop().name());
-    scope.put("amount", p.amount().amount().toPlainString() + " " + p.amount().currency().code());
+    // What the customer was asked to pay stays in front of them; once a terminal in another
+    // currency takes the payment, what their card is charged is shown beside it.
+    scope.put("amount", (p.customerAmount() != null ? p.customerAmount() : p.amount()).toString());
+    if (p.customerAmount() != null && !p.customerAmount().currency().equals(p.amount().currency())) {
+      scope.put("chargedAs", p.amount().toString());
+    }
     scope.put("description", p.description());
     scope.put("csrf", csrfTokens.apply(p.id().value()));
     scope.put("paymentId", p.id().value());
     scope.put("formError", formError);
     String base = "/checkout/" + p.id().value();
-    boolean awaitingCard = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
+    boolean awaitingCard = awaitingCard(p);
     boolean awaitingChallenge = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD
         && !view.unanswered();
     boolean choosingTransfer = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BANKTRANSFER;
@@ -221,13 +228,20 @@ public final class CheckoutResource {
           rows.add(Map.of("label", label, "value", value, "key", key));
         }
       });
-      scope.put("transferDetails", Map.of("rows", rows, "refresh", base));
+      // the bank expects what the terminal asked for, in its currency
+      scope.put("transferDetails", Map.of("rows", rows, "refresh", base, "amount", p.amount().toString()));
     } else if (done) {
       scope.put("title", "Payment " + p.state().name().toLowerCase(java.util.Locale.ROOT));
       scope.put("result", Map.of(
           "resultClass", p.state() == PaymentState.COMPLETED || p.state() == PaymentState.AUTHORIZED ? "ok" : "failed",
           "resultText", resultText(p.state()),
           "errorText", p.errorCode() == null ? "" : p.errorCode().describe()));
+      if (returnUrl != null) {
+        // Back to the merchant by a plain navigation from a page of ours, not at the end of the
+        // redirects that follow a form: the browser holds each of those to the page's
+        // form-action, and a merchant's return page may itself redirect anywhere.
+        scope.put("returnTo", fillPlaceholders(returnUrl, p));
+      }
     } else if (view.unanswered()) {
       scope.put("title", "Payment in progress");
       scope.put("message", "Your card payment is being processed. Reload this page in a moment to see its result.");
@@ -240,17 +254,20 @@ public final class CheckoutResource {
       scope.put("cancellable", true);
       scope.put("cancelAction", base + "/cancel");
     }
-    String formTargets = "'self'" + (returnUrl == null ? "" : " " + origin(returnUrl));
     return Response.status(status)
         .type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
         .entity(page.render(scope))
         .header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; "
-            + "form-action " + formTargets + "; frame-ancestors 'none'; base-uri 'none'")
+            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
         .header("Cache-Control", "no-store")
         .header("X-Content-Type-Options", "nosniff")
         .header("X-Frame-Options", "DENY")
         .header("Referrer-Policy", "no-referrer")
         .build();
+  }
+
+  private static boolean awaitingCard(Payment p) {
+    return p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
   }
 
   private static String resultText(PaymentState state) {
@@ -273,15 +290,6 @@ public final class CheckoutResource {
 
   private static String encode(String value) {
     return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
-  }
-
-  private static String origin(String url) {
-    try {
-      URI uri = URI.create(url.replaceAll("\\{[a-zA-Z]+}", "x"));
-      return uri.getScheme() + "://" + uri.getRawAuthority();
-    } catch (IllegalArgumentException e) {
-      return "";
-    }
   }
 
   private boolean validCsrf(String id, String token) {
