@@ -14,12 +14,15 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A token bucket per credential (the {@code Authorization} header, kept only as a digest) or,
+ * A token bucket per credential (the key or user the {@code Authorization} header names, kept
+ * only as a digest) or,
  * for requests without one, per client address: {@code ratePerSecond} requests a second with
  * bursts up to {@code burst}. Beyond it: 429 in the error envelope with {@code Retry-After}.
  * Requests refused as unauthenticated (401) also count against their client's address, at the
@@ -55,7 +58,12 @@ final class RateLimitFilter implements Filter {
     HttpServletResponse response = (HttpServletResponse) res;
     String failures = "failed:" + request.getRemoteAddr();
     long now = System.nanoTime();
-    long waitNanos = Math.max(waitFor(failures, now), take(keyOf(request), now));
+    long waitNanos = waitFor(failures, now);
+    if (waitNanos == 0) {
+      // an address held back for its failures opens no bucket: a flood of made-up credentials
+      // must not fill the map until it is cleared, everyone's buckets with it
+      waitNanos = take(keyOf(request), now);
+    }
     if (waitNanos == 0) {
       chain.doFilter(req, res);
       if (response.getStatus() == 401) {
@@ -109,10 +117,36 @@ final class RateLimitFilter implements Filter {
       return "ip:" + request.getRemoteAddr();
     }
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(auth.getBytes(StandardCharsets.UTF_8));
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(credential(auth).getBytes(StandardCharsets.UTF_8));
       return "key:" + HexFormat.of().formatHex(digest, 0, 16);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The credential an {@code Authorization} header names, read as the two APIs read it: the
+   * scheme in any case and the spaces around the key, and a merchant user's e-mail address in
+   * any case, each spelling of one key or user shares one bucket. A header neither API takes
+   * keeps its own (its requests are refused, and count against the address).
+   */
+  static String credential(String authorization) {
+    String header = authorization.strip();
+    if (header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return "bearer\n" + header.substring(7).strip();
+    }
+    if (header.regionMatches(true, 0, "Basic ", 0, 6)) {
+      try {
+        String decoded = new String(Base64.getDecoder().decode(header.substring(6).strip()), StandardCharsets.UTF_8);
+        int colon = decoded.indexOf(':');
+        if (colon > 0) {
+          return "basic\n" + decoded.substring(0, colon).toLowerCase(Locale.ROOT).strip() + "\n"
+              + decoded.substring(colon + 1);
+        }
+      } catch (IllegalArgumentException notBase64) {
+        // refused by the API: as sent
+      }
+    }
+    return "as sent\n" + authorization;
   }
 }

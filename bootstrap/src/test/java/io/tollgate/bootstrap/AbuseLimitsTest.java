@@ -3,6 +3,7 @@ package io.tollgate.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tollgate.domain.user.Permission;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,45 @@ class AbuseLimitsTest {
       assertThat(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/health/live")).GET()).status())
           .as("health checks are never limited").isEqualTo(200);
     }
+  }
+
+  /**
+   * A key or user is one bucket however its header is written: the scheme's case, spaces before
+   * the key, the e-mail address's case. Each spelling used to open a bucket of its own, so one
+   * key could send without limit.
+   */
+  @Test
+  void another_spelling_of_the_same_credential_shares_its_bucket() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "3"))) {
+      String[] spellings = {"Bearer ", "bearer ", "BEARER  ", "bEaReR   "};
+      java.util.List<Integer> statuses = new java.util.ArrayList<>();
+      for (String scheme : spellings) {
+        statuses.add(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments")).GET()
+            .header("Authorization", scheme + gw.apiKey)).status());
+      }
+      assertThat(statuses).as("the key's burst is 3").containsExactly(200, 200, 200, 429);
+
+      String password = gw.merchantUser(gw.merchant, "spelled2@shop.example", Permission.SHOP_EDIT)[1];
+      statuses.clear();
+      for (String email : new String[] {"spelled2@shop.example", "Spelled2@shop.example", "SPELLED2@SHOP.EXAMPLE",
+          "spelled2@Shop.Example"}) {
+        statuses.add(gw.merchantGet("/merchant-api/v1/shops", new String[] {email, password}).status());
+      }
+      assertThat(statuses).as("the user's burst is 3").containsExactly(200, 200, 200, 429);
+    }
+  }
+
+  @Test
+  void a_credential_names_the_key_or_user_whatever_its_spelling() {
+    String basic = java.util.Base64.getEncoder().encodeToString("Ann@Shop.Example:pw".getBytes(StandardCharsets.UTF_8));
+    String lower = java.util.Base64.getEncoder().encodeToString("ann@shop.example:pw".getBytes(StandardCharsets.UTF_8));
+    assertThat(RateLimitFilter.credential("bAsIc  " + basic)).isEqualTo(RateLimitFilter.credential("Basic " + lower));
+    assertThat(RateLimitFilter.credential("Basic " + lower))
+        .as("another password is another credential: a guess does not drain the user's bucket")
+        .isNotEqualTo(RateLimitFilter.credential("Basic " + java.util.Base64.getEncoder()
+            .encodeToString("ann@shop.example:other".getBytes(StandardCharsets.UTF_8))));
+    assertThat(RateLimitFilter.credential("Bearer tg_1")).isEqualTo(RateLimitFilter.credential(" BEARER   tg_1 "))
+        .isNotEqualTo(RateLimitFilter.credential("Bearer tg_2"));
   }
 
   /**
