@@ -88,8 +88,10 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     // an unknown address is not remembered: a user created a moment later can sign in at once
     UserRepository.StoredUser stored = current.get(address, a -> users.findByEmail(a).orElse(null));
     // An unknown address costs the same slow hash as a wrong password: no timing tells them apart.
+    // So does a disabled user's every attempt, never answered from what is remembered: a right
+    // password answered fast would tell itself from a wrong one.
     String hash = stored != null ? stored.passwordHash() : dummyHash();
-    boolean ok = stored != null ? verified(key, password, hash) : hasher.verify(password, hash);
+    boolean ok = stored != null && !stored.disabled() ? verified(key, password, hash) : hasher.verify(password, hash);
     if (stored == null || !ok || stored.disabled()) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }

@@ -135,7 +135,23 @@ class MerchantUserServiceTest {
     commandLine.setEnabled(EMAIL, true);
     clock.advance(MerchantUserService.CHANGES_SEEN_WITHIN);
     assertThat(service.authenticate(EMAIL, PASSWORD).email()).isEqualTo(EMAIL);
-    assertThat(hasher.verifications.get()).as("the password itself was checked once").isEqualTo(1);
+    assertThat(hasher.verifications.get()).as("checked once while enabled, and in full while disabled").isEqualTo(2);
+  }
+
+  /**
+   * A disabled user is refused whatever the password; the answer must not take less time for
+   * the right one. A right password was remembered, and answered without the slow hash, so
+   * trying each guess twice told the right one.
+   */
+  @Test
+  void a_disabled_user_s_right_password_costs_the_slow_hash_like_a_wrong_one() {
+    service.authenticate(EMAIL, PASSWORD);
+    service.setEnabled(EMAIL, false);
+    int before = hasher.verifications.get();
+    for (String guess : List.of("wrong guess one", PASSWORD, PASSWORD, "wrong guess two", PASSWORD)) {
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess)).isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThat(hasher.verifications.get() - before).as("each of the five answers took the slow hash").isEqualTo(5);
   }
 
   @Test
