@@ -124,6 +124,32 @@ class HttpEdgeCasesTest {
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
   }
 
+  /**
+   * A deposit whose card came with the request is charged when its page is opened. A HEAD of
+   * the page (a link checker, a chat app's preview) charged it too: Jersey answers a HEAD with
+   * the GET's method.
+   */
+  @Test
+  void a_head_of_the_checkout_page_charges_nothing() {
+    Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":7.00,"currency":"EUR",
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""");
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    String id = created.json().at("/result/id").asText();
+
+    Answer head = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody()));
+    Answer unknown = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + "0".repeat(32)))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody()));
+
+    assertThat(head.status()).isEqualTo(200);
+    assertThat(unknown.status()).isEqualTo(404);
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).status()).isEqualTo(200);
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText())
+        .as("opened by the customer").isEqualTo("COMPLETED");
+  }
+
   @Test
   void an_unknown_method_is_a_405_in_the_envelope() {
     Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))

@@ -11,6 +11,7 @@ import io.tollgate.domain.payment.PaymentState;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HEAD;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -83,6 +84,23 @@ public final class CheckoutResource {
       view = checkout.view(id);
     }
     return render(view, Map.of(), Map.of(), null, 200);
+  }
+
+  /**
+   * A HEAD (a link checker, a preview, a prefetch) changes nothing: without this, Jersey answers
+   * it with {@link #show}, which sends a deposit whose card came with the request to be charged.
+   */
+  @HEAD
+  @Path("{id}")
+  @Produces(MediaType.TEXT_HTML)
+  public Response peek(@PathParam("id") String id) {
+    try {
+      checkout.view(id);
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    }
+    return Response.ok().type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8")).header("Cache-Control", "no-store")
+        .header("X-Content-Type-Options", "nosniff").build();
   }
 
   @POST
