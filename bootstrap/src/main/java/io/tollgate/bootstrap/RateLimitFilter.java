@@ -22,9 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A token bucket per credential (the key or user the {@code Authorization} header names, kept
- * only as a digest) or,
- * for requests without one, per client address: {@code ratePerSecond} requests a second with
- * bursts up to {@code burst}. Beyond it: 429 in the error envelope with {@code Retry-After}.
+ * only as a digest) or, for requests without one, per client address: {@code ratePerSecond}
+ * requests a second with bursts up to {@code burst}. Beyond it: 429 in the error envelope with
+ * {@code Retry-After}.
  * Requests refused as unauthenticated (401) also count against their client's address, at the
  * same rate: a made-up credential per request would otherwise make every guess the first of its
  * own bucket. The limit is per instance.
