@@ -166,6 +166,30 @@ class GatewayPaymentsApiTest {
     assertThat(a.json().at("/result/preAuth").asBoolean()).isTrue();
   }
 
+  /**
+   * Clients that write every field of a structure send the optional strings they have no value
+   * for as "": the API's description allows them, and they were refused as bad URLs or as a
+   * parent a deposit cannot have.
+   */
+  @Test
+  void empty_optional_urls_and_parent_are_as_if_not_sent() {
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":3.00,"currency":"EUR","returnUrl":"","webhookUrl":"",
+         "parentPaymentId":""}""");
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(a.json().get("result").has("returnUrl")).isFalse();
+    assertThat(a.json().get("result").has("webhookUrl")).isFalse();
+    assertThat(a.json().get("result").has("parentPaymentId")).isFalse();
+
+    Answer refund = gw.post("/api/v1/payments", """
+        {"paymentType":"REFUND","amount":1.00,"currency":"EUR","parentPaymentId":""}""");
+    assertThat(refund.status()).isEqualTo(400);
+    assertThat(refund.json().get("errors").findValuesAsText("field")).contains("parentPaymentId");
+    assertThat(gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":3.00,"currency":"EUR","returnUrl":" "}""").status())
+        .as("a blank is no URL").isEqualTo(400);
+  }
+
   @Test
   void every_broken_rule_is_listed_in_one_400_and_nothing_is_stored() {
     int before = gw.countPayments();

@@ -23,12 +23,14 @@ final class PaymentRequestReader {
     String currency = f.text("currency");
     String referenceId = f.text("referenceId");
     String description = f.text("description");
-    String parentPaymentId = f.text("parentPaymentId");
+    // Empty, these optional strings are as if not sent, as clients that write every field of a
+    // structure send them; referenceId and description are kept as sent, empty or not.
+    String parentPaymentId = notEmpty(f.text("parentPaymentId"));
     CardInput card = card(f.object("card"));
     Customer customer = customer(f.object("customer"));
     BillingAddress billing = billing(f.object("billingAddress"));
-    String returnUrl = f.text("returnUrl");
-    String webhookUrl = f.text("webhookUrl");
+    String returnUrl = notEmpty(f.text("returnUrl"));
+    String webhookUrl = notEmpty(f.text("webhookUrl"));
     Boolean preAuth = f.bool("preAuth");
     var additional = f.stringMap("additionalParameters");
     // A charge by recurring token, or a subscription, would otherwise become a deposit waiting on
@@ -45,6 +47,10 @@ final class PaymentRequestReader {
     return new CreatePaymentCommand(shop, paymentType, paymentMethod, amount, currency,
         referenceId, description, parentPaymentId, card, customer, billing, returnUrl, webhookUrl,
         preAuth, additional, idempotencyKey, Json.fingerprint(withoutSecurityCode(root)));
+  }
+
+  private static String notEmpty(String value) {
+    return value == null || value.isEmpty() ? null : value;
   }
 
   /**
