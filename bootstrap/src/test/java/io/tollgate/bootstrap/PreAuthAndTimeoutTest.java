@@ -59,6 +59,27 @@ class PreAuthAndTimeoutTest {
     assertThat(c.json().at("/result/amount").decimalValue()).isEqualByComparingTo("50.00");
   }
 
+  /**
+   * A capture's and a void's bodies are optional; a client generated from the API's description
+   * sends the JSON {@code null} for a body it was given no value for, which was refused as "not
+   * a JSON object".
+   */
+  @Test
+  void a_json_null_body_is_no_body() {
+    String captured = authorized("12.00");
+    Answer c = gw.post("/api/v1/payments/" + captured + "/capture", " null ");
+    assertThat(c.status()).as(c.body()).isEqualTo(200);
+    assertThat(c.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(c.json().at("/result/amount").decimalValue()).isEqualByComparingTo("12.00");
+
+    String voided = authorized("3.00");
+    Answer v = gw.post("/api/v1/payments/" + voided + "/void", "null");
+    assertThat(v.status()).as(v.body()).isEqualTo(200);
+    assertThat(v.json().at("/result/state").asText()).isEqualTo("CANCELLED");
+    assertThat(gw.post("/api/v1/payments/" + authorized("3.00") + "/void", "[]").status())
+        .as("any other body that is no object is still refused").isEqualTo(400);
+  }
+
   @Test
   void a_capture_retried_with_its_idempotency_key_captures_once_and_says_it_is_a_replay() {
     String id = authorized("40.00");

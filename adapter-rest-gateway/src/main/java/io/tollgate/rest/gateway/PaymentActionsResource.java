@@ -148,8 +148,16 @@ public final class PaymentActionsResource {
     }
   }
 
+  /**
+   * Whether an optional body says anything: none, blank, and a JSON {@code null} (what a client
+   * generated from the API's description sends for a body it was given no value for) do not.
+   */
   private static boolean hasContent(byte[] body) {
-    return body != null && !new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank();
+    if (body == null) {
+      return false;
+    }
+    String text = new String(body, java.nio.charset.StandardCharsets.UTF_8).strip();
+    return !text.isEmpty() && !text.equals("null");
   }
 
   private static byte[] requireJson(ContainerRequestContext request, byte[] body) {
