@@ -120,6 +120,27 @@ class ConnectorRoutingTest {
     return gw.ledgerSum(shop.id(), currency);
   }
 
+  /** The merchant API names the terminal a payment went through by id too, as /terminals does. */
+  @Test
+  void the_merchant_api_gives_the_terminal_a_payment_went_through_by_id() {
+    KeyedShop shop = shop("Terminal by id");
+    long terminal = card(shop, "Terminal by id EUR", "EUR", 1, null);
+    String id = pay(shop, "9.00", "EUR").get("id").asText();
+    String[] user = gw.merchantUser(gw.merchant, "terminal-ids@shop.example");
+
+    TestGateway.Answer listed = gw.merchantGet("/merchant-api/v1/payments?limit=1000", user);
+    assertThat(listed.status()).as(listed.body()).isEqualTo(200);
+    JsonNode payment = null;
+    for (JsonNode p : listed.json().get("result")) {
+      if (p.get("id").asText().equals(id)) {
+        payment = p;
+      }
+    }
+    assertThat(payment).as(id + " in " + listed.body()).isNotNull();
+    assertThat(payment.get("terminalName").asText()).isEqualTo("Terminal by id EUR");
+    assertThat(payment.get("terminalId").asLong()).isEqualTo(terminal);
+  }
+
   // ---- the payment's currency first ---------------------------------------------------------
 
   @Test

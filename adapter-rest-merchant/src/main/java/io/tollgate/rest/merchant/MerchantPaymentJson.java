@@ -19,7 +19,8 @@ final class MerchantPaymentJson {
   /** {@code refundedAmount}: what a deposit's COMPLETED refunds paid back (0 when none); absent for others. */
   record PaymentJson(String id, String created, String updated, String state, String errorCode, String type,
       String method, String description, String referenceId, String parentPaymentId, Boolean preAuth,
-      long merchantId, String merchantName, long shopId, String shopName, String terminalName, String externalId,
+      long merchantId, String merchantName, long shopId, String shopName, Long terminalId, String terminalName,
+      String externalId,
       String externalResultCode, BigDecimal amount, BigDecimal refundedAmount, String currency,
       BigDecimal customerAmount, String customerCurrency, String customerReferenceId, String customerAccountNumber, String customerBank,
       String customerBankCode, String customerBankBranch, String customerBankBranchCode,
@@ -39,7 +40,7 @@ final class MerchantPaymentJson {
         p.state().name(), p.errorCode() == null ? null : p.errorCode().code(), p.type().name(), p.method().name(),
         p.description(), p.referenceId(), p.parentPaymentId() == null ? null : p.parentPaymentId().value(),
         p.preAuth(), merchantId, merchantName, p.shopId().value(), shopNames.get(p.shopId().value()),
-        p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(),
+        p.terminalId(), p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(),
         listed.refunded() == null ? null : listed.refunded().amount(), p.amount().currency().code(),
         p.customerAmount() == null ? null : p.customerAmount().amount(),
         p.customerAmount() == null ? null : p.customerAmount().currency().code(),
