@@ -166,6 +166,20 @@ class GatewayPaymentsApiTest {
     assertThat(a.json().at("/result/preAuth").asBoolean()).isTrue();
   }
 
+  /** The card's issuing bank is answered, as the API's description has it, from the BIN data. */
+  @Test
+  void a_card_s_issuing_bank_comes_from_the_bin_data_and_is_kept() {
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR",
+         "card":{"cardNumber":"4111111111111111","expiryMonth":"12","expiryYear":"2045"}}""");
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(a.json().at("/result/paymentMethodDetails/cardIssuingOrganization").asText()).isEqualTo("Sandbox Sparkasse");
+    assertThat(a.json().at("/result/paymentMethodDetails/cardIssuingCountryCode").asText()).isEqualTo("DE");
+    String id = a.json().at("/result/id").asText();
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/paymentMethodDetails/cardIssuingOrganization")
+        .asText()).isEqualTo("Sandbox Sparkasse");
+  }
+
   /**
    * Clients that write every field of a structure send the optional strings they have no value
    * for as "": the API's description allows them, and they were refused as bad URLs or as a

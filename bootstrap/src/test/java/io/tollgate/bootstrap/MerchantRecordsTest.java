@@ -107,6 +107,8 @@ class MerchantRecordsTest {
     assertThat(p.get("customerAccountNumber").asText()).isEqualTo("400000******0416");
     assertThat(p.get("cardBrand").asText()).isEqualTo("VISA");
     assertThat(p.get("cardCountryCode").asText()).as("issuing country from the seeded BIN data").isEqualTo("US");
+    assertThat(p.get("cardType").asText()).as("type and bank from the seeded BIN data").isEqualTo("CREDIT");
+    assertThat(p.get("cardIssuingOrganization").asText()).isEqualTo("Tollgate Sandbox Bank");
     assertThat(p.get("created").asText()).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}");
 
     TestGateway.Answer first = gw.merchantGet("/merchant-api/v1/payments?limit=1", reader);

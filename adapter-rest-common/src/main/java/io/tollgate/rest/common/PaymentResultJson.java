@@ -49,11 +49,12 @@ public record PaymentResultJson(
       String cardExpiryMonth,
       String cardExpiryYear,
       String cardBrand,
-      String cardIssuingCountryCode) {
+      String cardIssuingCountryCode,
+      String cardIssuingOrganization) {
 
     public static CardJson of(CardDetails c) {
       return c == null ? null : new CardJson(c.maskedNumber(), c.cardToken(), c.cardholderName(),
-          c.expiryMonth(), c.expiryYear(), c.brand(), c.issuingCountry());
+          c.expiryMonth(), c.expiryYear(), c.brand(), c.issuingCountry(), c.issuingOrganization());
     }
   }
 

@@ -28,7 +28,7 @@ final class MerchantPaymentJson {
       String customerDateOfBirth, String customerEmail, String customerPhone, String customerIp,
       String billingCountryCode, String billingPostalCode, String billingCity, String billingState,
       String billingAddressLine1, String billingAddressLine2, String cardholderName, String cardBrand,
-      String cardCountryCode) {}
+      String cardType, String cardCountryCode, String cardIssuingOrganization) {}
 
   static PaymentJson payment(PaymentWithRefunds listed, long merchantId, String merchantName,
       Map<Long, String> shopNames) {
@@ -54,7 +54,8 @@ final class MerchantPaymentJson {
         b == null ? null : b.countryCode(), b == null ? null : b.postalCode(), b == null ? null : b.city(),
         b == null ? null : b.state(), b == null ? null : b.addressLine1(), b == null ? null : b.addressLine2(),
         card == null ? null : card.cardholderName(), card == null ? null : card.brand(),
-        card == null ? null : card.issuingCountry());
+        card == null ? null : card.cardType(), card == null ? null : card.issuingCountry(),
+        card == null ? null : card.issuingOrganization());
   }
 
   record OperationJson(long id, String paymentId, String operation, String paymentState, String started,

@@ -4,7 +4,7 @@ import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.payment.CardBrands;
 import io.tollgate.domain.payment.CardDetails;
 
-/** What a payment shows of its card: masked number, brand and issuing country from the BIN data. */
+/** What a payment shows of its card: masked number, and brand, issuing country, type and bank from the BIN data. */
 final class CardProfiles {
 
   private final ReferenceData reference;
@@ -19,6 +19,8 @@ final class CardProfiles {
     String brand = bin.map(ReferenceData.BinRecord::cardBrand).flatMap(CardBrands::find)
         .orElseGet(() -> CardBrands.detect(digits));
     String country = bin.map(ReferenceData.BinRecord::issuingCountryCode).orElse(null);
-    return new CardDetails(CardBrands.mask(digits), token, holder, expiryMonth, expiryYear, brand, country);
+    return new CardDetails(CardBrands.mask(digits), token, holder, expiryMonth, expiryYear, brand, country,
+        bin.map(ReferenceData.BinRecord::cardType).orElse(null),
+        bin.map(ReferenceData.BinRecord::issuingOrganization).orElse(null));
   }
 }

@@ -148,7 +148,7 @@ public record Payment(
       throw new IllegalStateException("payment " + id + " has no card");
     }
     CardDetails tokenized = new CardDetails(card.maskedNumber(), token, card.cardholderName(), card.expiryMonth(),
-        card.expiryYear(), card.brand(), card.issuingCountry());
+        card.expiryYear(), card.brand(), card.issuingCountry(), card.cardType(), card.issuingOrganization());
     return new Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, tokenized, customer, billingAddress, returnUrl, webhookUrl,
