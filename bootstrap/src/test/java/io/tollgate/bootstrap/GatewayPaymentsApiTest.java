@@ -166,6 +166,46 @@ class GatewayPaymentsApiTest {
     assertThat(a.json().at("/result/preAuth").asBoolean()).isTrue();
   }
 
+  /**
+   * What the merchant knows of its customer's standing is kept and answered, as the API's
+   * description has it: it was accepted and dropped.
+   */
+  @Test
+  void a_customer_s_routing_group_kyc_and_first_deposit_are_kept_and_answered() {
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR",
+         "customer":{"referenceId":"standing-1","routingGroup":"VIP","kycStatus":true,
+                     "paymentInstrumentKycStatus":false,"dateOfFirstDeposit":"2021-01-01"}}""");
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    String id = a.json().at("/result/id").asText();
+    for (JsonNode customer : List.of(a.json().at("/result/customer"),
+        gw.get("/api/v1/payments/" + id).json().at("/result/customer"))) {
+      assertThat(customer.get("routingGroup").asText()).isEqualTo("VIP");
+      assertThat(customer.get("kycStatus").asBoolean()).isTrue();
+      assertThat(customer.get("paymentInstrumentKycStatus").isBoolean()).isTrue();
+      assertThat(customer.get("paymentInstrumentKycStatus").asBoolean()).isFalse();
+      assertThat(customer.get("dateOfFirstDeposit").asText()).isEqualTo("2021-01-01");
+    }
+    String[] user = gw.merchantUser(gw.merchant, "standing@shop.example");
+    JsonNode listed = gw.merchantGet("/merchant-api/v1/payments?limit=1", user).json().at("/result/0");
+    assertThat(listed.get("id").asText()).isEqualTo(id);
+    assertThat(listed.get("customerRoutingGroup").asText()).isEqualTo("VIP");
+
+    int before = gw.countPayments();
+    Answer bad = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR",
+         "customer":{"routingGroup":"%s","dateOfFirstDeposit":"01/01/2021"}}"""
+        .formatted("g".repeat(65)));
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.json().get("errors").findValuesAsText("field"))
+        .containsExactlyInAnyOrder("customer.routingGroup", "customer.dateOfFirstDeposit");
+    Answer notBoolean = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","customer":{"kycStatus":"yes"}}""");
+    assertThat(notBoolean.status()).isEqualTo(400);
+    assertThat(notBoolean.json().get("errors").findValuesAsText("field")).containsExactly("customer.kycStatus");
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
   /** The card's issuing bank is answered, as the API's description has it, from the BIN data. */
   @Test
   void a_card_s_issuing_bank_comes_from_the_bin_data_and_is_kept() {

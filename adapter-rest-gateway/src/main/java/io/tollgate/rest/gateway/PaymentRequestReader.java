@@ -83,7 +83,8 @@ final class PaymentRequestReader {
         c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"), c.text("email"),
         c.text("phone"), c.text("locale"), c.text("ip"), c.text("accountNumber"), c.text("accountName"),
         c.text("accountType"), c.text("bank"), c.text("bankCode"), c.text("bankBranch"), c.text("bankBranchCode"),
-        c.text("documentType"), c.text("documentNumber"));
+        c.text("documentType"), c.text("documentNumber"), c.text("routingGroup"), c.bool("kycStatus"),
+        c.bool("paymentInstrumentKycStatus"), c.text("dateOfFirstDeposit"));
   }
 
   private static BillingAddress billing(JsonFields b) {

@@ -307,13 +307,28 @@ final class PaymentRequestRules {
     checks.matches("customer.documentType", c.documentType(), DOCUMENT_TYPE,
         "must be a document type such as BR_CPF (country code, underscore, type)");
     checks.maxLength("customer.documentNumber", c.documentNumber(), 64);
+    checks.maxLength("customer.routingGroup", c.routingGroup(), 64);
+    checks.noCardNumber("customer.routingGroup", c.routingGroup());
+    if (c.dateOfFirstDeposit() != null) {
+      try {
+        LocalDate first = LocalDate.parse(c.dateOfFirstDeposit());
+        // a day's grace: the merchant's today may be ahead of UTC's
+        if (first.isAfter(LocalDate.ofInstant(clock.instant(), java.time.ZoneOffset.UTC).plusDays(1))) {
+          checks.add("customer.dateOfFirstDeposit", "is in the future", c.dateOfFirstDeposit());
+        }
+      } catch (DateTimeParseException e) {
+        checks.add("customer.dateOfFirstDeposit", "must be a date in the form YYYY-MM-DD",
+            Checks.abbreviate(c.dateOfFirstDeposit()));
+      }
+    }
     return new Customer(c.referenceId(), citizenship == null ? null : citizenship.value(),
         // the address as the merchant spelled it (checked, trimmed): the fraud screen compares
         // addresses lower-cased, and a merchant matching our answers to its records need not
         c.firstName(), c.lastName(), c.dateOfBirth(), email == null ? null : c.email().strip(),
         c.phone(), c.locale() == null ? null : c.locale().toLowerCase(java.util.Locale.ROOT), c.ip(),
         c.accountNumber(), c.accountName(), c.accountType(), c.bank(), c.bankCode(), c.bankBranch(),
-        c.bankBranchCode(), c.documentType(), c.documentNumber());
+        c.bankBranchCode(), c.documentType(), c.documentNumber(), c.routingGroup(), c.kycStatus(),
+        c.paymentInstrumentKycStatus(), c.dateOfFirstDeposit());
   }
 
   private BillingAddress billing(Checks checks, BillingAddress b) {

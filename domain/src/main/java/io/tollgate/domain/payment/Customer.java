@@ -3,7 +3,9 @@ package io.tollgate.domain.payment;
 /**
  * The merchant's customer as the merchant described it; the account fields say where a bank
  * transfer withdrawal pays out to. {@code ip} is the customer's address: as given at creation,
- * or as the host-to-host execution gave it later.
+ * or as the host-to-host execution gave it later. {@code routingGroup}, {@code kycStatus},
+ * {@code paymentInstrumentKycStatus} and {@code dateOfFirstDeposit} are kept and answered as the
+ * merchant gave them.
  */
 public record Customer(
     String referenceId,
@@ -23,7 +25,21 @@ public record Customer(
     String bankBranch,
     String bankBranchCode,
     String documentType,
-    String documentNumber) {
+    String documentNumber,
+    String routingGroup,
+    Boolean kycStatus,
+    Boolean paymentInstrumentKycStatus,
+    String dateOfFirstDeposit) {
+
+  /** A customer without what the merchant knows of its standing (routing group, KYC, first deposit). */
+  public Customer(String referenceId, String citizenshipCountryCode, String firstName, String lastName,
+      String dateOfBirth, String email, String phone, String locale, String ip, String accountNumber,
+      String accountName, String accountType, String bank, String bankCode, String bankBranch, String bankBranchCode,
+      String documentType, String documentNumber) {
+    this(referenceId, citizenshipCountryCode, firstName, lastName, dateOfBirth, email, phone, locale, ip,
+        accountNumber, accountName, accountType, bank, bankCode, bankBranch, bankBranchCode, documentType,
+        documentNumber, null, null, null, null);
+  }
 
   /** A customer described by the first nine fields only, with no bank account. */
   public Customer(String referenceId, String citizenshipCountryCode, String firstName, String lastName,
@@ -41,6 +57,6 @@ public record Customer(
   public Customer withIp(String newIp) {
     return new Customer(referenceId, citizenshipCountryCode, firstName, lastName, dateOfBirth, email, phone, locale,
         newIp, accountNumber, accountName, accountType, bank, bankCode, bankBranch, bankBranchCode, documentType,
-        documentNumber);
+        documentNumber, routingGroup, kycStatus, paymentInstrumentKycStatus, dateOfFirstDeposit);
   }
 }
