@@ -213,7 +213,8 @@ class GatewayPaymentsApiTest {
         {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR",
          "card":{"cardNumber":"4111111111111111","expiryMonth":"12","expiryYear":"2045"}}""");
     assertThat(a.status()).as(a.body()).isEqualTo(200);
-    assertThat(a.json().at("/result/paymentMethodDetails/cardIssuingOrganization").asText()).isEqualTo("Sandbox Sparkasse");
+    assertThat(a.json().at("/result/paymentMethodDetails/cardIssuingOrganization").asText())
+        .isEqualTo("Sandbox Sparkasse");
     assertThat(a.json().at("/result/paymentMethodDetails/cardIssuingCountryCode").asText()).isEqualTo("DE");
     String id = a.json().at("/result/id").asText();
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/paymentMethodDetails/cardIssuingOrganization")
