@@ -261,6 +261,10 @@ public final class ProcessingService
       if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD) {
         throw PaymentTransitions.illegal();
       }
+      Payment timedOut = cancelledIfTimedOut(p);
+      if (timedOut != null) {
+        return Decided.done(timedOut);
+      }
       String token = cardVault.tokenize(p.shopId(), digits);
       lockCardIfCounted(p.shopId(), token);
       CardDetails details = cards.describe(digits, token, blankToNull(card.cardholderName()), card.expiryMonth(),
@@ -279,6 +283,10 @@ public final class ProcessingService
       if (p.state() != PaymentState.CHECKOUT || p.card() == null || p.card().cardToken() == null) {
         throw PaymentTransitions.illegal();
       }
+      Payment timedOut = cancelledIfTimedOut(p);
+      if (timedOut != null) {
+        return Decided.done(timedOut);
+      }
       lockCardIfCounted(p.shopId(), p.card().cardToken());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
@@ -292,6 +300,10 @@ public final class ProcessingService
       Payment p = lockCheckout(paymentId);
       if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BANKTRANSFER) {
         throw PaymentTransitions.illegal();
+      }
+      Payment timedOut = cancelledIfTimedOut(p);
+      if (timedOut != null) {
+        return timedOut;
       }
       return openBankTransfer(p, "bank transfer chosen on the checkout page");
     });
@@ -317,10 +329,18 @@ public final class ProcessingService
         throw new DomainException.Conflict("challenge_replaced",
             "That challenge was replaced by the next terminal's; answer the one shown now");
       }
+      Payment timedOut = cancelledIfTimedOut(p);
+      if (timedOut != null) {
+        return new Challenge(timedOut, 0, null);
+      }
       Payment answered = writer.update(p.apply(OperationType.CONFIRMATION, PaymentState.PENDING,
           Outcome.NONE.withDetails(passed ? CHALLENGE_PASSED : CHALLENGE_FAILED), clock.instant()));
       return new Challenge(answered, challengedAttempt(p), fromLock(locked, securityCodes.held(p.shopId(), p.id())));
     });
+    if (challenge.payment().state() == PaymentState.CANCELLED) {
+      securityCodes.forget(challenge.payment().shopId(), challenge.payment().id());
+      return challenge.payment();
+    }
     try {
       return sendKeepingCodeForChallenge(confirm(challenge.payment(), challenge.attempt(), challenge.pan(), passed));
     } catch (DomainException.Conflict e) {
@@ -584,12 +604,29 @@ public final class ProcessingService
   @Override
   public int expireCheckouts(int batch) {
     return eachDueInSteps(DueWork.EXPIRED_CHECKOUTS, clock.instant(), batch, p -> {
-      writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
-          Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
-          clock.instant()));
+      cancelTimedOut(p);
       // once the cancel is committed: a cancel rolled back leaves the deposit open, to be paid with its code
       return Stepped.movedThen(() -> securityCodes.forget(p.shopId(), p.id()));
     });
+  }
+
+  private Payment cancelTimedOut(Payment p) {
+    return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
+        Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
+        clock.instant()));
+  }
+
+  /**
+   * The checkout cancelled 1.04, as the expiry job would leave it, when the customer answers
+   * after the shop's checkout timeout (from the checkout's start, or from the 3-D Secure
+   * challenge's); null while there is time. The job runs after the payouts on one thread and
+   * can be minutes late while terminals are slow: a card sent then was charged, for an order
+   * the merchant had been told would be cancelled.
+   */
+  private Payment cancelledIfTimedOut(Payment p) {
+    Instant since = p.state() == PaymentState.CHECKOUT ? p.created() : p.updated();
+    Duration timeout = shops.find(p.shopId()).map(Shop::checkoutTimeout).orElse(Shop.DEFAULT_CHECKOUT_TIMEOUT);
+    return since.plus(timeout).isBefore(clock.instant()) ? cancelTimedOut(p) : null;
   }
 
   /**

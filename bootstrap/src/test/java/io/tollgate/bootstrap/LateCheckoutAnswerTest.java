@@ -1,0 +1,152 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tollgate.bootstrap.TestGateway.Answer;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.ShopId;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A customer's answer on the checkout page after the shop's checkout timeout is refused as the
+ * expiry job would refuse it (cancelled 1.04), not charged, also while the job is late: it runs
+ * after the payouts on one thread, and slow terminals can hold it up for minutes. Here it runs
+ * once an hour.
+ */
+class LateCheckoutAnswerTest {
+
+  static TestGateway gw;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start(Map.of("TOLLGATE_JOB_INTERVAL", "PT1H"));
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  private static String deposit(String key, String extra) {
+    Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":4.00,\"currency\":\"EUR\""
+        + extra + "}", key, null);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return a.json().at("/result/id").asText();
+  }
+
+  private static String csrf(String id) {
+    String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    Matcher m = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
+    assertThat(m.find()).as(page).isTrue();
+    return "csrf=" + URLEncoder.encode(m.group(1), StandardCharsets.UTF_8);
+  }
+
+  private static Answer form(String path, String body) {
+    return gw.send(HttpRequest.newBuilder(gw.uri(path)).header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString(body)));
+  }
+
+  private static String card(String number) {
+    return "&cardNumber=" + number + "&cardholderName=Ann+Lee&expiryMonth=12&expiryYear=2045&cardSecurityCode=123";
+  }
+
+  private static JsonNode payment(String id, String key) {
+    return gw.get("/api/v1/payments/" + id, key).json().get("result");
+  }
+
+  private static void assertCancelledByTimeoutWithoutCharge(String id, String key) {
+    assertCancelledByTimeout(id, key);
+    assertThat(operations(id, key)).as("never sent to a terminal").doesNotContain("DEPOSIT");
+  }
+
+  private static void assertCancelledByTimeout(String id, String key) {
+    JsonNode p = payment(id, key);
+    assertThat(p.get("state").asText()).isEqualTo("CANCELLED");
+    assertThat(p.get("errorCode").asText()).isEqualTo("1.04");
+  }
+
+  private static java.util.List<String> operations(String id, String key) {
+    return gw.get("/api/v1/payments/" + id + "/operations", key).json().get("result").findValuesAsText("operation");
+  }
+
+  @Test
+  void a_card_entered_after_the_timeout_is_not_charged() throws Exception {
+    ShopId hasty = gw.createShop(gw.merchant, "One second", false, false, Duration.ofSeconds(1));
+    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    String id = deposit(key, "");
+    String token = csrf(id);
+    Thread.sleep(1_500);
+
+    Answer late = form("/checkout/" + id, token + card("4000000000000408"));
+
+    assertThat(late.status()).isEqualTo(303);
+    assertCancelledByTimeoutWithoutCharge(id, key);
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body())
+        .contains("Your payment was cancelled.");
+  }
+
+  @Test
+  void a_deposit_whose_card_came_with_it_opened_after_the_timeout_is_not_charged() throws Exception {
+    ShopId hasty = gw.createShop(gw.merchant, "One second, card on file", false, false, Duration.ofSeconds(1));
+    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    String id = deposit(key, ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
+    Thread.sleep(1_500);
+
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).status()).isEqualTo(200);
+
+    assertCancelledByTimeoutWithoutCharge(id, key);
+  }
+
+  @Test
+  void a_3ds_challenge_answered_after_the_timeout_is_not_charged() throws Exception {
+    // the card goes in at once; the challenge then has the shop's timeout again, from the challenge
+    ShopId shop = gw.createShop(gw.merchant, "Four seconds", false, false, Duration.ofSeconds(4));
+    String key = gw.issueKey(shop, Environment.SANDBOX);
+    String id = deposit(key, "");
+    String token = csrf(id);
+    assertThat(form("/checkout/" + id, token + card("4000000000000002")).status()).isEqualTo(303);
+    assertThat(payment(id, key).get("state").asText()).as("waiting on the challenge").isEqualTo("PENDING");
+    Thread.sleep(4_500);
+
+    Answer late = form("/checkout/" + id + "/3ds", token + "&result=pass");
+
+    assertThat(late.status()).isEqualTo(303);
+    assertCancelledByTimeout(id, key);
+    assertThat(operations(id, key)).as("the answer never went to the terminal").doesNotContain("CONFIRMATION");
+  }
+
+  @Test
+  void a_bank_transfer_chosen_after_the_timeout_is_not_opened() throws Exception {
+    ShopId hasty = gw.createShop(gw.merchant, "One second, by transfer", false, false, Duration.ofSeconds(1));
+    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    String id = deposit(key, ",\"paymentMethod\":\"BANKTRANSFER\"");
+    String token = csrf(id);
+    Thread.sleep(1_500);
+
+    assertThat(form("/checkout/" + id + "/bank-transfer", token).status()).isEqualTo(303);
+
+    assertCancelledByTimeoutWithoutCharge(id, key);
+    assertThat(payment(id, key).has("externalRefs")).as("no account to pay to was given").isFalse();
+  }
+
+  @Test
+  void an_answer_within_the_timeout_goes_through() {
+    ShopId shop = gw.createShop(gw.merchant, "A minute", false, false, Duration.ofMinutes(1));
+    String key = gw.issueKey(shop, Environment.SANDBOX);
+    String id = deposit(key, "");
+
+    assertThat(form("/checkout/" + id, csrf(id) + card("4000000000000408")).status()).isEqualTo(303);
+
+    assertThat(payment(id, key).get("state").asText()).isEqualTo("COMPLETED");
+  }
+}
