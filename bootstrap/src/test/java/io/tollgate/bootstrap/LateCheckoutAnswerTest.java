@@ -37,6 +37,12 @@ class LateCheckoutAnswerTest {
     gw.close();
   }
 
+  /** The API key of a new shop whose checkout timeout is {@code timeout}. */
+  private static String shopKey(String name, Duration timeout) {
+    ShopId shop = gw.createShop(gw.merchant, name, false, false, timeout);
+    return gw.issueKey(shop, Environment.SANDBOX);
+  }
+
   private static String deposit(String key, String extra) {
     Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":4.00,\"currency\":\"EUR\""
         + extra + "}", key, null);
@@ -81,8 +87,7 @@ class LateCheckoutAnswerTest {
 
   @Test
   void a_card_entered_after_the_timeout_is_not_charged() throws Exception {
-    ShopId hasty = gw.createShop(gw.merchant, "One second", false, false, Duration.ofSeconds(1));
-    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    String key = shopKey("One second", Duration.ofSeconds(1));
     String id = deposit(key, "");
     String token = csrf(id);
     Thread.sleep(1_500);
@@ -97,8 +102,7 @@ class LateCheckoutAnswerTest {
 
   @Test
   void a_deposit_whose_card_came_with_it_opened_after_the_timeout_is_not_charged() throws Exception {
-    ShopId hasty = gw.createShop(gw.merchant, "One second, card on file", false, false, Duration.ofSeconds(1));
-    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    String key = shopKey("One second, card on file", Duration.ofSeconds(1));
     String id = deposit(key, ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
     Thread.sleep(1_500);
 
@@ -110,8 +114,7 @@ class LateCheckoutAnswerTest {
   @Test
   void a_3ds_challenge_answered_after_the_timeout_is_not_charged() throws Exception {
     // the card goes in at once; the challenge then has the shop's timeout again, from the challenge
-    ShopId shop = gw.createShop(gw.merchant, "Four seconds", false, false, Duration.ofSeconds(4));
-    String key = gw.issueKey(shop, Environment.SANDBOX);
+    String key = shopKey("Four seconds", Duration.ofSeconds(4));
     String id = deposit(key, "");
     String token = csrf(id);
     assertThat(form("/checkout/" + id, token + card("4000000000000002")).status()).isEqualTo(303);
@@ -127,8 +130,7 @@ class LateCheckoutAnswerTest {
 
   @Test
   void a_bank_transfer_chosen_after_the_timeout_is_not_opened() throws Exception {
-    ShopId hasty = gw.createShop(gw.merchant, "One second, by transfer", false, false, Duration.ofSeconds(1));
-    String key = gw.issueKey(hasty, Environment.SANDBOX);
+    String key = shopKey("One second, by transfer", Duration.ofSeconds(1));
     String id = deposit(key, ",\"paymentMethod\":\"BANKTRANSFER\"");
     String token = csrf(id);
     Thread.sleep(1_500);
@@ -141,8 +143,7 @@ class LateCheckoutAnswerTest {
 
   @Test
   void an_answer_within_the_timeout_goes_through() {
-    ShopId shop = gw.createShop(gw.merchant, "A minute", false, false, Duration.ofMinutes(1));
-    String key = gw.issueKey(shop, Environment.SANDBOX);
+    String key = shopKey("A minute", Duration.ofMinutes(1));
     String id = deposit(key, "");
 
     assertThat(form("/checkout/" + id, csrf(id) + card("4000000000000408")).status()).isEqualTo(303);
