@@ -18,10 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A customer's answer on the checkout page after the shop's checkout timeout is refused as the
- * expiry job would refuse it (cancelled 1.04), not charged, also while the job is late: it runs
- * after the payouts on one thread, and slow terminals can hold it up for minutes. Here it runs
- * once an hour.
+ * A customer's answer on the checkout page, or a host-to-host execution, after the shop's
+ * checkout timeout is refused as the expiry job would refuse it (cancelled 1.04), not charged,
+ * also while the job is late: it runs after the payouts on one thread, and slow terminals can
+ * hold it up for minutes. Here it runs once an hour.
  */
 class LateCheckoutAnswerTest {
 
@@ -139,6 +139,31 @@ class LateCheckoutAnswerTest {
 
     assertCancelledByTimeoutWithoutCharge(id, key);
     assertThat(payment(id, key).has("externalRefs")).as("no account to pay to was given").isFalse();
+  }
+
+  @Test
+  void a_host_to_host_execution_after_the_timeout_is_not_charged() throws Exception {
+    String key = shopKey("One second, host to host", Duration.ofSeconds(1));
+    String id = deposit(key, ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
+    Thread.sleep(1_500);
+
+    Answer late = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}", key);
+
+    assertThat(late.status()).as(late.body()).isEqualTo(200);
+    assertThat(late.json().at("/result/state").asText()).isEqualTo("CANCELLED");
+    assertThat(late.json().at("/result/errorCode").asText()).isEqualTo("1.04");
+    assertCancelledByTimeoutWithoutCharge(id, key);
+  }
+
+  @Test
+  void a_host_to_host_execution_within_the_timeout_goes_through() {
+    String key = shopKey("A minute, host to host", Duration.ofMinutes(1));
+    String id = deposit(key, ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
+
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}", key);
+
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(a.json().at("/result/state").asText()).isEqualTo("COMPLETED");
   }
 
   @Test

@@ -224,8 +224,12 @@ final class TestGateway implements AutoCloseable {
   }
 
   Answer patch(String path, String body) {
+    return patch(path, body, apiKey);
+  }
+
+  Answer patch(String path, String body, String key) {
     return send(HttpRequest.newBuilder(uri(path)).method("PATCH", HttpRequest.BodyPublishers.ofString(body))
-        .header("Content-Type", "application/json").header("Authorization", "Bearer " + apiKey));
+        .header("Content-Type", "application/json").header("Authorization", "Bearer " + key));
   }
 
   /** Polls a payment until it leaves {@code state} or the time is up. */

@@ -1,5 +1,7 @@
 package io.tollgate.application.service;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.port.in.BackgroundWorkUseCase;
 import io.tollgate.application.port.in.BalanceQueries;
 import io.tollgate.application.port.in.CardInput;
@@ -125,6 +127,12 @@ public final class ProcessingService
       Payment checkout = locked.payment();
       if (checkout.type() != PaymentType.DEPOSIT || checkout.state() != PaymentState.CHECKOUT) {
         throw PaymentTransitions.illegal();
+      }
+      // after the shop's checkout timeout it is cancelled 1.04, as the expiry job would have
+      // cancelled it had it not been late, and not charged
+      Payment timedOut = cancelledIfTimedOut(checkout);
+      if (timedOut != null) {
+        return Decided.done(timedOut);
       }
       // kept on the payment (customer.ip), written with the step's own row update
       Payment p = checkout.withCustomerIp(command.customerIp());
@@ -625,9 +633,21 @@ public final class ProcessingService
    */
   private Payment cancelledIfTimedOut(Payment p) {
     Instant since = p.state() == PaymentState.CHECKOUT ? p.created() : p.updated();
-    Duration timeout = shops.find(p.shopId()).map(Shop::checkoutTimeout).orElse(Shop.DEFAULT_CHECKOUT_TIMEOUT);
-    return since.plus(timeout).isBefore(clock.instant()) ? cancelTimedOut(p) : null;
+    return since.plus(checkoutTimeout(p.shopId())).isBefore(clock.instant()) ? cancelTimedOut(p) : null;
   }
+
+  /**
+   * The shop's checkout timeout, read again at most every ten seconds: a host-to-host execution
+   * checks it on each call, and a round trip more on every payment for a setting that rarely
+   * changes would cost each one. A timeout changed applies here within ten seconds.
+   */
+  private Duration checkoutTimeout(ShopId shop) {
+    return checkoutTimeouts.get(shop,
+        s -> shops.find(s).map(Shop::checkoutTimeout).orElse(Shop.DEFAULT_CHECKOUT_TIMEOUT));
+  }
+
+  private final Cache<ShopId, Duration> checkoutTimeouts =
+      Caffeine.newBuilder().expireAfterWrite(Duration.ofSeconds(10)).maximumSize(100_000).build();
 
   /**
    * Runs {@code step} on each due payment in a transaction of its own, with the payment locked
@@ -826,8 +846,7 @@ public final class ProcessingService
     } finally {
       if (done != null && code != null && awaitsChallenge(done)) {
         // held (again) from now, for as long as the customer has to answer: the checkout timeout
-        Duration answerWithin = shops.find(done.shopId()).map(io.tollgate.domain.shop.Shop::checkoutTimeout)
-            .orElse(io.tollgate.domain.shop.Shop.DEFAULT_CHECKOUT_TIMEOUT);
+        Duration answerWithin = checkoutTimeout(done.shopId());
         securityCodes.hold(decidedFor.shopId(), decidedFor.id(), code, answerWithin.plusMinutes(1));
       } else {
         securityCodes.forget(decidedFor.shopId(), decidedFor.id());
