@@ -10,6 +10,7 @@ import io.tollgate.application.service.GroupService;
 import io.tollgate.application.service.MerchantRecordsService;
 import io.tollgate.application.service.MerchantUserService;
 import io.tollgate.application.service.ShopService;
+import io.tollgate.application.service.ShopNames;
 import io.tollgate.application.service.WebhookService;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.shop.Environment;
@@ -128,7 +129,7 @@ public final class Tollgate implements AutoCloseable {
     }
     var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
-            services.processing(), services.payments(), services.processing(), config.gatewayBalances(),
+            services.shopNames(), services.processing(), services.payments(), services.processing(), config.gatewayBalances(),
             publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
     gateway.register(new RequestMetricsFilter(observability.registry, "gateway"));
     context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");
@@ -265,7 +266,7 @@ public final class Tollgate implements AutoCloseable {
   public record Services(PaymentService payments, ShopService shops, ProcessingService processing,
       WebhookService webhooks, MerchantUserService users, GroupService groups, MerchantRecordsService merchantRecords,
       DestinationPolicy destinations, PersistenceAdapters persistence,
-      Environment environment, SecretBox secrets) {
+      Environment environment, SecretBox secrets, ShopNames shopNames) {
 
     /**
      * The sandbox simulator in the sandbox; in production, none: no real acquirer adapter ships
@@ -294,8 +295,9 @@ public final class Tollgate implements AutoCloseable {
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;
+      ShopNames shopNames = new ShopNames(adapters.shops());
       PaymentWriter writer = new PaymentWriter(adapters.payments(),
-          new PaymentResultPayloads(publicUrl), metrics);
+          new PaymentResultPayloads(publicUrl, shopNames), metrics);
       SecurityCodes securityCodes = new SecurityCodes();
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
@@ -313,8 +315,8 @@ public final class Tollgate implements AutoCloseable {
       GroupService groups = new GroupService(adapters.groups(), adapters.shops(), secrets, clock);
       MerchantRecordsService merchantRecords = new MerchantRecordsService(adapters.payments(), adapters.referenceData(),
           adapters.shops(), adapters.balances(), currencies, clock);
-      return new Services(payments, shops, processing, webhooks, users, groups, merchantRecords, destinations, adapters, config.environment(),
-          secrets);
+      return new Services(payments, shops, processing, webhooks, users, groups, merchantRecords, destinations,
+          adapters, config.environment(), secrets, shopNames);
     }
   }
 }

@@ -60,6 +60,26 @@ class GatewayPaymentsApiTest {
   }
 
   @Test
+  void each_answer_names_the_payment_s_own_shop() {
+    String otherKey = gw.issueKey(gw.createShop(gw.merchant, "Corner Bakery", false), Environment.SANDBOX);
+    String card = ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
+    Answer created = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":3.00,\"currency\":\"EUR\"" + card + "}", otherKey, null);
+    String id = created.json().at("/result/id").asText();
+    Answer own = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":3.00,\"currency\":\"EUR\"}");
+
+    assertThat(created.json().at("/result/shopName").asText()).isEqualTo("Corner Bakery");
+    assertThat(own.json().at("/result/shopName").asText()).isEqualTo("Test Shop");
+    assertThat(gw.get("/api/v1/payments/" + id, otherKey).json().at("/result/shopName").asText())
+        .isEqualTo("Corner Bakery");
+    assertThat(gw.get("/api/v1/payments?limit=5", otherKey).json().get("result").findValuesAsText("shopName"))
+        .isNotEmpty().containsOnly("Corner Bakery");
+    Answer executed = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}", otherKey);
+    assertThat(executed.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(executed.json().at("/result/shopName").asText()).isEqualTo("Corner Bakery");
+  }
+
+  @Test
   void a_card_given_at_creation_is_kept_only_masked_with_a_token() {
     Answer a = gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":1,"currency":"USD",

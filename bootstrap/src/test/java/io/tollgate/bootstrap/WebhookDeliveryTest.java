@@ -74,6 +74,7 @@ class WebhookDeliveryTest {
       JsonNode shown = gw.get("/api/v1/payments/" + id).json().get("result");
       assertThat(body).isEqualTo(shown);
       assertThat(body.get("state").asText()).isEqualTo("COMPLETED");
+      assertThat(body.get("shopName").asText()).isEqualTo("Test Shop");
       assertThat(hook.bodyText()).doesNotContain("4000000000000408");
     }
   }

@@ -38,6 +38,7 @@ public record PaymentResultJson(
     Customer customer,
     BillingAddress billingAddress,
     Boolean preAuth,
+    String shopName,
     String terminalName,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> additionalParameters,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> externalRefs) {
@@ -58,7 +59,8 @@ public record PaymentResultJson(
     }
   }
 
-  public static PaymentResultJson of(Payment p, String publicBaseUrl) {
+  /** @param shopName the name of the payment's shop, or null to leave it out */
+  public static PaymentResultJson of(Payment p, String publicBaseUrl, String shopName) {
     boolean customerStepLeft = p.type() == PaymentType.DEPOSIT && (p.state() == PaymentState.CHECKOUT
         || (p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD));
     String redirectUrl = customerStepLeft ? publicBaseUrl + "/checkout/" + p.id().value() : null;
@@ -71,7 +73,7 @@ public record PaymentResultJson(
         redirectUrl,
         p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(),
         p.externalId(), p.externalResultCode(), p.customer(), p.billingAddress(),
-        p.preAuth() ? Boolean.TRUE : null, p.terminalName(), p.additionalParameters(), p.externalRefs());
+        p.preAuth() ? Boolean.TRUE : null, shopName, p.terminalName(), p.additionalParameters(), p.externalRefs());
   }
 
   /** One entry of a payment's operations list. */

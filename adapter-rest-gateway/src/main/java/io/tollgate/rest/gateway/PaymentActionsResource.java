@@ -22,6 +22,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.math.BigDecimal;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /** Host-to-host execution, capture, void, approve and reject of one payment. */
@@ -31,12 +32,14 @@ public final class PaymentActionsResource {
 
   private final PaymentActionsUseCase actions;
   private final IdempotentActionUseCase idempotency;
+  private final Function<ShopId, String> shopNames;
   private final String publicBaseUrl;
 
   public PaymentActionsResource(PaymentActionsUseCase actions,
-      IdempotentActionUseCase idempotency, String publicBaseUrl) {
+      IdempotentActionUseCase idempotency, Function<ShopId, String> shopNames, String publicBaseUrl) {
     this.actions = actions;
     this.idempotency = idempotency;
+    this.shopNames = shopNames;
     this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
   }
 
@@ -135,7 +138,7 @@ public final class PaymentActionsResource {
   }
 
   private Envelope answer(Payment p) {
-    return Envelope.ok(PaymentResultJson.of(p, publicBaseUrl));
+    return Envelope.ok(PaymentResultJson.of(p, publicBaseUrl, shopNames.apply(p.shopId())));
   }
 
   /**

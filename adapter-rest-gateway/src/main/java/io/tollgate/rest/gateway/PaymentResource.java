@@ -23,6 +23,7 @@ import jakarta.ws.rs.core.Response;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Function;
 
 /** {@code /api/v1/payments}: create, read and list a shop's payments. */
 @Path("payments")
@@ -31,13 +32,15 @@ public final class PaymentResource {
 
   private final CreatePaymentUseCase createPayment;
   private final PaymentQueries queries;
+  private final Function<ShopId, String> shopNames;
   private final String publicBaseUrl;
   private final Clock clock;
 
   public PaymentResource(CreatePaymentUseCase createPayment, PaymentQueries queries,
-      String publicBaseUrl, Clock clock) {
+      Function<ShopId, String> shopNames, String publicBaseUrl, Clock clock) {
     this.createPayment = createPayment;
     this.queries = queries;
+    this.shopNames = shopNames;
     this.publicBaseUrl = publicBaseUrl.replaceAll("/+$", "");
     this.clock = clock;
   }
@@ -50,7 +53,8 @@ public final class PaymentResource {
     }
     ShopId shop = BearerAuthFilter.shop(request);
     CreatedPayment created = createPayment.create(PaymentRequestReader.read(shop, body, idempotencyKey));
-    Response.ResponseBuilder answer = Response.ok(Envelope.ok(PaymentResultJson.of(created.payment(), publicBaseUrl)));
+    Response.ResponseBuilder answer =
+        Response.ok(Envelope.ok(PaymentResultJson.of(created.payment(), publicBaseUrl, shopNames.apply(shop))));
     if (created.replayed()) {
       answer.header("Idempotent-Replayed", "true");
     }
@@ -82,13 +86,15 @@ public final class PaymentResource {
     }
     var page = queries.list(new ListPaymentsQuery(shop, from, size, createdFrom, createdBefore,
         updatedFrom, updatedBefore, reference));
-    return Envelope.page(page.map(p -> PaymentResultJson.of(p, publicBaseUrl)));
+    String shopName = shopNames.apply(shop);
+    return Envelope.page(page.map(p -> PaymentResultJson.of(p, publicBaseUrl, shopName)));
   }
 
   @GET
   @Path("{id}")
   public Envelope get(@PathParam("id") String id, @Context ContainerRequestContext request) {
-    return Envelope.ok(PaymentResultJson.of(queries.get(BearerAuthFilter.shop(request), id), publicBaseUrl));
+    ShopId shop = BearerAuthFilter.shop(request);
+    return Envelope.ok(PaymentResultJson.of(queries.get(shop, id), publicBaseUrl, shopNames.apply(shop)));
   }
 
   @GET
