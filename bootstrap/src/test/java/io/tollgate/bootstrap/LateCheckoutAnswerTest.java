@@ -112,6 +112,19 @@ class LateCheckoutAnswerTest {
   }
 
   @Test
+  void a_page_opened_after_the_timeout_says_cancelled_instead_of_asking_for_a_card() throws Exception {
+    String key = shopKey("One second, opened late", Duration.ofSeconds(1));
+    String id = deposit(key, "");
+    Thread.sleep(1_500);
+
+    Answer page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET());
+
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.body()).contains("Your payment was cancelled.").doesNotContain("name=\"cardNumber\"");
+    assertCancelledByTimeoutWithoutCharge(id, key);
+  }
+
+  @Test
   void a_3ds_challenge_answered_after_the_timeout_is_not_charged() throws Exception {
     // the card goes in at once; the challenge then has the shop's timeout again, from the challenge
     String key = shopKey("Four seconds", Duration.ofSeconds(4));

@@ -87,8 +87,9 @@ public final class CheckoutResource {
   }
 
   /**
-   * A HEAD (a link checker, a preview, a prefetch) changes nothing: without this, Jersey answers
+   * A HEAD (a link checker, a preview, a prefetch) charges nothing: without this, Jersey answers
    * it with {@link #show}, which sends a deposit whose card came with the request to be charged.
+   * (Like any view, it cancels a checkout past its timeout, as the expiry job would.)
    */
   @HEAD
   @Path("{id}")

@@ -257,6 +257,23 @@ public final class ProcessingService
     Shop shop = shops.find(p.shopId()).orElseThrow(ProcessingService::notFound);
     boolean unanswered = unanswered(p);
     boolean challenged = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD && !unanswered;
+    if ((p.state() == PaymentState.CHECKOUT || challenged) && pastDeadline(p, checkoutTimeout(p.shopId()))) {
+      // cancelled now, as the expiry job would, since any answer would be refused so: not a
+      // form the customer fills in only to be told that then
+      Payment now = tx.inTransaction(() -> {
+        Payment locked = lockCheckout(paymentId);
+        boolean open = locked.state() == PaymentState.CHECKOUT || (locked.state() == PaymentState.PENDING
+            && locked.method() == PaymentMethod.BASIC_CARD && !unanswered(locked));
+        Payment timedOut = open ? cancelledIfTimedOut(locked) : null;
+        return timedOut != null ? timedOut : locked;
+      });
+      if (now.state() == PaymentState.CANCELLED) {
+        securityCodes.forget(now.shopId(), now.id());
+      }
+      p = now;
+      unanswered = unanswered(p);
+      challenged = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD && !unanswered;
+    }
     return new CheckoutView(p, shop, unanswered, challenged ? challengedAttempt(p) : 0);
   }
 
@@ -619,9 +636,18 @@ public final class ProcessingService
   }
 
   private Payment cancelTimedOut(Payment p) {
-    return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
-        Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT).withDetails("no answer from the customer within the checkout timeout"),
-        clock.instant()));
+    return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED, timedOutOutcome(), clock.instant()));
+  }
+
+  private static Outcome timedOutOutcome() {
+    return Outcome.error(ErrorCode.E1_04_CANCELLED_BY_TIMEOUT)
+        .withDetails("no answer from the customer within the checkout timeout");
+  }
+
+  /** Whether the customer's time to answer, from the checkout's start or the challenge's, is up. */
+  private boolean pastDeadline(Payment p, Duration timeout) {
+    Instant since = p.state() == PaymentState.CHECKOUT ? p.created() : p.updated();
+    return since.plus(timeout).isBefore(clock.instant());
   }
 
   /**
@@ -632,8 +658,7 @@ public final class ProcessingService
    * the merchant had been told would be cancelled.
    */
   private Payment cancelledIfTimedOut(Payment p) {
-    Instant since = p.state() == PaymentState.CHECKOUT ? p.created() : p.updated();
-    return since.plus(checkoutTimeout(p.shopId())).isBefore(clock.instant()) ? cancelTimedOut(p) : null;
+    return pastDeadline(p, checkoutTimeout(p.shopId())) ? cancelTimedOut(p) : null;
   }
 
   /**

@@ -6,7 +6,10 @@ import io.tollgate.domain.shop.Shop;
 /** What the customer does on the hosted checkout page; the payment id is the only credential. */
 public interface CheckoutUseCase {
 
-  /** The payment and its shop, for showing the page. */
+  /**
+   * The payment and its shop, for showing the page; a checkout or 3-D Secure challenge past the
+   * shop's checkout timeout is cancelled first (1.04), as the expiry job would cancel it.
+   */
   CheckoutView view(String paymentId);
 
   /** The customer entered a card: CHECKOUT, then processing (or the 3-D Secure step). */
