@@ -1,5 +1,6 @@
 package io.tollgate.rest.common;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.CardDetails;
@@ -35,7 +36,9 @@ public record PaymentResultJson(
     String errorMessage,
     String externalId,
     String externalResultCode,
-    Customer customer,
+    // as in the reference's answer: the account paid out to is for the merchant's records (the
+    // merchant API), not for every answer and webhook to repeat in full
+    @JsonIgnoreProperties("accountNumber") Customer customer,
     BillingAddress billingAddress,
     Boolean preAuth,
     String shopName,
