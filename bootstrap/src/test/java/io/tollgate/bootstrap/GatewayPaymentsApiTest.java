@@ -305,7 +305,8 @@ class GatewayPaymentsApiTest {
   @Test
   void wrong_json_types_negative_zero_and_huge_amounts_are_400s() {
     for (String body : List.of(
-        "{\"paymentType\":\"DEPOSIT\",\"amount\":\"10\",\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":\"10 EUR\",\"currency\":\"EUR\"}",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":{\"value\":10},\"currency\":\"EUR\"}",
         "{\"paymentType\":\"DEPOSIT\",\"amount\":-1,\"currency\":\"EUR\"}",
         "{\"paymentType\":\"DEPOSIT\",\"amount\":0,\"currency\":\"EUR\"}",
         "{\"paymentType\":\"DEPOSIT\",\"amount\":1e400,\"currency\":\"EUR\"}",

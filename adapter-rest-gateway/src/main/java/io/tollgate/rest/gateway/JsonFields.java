@@ -14,8 +14,19 @@ import java.util.Map;
 /**
  * Reads typed fields from a JSON object, recording a violation for each field of the wrong
  * JSON type instead of stopping at the first. JSON {@code null} counts as absent.
+ *
+ * <p>Scalars are taken as the platform the API follows takes them (Jackson's defaults there): a
+ * number or {@code true}/{@code false} where a string is due is its text, a whole number
+ * written with a fraction of zero ({@code 1642.0}) is an integer, and a number written as a
+ * string ({@code "10.50"}) is a number. Hand-written integrations send all of these; a value
+ * that is then wrong (an expiry month of {@code 1}) is refused by the field's own rule, which
+ * says what is wrong with it. Objects and arrays where a scalar is due are refused.
  */
 final class JsonFields {
+
+  /** A number as a string may carry: digits, an optional sign and fraction, no exponent. */
+  private static final java.util.regex.Pattern PLAIN_NUMBER =
+      java.util.regex.Pattern.compile("^-?[0-9]{1,30}(\\.[0-9]{1,30})?$");
 
   private final List<Violation> violations;
   private final String prefix;
@@ -49,11 +60,28 @@ final class JsonFields {
     if (v == null) {
       return null;
     }
-    if (!v.isTextual()) {
+    String text = scalarText(v);
+    if (text == null) {
       violations.add(Violation.of(path(name), "must be a string", shortText(v)));
-      return null;
     }
-    return v.textValue();
+    return text;
+  }
+
+  /** A string, or a number or boolean as its text; null for an object or array. */
+  private static String scalarText(JsonNode v) {
+    if (v.isTextual()) {
+      return v.textValue();
+    }
+    if (v.isIntegralNumber()) {
+      return v.bigIntegerValue().toString();
+    }
+    if (v.isNumber()) {
+      return v.decimalValue().toPlainString();
+    }
+    if (v.isBoolean()) {
+      return String.valueOf(v.booleanValue());
+    }
+    return null;
   }
 
   /**
@@ -73,6 +101,11 @@ final class JsonFields {
     if (v == null) {
       return null;
     }
+    if (v.isIntegralNumber()) {
+      // a card number or code sent as a JSON number: its digits (a code's leading zero is lost
+      // in JSON itself, and the code's own rule then refuses it)
+      return v.bigIntegerValue().toString();
+    }
     if (!v.isTextual()) {
       violations.add(Violation.of(path(name), "must be a string", null));
       return null;
@@ -85,6 +118,9 @@ final class JsonFields {
     if (v == null) {
       return null;
     }
+    if (v.isTextual() && PLAIN_NUMBER.matcher(v.textValue()).matches()) {
+      return new BigDecimal(v.textValue());
+    }
     if (!v.isNumber()) {
       violations.add(Violation.of(path(name), "must be a number", shortText(v)));
       return null;
@@ -96,6 +132,9 @@ final class JsonFields {
     JsonNode v = value(name);
     if (v == null) {
       return null;
+    }
+    if (v.isTextual() && (v.textValue().equals("true") || v.textValue().equals("false"))) {
+      return Boolean.valueOf(v.textValue());
     }
     if (!v.isBoolean()) {
       violations.add(Violation.of(path(name), "must be true or false", shortText(v)));
@@ -129,8 +168,9 @@ final class JsonFields {
     Iterator<Map.Entry<String, JsonNode>> it = v.fields();
     while (it.hasNext()) {
       Map.Entry<String, JsonNode> e = it.next();
-      if (e.getValue().isTextual()) {
-        map.put(e.getKey(), e.getValue().textValue());
+      String text = scalarText(e.getValue());
+      if (text != null) {
+        map.put(e.getKey(), text);
       } else if (!e.getValue().isNull()) {
         violations.add(Violation.of(path(name) + "." + e.getKey(), "must be a string", shortText(e.getValue())));
       }
@@ -143,11 +183,18 @@ final class JsonFields {
     if (v == null) {
       return null;
     }
-    if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+    BigDecimal whole = v.isNumber() ? v.decimalValue()
+        : v.isTextual() && PLAIN_NUMBER.matcher(v.textValue()).matches() ? new BigDecimal(v.textValue()) : null;
+    if (whole == null || whole.signum() != 0 && whole.stripTrailingZeros().scale() > 0) {
       violations.add(Violation.of(path(name), "must be an integer", shortText(v)));
       return null;
     }
-    return v.intValue();
+    try {
+      return whole.intValueExact();
+    } catch (ArithmeticException tooLarge) {
+      violations.add(Violation.of(path(name), "must be an integer", shortText(v)));
+      return null;
+    }
   }
 
   /** The refused value as echoed back: short, and with anything like a card number masked. */

@@ -3,7 +3,6 @@ package io.tollgate.rest.gateway;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tollgate.application.port.in.CardInput;
 import io.tollgate.application.port.in.CreatePaymentCommand;
-import io.tollgate.domain.DomainException;
 import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.Customer;
 import io.tollgate.domain.shop.ShopId;
@@ -41,12 +40,10 @@ final class PaymentRequestReader {
     // a wallet's token would otherwise be dropped, and the customer asked for a card instead
     f.unsupported("googlePay", "Google Pay is not supported; send the card, or let the customer enter it on the checkout page");
     f.unsupported("applePay", "Apple Pay is not supported; send the card, or let the customer enter it on the checkout page");
-    if (!f.violations().isEmpty()) {
-      throw new DomainException.Invalid("Invalid payment request", f.violations());
-    }
+    // what could not be read is reported with the other fields' broken rules, all in one answer
     return new CreatePaymentCommand(shop, paymentType, paymentMethod, amount, currency,
         referenceId, description, parentPaymentId, card, customer, billing, returnUrl, webhookUrl,
-        preAuth, additional, idempotencyKey, Json.fingerprint(withoutSecurityCode(root)));
+        preAuth, additional, idempotencyKey, Json.fingerprint(withoutSecurityCode(root)), f.violations());
   }
 
   private static String notEmpty(String value) {
@@ -71,20 +68,29 @@ final class PaymentRequestReader {
     if (c == null) {
       return null;
     }
-    return new CardInput(c.secret("cardNumber"), c.text("cardToken"), c.text("cardholderName"),
+    // empty, the number or the token is as if not sent: a client that writes both fields sends
+    // the one it does not use empty
+    return new CardInput(notEmpty(c.secret("cardNumber")), notEmpty(c.text("cardToken")), c.text("cardholderName"),
         c.secret("cardSecurityCode"), c.text("expiryMonth"), c.text("expiryYear"));
   }
 
+  /**
+   * Empty, the customer's optional fields whose format would refuse {@code ""} are as if not
+   * sent (the reference sets no least length on them, and form-driven integrations send
+   * {@code ""} for what they do not know). Those with a least length there (citizenship
+   * country, date of birth, locale) are still refused empty; the free-text ones are kept as sent.
+   */
   private static Customer customer(JsonFields c) {
     if (c == null) {
       return null;
     }
     return new Customer(c.text("referenceId"), c.text("citizenshipCountryCode"),
-        c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"), c.text("email"),
-        c.text("phone"), c.text("locale"), c.text("ip"), c.text("accountNumber"), c.text("accountName"),
-        c.text("accountType"), c.text("bank"), c.text("bankCode"), c.text("bankBranch"), c.text("bankBranchCode"),
-        c.text("documentType"), c.text("documentNumber"), c.text("routingGroup"), c.bool("kycStatus"),
-        c.bool("paymentInstrumentKycStatus"), c.text("dateOfFirstDeposit"));
+        c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"), notEmpty(c.text("email")),
+        notEmpty(c.text("phone")), c.text("locale"), notEmpty(c.text("ip")), c.text("accountNumber"),
+        c.text("accountName"), notEmpty(c.text("accountType")), c.text("bank"), c.text("bankCode"),
+        c.text("bankBranch"), c.text("bankBranchCode"), notEmpty(c.text("documentType")), c.text("documentNumber"),
+        c.text("routingGroup"), c.bool("kycStatus"), c.bool("paymentInstrumentKycStatus"),
+        notEmpty(c.text("dateOfFirstDeposit")));
   }
 
   private static BillingAddress billing(JsonFields b) {

@@ -59,9 +59,10 @@ public final class WebhookLogResource {
   }
 
   private static PaymentId paymentId(String id) {
-    if (!PaymentId.isWellFormed(id)) {
+    PaymentId parsed = PaymentId.parse(id);
+    if (parsed == null) {
       throw new DomainException.NotFound("Payment not found");
     }
-    return new PaymentId(id);
+    return parsed;
   }
 }

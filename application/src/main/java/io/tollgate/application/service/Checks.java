@@ -17,9 +17,21 @@ final class Checks {
   private static final Pattern IPV6_CHARS = Pattern.compile("^[0-9A-Fa-f:.]{2,39}$");
 
   private final List<Violation> violations = new ArrayList<>();
+  /** Fields already reported as unreadable, whose rules (read as absent) would only repeat it. */
+  private final java.util.Set<String> reported = new java.util.HashSet<>();
+
+  Checks() {}
+
+  /** Checks that add to what the adapter could not read (a field of the wrong JSON type). */
+  Checks(List<Violation> unreadable) {
+    violations.addAll(unreadable);
+    unreadable.forEach(v -> reported.add(v.field()));
+  }
 
   void add(String field, String message, Object rejected) {
-    violations.add(Violation.of(field, message, rejected));
+    if (!reported.contains(field)) {
+      violations.add(Violation.of(field, message, rejected));
+    }
   }
 
   boolean required(String field, Object value) {
@@ -117,6 +129,39 @@ final class Checks {
   /** Whether {@code value} has more than {@code max} characters (code points: an emoji is one). */
   static boolean longerThan(String value, int max) {
     return value.length() > max && value.codePointCount(0, value.length()) > max;
+  }
+
+  /**
+   * A customer's IP address as merchants pass it on, checked: at most 39 characters (the
+   * reference's limit), then the first address of a proxy chain as in {@code X-Forwarded-For}
+   * ({@code "203.0.113.9, 10.0.0.1"}), without an IPv6 zone ({@code %eth0}) or brackets, trimmed.
+   * Records a violation and answers null when no address is left.
+   */
+  String clientAddress(String field, String value) {
+    if (value == null) {
+      return null;
+    }
+    if (longerThan(value, 39)) {
+      add(field, "must be at most 39 characters", abbreviate(value));
+      return null;
+    }
+    String v = value.strip();
+    int comma = v.indexOf(',');
+    if (comma >= 0) {
+      v = v.substring(0, comma).strip();
+    }
+    if (v.length() > 2 && v.startsWith("[") && v.endsWith("]")) {
+      v = v.substring(1, v.length() - 1);
+    }
+    int zone = v.indexOf('%');
+    if (zone > 0 && v.contains(":")) {
+      v = v.substring(0, zone);
+    }
+    if (!isIpAddress(v)) {
+      add(field, "must be an IPv4 or IPv6 address", abbreviate(value));
+      return null;
+    }
+    return v;
   }
 
   /** Whether {@code value} is an IPv4 or IPv6 address literal (never looked up as a name). */

@@ -35,6 +35,8 @@ final class PaymentRequestRules {
   private static final Pattern YEAR_4 = Pattern.compile("^[0-9]{4}$");
   private static final Pattern CVV = Pattern.compile("^[0-9]{3,4}$");
   private static final Pattern CARD_DIGITS = Pattern.compile("^[0-9]{12,19}$");
+  /** What may group a card number's digits: anything but a letter or digit. */
+  private static final Pattern CARD_GROUPING = Pattern.compile("[^\\p{L}\\p{N}]");
   private static final Pattern LOCALE = Pattern.compile("^[A-Za-z]{2}$");
   private static final Pattern PHONE = Pattern.compile("^[0-9 ]{1,18}$");
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(id|referenceId|state|type)}");
@@ -95,7 +97,7 @@ final class PaymentRequestRules {
   }
 
   Valid check(CreatePaymentCommand c) {
-    Checks checks = new Checks();
+    Checks checks = new Checks(c.unreadable());
 
     PaymentType type = null;
     if (checks.required("paymentType", c.paymentType())) {
@@ -167,9 +169,10 @@ final class PaymentRequestRules {
     PaymentId parent = null;
     if (type == PaymentType.REFUND) {
       if (checks.required("parentPaymentId", c.parentPaymentId())) {
-        parent = PaymentId.isWellFormed(c.parentPaymentId()) ? new PaymentId(c.parentPaymentId()) : null;
+        parent = PaymentId.parse(c.parentPaymentId());
         if (parent == null) {
-          checks.add("parentPaymentId", "must be the 32-character id of a payment", Checks.abbreviate(c.parentPaymentId()));
+          checks.add("parentPaymentId", "must be the id of a payment (32 hex characters)",
+              Checks.abbreviate(c.parentPaymentId()));
         }
       }
       if (c.card() != null) {
@@ -217,11 +220,12 @@ final class PaymentRequestRules {
       if (card.cardNumber().length() > 23) {
         checks.add("card.cardNumber", "must be at most 23 characters", null);
       } else {
-        // Spaces and dashes may group the digits; anything else is a mistyped number, never
-        // dropped: "4000OOOO00000408" without its letters is another, shorter card.
-        digits = card.cardNumber().replaceAll("[ -]", "");
+        // Spaces and punctuation ("4000.0000.0000.0408") may group the digits, as the reference
+        // ignores what is not a digit; a letter is a mistyped number, never dropped:
+        // "4000OOOO00000408" without its letters is another, shorter card.
+        digits = CARD_GROUPING.matcher(card.cardNumber()).replaceAll("");
         if (!CARD_DIGITS.matcher(digits).matches()) {
-          checks.add("card.cardNumber", "must be 12 to 19 digits, which spaces or dashes may group", null);
+          checks.add("card.cardNumber", "must be 12 to 19 digits, which spaces or punctuation may group", null);
           digits = null;
         }
       }
@@ -288,10 +292,7 @@ final class PaymentRequestRules {
     checks.matches("customer.phone", c.phone(), PHONE, "must be up to 18 digits (spaces allowed), without '+'");
     checks.noLongCardNumber("customer.phone", c.phone());
     checks.matches("customer.locale", c.locale(), LOCALE, "must be a two-letter language code");
-    checks.maxLength("customer.ip", c.ip(), 39);
-    if (c.ip() != null && !Checks.longerThan(c.ip(), 39) && !Checks.isIpAddress(c.ip())) {
-      checks.add("customer.ip", "must be an IPv4 or IPv6 address", Checks.abbreviate(c.ip()));
-    }
+    String ip = checks.clientAddress("customer.ip", c.ip());
     checks.maxLength("customer.accountNumber", c.accountNumber(), 256);
     checks.maxLength("customer.accountName", c.accountName(), 64);
     checks.noCardNumber("customer.accountName", c.accountName());
@@ -325,7 +326,7 @@ final class PaymentRequestRules {
         // the address as the merchant spelled it (checked, trimmed): the fraud screen compares
         // addresses lower-cased, and a merchant matching our answers to its records need not
         c.firstName(), c.lastName(), c.dateOfBirth(), email == null ? null : c.email().strip(),
-        c.phone(), c.locale() == null ? null : c.locale().toLowerCase(java.util.Locale.ROOT), c.ip(),
+        c.phone(), c.locale() == null ? null : c.locale().toLowerCase(java.util.Locale.ROOT), ip,
         c.accountNumber(), c.accountName(), c.accountType(), c.bank(), c.bankCode(), c.bankBranch(),
         c.bankBranchCode(), c.documentType(), c.documentNumber(), c.routingGroup(), c.kycStatus(),
         c.paymentInstrumentKycStatus(), c.dateOfFirstDeposit());

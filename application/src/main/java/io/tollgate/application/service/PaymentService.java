@@ -206,8 +206,8 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           continue;
         }
         if (changedSince(shop, paymentId, use.claimed())) {
-          idempotency.complete(shop, idempotencyKey, new PaymentId(paymentId));
-          return replay(shop, idempotencyKey, new PriorUse(fingerprint, new PaymentId(paymentId), at), fingerprint);
+          idempotency.complete(shop, idempotencyKey, PaymentId.parse(paymentId));
+          return replay(shop, idempotencyKey, new PriorUse(fingerprint, PaymentId.parse(paymentId), at), fingerprint);
         }
         claimed = at;
         tookOver = true;
@@ -229,7 +229,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         // terminal), and then a retry is answered with the payment as this request left it.
         boolean refused = e instanceof DomainException && !(e instanceof DomainException.Unavailable);
         if (!refused && changedSince(shop, paymentId, claimed)) {
-          idempotency.complete(shop, idempotencyKey, new PaymentId(paymentId));
+          idempotency.complete(shop, idempotencyKey, PaymentId.parse(paymentId));
         } else if (!tookOver) {
           idempotency.release(shop, idempotencyKey, claimed);
         }
@@ -252,7 +252,8 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   /** Whether the shop's payment of that id was changed after {@code since}. */
   private boolean changedSince(ShopId shop, String paymentId, Instant since) {
-    return PaymentId.isWellFormed(paymentId) && payments.find(new PaymentId(paymentId))
+    PaymentId id = PaymentId.parse(paymentId);
+    return id != null && payments.find(id)
         .filter(p -> p.shopId().equals(shop) && p.updated().isAfter(since)).isPresent();
   }
 
@@ -427,10 +428,11 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   }
 
   private Payment ownPayment(ShopId shop, String paymentId) {
-    if (!PaymentId.isWellFormed(paymentId)) {
+    PaymentId id = PaymentId.parse(paymentId);
+    if (id == null) {
       throw new DomainException.NotFound("Payment not found");
     }
-    return payments.find(new PaymentId(paymentId))
+    return payments.find(id)
         .filter(p -> p.shopId().equals(shop))
         .orElseThrow(() -> new DomainException.NotFound("Payment not found"));
   }

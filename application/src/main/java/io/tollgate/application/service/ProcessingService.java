@@ -111,11 +111,8 @@ public final class ProcessingService
   @Override
   public Payment executeHostToHost(ShopId shop, String paymentId, HostToHostCommand command) {
     Checks checks = new Checks();
-    if (checks.required("customerIp", command.customerIp())) {
-      if (!Checks.isIpAddress(command.customerIp())) {
-        checks.add("customerIp", "must be an IPv4 or IPv6 address", Checks.abbreviate(command.customerIp()));
-      }
-    }
+    String customerIp = checks.required("customerIp", command.customerIp())
+        ? checks.clientAddress("customerIp", command.customerIp()) : null;
     checks.matches("ipCountryCode", command.ipCountryCode(), Pattern.compile("^[A-Za-z]{2}$"), "must be two letters");
     checks.maxLength("customerUserAgent", command.customerUserAgent(), 512);
     checks.maxLength("browserLanguage", command.browserLanguage(), 32);
@@ -135,8 +132,8 @@ public final class ProcessingService
         return Decided.done(timedOut);
       }
       // kept on the payment (customer.ip), written with the step's own row update
-      Payment p = checkout.withCustomerIp(command.customerIp());
-      String details = "host-to-host from " + command.customerIp();
+      Payment p = checkout.withCustomerIp(customerIp);
+      String details = "host-to-host from " + customerIp;
       if (p.method() == PaymentMethod.BANKTRANSFER) {
         return Decided.done(openBankTransfer(p, details));
       }
@@ -1160,10 +1157,11 @@ public final class ProcessingService
 
   /** An id that cannot be a payment's is answered like an unknown one, without a query. */
   private static PaymentId wellFormed(String paymentId) {
-    if (!PaymentId.isWellFormed(paymentId)) {
+    PaymentId id = PaymentId.parse(paymentId);
+    if (id == null) {
       throw notFound();
     }
-    return new PaymentId(paymentId);
+    return id;
   }
 
   private static DomainException.NotFound notFound() {

@@ -31,6 +31,18 @@ public record PaymentId(String value) {
     return true;
   }
 
+  /**
+   * The id a client sent, in either case (the reference's ids are {@code [a-zA-Z0-9]{32}}, and
+   * some clients upper-case what they store), or null when it cannot be a payment's.
+   */
+  public static PaymentId parse(String value) {
+    if (value == null || value.length() != LENGTH) {
+      return null;
+    }
+    String lower = value.toLowerCase(java.util.Locale.ROOT);
+    return isWellFormed(lower) ? new PaymentId(lower) : null;
+  }
+
   public static PaymentId random() {
     byte[] bytes = new byte[16];
     RANDOM.nextBytes(bytes);
