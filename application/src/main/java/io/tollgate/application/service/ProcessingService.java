@@ -126,7 +126,7 @@ public final class ProcessingService
         throw PaymentTransitions.illegal();
       }
       // after the shop's checkout timeout it is cancelled 1.04, as the expiry job would have
-      // cancelled it had it not been late, and not charged
+      // cancelled it had it not been late, and not charged; refused below once that is committed
       Payment timedOut = cancelledIfTimedOut(checkout);
       if (timedOut != null) {
         return Decided.done(timedOut);
@@ -143,7 +143,13 @@ public final class ProcessingService
       }
       return decide(p, fromLock(locked, securityCodes.held(p.shopId(), p.id())), details);
     });
-    return sendKeepingCodeForChallenge(decided);
+    Payment done = sendKeepingCodeForChallenge(decided);
+    if (done.state() == PaymentState.CANCELLED) {
+      // the answer a PATCH gets once the expiry job has cancelled the deposit, whether the job
+      // was on time or this request did its work for it: one answer for one situation
+      throw PaymentTransitions.illegal();
+    }
+    return done;
   }
 
   @Override
