@@ -50,6 +50,9 @@ class LateCheckoutAnswerTest {
     return a.json().at("/result/id").asText();
   }
 
+  private static final String CARD_ON_FILE =
+      ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
+
   private static String csrf(String id) {
     String page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
     Matcher m = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
@@ -103,7 +106,7 @@ class LateCheckoutAnswerTest {
   @Test
   void a_deposit_whose_card_came_with_it_opened_after_the_timeout_is_not_charged() throws Exception {
     String key = shopKey("One second, card on file", Duration.ofSeconds(1));
-    String id = deposit(key, ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
+    String id = deposit(key, CARD_ON_FILE);
     Thread.sleep(1_500);
 
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).status()).isEqualTo(200);
@@ -157,7 +160,7 @@ class LateCheckoutAnswerTest {
   @Test
   void a_host_to_host_execution_after_the_timeout_is_not_charged() throws Exception {
     String key = shopKey("One second, host to host", Duration.ofSeconds(1));
-    String id = deposit(key, ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
+    String id = deposit(key, CARD_ON_FILE);
     Thread.sleep(1_500);
 
     Answer late = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}", key);
@@ -173,7 +176,7 @@ class LateCheckoutAnswerTest {
   @Test
   void a_host_to_host_execution_within_the_timeout_goes_through() {
     String key = shopKey("A minute, host to host", Duration.ofMinutes(1));
-    String id = deposit(key, ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
+    String id = deposit(key, CARD_ON_FILE);
 
     Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}", key);
 

@@ -56,8 +56,10 @@ public final class GatewayApi {
     config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
     RestCommon.register(config, d.bodyLimitBytes());
     config.register(new BearerAuthFilter(d.authentication()));
-    config.register(new PaymentResource(d.createPayment(), d.paymentQueries(), d.shopNames(), d.publicBaseUrl(), d.clock()));
-    config.register(new PaymentActionsResource(d.paymentActions(), d.idempotentActions(), d.shopNames(), d.publicBaseUrl()));
+    config.register(new PaymentResource(d.createPayment(), d.paymentQueries(), d.shopNames(), d.publicBaseUrl(),
+        d.clock()));
+    config.register(new PaymentActionsResource(d.paymentActions(), d.idempotentActions(), d.shopNames(),
+        d.publicBaseUrl()));
     config.register(new BalanceResource(d.balances(), d.balancesEnabled()));
     return config;
   }

@@ -38,8 +38,10 @@ final class PaymentRequestReader {
     f.unsupported("recurringToken", "recurring payments are not supported; a card paid with before is given again as card.cardToken");
     f.unsupported("subscription", "subscriptions are not supported");
     // a wallet's token would otherwise be dropped, and the customer asked for a card instead
-    f.unsupported("googlePay", "Google Pay is not supported; send the card, or let the customer enter it on the checkout page");
-    f.unsupported("applePay", "Apple Pay is not supported; send the card, or let the customer enter it on the checkout page");
+    f.unsupported("googlePay",
+        "Google Pay is not supported; send the card, or let the customer enter it on the checkout page");
+    f.unsupported("applePay",
+        "Apple Pay is not supported; send the card, or let the customer enter it on the checkout page");
     // what could not be read is reported with the other fields' broken rules, all in one answer
     return new CreatePaymentCommand(shop, paymentType, paymentMethod, amount, currency,
         referenceId, description, parentPaymentId, card, customer, billing, returnUrl, webhookUrl,
@@ -70,8 +72,8 @@ final class PaymentRequestReader {
     }
     // empty, the number or the token is as if not sent: a client that writes both fields sends
     // the one it does not use empty
-    return new CardInput(notEmpty(c.secret("cardNumber")), notEmpty(c.text("cardToken")), c.text("cardholderName"),
-        c.secret("cardSecurityCode"), c.text("expiryMonth"), c.text("expiryYear"));
+    return new CardInput(notEmpty(c.secret("cardNumber")), notEmpty(c.text("cardToken")),
+        c.text("cardholderName"), c.secret("cardSecurityCode"), c.text("expiryMonth"), c.text("expiryYear"));
   }
 
   /**
