@@ -459,7 +459,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
   private static final String QUALIFIED_COLUMNS = """
       p.id, p.shop_id, p.payment_type, p.state, p.payment_method, p.amount, p.currency, p.customer_amount,
       p.customer_currency, p.reference_id, p.description, p.parent_payment_id, p.pre_auth, p.card::text AS card,
-      p.customer::text AS customer, p.customer_ip, p.billing_address::text AS billing_address, p.return_url,
+      p.customer::text AS customer, p.customer_ip, p.customer_ip_country, p.billing_address::text AS billing_address,
+      p.return_url,
       p.webhook_url, p.additional_parameters::text AS additional_parameters, p.error_code, p.error_message,
       p.external_id, p.external_result_code, p.external_refs::text AS external_refs, p.terminal_name, p.terminal_id,
       p.created, p.updated, p.version
@@ -485,6 +486,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         p.referenceId(), p.description(),
         p.parentPaymentId() == null ? null : p.parentPaymentId().value(), p.preAuth(),
         JsonColumns.write(p.card()), JsonColumns.write(p.customer()), p.customer() == null ? null : p.customer().ip(),
+        p.customer() == null ? null : p.customer().ipCountryCode(),
         JsonColumns.write(p.billingAddress()),
         p.returnUrl(), p.webhookUrl(), JsonColumns.write(p.additionalParameters()),
         p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(), p.externalId(),
@@ -500,7 +502,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         .bind("p.customerCurrency", r.customerCurrency()).bind("p.referenceId", r.referenceId())
         .bind("p.description", r.description()).bind("p.parentPaymentId", r.parentPaymentId())
         .bind("p.preAuth", r.preAuth()).bind("p.card", r.card()).bind("p.customer", r.customer())
-        .bind("p.customerIp", r.customerIp())
+        .bind("p.customerIp", r.customerIp()).bind("p.customerIpCountry", r.customerIpCountry())
         .bind("p.billingAddress", r.billingAddress()).bind("p.returnUrl", r.returnUrl())
         .bind("p.webhookUrl", r.webhookUrl()).bind("p.additionalParameters", r.additionalParameters())
         .bind("p.errorCode", r.errorCode()).bind("p.errorMessage", r.errorMessage())
@@ -543,15 +545,16 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   /**
-   * The customer document with the address of {@code customer_ip}; a row stored before that
-   * column existed (or a replayed answer recorded before it) has the document's own.
+   * The customer document with the address of {@code customer_ip} and its country; a row stored
+   * before that column existed (or a replayed answer recorded before it) has the document's own.
    */
   private static Customer customer(PaymentRow r) {
     Customer described = JsonColumns.read(r.customer(), Customer.class);
     if (r.customerIp() == null) {
       return described;
     }
-    return described == null ? Customer.ofIp(r.customerIp()) : described.withIp(r.customerIp());
+    return (described == null ? Customer.ofIp(r.customerIp()) : described)
+        .withIp(r.customerIp(), r.customerIpCountry());
   }
 
   private static PaymentOperation toOperation(OperationRow r) {

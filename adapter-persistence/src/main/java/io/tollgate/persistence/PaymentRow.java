@@ -21,6 +21,7 @@ record PaymentRow(
     String card,
     String customer,
     String customerIp,
+    String customerIpCountry,
     String billingAddress,
     String returnUrl,
     String webhookUrl,

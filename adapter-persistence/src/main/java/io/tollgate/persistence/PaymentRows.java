@@ -40,6 +40,7 @@ final class PaymentRows {
         rs.getString("card"),
         rs.getString("customer"),
         rs.getString("customer_ip"),
+        rs.getString("customer_ip_country"),
         rs.getString("billing_address"),
         rs.getString("return_url"),
         rs.getString("webhook_url"),

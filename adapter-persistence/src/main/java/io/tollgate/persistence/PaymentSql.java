@@ -8,7 +8,8 @@ final class PaymentSql {
   static final String COLUMNS = """
       id, shop_id, payment_type, state, payment_method, amount, currency, customer_amount,
       customer_currency, reference_id, description, parent_payment_id, pre_auth, card::text AS card,
-      customer::text AS customer, customer_ip, billing_address::text AS billing_address, return_url,
+      customer::text AS customer, customer_ip, customer_ip_country, billing_address::text AS billing_address,
+      return_url,
       webhook_url, additional_parameters::text AS additional_parameters, error_code, error_message, external_id,
       external_result_code, external_refs::text AS external_refs, terminal_name, terminal_id, created, updated, version
       """;
@@ -32,13 +33,13 @@ final class PaymentSql {
         written AS (
           INSERT INTO payments (id, shop_id, merchant_id, payment_type, state, payment_method, amount,
               currency, customer_amount, customer_currency, reference_id, description, parent_payment_id,
-              pre_auth, card, customer, customer_ip, billing_address, return_url, webhook_url,
+              pre_auth, card, customer, customer_ip, customer_ip_country, billing_address, return_url, webhook_url,
               additional_parameters, error_code, error_message, external_id, external_result_code, external_refs,
               terminal_name, terminal_id, created, updated, version)
           VALUES (:p.id, :p.shopId, (SELECT merchant_id FROM shops WHERE id = :p.shopId), :p.paymentType,
               :p.state, :p.paymentMethod, :p.amount, :p.currency, :p.customerAmount, :p.customerCurrency,
               :p.referenceId, :p.description, :p.parentPaymentId, :p.preAuth, %s, CAST(:p.customer AS jsonb),
-              :p.customerIp, CAST(:p.billingAddress AS jsonb),
+              :p.customerIp, :p.customerIpCountry, CAST(:p.billingAddress AS jsonb),
               :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
               :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
               :p.terminalName, :p.terminalId, :p.created, :p.updated, :p.version)
@@ -51,7 +52,8 @@ final class PaymentSql {
       written AS (
         UPDATE payments SET state = :p.state, amount = :p.amount, currency = :p.currency,
             customer_amount = :p.customerAmount, customer_currency = :p.customerCurrency,
-            card = CAST(:p.card AS jsonb), customer_ip = :p.customerIp, error_code = :p.errorCode,
+            card = CAST(:p.card AS jsonb), customer_ip = :p.customerIp,
+            customer_ip_country = :p.customerIpCountry, error_code = :p.errorCode,
             error_message = :p.errorMessage, external_id = :p.externalId,
             external_result_code = :p.externalResultCode, external_refs = CAST(:p.externalRefs AS jsonb),
             terminal_name = :p.terminalName, terminal_id = :p.terminalId, updated = :p.updated,

@@ -89,11 +89,12 @@ abstract class AbstractPaymentRepositoryContractTest {
   @Test
   void the_customers_address_given_by_a_step_is_stored_with_it_and_reads_back() {
     Payment p = insert(shop(), "5", "r-ip", T0);
-    Payment executed = repository().update(p.withCustomerIp("203.0.113.9")
+    Payment executed = repository().update(p.withCustomerIp("203.0.113.9", "AU")
         .apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)));
     Payment read = repository().find(p.id()).orElseThrow();
     assertThat(read).isEqualTo(executed);
     assertThat(read.customer().ip()).isEqualTo("203.0.113.9");
+    assertThat(read.customer().ipCountryCode()).isEqualTo("AU");
     assertThat(read.customer().referenceId()).as("the rest of the customer as created").isEqualTo("cust-1");
 
     Payment anonymous = repository().insert(Payment.create(new Payment.Draft(PaymentId.random(), shop(),

@@ -126,14 +126,20 @@ class HostToHostTest {
     assertThat(read.at("/customer/email").asText()).isEqualTo("ip@example.com");
 
     String bare = depositWithCard("4000000000000408", "3.00", false, "2045");
-    gw.patch("/api/v1/payments/" + bare, "{\"customerIp\":\"2001:db8::7\"}");
-    assertThat(gw.get("/api/v1/payments/" + bare).json().at("/result/customer/ip").asText()).isEqualTo("2001:db8::7");
+    gw.patch("/api/v1/payments/" + bare, "{\"customerIp\":\"2001:db8::7\",\"ipCountryCode\":\"au\"}");
+    JsonNode bareCustomer = gw.get("/api/v1/payments/" + bare).json().at("/result/customer");
+    assertThat(bareCustomer.get("ip").asText()).isEqualTo("2001:db8::7");
+    assertThat(bareCustomer.has("ipCountryCode")).as("not a field of the gateway's customer").isFalse();
 
     String[] reader = gw.merchantUser(gw.merchant, "ip-reader@h2h.example");
     JsonNode records = gw.merchantGet("/merchant-api/v1/payments?limit=1000", reader).json().get("result");
     Map<String, String> ips = new HashMap<>();
     records.forEach(p -> ips.put(p.get("id").asText(), p.path("customerIp").asText(null)));
     assertThat(ips).containsEntry(described, "203.0.113.9").containsEntry(bare, "2001:db8::7");
+    Map<String, String> countries = new HashMap<>();
+    records.forEach(p -> countries.put(p.get("id").asText(), p.path("customerIpCountryCode").asText(null)));
+    assertThat(countries).as("the PATCH's ipCountryCode, in the merchant's records")
+        .containsEntry(bare, "AU").containsEntry(described, null);
   }
 
   @Test

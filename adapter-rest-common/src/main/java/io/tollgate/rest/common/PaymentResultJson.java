@@ -37,8 +37,9 @@ public record PaymentResultJson(
     String externalId,
     String externalResultCode,
     // as in the reference's answer: the account paid out to is for the merchant's records (the
-    // merchant API), not for every answer and webhook to repeat in full
-    @JsonIgnoreProperties("accountNumber") Customer customer,
+    // merchant API), not for every answer and webhook to repeat in full; the country of the
+    // customer's address is the merchant API's customerIpCountryCode
+    @JsonIgnoreProperties({"accountNumber", "ipCountryCode"}) Customer customer,
     BillingAddress billingAddress,
     Boolean preAuth,
     String shopName,

@@ -26,7 +26,7 @@ final class MerchantPaymentJson {
       String customerBankCode, String customerBankBranch, String customerBankBranchCode,
       String customerCitizenshipCountryCode, String customerFirstName, String customerLastName,
       String customerDateOfBirth, String customerEmail, String customerPhone, String customerRoutingGroup,
-      String customerIp,
+      String customerIp, String customerIpCountryCode,
       String billingCountryCode, String billingPostalCode, String billingCity, String billingState,
       String billingAddressLine1, String billingAddressLine2, String cardholderName, String cardBrand,
       String cardType, String cardCountryCode, String cardIssuingOrganization) {}
@@ -52,6 +52,7 @@ final class MerchantPaymentJson {
         c == null ? null : c.citizenshipCountryCode(), c == null ? null : c.firstName(),
         c == null ? null : c.lastName(), c == null ? null : c.dateOfBirth(), c == null ? null : c.email(),
         c == null ? null : c.phone(), c == null ? null : c.routingGroup(), c == null ? null : c.ip(),
+        c == null ? null : c.ipCountryCode(),
         b == null ? null : b.countryCode(), b == null ? null : b.postalCode(), b == null ? null : b.city(),
         b == null ? null : b.state(), b == null ? null : b.addressLine1(), b == null ? null : b.addressLine2(),
         card == null ? null : card.cardholderName(), card == null ? null : card.brand(),

@@ -132,7 +132,8 @@ public final class ProcessingService
         return Decided.done(timedOut);
       }
       // kept on the payment (customer.ip), written with the step's own row update
-      Payment p = checkout.withCustomerIp(customerIp);
+      Payment p = checkout.withCustomerIp(customerIp, command.ipCountryCode() == null ? null
+          : command.ipCountryCode().toUpperCase(java.util.Locale.ROOT));
       String details = "host-to-host from " + customerIp;
       if (p.method() == PaymentMethod.BANKTRANSFER) {
         return Decided.done(openBankTransfer(p, details));

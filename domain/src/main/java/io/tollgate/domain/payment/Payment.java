@@ -161,7 +161,12 @@ public record Payment(
    * gives replaces any given at creation, and is stored with the step that follows.
    */
   public Payment withCustomerIp(String ip) {
-    Customer located = customer == null ? Customer.ofIp(ip) : customer.withIp(ip);
+    return withCustomerIp(ip, null);
+  }
+
+  /** {@link #withCustomerIp(String)}, with the country of the address when the merchant knows it. */
+  public Payment withCustomerIp(String ip, String country) {
+    Customer located = (customer == null ? Customer.ofIp(ip) : customer).withIp(ip, country);
     return new Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, card, located, billingAddress, returnUrl, webhookUrl,
