@@ -97,9 +97,17 @@ public final class MerchantListsResource {
     MerchantUser user = BasicAuthFilter.user(request);
     Long shopGroup = shopGroup(params, user, shopGroupEq);
     params.validate();
-    Map<Long, String> names = shopNames(user);
+    List<Shop> shopList = shops.shopsOf(user.merchantId());
+    Map<Long, Shop> shopsById = shopList.stream().collect(Collectors.toMap(s -> s.id().value(), s -> s));
+    Map<Long, String> names = shopList.stream().collect(Collectors.toMap(s -> s.id().value(), Shop::name));
+    var rates = queries.currentRates();
     return Envelope.page(queries.payments(user, from, before, shopGroup, paging.offset(), paging.limit())
-        .map(p -> MerchantPaymentJson.payment(p, user.merchantId().value(), user.merchantName(), names)));
+        .map(p -> {
+          Shop shop = shopsById.get(p.payment().shopId().value());
+          String base = shop == null ? null : shop.baseCurrency();
+          return MerchantPaymentJson.payment(p, user.merchantId().value(), user.merchantName(), names,
+              rates.convert(p.payment().amount(), base));
+        }));
   }
 
   @GET

@@ -2,6 +2,7 @@ package io.tollgate.rest.merchant;
 
 import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
 import io.tollgate.application.port.out.PaymentRepository.PaymentWithRefunds;
+import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.Customer;
@@ -22,6 +23,7 @@ final class MerchantPaymentJson {
       long merchantId, String merchantName, long shopId, String shopName, Long terminalId, String terminalName,
       String externalId,
       String externalResultCode, BigDecimal amount, BigDecimal refundedAmount, String currency,
+      BigDecimal shopBaseAmount, String shopBaseCurrency,
       BigDecimal customerAmount, String customerCurrency, String customerReferenceId, String customerAccountNumber, String customerBank,
       String customerBankCode, String customerBankBranch, String customerBankBranchCode,
       String customerCitizenshipCountryCode, String customerFirstName, String customerLastName,
@@ -31,8 +33,9 @@ final class MerchantPaymentJson {
       String billingAddressLine1, String billingAddressLine2, String cardholderName, String cardBrand,
       String cardType, String cardCountryCode, String cardIssuingOrganization) {}
 
+  /** @param shopBase the payment's amount in its shop's base currency at today's rate, or null */
   static PaymentJson payment(PaymentWithRefunds listed, long merchantId, String merchantName,
-      Map<Long, String> shopNames) {
+      Map<Long, String> shopNames, Money shopBase) {
     Payment p = listed.payment();
     Customer c = p.customer();
     BillingAddress b = p.billingAddress();
@@ -43,6 +46,7 @@ final class MerchantPaymentJson {
         p.preAuth(), merchantId, merchantName, p.shopId().value(), shopNames.get(p.shopId().value()),
         p.terminalId(), p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(),
         listed.refunded() == null ? null : listed.refunded().amount(), p.amount().currency().code(),
+        shopBase == null ? null : shopBase.amount(), shopBase == null ? null : shopBase.currency().code(),
         p.customerAmount() == null ? null : p.customerAmount().amount(),
         p.customerAmount() == null ? null : p.customerAmount().currency().code(),
         c == null ? null : c.referenceId(),

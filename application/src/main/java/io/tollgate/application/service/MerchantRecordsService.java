@@ -53,6 +53,11 @@ public final class MerchantRecordsService implements MerchantQueries {
   }
 
   @Override
+  public io.tollgate.application.port.in.TodaysRates currentRates() {
+    return new CurrentRates(reference, currencies);
+  }
+
+  @Override
   public Page<PaymentWithRefunds> payments(MerchantUser user, Instant from, Instant before, Long shopGroup, int offset,
       int limit) {
     return payments.listForMerchant(user.merchantId(), from, before, shopGroups(user, shopGroup), offset, limit);

@@ -48,6 +48,9 @@ public interface MerchantQueries {
   /** The merchant's shops the user sees, in id order. */
   List<Shop> shops(MerchantUser user);
 
+  /** Today's rates, read once a pair, for showing the amounts of one answer in another currency. */
+  TodaysRates currentRates();
+
   List<ReferenceData.Counterparty> counterparties(MerchantUser user, int offset, int limit);
 
   List<ReferenceData.Terminal> terminals(MerchantUser user, int offset, int limit);
