@@ -139,6 +139,18 @@ class ConnectorRoutingTest {
     assertThat(payment).as(id + " in " + listed.body()).isNotNull();
     assertThat(payment.get("terminalName").asText()).isEqualTo("Terminal by id EUR");
     assertThat(payment.get("terminalId").asLong()).isEqualTo(terminal);
+
+    // and each of its steps at a terminal, in the operations list
+    TestGateway.Answer ops = gw.merchantGet("/merchant-api/v1/operations?limit=1000&operation.in=DEPOSIT", user);
+    JsonNode charge = null;
+    for (JsonNode o : ops.json().get("result")) {
+      if (o.get("paymentId").asText().equals(id)) {
+        charge = o;
+      }
+    }
+    assertThat(charge).as(id + " in " + ops.body()).isNotNull();
+    assertThat(charge.get("terminalName").asText()).isEqualTo("Terminal by id EUR");
+    assertThat(charge.get("terminalId").asLong()).isEqualTo(terminal);
   }
 
   // ---- the payment's currency first ---------------------------------------------------------

@@ -65,7 +65,7 @@ final class MerchantPaymentJson {
   }
 
   record OperationJson(long id, String paymentId, String operation, String paymentState, String started,
-      String completed, String terminalName, String paymentCreated, String paymentType, String paymentMethod,
+      String completed, Long terminalId, String terminalName, String paymentCreated, String paymentType, String paymentMethod,
       String paymentDescription, String paymentReferenceId, BigDecimal paymentAmount, String paymentCurrency,
       String parentPaymentId, long merchantId, String merchantName, long shopId, String shopName, String errorCode,
       String errorMessage, String externalResultCode, String externalId, String details) {}
@@ -76,7 +76,7 @@ final class MerchantPaymentJson {
     Payment p = ow.payment();
     // each step's own terminal and processor answer, not the payment's latest
     return new OperationJson(o.id(), p.id().value(), o.operation().name(), o.paymentState().name(),
-        Timestamps.record(o.started()), Timestamps.record(o.completed()), o.terminalName(),
+        Timestamps.record(o.started()), Timestamps.record(o.completed()), o.terminalId(), o.terminalName(),
         Timestamps.record(p.created()), p.type().name(), p.method().name(), p.description(), p.referenceId(),
         p.amount().amount(), p.amount().currency().code(),
         p.parentPaymentId() == null ? null : p.parentPaymentId().value(), merchantId, merchantName,
