@@ -463,12 +463,14 @@ public final class WebhookDispatcher implements AutoCloseable {
     try {
       error = problemBeforeSending(d);
       if (error == null) {
+        long sent = clock.instant().getEpochSecond();
         Request request = http.newRequest(URI.create(d.url()))
             .method(HttpMethod.POST)
             .timeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
             .headers(h -> h.put("Signature", WebhookSignature.sign(d.signingKey(), d.body()))
                 .put("Webhook-Id", d.eventId())
-                .put("Webhook-Timestamp", Long.toString(clock.instant().getEpochSecond())))
+                .put("Webhook-Timestamp", Long.toString(sent))
+                .put("Webhook-Signature", WebhookSignature.standard(d.signingKey(), d.eventId(), sent, d.body())))
             .body(new BytesRequestContent("application/json", d.body()));
         Answer answer = exchange(request);
         status = answer.status();

@@ -54,6 +54,21 @@ class WebhookDeliveryTest {
     return HexFormat.of().formatHex(mac.doFinal(body));
   }
 
+  /**
+   * The {@code Webhook-Signature} a Standard Webhooks receiver expects, written from the
+   * specification: {@code v1,} and the base64 HMAC-SHA256 of {@code id.timestamp.body}, keyed
+   * with the base64 after {@code whsec_}, decoded.
+   */
+  static String standardSignature(String key, String id, String timestamp, byte[] body) throws Exception {
+    assertThat(key).startsWith("whsec_");
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(java.util.Base64.getDecoder().decode(key.substring(6)), "HmacSHA256"));
+    byte[] signed = (id + "." + timestamp + ".").getBytes(StandardCharsets.UTF_8);
+    byte[] content = java.util.Arrays.copyOf(signed, signed.length + body.length);
+    System.arraycopy(body, 0, content, signed.length, body.length);
+    return "v1," + java.util.Base64.getEncoder().encodeToString(mac.doFinal(content));
+  }
+
   @Test
   void a_completed_payment_arrives_signed_with_the_document_the_api_shows() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver()) {
@@ -65,6 +80,12 @@ class WebhookDeliveryTest {
       assertThat(hook.header("Signature")).isEqualTo(hmacHex(gw.signingKey, hook.body()));
       assertThat(hook.header("Signature")).matches("[0-9a-f]{64}");
       assertThat(hook.header("Webhook-Id")).matches("[0-9a-f-]{36}");
+      // the id and the time are signed too, for a receiver that refuses a request recorded and sent again
+      String standard = hook.header("Webhook-Signature");
+      assertThat(standard).isEqualTo(standardSignature(gw.signingKey, hook.header("Webhook-Id"),
+          hook.header("Webhook-Timestamp"), hook.body()));
+      assertThat(standard).isNotEqualTo(standardSignature(gw.signingKey, hook.header("Webhook-Id"),
+          Long.toString(Long.parseLong(hook.header("Webhook-Timestamp")) + 600), hook.body()));
       long sent = Long.parseLong(hook.header("Webhook-Timestamp"));
       assertThat(Math.abs(Instant.now().getEpochSecond() - sent)).isLessThan(60);
       assertThat(hook.header("Content-Type")).isEqualTo("application/json");
@@ -108,6 +129,11 @@ class WebhookDeliveryTest {
       List<WebhookReceiver.Received> all = receiver.receivedFor(id);
       assertThat(all).hasSize(4);
       assertThat(all).extracting(r -> r.header("Webhook-Id")).containsOnly(all.get(0).header("Webhook-Id"));
+      for (WebhookReceiver.Received attempt : all) {
+        // each attempt signed with its own time
+        assertThat(attempt.header("Webhook-Signature")).isEqualTo(standardSignature(gw.signingKey,
+            attempt.header("Webhook-Id"), attempt.header("Webhook-Timestamp"), attempt.body()));
+      }
 
       TestGateway.Answer log = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor);
       assertThat(log.status()).as(log.body()).isEqualTo(200);
