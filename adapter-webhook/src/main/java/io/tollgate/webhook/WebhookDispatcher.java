@@ -464,7 +464,8 @@ public final class WebhookDispatcher implements AutoCloseable {
       error = problemBeforeSending(d);
       if (error == null) {
         long sent = clock.instant().getEpochSecond();
-        Request request = http.newRequest(URI.create(d.url()))
+        URI target = URI.create(d.url());
+        Request request = http.newRequest(target)
             .method(HttpMethod.POST)
             .timeout(settings.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
             .headers(h -> h.put("Signature", WebhookSignature.sign(d.signingKey(), d.body()))
@@ -472,6 +473,12 @@ public final class WebhookDispatcher implements AutoCloseable {
                 .put("Webhook-Timestamp", Long.toString(sent))
                 .put("Webhook-Signature", WebhookSignature.standard(d.signingKey(), d.eventId(), sent, d.body())))
             .body(new BytesRequestContent("application/json", d.body()));
+        if (target.getUserInfo() != null) {
+          // a URL with credentials (https://user:password@host/...) is answered with them, as
+          // Basic authentication: left out, the receiver refused every webhook with a 401
+          request.headers(h -> h.put("Authorization", "Basic " + java.util.Base64.getEncoder()
+              .encodeToString(target.getUserInfo().getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        }
         Answer answer = exchange(request);
         status = answer.status();
         error = answer.error();

@@ -101,6 +101,23 @@ class WebhookDeliveryTest {
   }
 
   @Test
+  void credentials_in_the_url_are_sent_as_basic_authentication_and_never_shown_in_the_log() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String url = receiver.url("/basic").replace("http://", "http://shop%40acme:s3cr%3At@");
+      String id = payWithCard("4000000000000408", url, false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+
+      assertThat(receiver.receivedFor(id).get(0).header("Authorization"))
+          .isEqualTo("Basic " + java.util.Base64.getEncoder().encodeToString(
+              "shop@acme:s3cr:t".getBytes(StandardCharsets.UTF_8)));
+      assertThat(WebhookReceiver.await(() -> finalAttemptLogged(id, 1), Duration.ofSeconds(10))).isTrue();
+      TestGateway.Answer log = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor);
+      assertThat(log.json().at("/result/0/url").asText()).isEqualTo(url.replace("s3cr%3At", "***"));
+      assertThat(log.body()).doesNotContain("s3cr");
+    }
+  }
+
+  @Test
   void a_tampered_body_would_not_match_the_signature() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver()) {
       String id = payWithCard("4000000000000416", receiver.url("/h"), false);
