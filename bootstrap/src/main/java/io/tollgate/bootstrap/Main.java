@@ -32,7 +32,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code tollgate <command>}: the server and the operator's provisioning commands. */
-@Command(name = "tollgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+// INHERIT: --help (and --version) work on every command, not on the top one only
+@Command(name = "tollgate", mixinStandardHelpOptions = true, scope = CommandLine.ScopeType.INHERIT,
+    versionProvider = Main.Version.class,
     description = "A self-hostable payment gateway. Configuration comes from TOLLGATE_* environment variables.",
     subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class, Main.GroupCommands.class, Main.ImportCommand.class, Main.TerminalCommands.class,
         Main.ConnectorCommands.class, Main.AntifraudCommands.class, Main.ShopGroupCommands.class,

@@ -58,6 +58,12 @@ final class ReferenceImport {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * The longest value a field may hold: names, codes and organisations all fit, and a BIN's
+   * issuing organisation is repeated in every payment made with its cards.
+   */
+  static final int MAX_FIELD = 256;
+
   private final ReferenceData reference;
   private final TransactionRunner tx;
   private final Currencies currencies;
@@ -71,6 +77,10 @@ final class ReferenceImport {
   /** Reads rows: JSON when the text starts with {@code [}, CSV otherwise. Row numbers count from 1. */
   static List<Map<String, String>> rows(String text) throws IOException {
     List<Map<String, String>> rows = new ArrayList<>();
+    if (text.startsWith("\uFEFF")) {
+      // the byte order mark a spreadsheet writes first: not part of the first column's name
+      text = text.substring(1);
+    }
     String trimmed = text.strip();
     if (trimmed.startsWith("[")) {
       for (JsonNode node : JSON.readTree(trimmed)) {
@@ -105,15 +115,28 @@ final class ReferenceImport {
     if (rows.isEmpty()) {
       problems.add("the file holds no rows");
     }
-    for (int i = 0; i < rows.size(); i++) {
+    java.util.Set<String> unknown = new java.util.LinkedHashSet<>();
+    rows.forEach(row -> row.keySet().stream().filter(f -> !kind.fields.contains(f)).forEach(unknown::add));
+    if (!unknown.isEmpty()) {
+      // a misspelt column would otherwise be dropped from every row without a word
+      problems.add("unknown field" + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown)
+          + "; the fields of " + kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + " are "
+          + String.join(", ", kind.fields) + " (a CSV file names them in its first line, separated by commas)");
+    }
+    for (int i = 0; unknown.isEmpty() && i < rows.size(); i++) {
       Map<String, String> row = rows.get(i);
       int number = i + 1;
       try {
+        for (Map.Entry<String, String> field : row.entrySet()) {
+          if (field.getValue() != null && field.getValue().length() > MAX_FIELD) {
+            throw new IllegalArgumentException(field.getKey() + " must be at most " + MAX_FIELD + " characters");
+          }
+        }
         writes.add(write(kind, row, merchant));
       } catch (IllegalArgumentException e) {
         problems.add("row " + number + ": " + e.getMessage());
       } catch (java.time.DateTimeException e) {
-        problems.add("row " + number + ": dates look like 2026-11-22, times like 2026-11-22T09:13:07");
+        problems.add("row " + number + ": registrationDate must be a date like 2026-11-22");
       }
     }
     if (!problems.isEmpty()) {
@@ -147,8 +170,10 @@ final class ReferenceImport {
         if (rate.signum() <= 0) {
           throw new IllegalArgumentException("rate must be positive");
         }
-        Instant at = row.get("lastUpdate") == null ? Instant.now()
-            : LocalDateTime.parse(row.get("lastUpdate")).toInstant(ZoneOffset.UTC);
+        if (base.equals(quote)) {
+          throw new IllegalArgumentException("baseCurrency and quoteCurrency must differ");
+        }
+        Instant at = row.get("lastUpdate") == null ? Instant.now() : time("lastUpdate", row.get("lastUpdate"));
         var record = new ReferenceData.CurrencyRate(base, quote, rate, at);
         yield () -> reference.upsertCurrencyRate(record);
       }
@@ -177,6 +202,20 @@ final class ReferenceImport {
         yield () -> reference.createCounterparty(record);
       }
     };
+  }
+
+  /** A time as 2026-11-22T09:13:07 (UTC), or with its offset: ...Z, ...+02:00. */
+  private static Instant time(String field, String value) {
+    try {
+      return java.time.OffsetDateTime.parse(value).toInstant();
+    } catch (java.time.DateTimeException withoutOffset) {
+      try {
+        return LocalDateTime.parse(value).toInstant(ZoneOffset.UTC);
+      } catch (java.time.DateTimeException e) {
+        throw new IllegalArgumentException(field + " must be a time like 2026-11-22T09:13:07 (UTC) or "
+            + "2026-11-22T09:13:07+02:00");
+      }
+    }
   }
 
   private String currency(String code) {

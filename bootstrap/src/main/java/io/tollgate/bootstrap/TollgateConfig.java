@@ -213,6 +213,9 @@ public record TollgateConfig(
     }
   }
 
+  private static final java.util.Set<String> ISO_4217 = java.util.Currency.getAvailableCurrencies().stream()
+      .map(java.util.Currency::getCurrencyCode).collect(java.util.stream.Collectors.toUnmodifiableSet());
+
   private static Map<String, Integer> cryptoCurrencies(String raw, List<String> problems) {
     if (raw == null) {
       return io.tollgate.domain.money.Currencies.DEFAULT_CRYPTO;
@@ -223,6 +226,12 @@ public record TollgateConfig(
       if (parts.length != 2 || !parts[0].matches("[A-Z0-9]{2,10}") || !parts[1].matches("[0-9]{1,2}")
           || Integer.parseInt(parts[1]) > 18) {
         problems.add("TOLLGATE_CRYPTO_CURRENCIES entries look like SYMBOL:DECIMALS, e.g. BTC:8 (got '" + entry + "')");
+        continue;
+      }
+      if (ISO_4217.contains(parts[0])) {
+        // otherwise EUR:8 would quietly take EUR's amounts to eight decimals
+        problems.add("TOLLGATE_CRYPTO_CURRENCIES: " + parts[0] + " is an ISO 4217 currency, whose decimals are "
+            + "ISO's; list only symbols ISO 4217 does not have");
         continue;
       }
       map.put(parts[0], Integer.parseInt(parts[1]));

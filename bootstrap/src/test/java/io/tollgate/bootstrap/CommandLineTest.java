@@ -534,6 +534,56 @@ class CommandLineTest {
   }
 
   @Test
+  void every_command_answers_help_without_doing_anything() {
+    CommandLineRun shopCreate = run("shop", "create", "--help");
+    assertThat(shopCreate.exit()).as(shopCreate.err()).isZero();
+    assertThat(shopCreate.out()).contains("--merchant").contains("--checkout-timeout");
+    CommandLineRun shop = run("shop", "-h");
+    assertThat(shop.exit()).as(shop.err()).isZero();
+    assertThat(shop.out()).contains("create").contains("update");
+    CommandLineRun serve = run("serve", "--help");
+    assertThat(serve.exit()).as("prints its help and does not start").isZero();
+    assertThat(serve.out()).contains("Start the gateway");
+  }
+
+  @Test
+  void imports_files_as_spreadsheets_write_them_and_refuse_what_would_be_lost_or_repeated() throws Exception {
+    java.nio.file.Path dir = ScratchDirectories.create("tollgate-imports-sheets");
+    // a byte order mark first and CRLF line ends, as a spreadsheet saves a CSV file
+    java.nio.file.Path sheet = Files.writeString(dir.resolve("rates.csv"),
+        "\uFEFFbaseCurrency,quoteCurrency,rate,lastUpdate\r\n" + "EUR,SEK,11.52,2026-11-01T00:00:00Z\r\n"
+            + "SEK,EUR,0.0868,2026-11-01T02:00:00+02:00\r\n");
+    CommandLineRun ok = run("import", "currency-rates", "--file", sheet.toString());
+    assertThat(ok.exit()).as(ok.err()).isZero();
+    java.sql.Timestamp updated = db.jdbi().withHandle(h -> h.createQuery(
+        "select last_update from currency_rates where base_currency = 'SEK' and quote_currency = 'EUR'")
+        .mapTo(java.sql.Timestamp.class).one());
+    assertThat(updated.toInstant()).as("the offset taken into account")
+        .isEqualTo(java.time.Instant.parse("2026-11-01T00:00:00Z"));
+
+    java.nio.file.Path semicolons = Files.writeString(dir.resolve("bins.csv"),
+        "bin;cardBrand;issuingOrganization\n" + "41111111;VISA;Bank\n");
+    CommandLineRun header = run("import", "bins", "--file", semicolons.toString());
+    assertThat(header.exit()).isNotZero();
+    assertThat(header.err()).contains("unknown field bin;cardBrand;issuingOrganization")
+        .contains("the fields of bins are bin, cardBrand");
+    java.nio.file.Path misspelt = Files.writeString(dir.resolve("misspelt.csv"),
+        "bin,issuingOrganisation\n" + "41111112,Bank\n");
+    assertThat(run("import", "bins", "--file", misspelt.toString()).err()).contains("unknown field issuingOrganisation");
+
+    java.nio.file.Path huge = Files.writeString(dir.resolve("huge.csv"),
+        "bin,issuingOrganization\n" + "41111113," + "B".repeat(5_000) + "\n");
+    CommandLineRun tooLong = run("import", "bins", "--file", huge.toString());
+    assertThat(tooLong.exit()).isNotZero();
+    assertThat(tooLong.err()).contains("row 1: issuingOrganization must be at most 256 characters");
+    java.nio.file.Path same = Files.writeString(dir.resolve("same.csv"), "baseCurrency,quoteCurrency,rate\nEUR,EUR,1\n");
+    assertThat(run("import", "currency-rates", "--file", same.toString()).err()).contains("must differ");
+    Integer bins = db.jdbi().withHandle(h -> h.createQuery("select count(*) from bins where bin like '4111111%'")
+        .mapTo(Integer.class).one());
+    assertThat(bins).as("nothing of a refused file").isZero();
+  }
+
+  @Test
   void provisions_terminals_connectors_and_antifraud_profiles() {
     String merchantId = group(run("merchant", "create", "--name", "Router").out(), "merchant (\\d+) created");
     String shopId = group(run("shop", "create", "--merchant", merchantId, "--name", "Routed").out(), "shop (\\d+) created");

@@ -52,6 +52,14 @@ class ConfigurationReferenceTest {
   }
 
   @Test
+  void an_iso_currency_cannot_be_given_other_decimals_as_a_crypto_currency() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "EUR:8,BTC:8")))
+        .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES: EUR is an ISO 4217 currency");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,SOL:9")).cryptoCurrencies())
+        .containsEntry("SOL", 9);
+  }
+
+  @Test
   void bad_values_are_all_reported_at_once() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_PORT", "http", "TOLLGATE_ENVIRONMENT", "staging",
         "TOLLGATE_CRYPTO_CURRENCIES", "BTC")))
