@@ -56,24 +56,49 @@ final class Observability implements AutoCloseable {
     };
   }
 
-  /** A gauge read from the database at most every few seconds, however often it is scraped. */
+  /**
+   * A gauge read from the database at most every few seconds, however often it is scraped, and
+   * never during a scrape: a scrape that came due starts a read in the background and answers
+   * with the last value (NaN once a read failed). Read inline, each such gauge waited out the
+   * pool's timeout while the database was down, and /metrics took longer than Prometheus waits,
+   * so its scrapes failed just when they were wanted.
+   */
   void cachedGauge(String name, String description, LongSupplier source) {
-    AtomicLong value = new AtomicLong();
-    AtomicLong readAt = new AtomicLong(Long.MIN_VALUE);
+    java.util.concurrent.atomic.AtomicReference<Double> value = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicLong readAt = new AtomicLong(System.nanoTime());
+    java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean();
     long maxAge = Duration.ofSeconds(5).toNanos();
+    Runnable read = () -> {
+      try {
+        value.set((double) source.getAsLong());
+      } catch (RuntimeException e) {
+        value.set(Double.NaN);
+      } finally {
+        readAt.set(System.nanoTime());
+        reading.set(false);
+      }
+    };
+    reading.set(true);
+    read.run(); // at start-up, the database answering: the first scrape has a value
     Gauge.builder(name, () -> {
-      long now = System.nanoTime();
-      long last = readAt.get();
-      if ((last == Long.MIN_VALUE || now - last > maxAge) && readAt.compareAndSet(last, now)) {
+      if (System.nanoTime() - readAt.get() > maxAge && reading.compareAndSet(false, true)) {
         try {
-          value.set(source.getAsLong());
-        } catch (RuntimeException e) {
-          return Double.NaN;
+          gaugeReader.execute(read);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+          reading.set(false);
         }
       }
       return value.get();
     }).description(description).register(registry);
   }
+
+  /** Reads the database-backed gauges, one at a time, off the scraping thread. */
+  private final java.util.concurrent.ExecutorService gaugeReader =
+      java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "gauge-reader");
+        t.setDaemon(true);
+        return t;
+      });
 
   String scrape() {
     return registry.scrape();
@@ -81,6 +106,7 @@ final class Observability implements AutoCloseable {
 
   @Override
   public void close() {
+    gaugeReader.shutdownNow();
     gc.close();
     registry.close();
   }

@@ -81,7 +81,13 @@ class DatabaseOutageTest {
           HttpResponse<String> readyDuring = http.send(HttpRequest.newBuilder(app.baseUri().resolve("/health/ready"))
               .timeout(Duration.ofSeconds(15)).build(), HttpResponse.BodyHandlers.ofString());
           Duration readyTook = Duration.ofNanos(System.nanoTime() - askedAt);
-          Thread.sleep(2_500);
+          // past the gauges' five seconds, so that the scrape finds them due to be read again
+          Thread.sleep(3_000);
+          long scrapedAt = System.nanoTime();
+          HttpResponse<String> metricsDuring = http.send(HttpRequest.newBuilder(app.baseUri().resolve("/metrics"))
+              .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+          Duration metricsTook = Duration.ofNanos(System.nanoTime() - scrapedAt);
+          Thread.sleep(500);
           proxy.restore();
 
           boolean recovered = WebhookReceiver.await(() -> {
@@ -98,6 +104,10 @@ class DatabaseOutageTest {
           load.join(20_000);
 
           assertThat(readyDuring.statusCode()).isEqualTo(503);
+          assertThat(metricsDuring.statusCode()).isEqualTo(200);
+          assertThat(metricsDuring.body()).contains("tollgate_webhooks_outbox_pending");
+          assertThat(metricsTook).as("the database gauges are read in the background, not each waiting out the "
+              + "pool's 5 s for a connection during the scrape").isLessThan(Duration.ofSeconds(4));
           assertThat(readyTook).as("the 2 s probe, not the pool's 5 s wait for a connection")
               .isLessThan(Duration.ofMillis(4_500));
           assertThat(readyDuring.body()).contains("\"status\":\"DOWN\"").contains("database");
