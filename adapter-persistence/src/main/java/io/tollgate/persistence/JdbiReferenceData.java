@@ -219,6 +219,26 @@ final class JdbiReferenceData implements ReferenceData {
   }
 
   @Override
+  public List<Connector> allConnectorsOf(long shopId) {
+    return query("SELECT " + CONNECTOR_COLUMNS + " FROM connectors c JOIN terminals t ON t.id = c.terminal_id"
+        + " WHERE c.shop_id = :shop ORDER BY c.priority, c.id", CONNECTOR, "shop", shopId);
+  }
+
+  @Override
+  public Optional<Connector> setConnectorState(long connectorId, String state) {
+    return jdbi.withHandle(h -> {
+      int updated = h.createUpdate("UPDATE connectors SET state = :state WHERE id = :id")
+          .bind("state", state).bind("id", connectorId).execute();
+      if (updated == 0) {
+        return Optional.<Connector>empty();
+      }
+      routingChanged(h);
+      return h.createQuery("SELECT " + CONNECTOR_COLUMNS + " FROM connectors c JOIN terminals t ON t.id = c.terminal_id"
+          + " WHERE c.id = :id").bind("id", connectorId).map(CONNECTOR).findOne();
+    });
+  }
+
+  @Override
   public boolean hasConnectors(long shopId) {
     return connectorsByShop.get(shopId, this::loadConnectorsOf).any();
   }

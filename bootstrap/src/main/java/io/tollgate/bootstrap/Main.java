@@ -679,8 +679,28 @@ public final class Main implements Callable<Integer> {
   }
 
   @Command(name = "connector", description = "Route a shop's payments to a terminal.",
-      subcommands = {ConnectorCommands.Create.class, ConnectorCommands.ListConnectors.class})
+      subcommands = {ConnectorCommands.Create.class, ConnectorCommands.ListConnectors.class,
+          ConnectorCommands.SetState.class})
   static final class ConnectorCommands {
+    @Command(name = "set-state", description = "Take a connector out of routing (INACTIVE) or put it back (ACTIVE); "
+        + "payments already routed to its terminal finish there.")
+    static final class SetState extends Provisioning {
+      @Option(names = "--connector", required = true, description = "connector id (connector list)") long connector;
+      @Option(names = "--state", required = true, description = "ACTIVE or INACTIVE") String state;
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        String s = state.strip().toUpperCase(java.util.Locale.ROOT);
+        if (!s.equals("ACTIVE") && !s.equals("INACTIVE")) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--state: ACTIVE or INACTIVE");
+        }
+        var changed = services.persistence().referenceData().setConnectorState(connector, s).orElseThrow(() ->
+            new DomainException.Invalid(io.tollgate.domain.Violation.of("connector", "does not exist", connector)));
+        out.println("connector " + changed.id() + " of shop " + changed.shopId() + " is " + changed.state());
+        return 0;
+      }
+    }
+
     @Command(name = "list", description = "List a shop's connectors by priority (routing tries the lowest first): id, "
         + "terminal, state, payment method, currency, priority, weight, amount range and cascade groups.")
     static final class ListConnectors extends Provisioning {
@@ -691,7 +711,8 @@ public final class Main implements Callable<Integer> {
         if (services.persistence().shops().find(new ShopId(shop)).isEmpty()) {
           throw new DomainException.Invalid(io.tollgate.domain.Violation.of("shop", "does not exist", shop));
         }
-        var connectors = new java.util.ArrayList<>(services.persistence().referenceData().connectorsOf(shop));
+        // every connector, an inactive one too: set-state puts it back
+        var connectors = new java.util.ArrayList<>(services.persistence().referenceData().allConnectorsOf(shop));
         connectors.sort(java.util.Comparator.comparingInt(ReferenceData.Connector::priority)
             .thenComparingLong(ReferenceData.Connector::id));
         for (var c : connectors) {
@@ -740,6 +761,9 @@ public final class Main implements Callable<Integer> {
         checkAmounts(terminalCurrency);
         if (weight < 0) {
           throw new CommandLine.ParameterException(spec.commandLine(), "--weight: must not be negative");
+        }
+        if (priority < 0) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--priority: must not be negative");
         }
         if (neverCascadeOn != null && cascadeOn == null) {
           // a decline cascades only when its code is in --cascade-on: alone, this group would do nothing

@@ -618,6 +618,22 @@ class CommandLineTest {
         + "\tpriority=1\tweight=100\tamounts=\\.\\.\tcascadeOn=" + codes + "\tneverCascadeOn=-");
     assertThat(run("connector", "list", "--shop", "999999").exit()).isNotZero();
     assertThat(run("terminal", "list", "--merchant", "999999").exit()).isNotZero();
+    assertThat(run("connector", "create", "--shop", shopId, "--terminal", terminalId, "--currency", "EUR",
+        "--priority", "-1").err()).contains("--priority: must not be negative");
+
+    // a connector made by mistake is taken out of routing, and put back, from the command line
+    String connectorId = group(listed.out(), "^(\\d+)\t");
+    CommandLineRun off = run("connector", "set-state", "--connector", connectorId, "--state", "inactive");
+    assertThat(off.exit()).as(off.err()).isZero();
+    assertThat(off.out()).contains("connector " + connectorId + " of shop " + shopId + " is INACTIVE");
+    assertThat(run("connector", "list", "--shop", shopId).out()).as("still listed, to be put back")
+        .contains(connectorId + "\tterminal=" + terminalId + " Acquirer X\tstate=INACTIVE");
+    String state = db.jdbi().withHandle(h -> h.createQuery("select state from connectors where id = " + connectorId)
+        .mapTo(String.class).one());
+    assertThat(state).isEqualTo("INACTIVE");
+    assertThat(run("connector", "set-state", "--connector", connectorId, "--state", "ACTIVE").out()).contains("is ACTIVE");
+    assertThat(run("connector", "set-state", "--connector", connectorId, "--state", "PAUSED").exit()).isNotZero();
+    assertThat(run("connector", "set-state", "--connector", "999999", "--state", "ACTIVE").exit()).isNotZero();
 
     String bins = group(run("group", "create", "--merchant", merchantId, "--type", "BIN", "--name", "bad bins").out(),
         "bin group (\\d+) created");

@@ -92,6 +92,17 @@ public interface ReferenceData {
   /** A shop's active connectors (the connector and its terminal both ACTIVE), by priority. */
   List<Connector> connectorsOf(long shopId);
 
+  /** Every connector of the shop, whatever its state, by priority and then id. */
+  List<Connector> allConnectorsOf(long shopId);
+
+  /**
+   * Sets the connector's state ({@code ACTIVE} routes to it, {@code INACTIVE} does not); routing
+   * reads it again at once in this instance, within seconds in others.
+   *
+   * @return the connector as it is now; empty when there is none of that id
+   */
+  Optional<Connector> setConnectorState(long connectorId, String state);
+
   /**
    * Whether the shop has any connector, active or not. Only a shop with none at all is sent to
    * the default terminal; one whose connectors are all inactive is declined instead.
