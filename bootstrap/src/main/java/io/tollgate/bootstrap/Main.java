@@ -576,8 +576,11 @@ public final class Main implements Callable<Integer> {
             merchant == null ? null : new MerchantId(merchant));
         out.println(n + " " + kind + " imported");
         return 0;
+      } catch (java.nio.file.NoSuchFileException e) {
+        // a file that is not there, or not readable, is no misuse of the command: one line, exit 1
+        throw new IllegalArgumentException("cannot read " + file + ": no such file");
       } catch (java.io.IOException e) {
-        throw new CommandLine.ParameterException(spec.commandLine(), "cannot read " + file + ": " + e.getMessage());
+        throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
       } catch (ReferenceImport.ImportFailed e) {
         spec.commandLine().getErr().println("nothing imported:\n" + e.getMessage());
         return 1;

@@ -581,6 +581,14 @@ class CommandLineTest {
     Integer bins = db.jdbi().withHandle(h -> h.createQuery("select count(*) from bins where bin like '4111111%'")
         .mapTo(Integer.class).one());
     assertThat(bins).as("nothing of a refused file").isZero();
+
+    CommandLineRun missing = run("import", "bins", "--file", dir.resolve("nowhere.csv").toString());
+    assertThat(missing.exit()).isEqualTo(1);
+    assertThat(missing.err().strip()).isEqualTo("error: cannot read " + dir.resolve("nowhere.csv") + ": no such file");
+    java.nio.file.Path truncated = Files.writeString(dir.resolve("cut.json"), "[{\"bin\":\"41111114\"");
+    CommandLineRun cut = run("import", "bins", "--file", truncated.toString());
+    assertThat(cut.exit()).isEqualTo(1);
+    assertThat(cut.err()).startsWith("error: cannot read").doesNotContain("Usage:");
   }
 
   @Test
