@@ -141,6 +141,13 @@ public final class Main implements Callable<Integer> {
     }
     List<String> parts = new ArrayList<>();
     for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException) {
+        // which setting to change, not only what the socket said
+        parts.add("TOLLGATE_PORT (or TOLLGATE_HOST) names an address in use or not this machine's");
+      }
+      if (last != null && t == e) {
+        parts.add("the database of TOLLGATE_DB_URL did not answer");
+      }
       Throwable current = t;
       String part = describe(t);
       // a wrapper that repeats its cause ("Failed to initialize pool: <the driver's>", or its toString()) says nothing more

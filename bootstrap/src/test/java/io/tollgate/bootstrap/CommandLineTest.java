@@ -144,8 +144,8 @@ class CommandLineTest {
   void a_server_that_cannot_listen_says_why_in_one_line() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
       Map<String, String> onTakenPort = Map.of("TOLLGATE_PORT", String.valueOf(taken.getLocalPort()));
-      assertOneErrorLine(runWith(onTakenPort, "serve"), "Failed to bind to /127.0.0.1:" + taken.getLocalPort(),
-          "Address already in use");
+      assertOneErrorLine(runWith(onTakenPort, "serve"), "TOLLGATE_PORT", "Failed to bind to /127.0.0.1:"
+          + taken.getLocalPort(), "Address already in use");
 
       Map<String, String> debugging = new HashMap<>(onTakenPort);
       debugging.put("TOLLGATE_DEBUG", "1");
@@ -169,7 +169,7 @@ class CommandLineTest {
         "merchant", "create", "--name", "Unreachable");
     // the operator is told within seconds, not after the 30 s a starting service waits for its database
     assertThat(java.time.Duration.ofNanos(System.nanoTime() - started)).isLessThan(java.time.Duration.ofSeconds(20));
-    assertOneErrorLine(unreachable, "Connection to 127.0.0.1:" + closed + " refused");
+    assertOneErrorLine(unreachable, "TOLLGATE_DB_URL", "Connection to 127.0.0.1:" + closed + " refused");
     assertOneErrorLine(runWith(Map.of("TOLLGATE_DB_URL", "postgres://db.example/tollgate?password=hunter2"),
         "merchant", "create", "--name", "Not JDBC"),
         "Failed to get driver instance for jdbcUrl=postgres://db.example/tollgate?password=***: No suitable driver");
