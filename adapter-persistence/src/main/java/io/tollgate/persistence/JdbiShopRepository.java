@@ -172,6 +172,17 @@ final class JdbiShopRepository implements ShopRepository {
   }
 
   @Override
+  public Optional<byte[]> previousSigningKeyCiphertext(ShopId shop, Environment environment, Instant since) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT signing_key_ciphertext FROM shop_keys
+            WHERE shop_id = :shop AND environment = :env AND revoked >= :since
+            ORDER BY revoked DESC, created DESC LIMIT 1
+            """)
+        .bind("shop", shop.value()).bind("env", environment.name()).bind("since", since)
+        .mapTo(byte[].class).findOne());
+  }
+
+  @Override
   public Optional<byte[]> signingKeyCiphertext(ShopId shop, Environment environment) {
     return jdbi.withHandle(h -> h.createQuery("""
             SELECT signing_key_ciphertext FROM shop_keys

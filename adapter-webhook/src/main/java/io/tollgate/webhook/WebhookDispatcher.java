@@ -455,6 +455,17 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
   }
 
+  /**
+   * The {@code Webhook-Signature} value: with the signing key, and for a day after a key issue
+   * also with the key it replaced, space-separated as Standard Webhooks lists several, so that a
+   * receiver verifies with either while it changes keys.
+   */
+  private static String standardSignatures(Delivery d, long sent) {
+    String current = WebhookSignature.standard(d.signingKey(), d.eventId(), sent, d.body());
+    return d.previousSigningKey() == null ? current
+        : current + " " + WebhookSignature.standard(d.previousSigningKey(), d.eventId(), sent, d.body());
+  }
+
   private Result deliver(Delivery d) {
     Instant started = clock.instant();
     long t0 = System.nanoTime();
@@ -471,7 +482,7 @@ public final class WebhookDispatcher implements AutoCloseable {
             .headers(h -> h.put("Signature", WebhookSignature.sign(d.signingKey(), d.body()))
                 .put("Webhook-Id", d.eventId())
                 .put("Webhook-Timestamp", Long.toString(sent))
-                .put("Webhook-Signature", WebhookSignature.standard(d.signingKey(), d.eventId(), sent, d.body())))
+                .put("Webhook-Signature", standardSignatures(d, sent)))
             .body(new BytesRequestContent("application/json", d.body()));
         if (target.getUserInfo() != null) {
           // a URL with credentials (https://user:password@host/...) is answered with them, as

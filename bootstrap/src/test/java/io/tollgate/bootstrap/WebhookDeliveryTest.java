@@ -117,6 +117,36 @@ class WebhookDeliveryTest {
     }
   }
 
+  /**
+   * After a key issue the receiver still holds the old signing key until it is given the new
+   * one: for a day, Webhook-Signature carries a signature with each, so either verifies.
+   */
+  @Test
+  void for_a_day_after_a_key_issue_webhook_signature_verifies_with_the_old_key_too() throws Exception {
+    ShopId shop = gw.createShop(gw.merchant, "Rotating keys", false);
+    var first = gw.app.services().shops().issueKeys(shop, io.tollgate.domain.shop.Environment.SANDBOX);
+    var second = gw.app.services().shops().issueKeys(shop, io.tollgate.domain.shop.Environment.SANDBOX);
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      TestGateway.Answer created = gw.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":3.00,"currency":"EUR","webhookUrl":"%s",
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}
+          """.formatted(receiver.url("/rotated")), second.apiKey(), null);
+      String id = created.json().at("/result/id").asText();
+      assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}", second.apiKey()).status())
+          .isEqualTo(200);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+      WebhookReceiver.Received hook = receiver.receivedFor(id).get(0);
+
+      String id0 = hook.header("Webhook-Id");
+      String at = hook.header("Webhook-Timestamp");
+      assertThat(hook.header("Webhook-Signature").split(" ")).containsExactly(
+          standardSignature(second.signingKey(), id0, at, hook.body()),
+          standardSignature(first.signingKey(), id0, at, hook.body()));
+      assertThat(hook.header("Signature")).as("the platform's own has room for one: the new key's")
+          .isEqualTo(hmacHex(second.signingKey(), hook.body()));
+    }
+  }
+
   @Test
   void a_tampered_body_would_not_match_the_signature() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver()) {

@@ -19,6 +19,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
+import java.util.Optional;
 
 /** Shop keys: issued once, stored hashed (API key) or encrypted (signing key), checked per request. */
 public final class ShopService implements AuthenticateShopUseCase, ProvisioningUseCase {
@@ -171,6 +172,19 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
   @Override
   public List<Shop> shopsOf(MerchantId merchant) {
     return shops.shopsOf(merchant);
+  }
+
+  /**
+   * How long webhooks are signed with the signing key a {@code key issue} replaced too (in
+   * {@code Webhook-Signature}, beside the new key's), so that a receiver keeps verifying them
+   * while it changes keys.
+   */
+  public static final java.time.Duration SIGNING_KEY_OVERLAP = java.time.Duration.ofHours(24);
+
+  /** The signing key the shop's active one replaced within {@link #SIGNING_KEY_OVERLAP}, decrypted. */
+  public Optional<String> previousSigningKey(ShopId shop) {
+    return shops.previousSigningKeyCiphertext(shop, environment, clock.instant().minus(SIGNING_KEY_OVERLAP))
+        .map(secrets::decrypt);
   }
 
   /** The shop's signing key for this deployment's environment, decrypted. */

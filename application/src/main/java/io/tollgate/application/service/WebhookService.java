@@ -59,13 +59,17 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
     List<Delivery> deliveries = new ArrayList<>(claimed.size());
     for (ClaimedEvent e : claimed) {
       SigningKey key = signingKeys.computeIfAbsent(e.shopId(), this::signingKey);
-      deliveries.add(new Delivery(e, e.url(), key.key(), key.problem()));
+      deliveries.add(new Delivery(e, e.url(), key.key(), key.problem(), key.previous()));
     }
     return deliveries;
   }
 
-  /** A shop's signing key, none (null key), or why it could not be read. */
-  private record SigningKey(String key, String problem) {}
+  /** A shop's signing key, none (null key), or why it could not be read; the key it replaced lately, or null. */
+  private record SigningKey(String key, String problem, String previous) {
+    SigningKey(String key, String problem) {
+      this(key, problem, null);
+    }
+  }
 
   /**
    * The leases are committed already: a key that cannot be read (a damaged row, a key sealed
@@ -75,7 +79,7 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
    */
   private SigningKey signingKey(ShopId shop) {
     try {
-      return new SigningKey(keys.signingKey(shop), null);
+      return new SigningKey(keys.signingKey(shop), null, keys.previousSigningKey(shop).orElse(null));
     } catch (DomainException.NotFound e) {
       return new SigningKey(null, null);
     } catch (RuntimeException e) {

@@ -50,11 +50,17 @@ public interface WebhookDeliveryUseCase {
    * @param signingKey the shop's signing key for this environment (the HMAC key)
    * @param unsendable why the event cannot be sent this time (its attempt is recorded as failed
    *     with this error and retried on the schedule), or null
+   * @param previousSigningKey the key the signing key replaced within the last day, also signed
+   *     with in {@code Webhook-Signature}; null when there is none
    */
-  record Delivery(ClaimedEvent event, String url, String signingKey, String unsendable) {
+  record Delivery(ClaimedEvent event, String url, String signingKey, String unsendable, String previousSigningKey) {
+
+    public Delivery(ClaimedEvent event, String url, String signingKey, String unsendable) {
+      this(event, url, signingKey, unsendable, null);
+    }
 
     public Delivery(ClaimedEvent event, String url, String signingKey) {
-      this(event, url, signingKey, null);
+      this(event, url, signingKey, null, null);
     }
 
     public String eventId() {

@@ -41,5 +41,8 @@ public interface ShopRepository {
 
   Optional<byte[]> signingKeyCiphertext(ShopId shop, Environment environment);
 
+  /** The signing key the active one replaced, if it was replaced at {@code since} or later. */
+  Optional<byte[]> previousSigningKeyCiphertext(ShopId shop, Environment environment, Instant since);
+
   record StoredKey(ShopId shopId, Environment environment, String apiKeyHash) {}
 }
