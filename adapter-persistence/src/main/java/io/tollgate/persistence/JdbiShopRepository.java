@@ -172,23 +172,18 @@ final class JdbiShopRepository implements ShopRepository {
   }
 
   @Override
-  public Optional<byte[]> previousSigningKeyCiphertext(ShopId shop, Environment environment, Instant since) {
+  public Optional<SigningKeyCiphertexts> signingKeyCiphertexts(ShopId shop, Environment environment,
+      Instant since) {
     return jdbi.withHandle(h -> h.createQuery("""
-            SELECT signing_key_ciphertext FROM shop_keys
-            WHERE shop_id = :shop AND environment = :env AND revoked >= :since
-            ORDER BY revoked DESC, created DESC LIMIT 1
+            SELECT a.signing_key_ciphertext AS active,
+                   (SELECT p.signing_key_ciphertext FROM shop_keys p
+                     WHERE p.shop_id = :shop AND p.environment = :env AND p.revoked >= :since
+                     ORDER BY p.revoked DESC, p.created DESC LIMIT 1) AS previous
+            FROM shop_keys a
+            WHERE a.shop_id = :shop AND a.environment = :env AND a.revoked IS NULL
             """)
         .bind("shop", shop.value()).bind("env", environment.name()).bind("since", since)
-        .mapTo(byte[].class).findOne());
-  }
-
-  @Override
-  public Optional<byte[]> signingKeyCiphertext(ShopId shop, Environment environment) {
-    return jdbi.withHandle(h -> h.createQuery("""
-            SELECT signing_key_ciphertext FROM shop_keys
-            WHERE shop_id = :shop AND environment = :env AND revoked IS NULL
-            """)
-        .bind("shop", shop.value()).bind("env", environment.name())
-        .mapTo(byte[].class).findOne());
+        .map((rs, ctx) -> new SigningKeyCiphertexts(rs.getBytes("active"), rs.getBytes("previous")))
+        .findOne());
   }
 }

@@ -99,7 +99,12 @@ class SecretsAtRestTest {
     assertThat(adapters.shops().findActiveKey("hash-new", Environment.SANDBOX)).map(k -> k.shopId()).contains(shop);
     assertThat(adapters.shops().findActiveKey("hash-live", Environment.SANDBOX)).isEmpty();
     assertThat(adapters.shops().findActiveKey("hash-live", Environment.PRODUCTION)).isPresent();
-    assertThat(adapters.shops().signingKeyCiphertext(shop, Environment.SANDBOX)).hasValueSatisfying(b -> assertThat(b).containsExactly(2));
+    var keys = adapters.shops().signingKeyCiphertexts(shop, Environment.SANDBOX, Instant.now().minusSeconds(3600))
+        .orElseThrow();
+    assertThat(keys.active()).containsExactly(2);
+    assertThat(keys.previous()).as("the key it replaced, within the window").containsExactly(1);
+    assertThat(adapters.shops().signingKeyCiphertexts(shop, Environment.SANDBOX, Instant.now().plusSeconds(3600))
+        .orElseThrow().previous()).as("replaced before the window").isNull();
   }
 
   @Test

@@ -19,7 +19,6 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
-import java.util.Optional;
 
 /** Shop keys: issued once, stored hashed (API key) or encrypted (signing key), checked per request. */
 public final class ShopService implements AuthenticateShopUseCase, ProvisioningUseCase {
@@ -181,18 +180,19 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
    */
   public static final java.time.Duration SIGNING_KEY_OVERLAP = java.time.Duration.ofHours(24);
 
-  /** The signing key the shop's active one replaced within {@link #SIGNING_KEY_OVERLAP}, decrypted. */
-  public Optional<String> previousSigningKey(ShopId shop) {
-    return shops.previousSigningKeyCiphertext(shop, environment, clock.instant().minus(SIGNING_KEY_OVERLAP))
-        .map(secrets::decrypt);
+  /**
+   * The shop's signing key and the one it replaced within {@link #SIGNING_KEY_OVERLAP} (null when
+   * none), decrypted, read in one round trip: the webhook dispatcher wants both for every batch.
+   */
+  public SigningKeys signingKeys(ShopId shop) {
+    var sealed = shops.signingKeyCiphertexts(shop, environment, clock.instant().minus(SIGNING_KEY_OVERLAP))
+        .orElseThrow(() -> new DomainException.NotFound("Shop " + shop + " has no signing key"));
+    return new SigningKeys(secrets.decrypt(sealed.active()),
+        sealed.previous() == null ? null : secrets.decrypt(sealed.previous()));
   }
 
-  /** The shop's signing key for this deployment's environment, decrypted. */
-  public String signingKey(ShopId shop) {
-    byte[] sealed = shops.signingKeyCiphertext(shop, environment)
-        .orElseThrow(() -> new DomainException.NotFound("Shop " + shop + " has no signing key"));
-    return secrets.decrypt(sealed);
-  }
+  /** A shop's signing key, and the key it replaced lately or null. */
+  public record SigningKeys(String active, String previous) {}
 
   private static void requireName(String field, String name) {
     if (name == null || name.isBlank() || name.length() > 128) {

@@ -79,7 +79,8 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
    */
   private SigningKey signingKey(ShopId shop) {
     try {
-      return new SigningKey(keys.signingKey(shop), null, keys.previousSigningKey(shop).orElse(null));
+      ShopService.SigningKeys both = keys.signingKeys(shop);
+      return new SigningKey(both.active(), null, both.previous());
     } catch (DomainException.NotFound e) {
       return new SigningKey(null, null);
     } catch (RuntimeException e) {

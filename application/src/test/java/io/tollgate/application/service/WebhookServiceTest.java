@@ -44,9 +44,9 @@ class WebhookServiceTest {
     ClaimedEvent fine = event(2);
     ClaimedEvent keyless = event(3);
     when(outbox.claim(eq("owner:1"), any(), any(), anyInt(), any())).thenReturn(List.of(damaged, fine, keyless));
-    when(keys.signingKey(new ShopId(1))).thenThrow(new IllegalStateException("decryption failed"));
-    when(keys.signingKey(new ShopId(2))).thenReturn("whsec_fine");
-    when(keys.signingKey(new ShopId(3))).thenThrow(new DomainException.NotFound("no key"));
+    when(keys.signingKeys(new ShopId(1))).thenThrow(new IllegalStateException("decryption failed"));
+    when(keys.signingKeys(new ShopId(2))).thenReturn(new ShopService.SigningKeys("whsec_fine", null));
+    when(keys.signingKeys(new ShopId(3))).thenThrow(new DomainException.NotFound("no key"));
     WebhookService service = new WebhookService(outbox, mock(PaymentRepository.class), mock(ShopRepository.class),
         mock(io.tollgate.application.port.out.ReferenceData.class), keys,
         WebhookService.DEFAULT_RETRY_SCHEDULE, Clock.systemUTC());

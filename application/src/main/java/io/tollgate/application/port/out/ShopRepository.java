@@ -39,10 +39,13 @@ public interface ShopRepository {
   /** The active key of this hash in this environment. */
   Optional<StoredKey> findActiveKey(String apiKeyHash, Environment environment);
 
-  Optional<byte[]> signingKeyCiphertext(ShopId shop, Environment environment);
+  /**
+   * The active signing key and, in the same round trip, the one it replaced if that was replaced
+   * at {@code since} or later (null otherwise); empty when the shop has no active key.
+   */
+  Optional<SigningKeyCiphertexts> signingKeyCiphertexts(ShopId shop, Environment environment, Instant since);
 
-  /** The signing key the active one replaced, if it was replaced at {@code since} or later. */
-  Optional<byte[]> previousSigningKeyCiphertext(ShopId shop, Environment environment, Instant since);
+  record SigningKeyCiphertexts(byte[] active, byte[] previous) {}
 
   record StoredKey(ShopId shopId, Environment environment, String apiKeyHash) {}
 }
