@@ -10,7 +10,7 @@ import io.tollgate.application.service.GroupService;
 import io.tollgate.application.service.MerchantRecordsService;
 import io.tollgate.application.service.MerchantUserService;
 import io.tollgate.application.service.ShopService;
-import io.tollgate.application.service.ShopNames;
+import io.tollgate.application.service.RecentShops;
 import io.tollgate.application.service.WebhookService;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.shop.Environment;
@@ -129,7 +129,7 @@ public final class Tollgate implements AutoCloseable {
     }
     var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
-            services.shopNames(), services.processing(), services.payments(), services.processing(), config.gatewayBalances(),
+            services.recentShops()::name, services.processing(), services.payments(), services.processing(), config.gatewayBalances(),
             publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
     gateway.register(new RequestMetricsFilter(observability.registry, "gateway"));
     context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");
@@ -266,7 +266,7 @@ public final class Tollgate implements AutoCloseable {
   public record Services(PaymentService payments, ShopService shops, ProcessingService processing,
       WebhookService webhooks, MerchantUserService users, GroupService groups, MerchantRecordsService merchantRecords,
       DestinationPolicy destinations, PersistenceAdapters persistence,
-      Environment environment, SecretBox secrets, ShopNames shopNames) {
+      Environment environment, SecretBox secrets, RecentShops recentShops) {
 
     /**
      * The sandbox simulator in the sandbox; in production, none: no real acquirer adapter ships
@@ -295,9 +295,9 @@ public final class Tollgate implements AutoCloseable {
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;
-      ShopNames shopNames = new ShopNames(adapters.shops());
+      RecentShops recentShops = new RecentShops(adapters.shops());
       PaymentWriter writer = new PaymentWriter(adapters.payments(),
-          new PaymentResultPayloads(publicUrl, shopNames), metrics);
+          new PaymentResultPayloads(publicUrl, recentShops::name), metrics);
       SecurityCodes securityCodes = new SecurityCodes();
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
@@ -305,7 +305,7 @@ public final class Tollgate implements AutoCloseable {
       ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
           writer, adapters.balances(), adapters.shops(), adapters.cardVault(), processor(config, clock),
           adapters.referenceData(), adapters.groups(), secrets, currencies, clock, config.sandboxBankDelay(),
-          securityCodes);
+          securityCodes, recentShops);
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,
           config.environment(), clock, destinations);
       WebhookService webhooks = new WebhookService(adapters.webhookOutbox(), adapters.payments(), adapters.shops(),
@@ -316,7 +316,7 @@ public final class Tollgate implements AutoCloseable {
       MerchantRecordsService merchantRecords = new MerchantRecordsService(adapters.payments(), adapters.referenceData(),
           adapters.shops(), adapters.balances(), currencies, clock);
       return new Services(payments, shops, processing, webhooks, users, groups, merchantRecords, destinations,
-          adapters, config.environment(), secrets, shopNames);
+          adapters, config.environment(), secrets, recentShops);
     }
   }
 }

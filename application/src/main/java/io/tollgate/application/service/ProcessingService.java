@@ -1,7 +1,5 @@
 package io.tollgate.application.service;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.port.in.BackgroundWorkUseCase;
 import io.tollgate.application.port.in.BalanceQueries;
 import io.tollgate.application.port.in.CardInput;
@@ -85,12 +83,14 @@ public final class ProcessingService
   private final FraudScreen fraud;
   private final Routing routing;
   private final SecurityCodes securityCodes;
+  private final RecentShops recentShops;
 
   public ProcessingService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, CardVault cardVault, PaymentProcessor processor,
       ReferenceData reference, GroupRepository groups, SecretBox secrets, Currencies currencies, Clock clock,
-      Duration bankTransferDelay, SecurityCodes securityCodes) {
+      Duration bankTransferDelay, SecurityCodes securityCodes, RecentShops recentShops) {
     this.securityCodes = securityCodes;
+    this.recentShops = recentShops;
     this.reference = reference;
     this.cards = new CardProfiles(reference);
     this.fraud = new FraudScreen(reference, groups, secrets, clock);
@@ -665,18 +665,10 @@ public final class ProcessingService
     return pastDeadline(p, checkoutTimeout(p.shopId())) ? cancelTimedOut(p) : null;
   }
 
-  /**
-   * The shop's checkout timeout, read again at most every ten seconds: a host-to-host execution
-   * checks it on each call, and a round trip more on every payment for a setting that rarely
-   * changes would cost each one. A timeout changed applies here within ten seconds.
-   */
+  /** The shop's checkout timeout, as {@link RecentShops} last read it (at most ten seconds ago). */
   private Duration checkoutTimeout(ShopId shop) {
-    return checkoutTimeouts.get(shop,
-        s -> shops.find(s).map(Shop::checkoutTimeout).orElse(Shop.DEFAULT_CHECKOUT_TIMEOUT));
+    return recentShops.checkoutTimeout(shop);
   }
-
-  private final Cache<ShopId, Duration> checkoutTimeouts =
-      Caffeine.newBuilder().expireAfterWrite(Duration.ofSeconds(10)).maximumSize(100_000).build();
 
   /**
    * Runs {@code step} on each due payment in a transaction of its own, with the payment locked

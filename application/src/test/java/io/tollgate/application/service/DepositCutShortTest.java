@@ -73,7 +73,7 @@ class DepositCutShortTest {
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
     service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), shops, vault, acquirers, reference, groups, null,
-        CURRENCIES, Clock.systemUTC(), Duration.ZERO, securityCodes);
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO, securityCodes, new RecentShops(shops));
   }
 
   private static Connector connector(String terminal, int priority, Long cascadeGroup) {
@@ -221,7 +221,8 @@ class DepositCutShortTest {
     };
     ProcessingService jobs = new ProcessingService(failingCommit, payments,
         new PaymentWriter(payments, x -> new byte[0], PaymentMetrics.NONE), mock(BalanceRepository.class), shops,
-        vault, acquirers, reference, groups, null, CURRENCIES, Clock.systemUTC(), Duration.ZERO, securityCodes);
+        vault, acquirers, reference, groups, null, CURRENCIES, Clock.systemUTC(), Duration.ZERO, securityCodes,
+        new RecentShops(shops));
 
     assertThatThrownBy(() -> jobs.expireCheckouts(10)).isInstanceOf(IllegalStateException.class);
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.CHECKOUT);

@@ -189,9 +189,10 @@ class PayoutCascadeTest {
     when(vault.reveal(any(), anyString())).thenReturn(Optional.of("4000000000000424"));
     when(reference.hasConnectors(1)).thenReturn(true);
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
+    ShopRepository shops = mock(ShopRepository.class);
     service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
-        mock(BalanceRepository.class), mock(ShopRepository.class), vault, acquirers, reference, groups, null,
-        CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes());
+        mock(BalanceRepository.class), shops, vault, acquirers, reference, groups, null,
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes(), new RecentShops(shops));
   }
 
   private static Connector connector(String terminal, String currency, int priority, Long cascadeGroup) {

@@ -140,7 +140,8 @@ class ProcessorTerminalTest {
 
     service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), shops, vault, processor, reference, groups, null,
-        CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes());
+        CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes(),
+        new RecentShops(shops));
   }
 
   private static boolean isDue(Payment p, DueWork work) {

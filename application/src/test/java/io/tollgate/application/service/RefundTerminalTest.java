@@ -90,7 +90,8 @@ class RefundTerminalTest {
         null)));
     service = new ProcessingService(tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
         mock(BalanceRepository.class), shops, mock(CardVault.class), processor, reference,
-        mock(GroupRepository.class), null, CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes());
+        mock(GroupRepository.class), null, CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes(),
+        new RecentShops(shops));
   }
 
   private static ReferenceData.Terminal terminal(long id, String name, String... apiTypes) {
