@@ -103,11 +103,9 @@ class ConnectorRoutingTest {
     return refundIn(shop, deposit, amount, deposit.get("currency").asText());
   }
 
+  /** The payment's operations, oldest first, as the merchant API shows them (with what each did and why). */
   static List<JsonNode> operations(KeyedShop shop, String id) {
-    JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations", shop.key()).json().get("result");
-    List<JsonNode> oldestFirst = new ArrayList<>();
-    ops.forEach(o -> oldestFirst.add(0, o));
-    return oldestFirst;
+    return gw.merchantOperations(shop.id(), id);
   }
 
   static JsonNode lastOperation(KeyedShop shop, JsonNode payment) {
@@ -307,7 +305,7 @@ class ConnectorRoutingTest {
     assertThat(p.get("terminalName").asText()).isEqualTo("Limits large");
     assertThat(operations(shop, p.get("id").asText())).extracting(o -> o.get("operation").asText())
         .containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT");
-    assertThat(lastOperation(shop, p).get("details").asText())
+    assertThat(lastOperation(shop, p).get("rawPaymentData").asText())
         .contains("via terminal Limits large").contains("200.00 EUR is outside the limits of terminal Limits small");
     assertThat(pay(shop, "100.00", "EUR").get("terminalName").asText()).isEqualTo("Limits small");
   }
@@ -337,7 +335,7 @@ class ConnectorRoutingTest {
     assertThat(p.has("externalId")).as("no processor was called").isFalse();
     JsonNode decline = lastOperation(shop, p);
     assertThat(decline.get("operation").asText()).isEqualTo("DEPOSIT");
-    assertThat(decline.get("details").asText()).contains("no connector can take the payment")
+    assertThat(decline.get("rawPaymentData").asText()).contains("no connector can take the payment")
         .contains("200.00 EUR is outside the limits of terminal Nobody small EUR")
         .contains("no EUR to CHF rate for terminal Nobody CHF");
   }
@@ -365,7 +363,7 @@ class ConnectorRoutingTest {
     assertThat(p.get("state").asText()).isEqualTo("COMPLETED");
     assertThat(p.get("terminalName").asText()).isEqualTo("Dong JPY");
     assertThat(p.get("amount").decimalValue()).isEqualByComparingTo("1");
-    assertThat(lastOperation(shop, p).get("details").asText()).contains("100 VND converts to 0.00 USD");
+    assertThat(lastOperation(shop, p).get("rawPaymentData").asText()).contains("100 VND converts to 0.00 USD");
 
     KeyedShop dollarsOnly = shop("Dong dollars only");
     card(dollarsOnly, "Dong dollars only USD", "USD", 1, null);
@@ -405,7 +403,7 @@ class ConnectorRoutingTest {
         shop.id().value()));
     JsonNode p = pay(shop, "10.00", "EUR");
     assertThat(p.get("errorCode").asText()).isEqualTo("1.05");
-    assertThat(lastOperation(shop, p).get("details").asText()).contains("no active connector");
+    assertThat(lastOperation(shop, p).get("rawPaymentData").asText()).contains("no active connector");
   }
 
   // ---- what a terminal's API does ----------------------------------------------------------
@@ -434,7 +432,7 @@ class ConnectorRoutingTest {
     assertThat(payout.get("state").asText()).isEqualTo("DECLINED");
     assertThat(payout.get("errorCode").asText()).isEqualTo("1.05");
     assertThat(payout.has("externalId")).as("no processor was called").isFalse();
-    assertThat(lastOperation(deposits, payout).get("details").asText()).contains("takes WITHDRAWAL");
+    assertThat(lastOperation(deposits, payout).get("rawPaymentData").asText()).contains("takes WITHDRAWAL");
     assertThat(ledger(deposits, "EUR")).as("the withdrawal's reservation released")
         .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
 
@@ -459,7 +457,7 @@ class ConnectorRoutingTest {
     assertThat(refund.has("externalId")).as("no processor was called").isFalse();
     JsonNode declined = lastOperation(shop, refund);
     assertThat(declined.get("operation").asText()).isEqualTo("REFUND");
-    assertThat(declined.get("details").asText())
+    assertThat(declined.get("rawPaymentData").asText())
         .contains("terminal No refunds T of the deposit does not take REFUND payments");
     assertThat(ledger(shop, "EUR")).as("the deposit's 30.00, the refund's reservation released")
         .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("30.00"), BigDecimal.ZERO);
@@ -500,7 +498,7 @@ class ConnectorRoutingTest {
     assertThat(removed.out()).contains("terminal " + terminal + " now has API types WITHDRAWAL,REFUND");
     JsonNode declined = within5Seconds(() -> pay(shop, "10.00", "EUR"), p -> p.get("state").asText().equals("DECLINED"));
     assertThat(declined.get("errorCode").asText()).isEqualTo("1.05");
-    assertThat(lastOperation(shop, declined).get("details").asText()).contains("takes DEPOSIT");
+    assertThat(lastOperation(shop, declined).get("rawPaymentData").asText()).contains("takes DEPOSIT");
 
     assertThat(CommandLineRun.of(env, "terminal", "set-api-types", "--terminal", terminal, "--api-types",
         "DEPOSIT,WITHDRAWAL,REFUND").exit()).isZero();
@@ -552,7 +550,7 @@ class ConnectorRoutingTest {
     assertThat(large.get("state").asText()).isEqualTo("DECLINED");
     assertThat(large.get("errorCode").asText()).as("the refusal of the USD connector").isEqualTo("1.08");
     assertThat(large.has("externalId")).as("no processor was called").isFalse();
-    assertThat(lastOperation(shop, large).get("details").asText())
+    assertThat(lastOperation(shop, large).get("rawPaymentData").asText())
         .contains("500.00 USD is outside the limits of terminal Payout routing USD")
         .contains("460.85 EUR is outside the limits of terminal Payout routing EUR");
     assertThat(ledger(shop, "USD")).as("the 50.00 and the 300.00 paid out, the 500.00 released")

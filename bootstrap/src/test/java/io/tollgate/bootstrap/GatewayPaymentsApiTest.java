@@ -456,4 +456,43 @@ class GatewayPaymentsApiTest {
     assertThat(ops.get(0).get("completed").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d");
     assertThat(a.json().has("hasMore")).isFalse();
   }
+
+  /**
+   * A client generated from the reference (openapi-generator's Java client, with its defaults)
+   * refuses an answer with a field its model does not define: the list's entries are the
+   * reference's {@code Payment}, which lacks what only {@code PaymentResult} has, and an
+   * operation carries the reference's fields and the contract's {@code errorCode} only.
+   */
+  @Test
+  void list_entries_and_operations_carry_only_the_fields_the_reference_defines_for_them() {
+    Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":6.00,"currency":"EUR","referenceId":"fields-check",
+         "additionalParameters":{"channel":"web"},
+         "card":{"cardNumber":"4000000000000416","cardholderName":"ANN LEE","cardSecurityCode":"123",
+                 "expiryMonth":"12","expiryYear":"2045"}}""");
+    String id = created.json().at("/result/id").asText();
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").json().at("/result/state")
+        .asText()).isEqualTo("DECLINED");
+
+    JsonNode byId = gw.get("/api/v1/payments/" + id).json().get("result");
+    assertThat(byId.get("externalId").asText()).as("PaymentResult has it").startsWith("sbx_");
+    assertThat(byId.at("/additionalParameters/channel").asText()).isEqualTo("web");
+
+    JsonNode entry = gw.get("/api/v1/payments?referenceId.eq=fields-check").json().at("/result/0");
+    assertThat(entry.get("id").asText()).isEqualTo(id);
+    assertThat(entry.has("externalId")).isFalse();
+    assertThat(entry.has("externalRefs")).isFalse();
+    assertThat(entry.has("additionalParameters")).isFalse();
+    assertThat(entry.get("externalResultCode").asText()).isEqualTo(byId.get("externalResultCode").asText());
+
+    JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations").json().get("result");
+    assertThat(ops).hasSizeGreaterThan(2);
+    for (JsonNode op : ops) {
+      java.util.List<String> names = new java.util.ArrayList<>();
+      op.fieldNames().forEachRemaining(names::add);
+      assertThat(names).as(op.toString()).isSubsetOf("id", "operation", "started", "completed", "paymentState",
+          "outgoingMessages", "incomingMessages", "errorCode");
+    }
+    assertThat(ops.get(0).get("errorCode").asText()).isEqualTo("4.00");
+  }
 }

@@ -78,11 +78,9 @@ class GroupsAtWorkTest {
     return done.json().get("result");
   }
 
+  /** The payment's operations, oldest first, as the merchant API shows them (with what each did and why). */
   static List<JsonNode> operations(KeyedShop shop, String id) {
-    JsonNode ops = gw.get("/api/v1/payments/" + id + "/operations", shop.key()).json().get("result");
-    List<JsonNode> oldestFirst = new ArrayList<>();
-    ops.forEach(o -> oldestFirst.add(0, o));
-    return oldestFirst;
+    return gw.merchantOperations(shop.id(), id);
   }
 
   /** What the last operation, the anti-fraud screen's, says. */
@@ -90,7 +88,7 @@ class GroupsAtWorkTest {
     List<JsonNode> ops = operations(shop, payment.get("id").asText());
     JsonNode last = ops.get(ops.size() - 1);
     assertThat(last.get("operation").asText()).isEqualTo("DETECT_FRAUD");
-    return last.get("details").asText();
+    return last.get("rawPaymentData").asText();
   }
 
   static List<String> operationNames(KeyedShop shop, String id) {
@@ -110,7 +108,7 @@ class GroupsAtWorkTest {
     List<JsonNode> ops = operations(shop, blocked.get("id").asText());
     JsonNode fraud = ops.get(ops.size() - 1);
     assertThat(fraud.get("operation").asText()).isEqualTo("DETECT_FRAUD");
-    assertThat(fraud.get("details").asText()).contains("BIN_BLACKLIST").contains("400000").contains("Blocked BINs");
+    assertThat(fraud.get("rawPaymentData").asText()).contains("BIN_BLACKLIST").contains("400000").contains("Blocked BINs");
     assertThat(blocked.has("externalId")).as("no processor was called").isFalse();
 
     edit("DELETE", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"400000\"]}");
@@ -467,7 +465,7 @@ class GroupsAtWorkTest {
 
     JsonNode paid = withdrawn(shop, "4000000000000408");
     assertThat(paid.get("state").asText()).as(paid.toString()).isEqualTo("COMPLETED");
-    assertThat(operations(shop, paid.get("id").asText()).get(1).get("details").asText()).contains("1 rules passed");
+    assertThat(operations(shop, paid.get("id").asText()).get(1).get("rawPaymentData").asText()).contains("1 rules passed");
 
     JsonNode blocked = withdrawn(shop, "5555000000000107");
     assertThat(blocked.get("state").asText()).isEqualTo("DECLINED");
@@ -587,8 +585,8 @@ class GroupsAtWorkTest {
     String id = cascaded.get("id").asText();
     assertThat(operationNames(r.shop(), id)).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT", "CASCADING", "DEPOSIT");
     JsonNode cascading = operations(r.shop(), id).get(3);
-    assertThat(cascading.get("details").asText()).contains("4.02").contains("Cascade terminal A").contains("Cascade terminal B");
-    assertThat(operations(r.shop(), id).get(2).get("details").asText()).contains("declined 4.02");
+    assertThat(cascading.get("rawPaymentData").asText()).contains("4.02").contains("Cascade terminal A").contains("Cascade terminal B");
+    assertThat(operations(r.shop(), id).get(2).get("rawPaymentData").asText()).contains("declined 4.02");
     // the merchant's operations list each step with its own terminal and answer, not the payment's last
     JsonNode merchantOps = gw.merchantGet("/merchant-api/v1/operations?limit=1000&completed.gte=2000-01-01T00:00:00",
         admin).json().get("result");
@@ -642,8 +640,8 @@ class GroupsAtWorkTest {
     assertThat(operationNames(r.shop(), id)).containsExactly("CREATE_PAYMENT", "WITHDRAWAL", "CASCADING", "WITHDRAWAL");
     List<JsonNode> ops = operations(r.shop(), id);
     assertThat(ops.get(1).get("paymentState").asText()).isEqualTo("PENDING");
-    assertThat(ops.get(1).get("details").asText()).contains("Payout cascade terminal A declined 4.02");
-    assertThat(ops.get(2).get("details").asText()).contains("moving on to Payout cascade terminal B");
+    assertThat(ops.get(1).get("rawPaymentData").asText()).contains("Payout cascade terminal A declined 4.02");
+    assertThat(ops.get(2).get("rawPaymentData").asText()).contains("moving on to Payout cascade terminal B");
     assertThat(ops.get(3).get("paymentState").asText()).isEqualTo("COMPLETED");
     assertThat(gw.ledgerSum(r.shop().id(), "EUR")).as("paid out of the euros it reserved")
         .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-20.00"), BigDecimal.ZERO);
@@ -682,7 +680,7 @@ class GroupsAtWorkTest {
         .header("Content-Type", "application/json").header("Authorization", "Bearer " + r.shop().key()));
     assertThat(done.json().at("/result/errorCode").asText()).isEqualTo("1.05");
     assertThat(operationNames(r.shop(), unrouted)).containsExactly("CREATE_PAYMENT", "DETECT_FRAUD", "DEPOSIT");
-    assertThat(operations(r.shop(), unrouted).get(1).get("details").asText()).contains("1 rules passed");
+    assertThat(operations(r.shop(), unrouted).get(1).get("rawPaymentData").asText()).contains("1 rules passed");
 
     // a withdrawal is screened by the payout worker, and paid out in the same write
     KeyedShop payouts = shop("Screened payouts");

@@ -262,8 +262,9 @@ class HttpEdgeCasesTest {
     // refused by Jetty before our filters ran, and still named like every other answer
     java.util.regex.Matcher header = java.util.regex.Pattern.compile("(?im)^X-Request-Id: (\\S+)$").matcher(response);
     assertThat(header.find()).as(response).isTrue();
-    assertThat(TestGateway.JSON.readTree(response.substring(response.lastIndexOf("\r\n\r\n") + 4))
-        .get("requestId").asText()).isEqualTo(header.group(1));
+    // the envelope has the contract's fields only: the id is in the header
+    assertThat(TestGateway.JSON.readTree(response.substring(response.lastIndexOf("\r\n\r\n") + 4)).has("requestId"))
+        .isFalse();
   }
 
   @Test

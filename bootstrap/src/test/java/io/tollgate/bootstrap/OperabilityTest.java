@@ -128,7 +128,7 @@ class OperabilityTest {
           .header("X-Request-Id", "order-1001.attempt-2"));
       assertThat(failed.status()).isEqualTo(400);
       assertThat(failed.header("X-Request-Id")).isEqualTo("order-1001.attempt-2");
-      assertThat(failed.json().get("requestId").asText()).isEqualTo("order-1001.attempt-2");
+      assertThat(failed.json().has("requestId")).as("the envelope has the contract's fields only").isFalse();
 
       TestGateway.Answer hostile = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
           .GET().header("Authorization", "Bearer " + gw.apiKey).header("X-Request-Id", "bad id <script>"));
@@ -235,14 +235,12 @@ class OperabilityTest {
       assertThat(failed.status()).isEqualTo(400);
       String id = failed.header("X-Request-Id");
       assertThat(id).as("a new id").matches("[0-9a-f-]{36}");
-      assertThat(failed.json().get("requestId").asText()).isEqualTo(id);
       assertThat(failed.body()).doesNotContain(given);
 
       TestGateway.Answer refused = gw.send(HttpRequest.newBuilder(gw.uri("/merchant-api/v1/payments")).GET()
           .header("X-Request-Id", given));
       assertThat(refused.status()).isEqualTo(401);
       assertThat(refused.header("X-Request-Id")).matches("[0-9a-f-]{36}");
-      assertThat(refused.json().get("requestId").asText()).isEqualTo(refused.header("X-Request-Id"));
 
       assertThat(accessLines(captured, 2)).hasSize(2).allSatisfy(e ->
           assertThat(e.getMDCPropertyMap().get("requestId")).isNotEqualTo(given).matches("[0-9a-f-]{36}"));
@@ -265,7 +263,6 @@ class OperabilityTest {
         .header("Content-Type", "application/json").header("Authorization", "Bearer " + gw.apiKey)
         .header("X-Request-Id", given));
     assertThat(failed.header("X-Request-Id")).isEqualTo(given);
-    assertThat(failed.json().get("requestId").asText()).isEqualTo(given);
   }
 
   @Test

@@ -134,6 +134,31 @@ final class TestGateway implements AutoCloseable {
     return new String[] {email, password};
   }
 
+  private final Map<MerchantId, String[]> operationReaders = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * The payment's operations as its merchant reads them in the merchant API, oldest first: what
+   * each step did and why is their {@code rawPaymentData} (the gateway API's operations carry
+   * the reference's fields only).
+   */
+  java.util.List<JsonNode> merchantOperations(ShopId shop, String paymentId) {
+    MerchantId owner = app.services().persistence().shops().find(shop).orElseThrow().merchantId();
+    String[] reader = operationReaders.computeIfAbsent(owner,
+        m -> merchantUser(m, "operations-" + m.value() + "@readers.example"));
+    Answer a = merchantGet("/merchant-api/v1/operations?limit=10000", reader);
+    if (a.status() != 200) {
+      throw new AssertionError(a.status() + " " + a.body());
+    }
+    java.util.List<JsonNode> ops = new java.util.ArrayList<>();
+    a.json().get("result").forEach(o -> {
+      if (o.get("paymentId").asText().equals(paymentId)) {
+        ops.add(o);
+      }
+    });
+    ops.sort(java.util.Comparator.comparingLong(o -> o.get("id").asLong()));
+    return ops;
+  }
+
   Answer merchantGet(String path, String[] credentials) {
     return send(HttpRequest.newBuilder(uri(path)).GET().header("Authorization", basic(credentials)));
   }

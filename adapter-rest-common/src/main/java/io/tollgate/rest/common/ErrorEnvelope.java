@@ -7,8 +7,10 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The body of every 4xx and 5xx answer of both APIs; {@code requestId} (our addition) is the
- * request's {@code X-Request-Id}, the same as in the server's log lines.
+ * The body of every 4xx and 5xx answer of both APIs, with the fields CONTRACT section 0 names
+ * and no other: a client generated from the reference refuses an error body with a field its
+ * error models do not define. The request's id, as in the server's log lines, is the answer's
+ * {@code X-Request-Id} header.
  */
 public record ErrorEnvelope(
     String timestamp,
@@ -16,8 +18,7 @@ public record ErrorEnvelope(
     String error,
     String message,
     List<FieldError> errors,
-    String path,
-    String requestId) {
+    String path) {
 
   @JsonInclude(JsonInclude.Include.ALWAYS)
   public record FieldError(String field, String message, Object rejectedValue) {
@@ -47,7 +48,7 @@ public record ErrorEnvelope(
   public static ErrorEnvelope of(int status, String message, List<Violation> violations, String path) {
     return new ErrorEnvelope(Timestamps.envelope(Instant.now()), status, HttpReason.phrase(status),
         message == null ? null : Pan.maskForDisplay(message), violations.stream().map(FieldError::of).toList(),
-        maskedPath(path), org.slf4j.MDC.get("requestId"));
+        maskedPath(path));
   }
 
   /**

@@ -80,22 +80,37 @@ public record PaymentResultJson(
         p.preAuth() ? Boolean.TRUE : null, shopName, p.terminalName(), p.additionalParameters(), p.externalRefs());
   }
 
-  /** One entry of a payment's operations list. */
+  /**
+   * The payment as an entry of the payments list: the reference's {@code Payment}, which has
+   * neither {@code externalId}, {@code externalRefs} nor {@code additionalParameters} (its
+   * {@code PaymentResult} has them). A client generated from the reference refuses a list
+   * whose entries carry a field its {@code Payment} does not define.
+   */
+  public PaymentResultJson asListEntry() {
+    return new PaymentResultJson(id, referenceId, created, paymentType, state, description, parentPaymentId,
+        paymentMethod, paymentMethodDetails, amount, currency, customerAmount, customerCurrency, redirectUrl,
+        errorCode, errorMessage, null, externalResultCode, customer, billingAddress, preAuth, shopName,
+        terminalName, null, null);
+  }
+
+  /**
+   * One entry of a payment's operations list: the reference's fields and the step's
+   * {@code errorCode} (CONTRACT section 3), nothing else, for a client generated from the
+   * reference refuses a field it does not define. What the step did and why is in the merchant
+   * API's operations ({@code rawPaymentData}).
+   */
   public record OperationJson(
       long id,
       String operation,
       String started,
       String completed,
       String paymentState,
-      String errorCode,
-      String errorMessage,
-      String details) {
+      String errorCode) {
 
     public static OperationJson of(PaymentOperation o) {
       return new OperationJson(o.id(), o.operation().name(), Timestamps.record(o.started()),
           Timestamps.record(o.completed()), o.paymentState().name(),
-          o.errorCode() == null ? null : o.errorCode().code(),
-          o.errorCode() == null ? null : o.errorCode().message(), o.details());
+          o.errorCode() == null ? null : o.errorCode().code());
     }
   }
 }

@@ -87,7 +87,7 @@ public final class PaymentResource {
     var page = queries.list(new ListPaymentsQuery(shop, from, size, createdFrom, createdBefore,
         updatedFrom, updatedBefore, reference));
     String shopName = shopNames.apply(shop);
-    return Envelope.page(page.map(p -> PaymentResultJson.of(p, publicBaseUrl, shopName)));
+    return Envelope.page(page.map(p -> PaymentResultJson.of(p, publicBaseUrl, shopName).asListEntry()));
   }
 
   @GET

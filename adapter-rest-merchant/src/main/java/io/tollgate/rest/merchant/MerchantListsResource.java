@@ -167,8 +167,12 @@ public final class MerchantListsResource {
         continue;
       }
       if (match == null) {
+        // every name that is accepted, ours and those only the reference has, in one list
+        Set<String> accepted = new java.util.LinkedHashSet<>();
+        java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).forEach(accepted::add);
+        alsoKnown.stream().sorted().forEach(accepted::add);
         params.add(Violation.of(field, "unknown name '" + name + "'; expected one of "
-            + java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).collect(Collectors.joining(", ")), raw));
+            + String.join(", ", accepted), raw));
       } else {
         result.add(match);
       }
@@ -208,8 +212,10 @@ public final class MerchantListsResource {
   public Envelope terminalBalance(@PathParam("terminalId") String terminalId, @Context ContainerRequestContext request) {
     long id = positiveId(terminalId, "Terminal not found");
     MerchantQueries.TerminalBalance b = queries.terminalBalance(BasicAuthFilter.user(request), id);
-    Function<List<io.tollgate.domain.money.Money>, List<AmountJson>> json =
-        l -> l.stream().map(m -> new AmountJson(m.currency().code(), m.amount())).toList();
+    // A currency with nothing in it is left out: the reference's amounts are at least 0.00001,
+    // and a client generated from it refuses a 0. A deficit is still shown.
+    Function<List<io.tollgate.domain.money.Money>, List<AmountJson>> json = l -> l.stream()
+        .filter(m -> m.amount().signum() != 0).map(m -> new AmountJson(m.currency().code(), m.amount())).toList();
     return Envelope.ok(new TerminalBalanceJson(json.apply(b.available()), json.apply(b.reserved())));
   }
 

@@ -2,6 +2,7 @@ package io.tollgate.rest.merchant;
 
 import io.tollgate.application.port.out.PaymentRepository.OperationWithPayment;
 import io.tollgate.application.port.out.PaymentRepository.PaymentWithRefunds;
+import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.CardDetails;
@@ -41,7 +42,7 @@ final class MerchantPaymentJson {
     BillingAddress b = p.billingAddress();
     CardDetails card = p.card();
     return new PaymentJson(p.id().value(), Timestamps.record(p.created()), Timestamps.record(p.updated()),
-        p.state().name(), p.errorCode() == null ? null : p.errorCode().code(), p.type().name(), p.method().name(),
+        p.state().name(), errorCode(p.errorCode()), p.type().name(), p.method().name(),
         p.description(), p.referenceId(), p.parentPaymentId() == null ? null : p.parentPaymentId().value(),
         p.preAuth(), merchantId, merchantName, p.shopId().value(), shopNames.get(p.shopId().value()),
         p.terminalId(), p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(),
@@ -64,11 +65,18 @@ final class MerchantPaymentJson {
         card == null ? null : card.issuingOrganization());
   }
 
+  /**
+   * The reference's {@code PaymentOperation}, and no field it does not define (a client generated
+   * from the reference refuses one): the step's error as {@code errorCode}, code and message
+   * ("4.01 Insufficient Funds"), and what the step did and why, as our operations note it (each
+   * connector a cascade passed over, the terminal's answer, the screen's finding), as
+   * {@code rawPaymentData}.
+   */
   record OperationJson(long id, String paymentId, String operation, String paymentState, String started,
-      String completed, Long terminalId, String terminalName, String paymentCreated, String paymentType, String paymentMethod,
+      String completed, String rawPaymentData, Long terminalId, String terminalName, String paymentCreated, String paymentType, String paymentMethod,
       String paymentDescription, String paymentReferenceId, BigDecimal paymentAmount, String paymentCurrency,
       String parentPaymentId, long merchantId, String merchantName, long shopId, String shopName, String errorCode,
-      String errorMessage, String externalResultCode, String externalId, String details) {}
+      String externalResultCode, String externalId) {}
 
   static OperationJson operation(OperationWithPayment ow, long merchantId, String merchantName,
       Map<Long, String> shopNames) {
@@ -76,12 +84,17 @@ final class MerchantPaymentJson {
     Payment p = ow.payment();
     // each step's own terminal and processor answer, not the payment's latest
     return new OperationJson(o.id(), p.id().value(), o.operation().name(), o.paymentState().name(),
-        Timestamps.record(o.started()), Timestamps.record(o.completed()), o.terminalId(), o.terminalName(),
+        Timestamps.record(o.started()), Timestamps.record(o.completed()), o.details(), o.terminalId(),
+        o.terminalName(),
         Timestamps.record(p.created()), p.type().name(), p.method().name(), p.description(), p.referenceId(),
         p.amount().amount(), p.amount().currency().code(),
         p.parentPaymentId() == null ? null : p.parentPaymentId().value(), merchantId, merchantName,
         p.shopId().value(), shopNames.get(p.shopId().value()),
-        o.errorCode() == null ? null : o.errorCode().code(), o.errorCode() == null ? null : o.errorCode().message(),
-        o.externalResultCode(), o.externalId(), o.details());
+        errorCode(o.errorCode()), o.externalResultCode(), o.externalId());
+  }
+
+  /** An error as the reference's merchant API writes it: its code, a space, its message ("4.01 Insufficient Funds"). */
+  static String errorCode(ErrorCode code) {
+    return code == null ? null : code.describe();
   }
 }

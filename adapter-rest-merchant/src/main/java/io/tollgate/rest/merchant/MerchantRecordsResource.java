@@ -28,17 +28,20 @@ public final class MerchantRecordsResource {
 
   /**
    * {@code checkoutTimeout} in whole minutes, as the reference has it: a part of a minute counts
-   * as one. A shop has one name, which is also the name it is displayed by.
+   * as one. A shop has one name, which is also the name it is displayed by. The operator's
+   * settings the reference has no field for (the withdrawal balance check, approval of
+   * withdrawals) are shown by {@code shop list}, not here: a client generated from the
+   * reference refuses a field it does not define.
    */
   record ShopJson(long id, String name, String displayName, String state, long merchantId, String merchantName,
-      String webhookUrl, String returnUrl, String baseCurrency, long checkoutTimeout, boolean checkWithdrawalBalance,
-      boolean requiresApproval, Long antiFraudProfileId, String createdAt) {
+      String webhookUrl, String returnUrl, String baseCurrency, long checkoutTimeout, Long antiFraudProfileId,
+      String createdAt) {
 
     static ShopJson of(Shop s, String merchantName) {
       long seconds = s.checkoutTimeout().toSeconds();
       return new ShopJson(s.id().value(), s.name(), s.name(), "ACTIVE", s.merchantId().value(), merchantName,
-          s.webhookUrl(), s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60, s.checkWithdrawalBalance(),
-          s.requiresApproval(), s.antifraudProfileId(), Timestamps.record(s.created()));
+          s.webhookUrl(), s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60,
+          s.antifraudProfileId(), Timestamps.record(s.created()));
     }
   }
 

@@ -45,8 +45,7 @@ public final class ReferenceDataResource {
    * ...); we keep none, so the list is empty. A connector's amount range is one of its
    * {@code filters}.
    */
-  record ConnectorJson(long id, long shopId, String state, String paymentMethod, long terminalId, String terminalName,
-      int priority, int weight, String terminalCurrency, Long cascadingErrorCodesWhitelistId,
+  record ConnectorJson(long id, long shopId, String state, String paymentMethod, long terminalId, int priority, int weight, String terminalCurrency, Long cascadingErrorCodesWhitelistId,
       Long cascadingErrorCodesBlacklistId, FiltersJson filters, List<Object> limits) {}
 
   /**
@@ -58,18 +57,17 @@ public final class ReferenceDataResource {
   record FiltersJson(String amountOp, BigDecimal amountGte, BigDecimal amountLt) {}
 
   /**
-   * One rule, under the reference's names ({@code ruleCode}; the country group of a country
-   * rule in {@code countryGroupId}; the rule's settings as text in {@code parameters}) and, as
-   * before, under our own.
+   * One rule, under the reference's names only: {@code ruleCode}; the country group of a country
+   * rule in {@code countryGroupId}; the rule's settings as text in {@code parameters}
+   * ({@code groupId=7}, or {@code threshold=3,windowMinutes=60}). A client generated from the
+   * reference refuses a field it does not define, so no other is added.
    */
-  record RuleJson(long id, String ruleCode, Long countryGroupId, String parameters, String rule, Long groupId,
-      Integer threshold, Integer windowMinutes) {
+  record RuleJson(long id, String ruleCode, Long countryGroupId, String parameters) {
 
     static RuleJson of(ReferenceData.AntifraudRule r) {
       String parameters = r.groupId() != null ? "groupId=" + r.groupId()
           : r.threshold() != null ? "threshold=" + r.threshold() + ",windowMinutes=" + r.windowMinutes() : null;
-      return new RuleJson(r.id(), r.rule(), r.rule().contains("COUNTRY") ? r.groupId() : null, parameters, r.rule(),
-          r.groupId(), r.threshold(), r.windowMinutes());
+      return new RuleJson(r.id(), r.rule(), r.rule().contains("COUNTRY") ? r.groupId() : null, parameters);
     }
   }
 
@@ -130,8 +128,7 @@ public final class ReferenceDataResource {
     FiltersJson filters = new FiltersJson(
         listing.amountAtLeast() != null && listing.amountBelow() != null ? "BETWEEN" : null,
         listing.amountAtLeast(), listing.amountBelow());
-    return new ConnectorJson(c.id(), c.shopId(), c.state(), c.paymentMethod(), c.terminalId(), c.terminalName(),
-        c.priority(), c.weight(), c.terminalCurrency(), c.cascadingWhitelistGroupId(), c.cascadingBlacklistGroupId(),
+    return new ConnectorJson(c.id(), c.shopId(), c.state(), c.paymentMethod(), c.terminalId(), c.priority(), c.weight(), c.terminalCurrency(), c.cascadingWhitelistGroupId(), c.cascadingBlacklistGroupId(),
         filters, List.of());
   }
 
