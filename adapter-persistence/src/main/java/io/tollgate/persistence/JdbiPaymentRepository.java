@@ -216,15 +216,16 @@ final class JdbiPaymentRepository implements PaymentRepository {
   public Optional<CardDetails> lastCardWithExpiry(ShopId shop, String cardToken) {
     // Only a deposit an acquirer took gives the expiry: a mistyped one was declined (4.04), a
     // refund copies its deposit's, and an old payment changed later is no newer for it. The
-    // card's own deposits are read first, from payments_card_state (V20_1, whose condition the
-    // CTE names word for word; COMPLETED and AUTHORIZED carry no 6.xx code), and only they are
+    // card's own deposits are read first, from payments_card_state (V35, whose condition the
+    // CTE names word for word; COMPLETED and AUTHORIZED carry no 6.xx or 1.xx code), and only they are
     // sorted: asked for the newest of the shop's payments at once, the planner would read the
     // shop's whole history newest first for a card that has none.
     return jdbi.withHandle(h -> h.createQuery("""
             WITH taken AS MATERIALIZED (
               SELECT card, created FROM payments
               WHERE shop_id = :shop AND card->>'cardToken' = :token AND state IN ('COMPLETED', 'AUTHORIZED')
-                AND payment_type = 'DEPOSIT' AND card IS NOT NULL AND coalesce(error_code, '') NOT LIKE '6.%')
+                AND payment_type = 'DEPOSIT' AND card IS NOT NULL AND coalesce(error_code, '') NOT LIKE '6.%'
+                AND coalesce(error_code, '') NOT LIKE '1.%')
             SELECT card FROM taken WHERE card->>'expiryYear' IS NOT NULL
             ORDER BY created DESC LIMIT 1
             """).bind("shop", shop.value()).bind("token", cardToken).mapTo(String.class).findOne())

@@ -680,7 +680,9 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    * "Declined deposits per card" counts the declines of the card's issuer or acquirer, not the
    * anti-fraud screen's own (6.xx): a card taken off a blacklist must not stay blocked by the
    * blocks it got while on it, nor by the velocity rule's own. The count reads none of those
-   * declines, however many there are: they are not in the index it reads.
+   * declines, however many there are: they are not in the index it reads. Nor does it count the
+   * gateway's own (1.xx, no connector could take the deposit), which no terminal saw the card
+   * for, and reads none of those either.
    */
   @Test
   void a_declined_deposits_count_leaves_out_the_screen_s_own_declines_without_reading_them() {
@@ -695,6 +697,11 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       for (int i = 0; i < 300; i++) {
         declined(fresh, shop, "screened-" + i, OperationType.DETECT_FRAUD,
             i % 2 == 0 ? ErrorCode.E6_01_CARD_PAN_BLACKLISTED : ErrorCode.E6_23_LIMIT_EXCEEDED_NUMBER_OF_DECLINED_DEPOSITS_FOR_CARD);
+      }
+      // the gateway's own declines (no connector could take the deposit): no terminal saw the card
+      for (ErrorCode gateway : List.of(ErrorCode.E1_05_TERMINAL_NOT_FOUND, ErrorCode.E1_08_INVALID_AMOUNT,
+          ErrorCode.E1_09_INVALID_CURRENCY)) {
+        declined(fresh, shop, "unrouted-" + gateway.code(), OperationType.DEPOSIT, gateway);
       }
       own.jdbi().useHandle(h -> h.execute("ANALYZE payments"));
       Instant since = T0.minus(1, ChronoUnit.HOURS);
@@ -715,6 +722,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
             SELECT count(*) FROM (SELECT 1 FROM payments
                 WHERE shop_id = $1 AND payment_type = 'DEPOSIT' AND card IS NOT NULL
                   AND coalesce(error_code, '') NOT LIKE '6.%'
+                  AND coalesce(error_code, '') NOT LIKE '1.%'
                   AND card->>'cardToken' = $2 AND state = ANY ($3) AND updated >= $5
                   AND ($4 IS NULL OR id <> $4) AND ($7 OR amount > 0)
                 LIMIT $6) c""");
@@ -732,7 +740,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       String function = own.jdbi().withHandle(h -> h.createQuery(
           "SELECT prosrc FROM pg_proc WHERE proname = 'card_deposits'").mapTo(String.class).one());
       assertThat(function.replaceAll("\\s+", " ")).as("the statement above is the function's")
-          .contains("AND coalesce(error_code, '') NOT LIKE '6.%' AND card->>'cardToken' = p_token"
+          .contains("AND coalesce(error_code, '') NOT LIKE '6.%' AND coalesce(error_code, '') NOT LIKE '1.%'"
+              + " AND card->>'cardToken' = p_token"
               + " AND state = ANY (p_states) AND updated >= p_since AND (p_except IS NULL OR id <> p_except)"
               + " AND (p_verifications OR amount > 0) LIMIT p_at_most");
     }

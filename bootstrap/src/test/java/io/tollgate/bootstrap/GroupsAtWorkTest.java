@@ -248,6 +248,33 @@ class GroupsAtWorkTest {
   }
 
   /**
+   * A deposit no connector could take (here 1.08: over every connector's maximum) was declined
+   * by the gateway before any terminal saw its card: it says nothing about the card, and is no
+   * decline of it, as the screen's own 6.xx declines are none.
+   */
+  @Test
+  void a_deposit_the_gateway_declined_before_any_terminal_is_no_decline_of_its_card() {
+    KeyedShop shop = shop("Velocity shop, gateway declines");
+    ReferenceData ref = gw.app.services().persistence().referenceData();
+    long terminal = ref.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Small amounts only", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox API", List.of("DEPOSIT"), java.time.Instant.now()));
+    ref.createConnector(new ReferenceData.Connector(0, shop.id().value(), terminal, null, "ACTIVE", "BASIC_CARD",
+        "EUR", 1, 100, new java.math.BigDecimal("1"), new java.math.BigDecimal("100"), null, null, null),
+        java.time.Instant.now());
+    profile(shop, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 1, 60));
+
+    JsonNode tooLarge = pay(shop, "4000000000000408", "500", "EUR", "");
+    assertThat(tooLarge.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(tooLarge.get("errorCode").asText()).isEqualTo("1.08");
+
+    JsonNode next = pay(shop, "4000000000000408", "5", "EUR", "");
+    assertThat(next.get("state").asText()).as(next.toString()).isEqualTo("COMPLETED");
+    // a terminal's decline still counts
+    assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("4.00");
+    assertThat(pay(shop, "4000000000000416", "5", "EUR", "").get("errorCode").asText()).isEqualTo("6.23");
+  }
+
+  /**
    * A deposit whose terminal has not answered yet may still be declined: it counts against a
    * limit on the card's declines as it counts against one on its completed deposits. The lock
    * that makes a card's deposits be screened one after another ends once a deposit is sent, so
