@@ -219,8 +219,9 @@ public final class CheckoutResource {
     scope.put("formError", formError);
     String base = "/checkout/" + p.id().value();
     boolean awaitingCard = awaitingCard(p);
+    // only a deposit whose terminal asked for a challenge: not one being charged at this moment
     boolean awaitingChallenge = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD
-        && !view.unanswered();
+        && !view.unanswered() && view.challengeAttempt() > 0;
     boolean choosingTransfer = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BANKTRANSFER;
     boolean awaitingTransfer = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER;
     if (awaitingCard) {

@@ -259,8 +259,18 @@ public final class ProcessingService
       throw notFound();
     }
     Shop shop = shops.find(p.shopId()).orElseThrow(ProcessingService::notFound);
-    boolean unanswered = unanswered(p);
-    boolean challenged = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD && !unanswered;
+    // The payment and its steps are two reads: a card being charged at this moment may have its
+    // terminal's answer stored in between, and the payment as it was (PENDING) with that answer
+    // as its last step looked like a deposit waiting for its challenge. Read again until the last
+    // step left the payment in the state it was read in.
+    List<PaymentOperation> steps = payments.operations(p.id());
+    for (int i = 0; i < 5 && !steps.isEmpty() && steps.get(0).paymentState() != p.state(); i++) {
+      p = findAny(paymentId);
+      steps = payments.operations(p.id());
+    }
+    boolean unanswered = unansweredAfter(p, steps) != null;
+    boolean challenged = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD && !unanswered
+        && !steps.isEmpty() && steps.get(0).paymentState() == PaymentState.PENDING;
     if ((p.state() == PaymentState.CHECKOUT || challenged) && pastDeadline(p, checkoutTimeout(p.shopId()))) {
       // cancelled now, as the expiry job would, since any answer would be refused so: not a
       // form the customer fills in only to be told that then
@@ -956,7 +966,14 @@ public final class ProcessingService
     if (p.type() != PaymentType.DEPOSIT || p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
       return null;
     }
-    List<PaymentOperation> newestFirst = payments.operations(p.id());
+    return unansweredAfter(p, payments.operations(p.id()));
+  }
+
+  /** As {@link #unansweredAfter(Payment)}, with the payment's steps, newest first, as already read. */
+  private static OperationType unansweredAfter(Payment p, List<PaymentOperation> newestFirst) {
+    if (p.type() != PaymentType.DEPOSIT || p.state() != PaymentState.PENDING || p.method() != PaymentMethod.BASIC_CARD) {
+      return null;
+    }
     OperationType last = newestFirst.isEmpty() ? null : newestFirst.get(0).operation();
     return PaymentRepository.UNANSWERED_AFTER.contains(last) ? last : null;
   }
