@@ -275,6 +275,113 @@ class CheckoutPageBrowserTest {
     assertThat(browser.findElement(By.id("cardNumber")).getAttribute("value")).as("the card number is not echoed").isEmpty();
     assertThat(browser.getPageSource()).doesNotContain("<b>Lee</b>").doesNotContain("<script>alert(1)</script>");
     assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
+    // the title says so, the summary links each field, and the first field to fix has the focus
+    assertThat(browser.getTitle()).startsWith("Error: Pay by card");
+    assertThat(browser.findElements(By.cssSelector("#form-error a")))
+        .extracting(e -> e.getAttribute("href").replaceAll(".*#", ""))
+        .containsExactly("cardNumber", "expiryMonth", "expiryYear", "cardSecurityCode");
+    assertThat(browser.switchTo().activeElement().getAttribute("id")).isEqualTo("cardNumber");
+  }
+
+  /**
+   * The card number and security code are never sent back into the page: a mistake elsewhere
+   * empties them, and the page says why instead of leaving the customer to find out on the next
+   * try.
+   */
+  @Test
+  void a_mistake_elsewhere_says_why_the_card_number_and_code_are_empty_again() {
+    String id = deposit("");
+    open(id);
+    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
+    browser.findElement(By.id("expiryMonth")).sendKeys("13");
+    browser.findElement(By.id("expiryYear")).sendKeys("2045");
+    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
+    browser.findElement(By.id("pay")).click();
+    assertThat(browser.findElement(By.id("expiryMonth-error")).getText()).contains("01 to 12");
+    assertThat(browser.findElement(By.id("cardNumber-error")).getText()).contains("enter it again");
+    assertThat(browser.findElement(By.id("cardSecurityCode-error")).getText()).contains("enter it again");
+    assertThat(browser.findElement(By.id("cardNumber")).getAttribute("value")).isEmpty();
+    assertThat(browser.getPageSource()).doesNotContain("4000000000000408");
+
+    // the refused POST was answered with a redirect: the page reloads without sending the form
+    // again, and paying from it then leaves a history the back button walks without a
+    // "Confirm Form Resubmission"
+    assertThat(browser.getCurrentUrl()).contains("/checkout/" + id + "?form=");
+    browser.navigate().refresh();
+    assertThat(browser.findElement(By.id("expiryMonth-error")).getText()).contains("01 to 12");
+    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
+    browser.findElement(By.id("expiryMonth")).clear();
+    browser.findElement(By.id("expiryMonth")).sendKeys("12");
+    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
+    browser.findElement(By.id("pay")).click();
+    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    browser.navigate().back();
+    // our page (the browser may show it as it was), not the browser's "Confirm Form Resubmission"
+    assertThat(browser.findElements(By.cssSelector("main.card"))).as(browser.getPageSource()).hasSize(1);
+    browser.navigate().refresh();
+    assertThat(browser.findElement(By.id("result")).getText()).as("where the payment stands")
+        .isEqualTo("Thank you: your payment is complete.");
+  }
+
+  /** The page names its own icon, which is served, so a browser asks for no /favicon.ico (a 404 in its console). */
+  @Test
+  void the_page_has_an_icon_that_is_served() {
+    open(deposit(""));
+    String href = browser.findElement(By.cssSelector("link[rel=icon]")).getAttribute("href");
+    Answer icon = gw.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(href)).GET());
+    assertThat(icon.status()).isEqualTo(200);
+    assertThat(icon.header("Content-Type")).startsWith("image/svg+xml");
+    assertThat(icon.body()).startsWith("<svg");
+  }
+
+  /** A month and year typed as the card prints them: 1 is January, 45 is 2045. */
+  @Test
+  void a_one_digit_month_and_a_two_digit_year_are_read_as_the_card_prints_them() {
+    String id = deposit("");
+    open(id);
+    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
+    browser.findElement(By.id("expiryMonth")).sendKeys("1");
+    browser.findElement(By.id("expiryYear")).sendKeys("45");
+    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
+    browser.findElement(By.id("pay")).click();
+    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    assertThat(payment(id).at("/paymentMethodDetails/cardExpiryMonth").asText()).isEqualTo("01");
+    assertThat(payment(id).at("/paymentMethodDetails/cardExpiryYear").asText()).isEqualTo("2045");
+  }
+
+  /** A year of four digits that no card prints is named for what is wrong with it. */
+  @ParameterizedTest
+  @CsvSource({"2100, too far in the future", "1999, printed on the card", "204, such as 2030 or 30"})
+  void a_year_no_card_prints_is_refused_for_its_reason(String year, String message) {
+    String id = deposit("");
+    open(id);
+    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
+    browser.findElement(By.id("expiryMonth")).sendKeys("12");
+    browser.findElement(By.id("expiryYear")).sendKeys(year);
+    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
+    browser.findElement(By.id("pay")).click();
+    assertThat(browser.findElement(By.id("expiryYear-error")).getText()).contains(message);
+    assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
+  }
+
+  /** A shop's long name wraps instead of widening a phone's page; big and crypto amounts read as prices. */
+  @Test
+  void long_names_wrap_and_amounts_read_as_prices_on_a_360_pixel_screen() throws Exception {
+    var shop = gw.keyedShop("www.supercalifragilisticexpialidociousgifts.example");
+    Answer big = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1234567.89,\"currency\":\"EUR\"}",
+        shop.key(), null);
+    open(big.json().at("/result/id").asText());
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("1,234,567.89 EUR");
+    Long scrollWidth = (Long) ((org.openqa.selenium.JavascriptExecutor) browser)
+        .executeScript("return document.documentElement.scrollWidth;");
+    assertThat(scrollWidth).isLessThanOrEqualTo(360);
+
+    Answer crypto = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"USDT\"}");
+    open(crypto.json().at("/result/id").asText());
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("12.50 USDT");
+    Answer fils = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.25,\"currency\":\"BHD\"}");
+    open(fils.json().at("/result/id").asText());
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("1.250 BHD");
   }
 
   @Test
@@ -309,7 +416,7 @@ class CheckoutPageBrowserTest {
         open(id);
         assertThat(topsOfTheShortInputs()).as("at %d pixels", width).hasSize(1);
         // an error under one field of the row leaves the inputs beside it where they were
-        browser.findElement(By.id("expiryYear")).sendKeys("30");
+        browser.findElement(By.id("expiryYear")).sendKeys("3");
         browser.findElement(By.id("pay")).click();
         assertThat(browser.findElement(By.id("expiryYear-error")).isDisplayed()).isTrue();
         assertThat(topsOfTheShortInputs()).as("at %d pixels, with an error", width).hasSize(1);
@@ -353,7 +460,10 @@ class CheckoutPageBrowserTest {
     open(id);
     assertThat(browser.findElement(By.id("heading")).getText()).isEqualTo("Pay by bank transfer");
     browser.findElement(By.id("show-bank-details")).click();
-    assertThat(browser.findElement(By.id("bank-iban")).getText()).isEqualTo("DE89370400440532013000");
+    assertThat(browser.findElement(By.id("bank-iban")).getText()).as("in groups of four, as banks print it")
+        .isEqualTo("DE89 3704 0044 0532 0130 00");
+    assertThat(browser.findElements(By.cssSelector("meta[http-equiv=refresh]"))).as("the page looks again by itself")
+        .singleElement().extracting(e -> e.getAttribute("content")).isEqualTo("15");
     String reference = browser.findElement(By.id("bank-paymentReference")).getText();
     assertThat(reference).startsWith("TG");
     assertThat(payment(id).get("state").asText()).isEqualTo("PENDING");

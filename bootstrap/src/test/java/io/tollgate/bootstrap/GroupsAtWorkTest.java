@@ -167,6 +167,25 @@ class GroupsAtWorkTest {
     assertThat(pay(strict, "5555000000000107", "5", "EUR", "").get("errorCode").asText()).isEqualTo("6.11");
   }
 
+  /**
+   * The customer's result page does not say which of the shop's lists stopped the card: that
+   * would tell whoever holds a stolen card that it is known. The merchant sees the code.
+   */
+  @Test
+  void the_customers_result_page_does_not_name_the_list_that_stopped_the_card() {
+    KeyedShop shop = shop("Quiet blacklist shop");
+    long cards = group(GroupKind.CARD, "Stolen cards, quietly");
+    profile(shop, rule("CARD_BLACKLIST", cards));
+    edit("POST", "/merchant-api/v1/card-groups/" + cards + "/cards", "{\"cardNumbers\":[\"5555000000000107\"]}");
+    JsonNode blocked = pay(shop, "5555000000000107", "5", "EUR", "");
+    assertThat(blocked.get("errorCode").asText()).isEqualTo("6.01");
+
+    TestGateway.Answer page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + blocked.get("id").asText())).GET());
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.body()).contains("Your payment was declined.").contains("another card")
+        .doesNotContain("6.01").doesNotContain("Blacklisted").doesNotContain("Stolen");
+  }
+
   @Test
   void masked_and_full_number_card_lists_each_match_the_cards_they_hold() {
     KeyedShop shop = shop("Two card lists shop");

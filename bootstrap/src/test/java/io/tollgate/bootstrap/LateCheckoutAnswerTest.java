@@ -99,8 +99,9 @@ class LateCheckoutAnswerTest {
 
     assertThat(late.status()).isEqualTo(303);
     assertCancelledByTimeoutWithoutCharge(id, key);
+    // the customer did not cancel: the page says the time ran out
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body())
-        .contains("Your payment was cancelled.");
+        .contains("The time to pay ran out, so the payment was cancelled.").doesNotContain("Your payment was cancelled.");
   }
 
   @Test
@@ -123,7 +124,7 @@ class LateCheckoutAnswerTest {
     Answer page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET());
 
     assertThat(page.status()).isEqualTo(200);
-    assertThat(page.body()).contains("Your payment was cancelled.").doesNotContain("name=\"cardNumber\"");
+    assertThat(page.body()).contains("The time to pay ran out").doesNotContain("name=\"cardNumber\"");
     assertCancelledByTimeoutWithoutCharge(id, key);
   }
 

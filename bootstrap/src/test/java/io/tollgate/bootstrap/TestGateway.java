@@ -285,6 +285,18 @@ final class TestGateway implements AutoCloseable {
     database.close();
   }
 
+  /**
+   * The page a refused checkout form sends the browser to: the POST is answered 303 to the
+   * form's page with its errors, never with the page itself.
+   */
+  Answer refusedFormPage(Answer posted) {
+    if (posted.status() != 303 || posted.header("Location") == null
+        || !posted.header("Location").contains("?form=")) {
+      throw new AssertionError("not a refused form's redirect: " + posted.status() + " " + posted.body());
+    }
+    return send(HttpRequest.newBuilder(uri(posted.header("Location"))).GET());
+  }
+
   record Answer(int status, String body, HttpResponse<String> response) {
     JsonNode json() {
       try {

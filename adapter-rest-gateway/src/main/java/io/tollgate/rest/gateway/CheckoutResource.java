@@ -15,6 +15,7 @@ import jakarta.ws.rs.HEAD;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -63,9 +64,23 @@ public final class CheckoutResource {
   }
 
   @GET
+  @Path("assets/favicon.svg")
+  @Produces("image/svg+xml")
+  public Response favicon() {
+    return Response.ok(FAVICON).header("Cache-Control", "public, max-age=86400")
+        .header("X-Content-Type-Options", "nosniff").build();
+  }
+
+  /** A padlock: the page's icon, so that a browser asks for no {@code /favicon.ico} the server has not got. */
+  private static final byte[] FAVICON = ("<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">"
+      + "<rect x=\"3\" y=\"7\" width=\"10\" height=\"8\" rx=\"1.5\" fill=\"#1d4ed8\"/>"
+      + "<path d=\"M5 7V5a3 3 0 0 1 6 0v2\" fill=\"none\" stroke=\"#1d4ed8\" stroke-width=\"1.6\"/></svg>")
+      .getBytes(StandardCharsets.UTF_8);
+
+  @GET
   @Path("{id}")
   @Produces(MediaType.TEXT_HTML)
-  public Response show(@PathParam("id") String id) {
+  public Response show(@PathParam("id") String id, @QueryParam("form") String form) {
     CheckoutView view;
     try {
       view = checkout.view(id);
@@ -83,7 +98,47 @@ public final class CheckoutResource {
       }
       view = checkout.view(id);
     }
+    RefusedForm again = form == null ? null : refusedForms.get(form);
+    if (again != null && again.keptUntilNanos() - System.nanoTime() > 0
+        && again.paymentId().equals(view.payment().id().value()) && awaitingCard(view.payment())) {
+      return render(view, again.errors(), again.values(), again.message(), 200);
+    }
     return render(view, Map.of(), Map.of(), null, 200);
+  }
+
+  /**
+   * A card form the checks refused: its errors and what may be shown again (never the card
+   * number or security code), kept in memory for the page the browser is sent to next. The
+   * refused POST is answered with a redirect to that page, not with the page itself, so that
+   * neither a reload nor the back button sends the card again (or asks the customer whether
+   * to). Another instance behind the same address knows nothing of it and shows a fresh form.
+   */
+  private record RefusedForm(String paymentId, Map<String, String> errors, Map<String, String> values,
+      String message, long keptUntilNanos) {}
+
+  /** How long a refused form is kept for its page: reloading the page after that shows a fresh form. */
+  private static final java.time.Duration REFUSED_FORM_KEPT = java.time.Duration.ofMinutes(10);
+
+  /** Refused forms kept at most; past this (many at once, or someone sending forms in a loop) the page is answered directly. */
+  private static final int MAX_REFUSED_FORMS = 10_000;
+
+  private final Map<String, RefusedForm> refusedForms = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.security.SecureRandom random = new java.security.SecureRandom();
+
+  /** Keeps a refused form; returns its key, or null when no more can be kept. */
+  private String keep(RefusedForm form) {
+    long now = System.nanoTime();
+    if (refusedForms.size() >= MAX_REFUSED_FORMS / 2) {
+      refusedForms.values().removeIf(f -> f.keptUntilNanos() - now < 0);
+    }
+    if (refusedForms.size() >= MAX_REFUSED_FORMS) {
+      return null;
+    }
+    byte[] key = new byte[16];
+    random.nextBytes(key);
+    String token = java.util.HexFormat.of().formatHex(key);
+    refusedForms.put(token, form);
+    return token;
   }
 
   /**
@@ -116,7 +171,7 @@ public final class CheckoutResource {
       return forbidden();
     }
     try {
-      checkout.submitCard(id, new CardInput(cardNumber, null, holder, cvv, strip(month), strip(year)));
+      checkout.submitCard(id, new CardInput(cardNumber, null, holder, cvv, month(month), year(year)));
     } catch (DomainException.Invalid invalid) {
       CheckoutView now = checkout.view(id);
       if (!awaitingCard(now.payment())) {
@@ -128,13 +183,24 @@ public final class CheckoutResource {
       for (Violation v : invalid.violations()) {
         errors.putIfAbsent(v.field(), v.message());
       }
+      // the card number and security code are never sent back into the page: where they were
+      // not what was wrong, the customer is told why they are empty again
+      for (String field : new String[] {"cardNumber", "cardSecurityCode"}) {
+        errors.putIfAbsent(field, "For your security, please enter it again");
+      }
       Map<String, String> values = new HashMap<>();
       // the name is filled in again, unless it holds a card number, which is never echoed
       values.put("cardholderName", holder == null || !io.tollgate.domain.group.Pan.maskForDisplay(holder).equals(holder)
           ? "" : holder);
       values.put("expiryMonth", month == null ? "" : month);
       values.put("expiryYear", year == null ? "" : year);
-      return render(now, errors, values, invalid.getMessage(), 422);
+      String kept = keep(new RefusedForm(id, Map.copyOf(errors), Map.copyOf(values), invalid.getMessage(),
+          System.nanoTime() + REFUSED_FORM_KEPT.toNanos()));
+      if (kept == null) {
+        return render(now, errors, values, invalid.getMessage(), 422);
+      }
+      return Response.seeOther(URI.create("/checkout/" + id + "?form=" + kept)).header("Cache-Control", "no-store")
+          .build();
     } catch (DomainException.NotFound e) {
       return notFound();
     } catch (DomainException.Conflict alreadyMoved) {
@@ -209,9 +275,9 @@ public final class CheckoutResource {
     scope.put("shopName", view.shop().name());
     // What the customer was asked to pay stays in front of them; once a terminal in another
     // currency takes the payment, what their card is charged is shown beside it.
-    scope.put("amount", (p.customerAmount() != null ? p.customerAmount() : p.amount()).toString());
+    scope.put("amount", forReading(p.customerAmount() != null ? p.customerAmount() : p.amount()));
     if (p.customerAmount() != null && !p.customerAmount().currency().equals(p.amount().currency())) {
-      scope.put("chargedAs", p.amount().toString());
+      scope.put("chargedAs", forReading(p.amount()));
     }
     scope.put("description", p.description());
     scope.put("csrf", csrfTokens.apply(p.id().value()));
@@ -226,7 +292,25 @@ public final class CheckoutResource {
     boolean awaitingTransfer = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER;
     if (awaitingCard) {
       scope.put("title", "Pay by card");
-      scope.put("cardForm", Map.of("action", base, "errors", errors, "values", values));
+      Map<String, Object> form = new HashMap<>(Map.of("action", base, "errors", errors, "values", values));
+      if (!errors.isEmpty()) {
+        // the page's title says so, the summary links each field, and the first field to fix
+        // has the focus: a keyboard or screen reader user lands where the work is
+        scope.put("titlePrefix", "Error: ");
+        java.util.List<Map<String, String>> summary = new java.util.ArrayList<>();
+        String first = null;
+        for (String[] field : FORM_FIELDS) {
+          String message = errors.get(field[0]);
+          if (message != null) {
+            summary.add(Map.of("field", field[0], "label", field[1], "message", message));
+            first = first == null ? field[0] : first;
+          }
+        }
+        scope.put("errorSummary", summary);
+        scope.put("hasErrorSummary", !summary.isEmpty());
+        form.put("focus", Map.of(first, true));
+      }
+      scope.put("cardForm", form);
     } else if (awaitingChallenge) {
       scope.put("title", "Confirm with your bank");
       scope.put("challenge", Map.of("action", base + "/3ds", "attempt", view.challengeAttempt()));
@@ -245,17 +329,20 @@ public final class CheckoutResource {
       labels.forEach((key, label) -> {
         String value = p.externalRefs().get(key);
         if (value != null) {
-          rows.add(Map.of("label", label, "value", value, "key", key));
+          // an IBAN in groups of four, as banks print it and customers type it
+          rows.add(Map.of("label", label, "value", key.equals("iban") ? value.replaceAll("(.{4})(?!$)", "$1 ") : value,
+              "key", key));
         }
       });
       // the bank expects what the terminal asked for, in its currency
-      scope.put("transferDetails", Map.of("rows", rows, "refresh", base, "amount", p.amount().toString()));
+      scope.put("transferDetails", Map.of("rows", rows, "refresh", base, "amount", forReading(p.amount())));
+      scope.put("refreshEvery", TRANSFER_PAGE_REFRESH_SECONDS);
     } else if (done) {
       scope.put("title", "Payment " + p.state().name().toLowerCase(java.util.Locale.ROOT));
       scope.put("result", Map.of(
           "resultClass", p.state() == PaymentState.COMPLETED || p.state() == PaymentState.AUTHORIZED ? "ok" : "failed",
-          "resultText", resultText(p.state()),
-          "errorText", p.errorCode() == null ? "" : p.errorCode().describe()));
+          "resultText", resultText(p),
+          "errorText", errorText(p)));
       if (returnUrl != null) {
         // Back to the merchant by a plain navigation from a page of ours, not at the end of the
         // redirects that follow a form: the browser holds each of those to the page's
@@ -288,6 +375,68 @@ public final class CheckoutResource {
 
   private static boolean awaitingCard(Payment p) {
     return p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
+  }
+
+  /** The fields of the card form in the order the customer fills them in, with their labels. */
+  private static final String[][] FORM_FIELDS = {{"cardNumber", "Card number"}, {"cardholderName", "Name on card"},
+      {"expiryMonth", "Expiry month"}, {"expiryYear", "Expiry year"}, {"cardSecurityCode", "Security code"}};
+
+  /** How often the page of a bank transfer not yet received looks again by itself. */
+  static final int TRANSFER_PAGE_REFRESH_SECONDS = 15;
+
+  /** A month as customers type it: {@code 1} is {@code 01}. */
+  static String month(String raw) {
+    String m = strip(raw);
+    return m != null && m.matches("[1-9]") ? "0" + m : m;
+  }
+
+  /** A year as cards print it: {@code 45} is {@code 2045}. */
+  static String year(String raw) {
+    String y = strip(raw);
+    return y != null && y.matches("[0-9]{2}") ? "20" + y : y;
+  }
+
+  /**
+   * An amount for a customer to read: thousands grouped ({@code 1,234,567.89 EUR}), and a crypto
+   * amount without the zeros its eight decimals pad it with ({@code 12.50 USDT}, not
+   * {@code 12.50000000}); at least the two decimals of a price.
+   */
+  static String forReading(io.tollgate.domain.money.Money money) {
+    java.math.BigDecimal amount = money.amount();
+    int scale = money.currency().scale();
+    if (scale > 3) {
+      // a crypto currency's: what the amount needs, at least a price's two (a dinar's three fils,
+      // 1.250 BHD, are always written)
+      scale = Math.max(2, amount.stripTrailingZeros().scale());
+    }
+    java.text.DecimalFormat format = new java.text.DecimalFormat("#,##0",
+        java.text.DecimalFormatSymbols.getInstance(java.util.Locale.ROOT));
+    format.setMinimumFractionDigits(scale);
+    format.setMaximumFractionDigits(scale);
+    format.setRoundingMode(java.math.RoundingMode.UNNECESSARY);
+    return format.format(amount) + " " + money.currency().code();
+  }
+
+  private static String resultText(Payment p) {
+    if (p.state() == PaymentState.CANCELLED && p.errorCode() == io.tollgate.domain.error.ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
+      return "The time to pay ran out, so the payment was cancelled.";
+    }
+    return resultText(p.state());
+  }
+
+  /**
+   * The reason shown under a result: the error's code and message, except the anti-fraud
+   * screen's (6.xx), which would tell whoever holds a stolen card which of the shop's lists
+   * stopped it.
+   */
+  private static String errorText(Payment p) {
+    if (p.errorCode() == null || p.errorCode() == io.tollgate.domain.error.ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
+      return "";
+    }
+    if (p.errorCode().code().startsWith("6.")) {
+      return "Please pay with another card, or contact the shop.";
+    }
+    return p.errorCode().describe();
   }
 
   private static String resultText(PaymentState state) {

@@ -1201,16 +1201,19 @@ public final class ProcessingService
     boolean monthOk = card.expiryMonth() != null && card.expiryMonth().matches("^(0[1-9]|1[0-2])$");
     boolean yearOk = card.expiryYear() != null && card.expiryYear().matches("^20[0-9]{2}$");
     if (!monthOk) {
-      checks.add("expiryMonth", "Enter the month as two digits, 01 to 12", null);
+      checks.add("expiryMonth", "Enter the month as on the card, 01 to 12", null);
     }
-    if (!yearOk) {
-      checks.add("expiryYear", "Enter the year as four digits", null);
-    }
-    if (yearOk && !PaymentRequestRules.plausibleExpiryYear(Integer.parseInt(card.expiryYear()), clock)) {
+    boolean fourDigits = card.expiryYear() != null && card.expiryYear().matches("^[0-9]{4}$");
+    if (!fourDigits) {
+      checks.add("expiryYear", "Enter the year as on the card, such as 2030 or 30", null);
+    } else if (Integer.parseInt(card.expiryYear()) < 2000) {
+      checks.add("expiryYear", "Check the year: it is the one printed on the card", null);
+    } else if (!yearOk || !PaymentRequestRules.plausibleExpiryYear(Integer.parseInt(card.expiryYear()), clock)) {
       checks.add("expiryYear", "This expiry date is too far in the future", null);
     }
     if (card.cardSecurityCode() == null || !card.cardSecurityCode().matches("^[0-9]{3,4}$")) {
-      checks.add("cardSecurityCode", "Enter the 3 or 4 digits on the back of the card", null);
+      // on the back of most cards, on the front of American Express
+      checks.add("cardSecurityCode", "Enter the 3 or 4 digits of the card's security code", null);
     }
     checks.throwIfAny("Please check the card details");
     return digits;
