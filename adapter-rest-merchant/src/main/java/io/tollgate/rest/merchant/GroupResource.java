@@ -118,9 +118,10 @@ public final class GroupResource {
     m.put("name", v.group().name());
     m.put("merchantId", v.group().merchantId().value());
     m.put("merchantName", v.group().merchantName());
-    if (v.group().kind() == GroupKind.COUNTRY) {
+    // entries left out are those the user may not read (an error-code group's, without SHOP_EDIT)
+    if (v.group().kind() == GroupKind.COUNTRY && v.entries() != null) {
       m.put("countries", v.entries());
-    } else if (v.group().kind() == GroupKind.ERROR_CODE) {
+    } else if (v.group().kind() == GroupKind.ERROR_CODE && v.entries() != null) {
       m.put("errorCodes", v.entries());
     }
     return m;

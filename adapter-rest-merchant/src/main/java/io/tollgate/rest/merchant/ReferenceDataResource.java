@@ -202,7 +202,11 @@ public final class ReferenceDataResource {
     return Response.noContent().build();
   }
 
+  /** A group's shops are left out (null) for a user who may not see them. */
   static ShopGroupJson shopGroup(ReferenceData.ShopGroup g) {
+    if (g.shopIds() == null) {
+      return new ShopGroupJson(g.id(), g.name(), null);
+    }
     List<ShopRefJson> shops = new ArrayList<>(g.shopIds().size());
     for (int i = 0; i < g.shopIds().size(); i++) {
       shops.add(new ShopRefJson(g.shopIds().get(i), g.shopNames().get(i)));

@@ -51,15 +51,15 @@ public final class GroupService implements GroupsUseCase {
 
   @Override
   public Page<GroupView> list(MerchantUser user, GroupKind kind, PageRequest page) {
-    // The list shows country and error-code groups with their entries, so it needs what
-    // reading one group needs (CONTRACT section 7: an error-code group needs SHOP_EDIT);
-    // otherwise the list would hand out what the single group withholds.
-    if (kind.viewNeedsEditPermission()) {
-      user.require(kind.editPermission());
-    }
+    // Any user reads the list (CONTRACT section 1: the spec names no permission for it). It
+    // shows country and error-code groups with their entries, and a user without what reading
+    // one group needs (an error-code group: SHOP_EDIT) gets the groups without them: the list
+    // does not hand out what the single group withholds.
     page.requireValid();
+    boolean entriesShown = kind == GroupKind.COUNTRY
+        || (kind == GroupKind.ERROR_CODE && user.may(kind.editPermission()));
     return groups.list(user.merchantId(), kind, page.offset(), page.limit()).map(g -> new GroupView(g,
-        kind == GroupKind.COUNTRY || kind == GroupKind.ERROR_CODE ? groups.allEntries(g.id()) : null));
+        entriesShown ? groups.allEntries(g.id()) : null));
   }
 
   @Override

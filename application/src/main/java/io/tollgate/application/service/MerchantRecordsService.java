@@ -194,16 +194,20 @@ public final class MerchantRecordsService implements MerchantQueries {
 
   @Override
   public Page<ReferenceData.ShopGroup> shopGroups(MerchantUser user, PageRequest page) {
-    // Each listed group shows its shops, which one shop group shows only with SHOP_GROUP_VIEW
-    // (CONTRACT section 7): the list needs it as well.
-    user.require(Permission.SHOP_GROUP_VIEW);
+    // Any user reads the list (CONTRACT section 1: the spec names no permission for it), but
+    // its shops only with SHOP_GROUP_VIEW, which one shop group needs (CONTRACT section 7): the
+    // list does not hand out what the single group withholds.
     page.requireValid();
+    Page<ReferenceData.ShopGroup> groups;
     if (user.scoped()) {
       List<ReferenceData.ShopGroup> own = page.offset() == 0
           ? visibleShopGroup(user, user.shopGroupId()).stream().toList() : List.of();
-      return new Page<>(own, false);
+      groups = new Page<>(own, false);
+    } else {
+      groups = reference.shopGroups(user.merchantId(), page.offset(), page.limit());
     }
-    return reference.shopGroups(user.merchantId(), page.offset(), page.limit());
+    return user.may(Permission.SHOP_GROUP_VIEW) ? groups
+        : groups.map(g -> new ReferenceData.ShopGroup(g.id(), g.merchantId(), g.name(), null, null));
   }
 
   @Override
