@@ -84,6 +84,18 @@ class CheckoutPageBrowserTest {
     browser.findElement(By.id("pay")).click();
   }
 
+  /** Types what is given (null: leaves the field as it is) and sends the form. */
+  private static void send(String number, String month, String year, String code) {
+    String[][] fields = {{"cardNumber", number}, {"expiryMonth", month}, {"expiryYear", year},
+        {"cardSecurityCode", code}};
+    for (String[] field : fields) {
+      if (field[1] != null) {
+        browser.findElement(By.id(field[0])).sendKeys(field[1]);
+      }
+    }
+    browser.findElement(By.id("pay")).click();
+  }
+
   private static JsonNode payment(String id) {
     return gw.get("/api/v1/payments/" + id).json().get("result");
   }
@@ -292,11 +304,7 @@ class CheckoutPageBrowserTest {
   void a_mistake_elsewhere_says_why_the_card_number_and_code_are_empty_again() {
     String id = deposit("");
     open(id);
-    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
-    browser.findElement(By.id("expiryMonth")).sendKeys("13");
-    browser.findElement(By.id("expiryYear")).sendKeys("2045");
-    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
-    browser.findElement(By.id("pay")).click();
+    send("4000000000000408", "13", "2045", "123");
     assertThat(browser.findElement(By.id("expiryMonth-error")).getText()).contains("01 to 12");
     assertThat(browser.findElement(By.id("cardNumber-error")).getText()).contains("enter it again");
     assertThat(browser.findElement(By.id("cardSecurityCode-error")).getText()).contains("enter it again");
@@ -339,11 +347,7 @@ class CheckoutPageBrowserTest {
   void a_one_digit_month_and_a_two_digit_year_are_read_as_the_card_prints_them() {
     String id = deposit("");
     open(id);
-    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
-    browser.findElement(By.id("expiryMonth")).sendKeys("1");
-    browser.findElement(By.id("expiryYear")).sendKeys("45");
-    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
-    browser.findElement(By.id("pay")).click();
+    send("4000000000000408", "1", "45", "123");
     assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
     assertThat(payment(id).at("/paymentMethodDetails/cardExpiryMonth").asText()).isEqualTo("01");
     assertThat(payment(id).at("/paymentMethodDetails/cardExpiryYear").asText()).isEqualTo("2045");
@@ -355,11 +359,7 @@ class CheckoutPageBrowserTest {
   void a_year_no_card_prints_is_refused_for_its_reason(String year, String message) {
     String id = deposit("");
     open(id);
-    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
-    browser.findElement(By.id("expiryMonth")).sendKeys("12");
-    browser.findElement(By.id("expiryYear")).sendKeys(year);
-    browser.findElement(By.id("cardSecurityCode")).sendKeys("123");
-    browser.findElement(By.id("pay")).click();
+    send("4000000000000408", "12", year, "123");
     assertThat(browser.findElement(By.id("expiryYear-error")).getText()).contains(message);
     assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
   }
