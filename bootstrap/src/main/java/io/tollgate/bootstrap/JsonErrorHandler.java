@@ -17,6 +17,7 @@ import org.eclipse.jetty.util.Callback;
  */
 final class JsonErrorHandler extends ErrorHandler {
 
+  private static final org.slf4j.Logger ACCESS = org.slf4j.LoggerFactory.getLogger("io.tollgate.access");
   private static final Pattern ABSOLUTE_FORM = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://");
 
   @Override
@@ -45,6 +46,15 @@ final class JsonErrorHandler extends ErrorHandler {
     byte[] body;
     try {
       body = Json.MAPPER.writeValueAsBytes(ErrorEnvelope.of(status, message, List.of(), safePath(path)));
+      if (named) {
+        // nor did it reach the filter that writes the one access-log line every request gets:
+        // it is written here, so that a refused request (a malformed one, or one that came while
+        // the server stops) can be found in the log by the id its client was given
+        long received = Request.getTimeStamp(request);
+        ACCESS.info("{} {} -> {} in {}ms", io.tollgate.domain.group.Pan.maskForDisplay(
+            request.getMethod() == null ? "?" : request.getMethod()), ErrorEnvelope.maskedPath(safePath(path)),
+            status, received > 0 ? Math.max(0, System.currentTimeMillis() - received) : 0);
+      }
     } catch (Exception e) {
       body = ("{\"status\":" + status + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
     } finally {

@@ -250,6 +250,39 @@ class OperabilityTest {
   }
 
   /**
+   * A request Jetty refuses before our filters run (here a malformed percent-escape; the same
+   * path answers the 503s of a stopping server) gets its access-log line too, with the id its
+   * answer carries, so that a client's report can be found in the log.
+   */
+  @Test
+  void a_request_refused_before_it_reaches_the_api_has_its_access_line() throws Exception {
+    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
+    ListAppender<ILoggingEvent> captured = capturing();
+    captured.start();
+    access.addAppender(captured);
+    try {
+      String response;
+      try (java.net.Socket s = new java.net.Socket("127.0.0.1", gw.app.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write("GET /api/v1/payments/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        response = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      }
+      assertThat(response).startsWith("HTTP/1.1 400");
+      java.util.regex.Matcher id = java.util.regex.Pattern.compile("(?im)^X-Request-Id: (\\S+)$").matcher(response);
+      assertThat(id.find()).as(response).isTrue();
+
+      List<ILoggingEvent> lines = accessLines(captured, 1);
+      assertThat(lines).anySatisfy(e -> {
+        assertThat(e.getFormattedMessage()).startsWith("GET /api/v1/payments/%zz -> 400 in ");
+        assertThat(e.getMDCPropertyMap().get("requestId")).isEqualTo(id.group(1));
+      });
+    } finally {
+      access.detachAppender(captured);
+    }
+  }
+
+  /**
    * Ids with digits that are no card number are the caller's to keep: numbered by date or
    * sequence (12 digits or more, but not Luhn-valid), UUIDs and long hex ids too.
    */
