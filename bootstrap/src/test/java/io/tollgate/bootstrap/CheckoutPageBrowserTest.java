@@ -187,6 +187,7 @@ class CheckoutPageBrowserTest {
     String id = deposit(",\"referenceId\":\"order 7/8\",\"returnUrl\":\"" + gw.app.publicUrl()
         + "/shop/return?payment={id}&ref={referenceId}&state={state}&type={type}\"");
     open(id);
+    assertThat(browser.findElement(By.id("cancel")).getText()).isEqualTo("Cancel and return to Test Shop");
     typeCard("4000000000000408");
     new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10))
         .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/shop/return"));
@@ -438,6 +439,8 @@ class CheckoutPageBrowserTest {
   void the_customer_can_cancel() {
     String id = deposit("");
     open(id);
+    // no return URL: the button promises no way back to the shop
+    assertThat(browser.findElement(By.id("cancel")).getText()).isEqualTo("Cancel payment");
     browser.findElement(By.id("cancel")).click();
     assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Your payment was cancelled.");
     JsonNode p = payment(id);

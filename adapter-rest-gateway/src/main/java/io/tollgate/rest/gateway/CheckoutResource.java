@@ -360,6 +360,9 @@ public final class CheckoutResource {
     if (awaitingCard || awaitingChallenge || choosingTransfer) {
       scope.put("cancellable", true);
       scope.put("cancelAction", base + "/cancel");
+      // it promises the way back only where there is one: without a return URL the customer
+      // stays on the result page
+      scope.put("cancelLabel", returnUrl != null ? "Cancel and return to " + view.shop().name() : "Cancel payment");
     }
     return Response.status(status)
         .type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
