@@ -254,11 +254,19 @@ public final class Database implements AutoCloseable {
    * which would then fail at every start.
    */
   static void migrate(String url, String user, String password, String... locations) {
-    Flyway.configure()
+    org.flywaydb.core.api.output.MigrateResult result = Flyway.configure()
         .dataSource(url, user, password)
         .locations(locations)
         .load()
         .migrate();
+    // an operator upgrading sees which migrations ran (Flyway's own lines are kept to warnings)
+    if (result.migrationsExecuted > 0) {
+      LOG.info("database schema migrated from version {} to {} ({} migration{})",
+          result.initialSchemaVersion == null ? "none" : result.initialSchemaVersion, result.targetSchemaVersion,
+          result.migrationsExecuted, result.migrationsExecuted == 1 ? "" : "s");
+    } else {
+      LOG.info("database schema at version {}", result.initialSchemaVersion);
+    }
   }
 
   public Jdbi jdbi() {

@@ -11,7 +11,15 @@ class EmbeddedDatabaseTest {
   @Test
   void the_embedded_database_keeps_its_data_across_restarts(@TempDir Path data) throws Exception {
     Path dir = data.resolve("postgres");
+    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(Database.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    lines.start();
+    log.addAppender(lines);
     try (Database first = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
+      // an operator sees the schema's version, and that the migrations ran
+      assertThat(lines.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .anySatisfy(line -> assertThat(line).matches("database schema migrated from version none to \\d+ \\(\\d+ migrations\\)"));
       assertThat(first.isEmbedded()).isTrue();
       // durable: an acknowledged commit is flushed to disk first
       String fsync = first.jdbi().withHandle(h -> h.createQuery("SHOW fsync").mapTo(String.class).one());
@@ -26,6 +34,9 @@ class EmbeddedDatabaseTest {
       first.jdbi().useHandle(h -> h.execute("INSERT INTO merchants (name, created) VALUES ('Kept', now())"));
     }
     try (Database second = Database.start(new DatabaseSettings(null, null, null, dir, 2))) {
+      assertThat(lines.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .anySatisfy(line -> assertThat(line).matches("database schema at version \\d+"));
+      log.detachAppender(lines);
       String name = second.jdbi().withHandle(h -> h.createQuery("SELECT name FROM merchants").mapTo(String.class).one());
       assertThat(name).isEqualTo("Kept");
       Integer migrations = second.jdbi().withHandle(h -> h.createQuery(
