@@ -129,8 +129,8 @@ public final class Tollgate implements AutoCloseable {
     }
     var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
-            services.recentShops()::name, services.processing(), services.payments(), services.processing(), config.gatewayBalances(),
-            publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
+            services.recentShops()::name, services.processing(), services.payments(), services.processing(),
+            config.gatewayBalances(), publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
     gateway.register(new RequestMetricsFilter(observability.registry, "gateway"));
     context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");
     context.addServlet(new ServletHolder("checkout", new ServletContainer(GatewayApi.checkout(

@@ -119,7 +119,10 @@ public final class CheckoutResource {
   /** How long a refused form is kept for its page: reloading the page after that shows a fresh form. */
   private static final java.time.Duration REFUSED_FORM_KEPT = java.time.Duration.ofMinutes(10);
 
-  /** Refused forms kept at most; past this (many at once, or someone sending forms in a loop) the page is answered directly. */
+  /**
+   * Refused forms kept at most; past this (many at once, or someone sending forms in a loop) the
+   * page is answered directly.
+   */
   private static final int MAX_REFUSED_FORMS = 10_000;
 
   private final Map<String, RefusedForm> refusedForms = new java.util.concurrent.ConcurrentHashMap<>();
@@ -421,7 +424,8 @@ public final class CheckoutResource {
   }
 
   private static String resultText(Payment p) {
-    if (p.state() == PaymentState.CANCELLED && p.errorCode() == io.tollgate.domain.error.ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
+    if (p.state() == PaymentState.CANCELLED
+        && p.errorCode() == io.tollgate.domain.error.ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
       return "The time to pay ran out, so the payment was cancelled.";
     }
     return resultText(p.state());

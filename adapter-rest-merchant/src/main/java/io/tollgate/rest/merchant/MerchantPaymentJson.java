@@ -73,7 +73,8 @@ final class MerchantPaymentJson {
    * {@code rawPaymentData}.
    */
   record OperationJson(long id, String paymentId, String operation, String paymentState, String started,
-      String completed, String rawPaymentData, Long terminalId, String terminalName, String paymentCreated, String paymentType, String paymentMethod,
+      String completed, String rawPaymentData, Long terminalId, String terminalName, String paymentCreated,
+      String paymentType, String paymentMethod,
       String paymentDescription, String paymentReferenceId, BigDecimal paymentAmount, String paymentCurrency,
       String parentPaymentId, long merchantId, String merchantName, long shopId, String shopName, String errorCode,
       String externalResultCode, String externalId) {}

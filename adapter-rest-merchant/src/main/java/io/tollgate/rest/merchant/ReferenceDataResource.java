@@ -45,8 +45,9 @@ public final class ReferenceDataResource {
    * ...); we keep none, so the list is empty. A connector's amount range is one of its
    * {@code filters}.
    */
-  record ConnectorJson(long id, long shopId, String state, String paymentMethod, long terminalId, int priority, int weight, String terminalCurrency, Long cascadingErrorCodesWhitelistId,
-      Long cascadingErrorCodesBlacklistId, FiltersJson filters, List<Object> limits) {}
+  record ConnectorJson(long id, long shopId, String state, String paymentMethod, long terminalId, int priority,
+      int weight, String terminalCurrency, Long cascadingErrorCodesWhitelistId, Long cascadingErrorCodesBlacklistId,
+      FiltersJson filters, List<Object> limits) {}
 
   /**
    * The reference's routing filters, of which we have the amount range, in the terminal's
@@ -128,8 +129,9 @@ public final class ReferenceDataResource {
     FiltersJson filters = new FiltersJson(
         listing.amountAtLeast() != null && listing.amountBelow() != null ? "BETWEEN" : null,
         listing.amountAtLeast(), listing.amountBelow());
-    return new ConnectorJson(c.id(), c.shopId(), c.state(), c.paymentMethod(), c.terminalId(), c.priority(), c.weight(), c.terminalCurrency(), c.cascadingWhitelistGroupId(), c.cascadingBlacklistGroupId(),
-        filters, List.of());
+    return new ConnectorJson(c.id(), c.shopId(), c.state(), c.paymentMethod(), c.terminalId(), c.priority(),
+        c.weight(), c.terminalCurrency(), c.cascadingWhitelistGroupId(), c.cascadingBlacklistGroupId(), filters,
+        List.of());
   }
 
   @GET
