@@ -292,6 +292,18 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /**
+   * The currency codes stored payments (what they were charged in, and asked in) and balances
+   * are kept in: a symbol among them that the process does not know could not be read back.
+   * One pass over the payments, at start.
+   */
+  public java.util.Set<String> currenciesInUse() {
+    return jdbi.withHandle(h -> java.util.Set.copyOf(h.createQuery("""
+            SELECT DISTINCT code FROM payments, LATERAL (VALUES (currency), (customer_currency)) kept(code)
+            WHERE code IS NOT NULL
+            UNION SELECT currency FROM balances""").mapTo(String.class).list()));
+  }
+
   /** What the readiness check needs to know about the database. */
   public record Health(boolean reachable, boolean migrated, String problem) {}
 

@@ -292,6 +292,15 @@ public final class Tollgate implements AutoCloseable {
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(MasterKey.load(config));
       database.requireMasterKey(secrets.fingerprint("tollgate: the master key of this database"));
+      // A symbol taken out of the setting while payments or balances are kept in it: each of
+      // them, every list that holds one, and the job that cancels timed-out checkouts would fail
+      // to read it, at every round. Refused at start instead, naming the setting.
+      java.util.List<String> unknown = database.currenciesInUse().stream().filter(c -> currencies.find(c).isEmpty())
+          .sorted().toList();
+      if (!unknown.isEmpty()) {
+        throw new IllegalStateException("TOLLGATE_CRYPTO_CURRENCIES must keep " + String.join(", ", unknown)
+            + " (with the decimals it had): payments or balances are kept in " + (unknown.size() == 1 ? "it" : "them"));
+      }
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;

@@ -59,7 +59,8 @@ public record TollgateConfig(
       new Setting("TOLLGATE_MASTER_KEY", "(generated in sandbox)",
           "base64 of 32 random bytes; encrypts signing keys and card numbers. Required in production"),
       new Setting("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,ETH:8,USDT:8",
-          "crypto symbols accepted besides ISO 4217 codes, with their decimals"),
+          "crypto symbols accepted besides ISO 4217 codes, with their decimals; a symbol payments or balances "
+              + "are kept in must stay (the service refuses to start without it)"),
       new Setting("TOLLGATE_BODY_LIMIT_BYTES", "65536", "largest request body accepted (413 above)"),
       new Setting("TOLLGATE_GATEWAY_BALANCES", "true", "`false` switches `GET /api/v1/balances` off (404)"),
       new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",

@@ -1,0 +1,38 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A crypto symbol taken out of TOLLGATE_CRYPTO_CURRENCIES while payments are kept in it: every
+ * read of such a payment, every list that held one, and the job that cancels timed-out checkouts
+ * (for all payments, at every round) failed on it. The service refuses to start instead, and
+ * says which setting must keep which symbol.
+ */
+class CryptoCurrencySettingTest {
+
+  @Test
+  void a_symbol_payments_are_kept_in_cannot_be_taken_out_of_the_setting() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,DOGE:2"))) {
+      TestGateway.Answer doge = gw.post("/api/v1/payments",
+          "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"DOGE\"}");
+      assertThat(doge.status()).as(doge.body()).isEqualTo(200);
+
+      Map<String, String> env = new HashMap<>(Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
+          "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-crypto").toString(),
+          "TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY));
+      assertThatThrownBy(() -> Tollgate.start(TollgateConfig.from(env), gw.database).close())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES must keep DOGE");
+
+      env.put("TOLLGATE_CRYPTO_CURRENCIES", "DOGE:2");
+      try (Tollgate kept = Tollgate.start(TollgateConfig.from(env), gw.database)) {
+        assertThat(kept.port()).isPositive();
+      }
+    }
+  }
+}
