@@ -29,6 +29,12 @@ final class BackgroundJobs implements AutoCloseable {
     return t;
   });
 
+  /** The jobs, in the order each round runs them; the names the log and the metrics give them. */
+  static final java.util.List<String> JOBS = java.util.List.of("payouts", "bank transfers",
+      "unanswered card deposits", "checkout timeouts", "expired idempotency keys");
+
+  private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> failures =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.function.LongSupplier nanoTime;
   private final long intervalNanos;
   private volatile long progressed;
@@ -51,11 +57,11 @@ final class BackgroundJobs implements AutoCloseable {
     long millis = interval.toMillis();
     timer.scheduleWithFixedDelay(() -> {
       progressed = nanoTime.getAsLong(); // the round starts on time: the interval was no wait
-      drain("payouts", work::processPayouts);
-      drain("bank transfers", work::settleBankTransfers);
-      drain("unanswered card deposits", work::resumeUnansweredDeposits);
-      drain("checkout timeouts", work::expireCheckouts);
-      drain("expired idempotency keys", forgetExpiredKeys);
+      drain(JOBS.get(0), work::processPayouts);
+      drain(JOBS.get(1), work::settleBankTransfers);
+      drain(JOBS.get(2), work::resumeUnansweredDeposits);
+      drain(JOBS.get(3), work::expireCheckouts);
+      drain(JOBS.get(4), forgetExpiredKeys);
       running = null;
       progressed = nanoTime.getAsLong();
     }, millis, millis, TimeUnit.MILLISECONDS);
@@ -88,11 +94,23 @@ final class BackgroundJobs implements AutoCloseable {
         // a full batch: there may be more
       }
     } catch (RuntimeException e) {
+      failures.computeIfAbsent(name, n -> new java.util.concurrent.atomic.LongAdder()).increment();
       // with its stack and what it carries: why a payment stays due is in there
       LOG.warn("background job '{}' failed; it runs again shortly", name, e);
     } catch (Error e) {
+      failures.computeIfAbsent(name, n -> new java.util.concurrent.atomic.LongAdder()).increment();
       LOG.error("background job '{}' failed with an error; it runs again shortly", name, e);
     }
+  }
+
+  /**
+   * How many rounds of the job failed so far. A batch that fails is still progress for
+   * {@link #secondsSinceProgress} (the jobs move on), so a job that fails at every round on
+   * something it cannot get past (a row it cannot read) shows here, not there.
+   */
+  long failures(String job) {
+    java.util.concurrent.atomic.LongAdder count = failures.get(job);
+    return count == null ? 0 : count.sum();
   }
 
   private int batch(IntUnaryOperator job) {

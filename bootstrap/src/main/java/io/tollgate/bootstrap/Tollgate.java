@@ -172,6 +172,12 @@ public final class Tollgate implements AutoCloseable {
         .description("how long the background jobs (payouts, bank transfers, unanswered deposits, checkout "
             + "timeouts) have waited on one batch, or how late their next round is; 0 while all is well")
         .baseUnit("seconds").register(observability.registry);
+    for (String job : BackgroundJobs.JOBS) {
+      io.micrometer.core.instrument.FunctionCounter.builder("tollgate.jobs.failures", started, j -> j.failures(job))
+          .description("rounds of a background job that failed; one that keeps rising is a job stuck on "
+              + "something it cannot get past (its log lines say what)")
+          .tag("job", job).register(observability.registry);
+    }
     this.webhooks = new WebhookDispatcher(services.webhooks(), services.destinations(),
         new WebhookDispatcher.Settings(config.webhookParallelism(), Duration.ofMillis(200), config.webhookTimeout(),
             config.webhookTimeout().multipliedBy(3), "Tollgate-Webhooks/" + VERSION),

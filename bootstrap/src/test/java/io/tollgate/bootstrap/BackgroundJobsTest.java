@@ -39,6 +39,29 @@ class BackgroundJobsTest {
     }
   }
 
+  /**
+   * A job that fails at every round on something it cannot get past (a row it cannot read)
+   * still ends its batches, so the progress gauge stays at 0; its failures are counted for the
+   * metrics, per job, so that an alert can see it.
+   */
+  @Test
+  void a_job_that_fails_at_every_round_is_counted_by_name() throws Exception {
+    AtomicInteger rounds = new AtomicInteger();
+    BackgroundWorkUseCase work = work(batch -> {
+      rounds.incrementAndGet();
+      throw new IllegalArgumentException("unknown currency: DOGE");
+    }, () -> { });
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, Duration.ofMillis(10))) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (jobs.failures("payouts") < 3 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(jobs.failures("payouts")).isGreaterThanOrEqualTo(3);
+      assertThat(jobs.failures("checkout timeouts")).as("the others ran without failing").isZero();
+      assertThat(BackgroundJobs.JOBS).contains("payouts", "checkout timeouts");
+    }
+  }
+
   /** Why a payment stays due is in the log: the job's exception with its stack and its causes. */
   @Test
   void a_failed_job_is_logged_with_what_went_wrong() throws Exception {

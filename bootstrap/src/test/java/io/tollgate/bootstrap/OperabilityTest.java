@@ -52,6 +52,8 @@ class OperabilityTest {
     String scrape = plainGet("/metrics").body();
     assertThat(scrape).contains("tollgate_jobs_progress_age_seconds");
     assertThat(metric(scrape, "tollgate_jobs_progress_age_seconds")).as("the jobs keep up").isLessThan(30);
+    assertThat(scrape).contains("tollgate_jobs_failures_total{job=\"checkout timeouts\"}");
+    assertThat(metric(scrape, "tollgate_jobs_failures_total")).as("no job failed").isZero();
   }
 
   static double metric(String scrape, String name, String... labels) {
