@@ -519,7 +519,9 @@ public final class Main implements Callable<Integer> {
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
         var group = services.groups().create(new MerchantId(merchant), type, name, masked);
-        out.println(type.name().toLowerCase(java.util.Locale.ROOT) + " group " + group.id() + " created");
+        // a group of that name and kind is the answer when there is one, as for shop groups
+        out.println(type.name().toLowerCase(java.util.Locale.ROOT) + " group " + group.id()
+            + " created (or already there by that name)");
         return 0;
       }
     }
