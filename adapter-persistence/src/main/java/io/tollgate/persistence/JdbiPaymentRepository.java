@@ -391,11 +391,10 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
-  public List<Payment> lockDue(DueWork work, Instant before, int limit) {
-    List<PaymentRow> rows = jdbi.withHandle(h -> h.createQuery(dueSql(work))
+  public List<Due> lockDue(DueWork work, Instant before, int limit) {
+    return jdbi.withHandle(h -> h.createQuery(dueSql(work))
         .bind("before", before).bind("limit", limit)
-        .map(PaymentRows.PAYMENT).list());
-    return rows.stream().map(this::toPayment).toList();
+        .map((rs, ctx) -> new Due(new PaymentId(rs.getString("id")), rs.getLong("version"))).list());
   }
 
   @Override
@@ -439,7 +438,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
     };
     // the payments a job left as they were go behind those it has not looked at since
     String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "COALESCE(p.checked, p.updated)";
-    return "SELECT " + QUALIFIED_COLUMNS + " FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
+    return "SELECT p.id, p.version FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
         + " ORDER BY " + order + " LIMIT :limit FOR UPDATE OF p SKIP LOCKED";
   }
 

@@ -330,7 +330,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   /** The given payments among those {@link PaymentRepository#lockDue} answers, in its order. */
   private List<PaymentId> due(DueWork work, Instant before, List<Payment> among) {
     Set<PaymentId> ids = among.stream().map(Payment::id).collect(java.util.stream.Collectors.toSet());
-    return repository().lockDue(work, before, 1000).stream().map(Payment::id).filter(ids::contains).toList();
+    return repository().lockDue(work, before, 1000).stream().map(PaymentRepository.Due::id).filter(ids::contains)
+        .toList();
   }
 
   /**
@@ -997,7 +998,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
     List<PaymentId> due = adapters.transactionRunner().inTransaction(
         () -> repository().lockDue(PaymentRepository.DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(120), 10))
-        .stream().map(Payment::id).toList();
+        .stream().map(PaymentRepository.Due::id).toList();
 
     assertThat(due).containsExactly(oldest.id(), onThreeDs.id())
         .doesNotContain(young.id(), completed.id(), withinLongerTimeout.id());

@@ -17,6 +17,7 @@ import io.tollgate.application.port.out.GroupRepository;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.application.port.out.PaymentRepository.Due;
 import io.tollgate.application.port.out.PaymentRepository.DueWork;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.TransactionRunner;
@@ -717,22 +718,23 @@ public final class ProcessingService
   private int eachDueInSteps(DueWork work, Instant before, int batch,
       java.util.function.Function<Payment, Stepped> step) {
     // a snapshot: outside a transaction the statement's locks end with it
-    List<Payment> candidates = payments.lockDue(work, before, batch);
+    List<Due> candidates = payments.lockDue(work, before, batch);
     int moved = 0;
     List<String> failed = new ArrayList<>();
     List<RuntimeException> causes = new ArrayList<>();
-    for (Payment candidate : candidates) {
+    for (Due candidate : candidates) {
       try {
-        Stepped stepped = new Stepped(false, candidate, null);
         boolean movedOn = false;
-        while (stepped.then() != null) {
-          Payment from = stepped.then();
-          stepped = tx.inTransaction(() -> payments.lockIfUnchanged(from.id(), from.version())
+        Due from = candidate;
+        while (from != null) {
+          Due locking = from;
+          Stepped stepped = tx.inTransaction(() -> payments.lockIfUnchanged(locking.id(), locking.version())
               .map(step).orElse(Stepped.STAYED));
           movedOn |= stepped.moved();
           if (stepped.committed() != null) {
             stepped.committed().run();
           }
+          from = stepped.then() == null ? null : new Due(stepped.then().id(), stepped.then().version());
         }
         if (movedOn) {
           moved++;

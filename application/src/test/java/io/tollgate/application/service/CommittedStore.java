@@ -93,7 +93,8 @@ final class CommittedStore {
     when(payments.findForUpdateWithCard(any())).thenAnswer(call -> locked(call.getArgument(0)));
     when(payments.findForUpdateWithCard(any(), anyBoolean())).thenAnswer(call -> locked(call.getArgument(0)));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
-        .filter(p -> p.state() == PaymentState.PENDING).toList());
+        .filter(p -> p.state() == PaymentState.PENDING)
+        .map(p -> new PaymentRepository.Due(p.id(), p.version())).toList());
     when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
         rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
     when(payments.operations(any())).thenAnswer(call -> {

@@ -119,7 +119,8 @@ class ProcessorTerminalTest {
     when(payments.findForUpdateWithCard(any(), anyBoolean())).thenAnswer(call -> Optional.ofNullable(
         rows.get(call.<PaymentId>getArgument(0))).map(p -> new PaymentRepository.Locked(p, new byte[] {1})));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
-        .filter(p -> p.state() == PaymentState.PENDING && isDue(p, call.getArgument(0))).toList());
+        .filter(p -> p.state() == PaymentState.PENDING && isDue(p, call.getArgument(0)))
+        .map(p -> new PaymentRepository.Due(p.id(), p.version())).toList());
     when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
         rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
     when(vault.open(any())).thenReturn(CARD_NUMBER);

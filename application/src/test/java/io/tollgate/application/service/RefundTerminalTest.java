@@ -81,7 +81,8 @@ class RefundTerminalTest {
     when(payments.find(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
     when(payments.findForUpdate(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
-        .filter(p -> p.type() == PaymentType.REFUND && p.state() == PaymentState.PENDING).toList());
+        .filter(p -> p.type() == PaymentType.REFUND && p.state() == PaymentState.PENDING)
+        .map(p -> new PaymentRepository.Due(p.id(), p.version())).toList());
     when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
         rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
     when(processor.terminalName()).thenReturn(DEFAULT_TERMINAL);

@@ -143,9 +143,16 @@ public interface PaymentRepository {
    * Up to {@code limit} due payments of a background job's kind that no other transaction
    * holds ({@code FOR UPDATE SKIP LOCKED}): locked, inside a transaction; outside one, the
    * candidates a job then locks one by one ({@link #lockIfUnchanged}), so that any number of
-   * service instances can run the job at once without processing a payment twice.
+   * service instances can run the job at once without processing a payment twice. Only each
+   * payment's id and version: the job reads the payment whole when it locks it, so that a row
+   * this build cannot read (a method or state a newer build wrote, before a rollback) fails
+   * that one payment's step, not the whole batch and every batch after it.
    */
-  List<Payment> lockDue(DueWork work, Instant now, int limit);
+  List<Due> lockDue(DueWork work, Instant now, int limit);
+
+  /** A payment a background job is due to take up, at the version it was found at. */
+  record Due(PaymentId id, long version) {
+  }
 
   /**
    * How many payments last changed before {@code before} were sent to their terminal with no
