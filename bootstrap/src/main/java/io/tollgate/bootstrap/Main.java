@@ -55,9 +55,11 @@ public final class Main implements Callable<Integer> {
   public static void main(String[] args) {
     // Before logging starts: logback's ${TOLLGATE_LOG_FORMAT:-text} keeps an empty value, which
     // names no log format and silenced every log line; blank means unset here as for every setting.
+    // A value that names no format is refused with the other settings' problems; until then the
+    // log is text, rather than logback's whole start-up status printed above that one error.
     String format = System.getenv("TOLLGATE_LOG_FORMAT");
     if (System.getProperty("TOLLGATE_LOG_FORMAT") == null) {
-      System.setProperty("TOLLGATE_LOG_FORMAT", format == null || format.isBlank() ? "text" : format.strip());
+      System.setProperty("TOLLGATE_LOG_FORMAT", format != null && format.strip().equals("json") ? "json" : "text");
     }
     org.slf4j.bridge.SLF4JBridgeHandler.removeHandlersForRootLogger();
     org.slf4j.bridge.SLF4JBridgeHandler.install();

@@ -47,6 +47,25 @@ class LoggingConfigurationTest {
   }
 
   /**
+   * A log format that does not exist is refused in one error, as any other setting is, without
+   * logback's start-up status (some thirty lines) printed above it.
+   */
+  @org.junit.jupiter.api.Test
+  void an_unknown_format_is_refused_without_logbacks_status_lines() throws Exception {
+    Process child = WebhookReliabilityTest.startChild(java.util.Map.of("TOLLGATE_LOG_FORMAT", "xml",
+        "TOLLGATE_PORT", "0"));
+    try {
+      assertThat(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      String printed = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(child.exitValue()).isNotZero();
+      assertThat(printed.strip().lines().toList())
+          .containsExactly("error: Invalid configuration:", "  TOLLGATE_LOG_FORMAT must be text or json");
+    } finally {
+      child.destroyForcibly();
+    }
+  }
+
+  /**
    * The logs mask by the rule of the error envelopes ({@link Pan#maskForDisplay}), in messages
    * and in stack traces, in either format: a card number alone or in groups is masked, a number
    * of 20 digits or a payment id is not.
