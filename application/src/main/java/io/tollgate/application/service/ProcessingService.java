@@ -1191,6 +1191,9 @@ public final class ProcessingService
     String digits = card.cardNumber() == null ? "" : card.cardNumber().replaceAll("[ -]", "");
     if (!digits.matches("^[0-9]{12,19}$")) {
       checks.add("cardNumber", "Enter the 12 to 19 digits of the card number", null);
+    } else if (!io.tollgate.domain.group.Pan.luhnValid(digits)) {
+      // a typo, told on the form: sent on, the terminal's decline (4.13) would end the payment
+      checks.add("cardNumber", "This is not a valid card number: check it and enter it again", null);
     }
     if (card.cardholderName() != null && Checks.longerThan(card.cardholderName(), 128)) {
       checks.add("cardholderName", "Use at most 128 characters", null);
@@ -1212,6 +1215,11 @@ public final class ProcessingService
       checks.add("expiryYear", "Check the year: it is the one printed on the card", null);
     } else if (!yearOk || !PaymentRequestRules.plausibleExpiryYear(Integer.parseInt(card.expiryYear()), clock)) {
       checks.add("expiryYear", "This expiry date is too far in the future", null);
+    }
+    if (monthOk && yearOk && java.time.YearMonth.of(Integer.parseInt(card.expiryYear()),
+        Integer.parseInt(card.expiryMonth())).isBefore(java.time.YearMonth.now(clock))) {
+      // likewise: a card expired, or a date mistyped, is for the customer to correct or replace
+      checks.add("expiryMonth", "This expiry date has passed: check it, or use another card", null);
     }
     if (card.cardSecurityCode() == null || !card.cardSecurityCode().matches("^[0-9]{3,4}$")) {
       // on the back of most cards, on the front of American Express
