@@ -493,9 +493,17 @@ class CheckoutPageBrowserTest {
     assertThat(browser.findElement(By.id("bank-iban")).getText()).as("in groups of four, as banks print it")
         .isEqualTo("DE89 3704 0044 0532 0130 00");
     assertThat(browser.findElements(By.cssSelector("meta[http-equiv=refresh]"))).as("the page looks again by itself")
-        .singleElement().extracting(e -> e.getAttribute("content")).isEqualTo("15");
+        .singleElement().extracting(e -> e.getAttribute("content")).isEqualTo("60");
     String reference = browser.findElement(By.id("bank-paymentReference")).getText();
     assertThat(reference).startsWith("TG");
+    try {
+      browser.manage().window().setSize(new Dimension(320, 800));
+      Object lines = ((org.openqa.selenium.JavascriptExecutor) browser).executeScript("const r = document.createRange();"
+          + " r.selectNodeContents(document.getElementById('bank-paymentReference')); return r.getClientRects().length;");
+      assertThat(lines).as("the reference on one line, to be copied whole, on a 320 pixel screen").isEqualTo(1L);
+    } finally {
+      browser.manage().window().setSize(new Dimension(360, 800));
+    }
     assertThat(payment(id).get("state").asText()).isEqualTo("PENDING");
     assertThat(payment(id).at("/externalRefs/paymentReference").asText()).isEqualTo(reference);
 

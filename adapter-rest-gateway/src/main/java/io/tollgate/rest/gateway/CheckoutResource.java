@@ -388,7 +388,7 @@ public final class CheckoutResource {
       {"expiryMonth", "Expiry month"}, {"expiryYear", "Expiry year"}, {"cardSecurityCode", "Security code"}};
 
   /** How often the page of a bank transfer not yet received looks again by itself. */
-  static final int TRANSFER_PAGE_REFRESH_SECONDS = 15;
+  static final int TRANSFER_PAGE_REFRESH_SECONDS = 60;
 
   /** A month as customers type it: {@code 1} is {@code 01}. */
   static String month(String raw) {
