@@ -40,6 +40,7 @@ final class PaymentRequestRules {
   private static final Pattern LOCALE = Pattern.compile("^[A-Za-z]{2}$");
   private static final Pattern PHONE = Pattern.compile("^[0-9 ]{1,18}$");
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(id|referenceId|state|type)}");
+  private static final Pattern UNKNOWN_PLACEHOLDER = Pattern.compile("\\{[^{}]{0,40}}");
   private static final Pattern DOCUMENT_TYPE = Pattern.compile("^[A-Z]{2}_[A-Z0-9_]{1,20}$");
   private static final java.util.List<String> ACCOUNT_TYPES = java.util.List.of("SAVINGS", "CHECKING");
   private static final int MAX_ADDITIONAL_PARAMETERS = 50;
@@ -406,6 +407,14 @@ final class PaymentRequestRules {
       return;
     }
     String candidate = placeholders ? PLACEHOLDER.matcher(value).replaceAll("x") : value;
+    java.util.regex.Matcher unknown = UNKNOWN_PLACEHOLDER.matcher(candidate);
+    if (placeholders && unknown.find()) {
+      // a brace is no URL character: most likely a placeholder misnamed, so name the right ones
+      checks.add(field, "holds " + io.tollgate.domain.group.Pan.maskForDisplay(unknown.group())
+          + ", which is no placeholder: use {id}, {referenceId}, {state}"
+          + " or {type}", value);
+      return;
+    }
     try {
       URI uri = new URI(candidate);
       String scheme = uri.getScheme();

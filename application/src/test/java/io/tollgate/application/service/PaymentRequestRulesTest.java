@@ -1,6 +1,7 @@
 package io.tollgate.application.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.tollgate.application.port.in.CardInput;
@@ -78,6 +79,26 @@ class PaymentRequestRulesTest {
     return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
         "order-1", null, null, new CardInput(CARD, null, "ANN LEE", "123", "12", year), null, null,
         null, null, null, Map.of(), null, null);
+  }
+
+  private static CreatePaymentCommand withReturnUrl(String returnUrl) {
+    return new CreatePaymentCommand(new ShopId(1), "DEPOSIT", "BASIC_CARD", new BigDecimal("10.00"), "EUR",
+        "order-1", null, null, new CardInput(CARD, null, "ANN LEE", "123", "12", "2045"), null, null,
+        returnUrl, null, null, Map.of(), null, null);
+  }
+
+  /** A returnUrl may hold the four placeholders; a misnamed one is refused with the right names. */
+  @Test
+  void a_return_url_placeholder_that_does_not_exist_is_refused_naming_those_that_do() {
+    String allFour = "https://shop.example/done/{id}?ref={referenceId}&s={state}&t={type}";
+    assertThatCode(() -> rules.check(withReturnUrl(allFour))).doesNotThrowAnyException();
+    DomainException.Invalid refused = catchThrowableOfType(
+        () -> rules.check(withReturnUrl("https://shop.example/done/{paymentId}")), DomainException.Invalid.class);
+    assertThat(refused.violations()).singleElement().satisfies(v -> {
+      assertThat(v.field()).isEqualTo("returnUrl");
+      assertThat(v.message()).isEqualTo(
+          "holds {paymentId}, which is no placeholder: use {id}, {referenceId}, {state} or {type}");
+    });
   }
 
   @Test
