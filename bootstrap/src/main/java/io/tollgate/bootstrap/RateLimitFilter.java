@@ -59,10 +59,14 @@ final class RateLimitFilter implements Filter {
     String failures = "failed:" + request.getRemoteAddr();
     long now = System.nanoTime();
     long waitNanos = waitFor(failures, now);
+    String limited = "Too many refused credentials from this address";
     if (waitNanos == 0) {
       // an address held back for its failures opens no bucket: a flood of made-up credentials
       // must not fill the map until it is cleared, everyone's buckets with it
-      waitNanos = take(keyOf(request), now);
+      String key = keyOf(request);
+      waitNanos = take(key, now);
+      limited = key.startsWith("ip:") ? "Too many requests without credentials from this address"
+          : "Too many requests for this key";
     }
     if (waitNanos == 0) {
       chain.doFilter(req, res);
@@ -77,7 +81,7 @@ final class RateLimitFilter implements Filter {
     response.setContentType("application/json");
     response.setHeader("Cache-Control", "no-store");
     response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(ErrorEnvelope.of(429,
-        "Too many requests for this key: at most " + (long) ratePerSecond + " a second; retry after " + seconds + " s",
+        limited + ": at most " + (long) ratePerSecond + " a second; retry after " + seconds + " s",
         List.<Violation>of(), request.getRequestURI())));
   }
 

@@ -20,6 +20,7 @@ class AbuseLimitsTest {
       assertThat(limited.status()).isEqualTo(429);
       assertThat(Integer.parseInt(limited.header("Retry-After"))).isBetween(1, 2);
       assertThat(limited.json().get("error").asText()).isEqualTo("Too Many Requests");
+      assertThat(limited.json().get("message").asText()).startsWith("Too many requests for this key: at most 1 a second");
       assertThat(limited.json().get("path").asText()).isEqualTo("/api/v1/payments");
       int before = gw.countPayments();
       assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}")
@@ -102,12 +103,16 @@ class AbuseLimitsTest {
 
       start = System.nanoTime();
       int gatewayGuesses = 0;
-      while ((status = gw.get("/api/v1/payments", "tg_test_made_up_key_number_" + gatewayGuesses).status()) == 401) {
+      TestGateway.Answer answer;
+      while ((answer = gw.get("/api/v1/payments", "tg_test_made_up_key_number_" + gatewayGuesses)).status() == 401) {
         gatewayGuesses++;
         assertThat(gatewayGuesses).as("gateway guesses let through").isLessThan(50);
       }
-      assertThat(status).isEqualTo(429);
+      assertThat(answer.status()).isEqualTo(429);
       assertThat(gatewayGuesses).as("the address has used its burst").isLessThanOrEqualTo(secondsSince(start));
+      assertThat(answer.json().get("message").asText())
+          .as("it is the address that is held back, not the key it tried")
+          .startsWith("Too many refused credentials from this address");
     }
   }
 
