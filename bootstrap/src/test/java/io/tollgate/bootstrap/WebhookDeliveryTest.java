@@ -100,6 +100,35 @@ class WebhookDeliveryTest {
     }
   }
 
+  /**
+   * A merchant that gives each deposit its webhookUrl (and the shop none) hears of the deposit's
+   * refunds there too, unless a refund names a URL of its own: it used to hear nothing, the
+   * refund's webhook failing for want of a URL.
+   */
+  @Test
+  void a_refund_without_a_webhook_url_is_notified_where_its_deposit_was() throws Exception {
+    try (WebhookReceiver orders = new WebhookReceiver(); WebhookReceiver refunds = new WebhookReceiver()) {
+      String deposit = payWithCard("4000000000000408", orders.url("/orders"), false);
+      String refund = refund(deposit, null);
+      assertThat(WebhookReceiver.await(() -> orders.receivedFor(refund).size() == 1, Duration.ofSeconds(10))).isTrue();
+      JsonNode body = TestGateway.JSON.readTree(orders.receivedFor(refund).get(0).body());
+      assertThat(body.get("paymentType").asText()).isEqualTo("REFUND");
+      assertThat(body.get("state").asText()).isEqualTo("COMPLETED");
+
+      String named = refund(deposit, refunds.url("/refunds"));
+      assertThat(WebhookReceiver.await(() -> refunds.receivedFor(named).size() == 1, Duration.ofSeconds(10))).isTrue();
+      assertThat(orders.receivedFor(named)).isEmpty();
+    }
+  }
+
+  private static String refund(String deposit, String webhookUrl) {
+    TestGateway.Answer created = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":2.50,"
+        + "\"currency\":\"EUR\",\"parentPaymentId\":\"" + deposit + "\""
+        + (webhookUrl == null ? "" : ",\"webhookUrl\":\"" + webhookUrl + "\"") + "}");
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return created.json().at("/result/id").asText();
+  }
+
   @Test
   void credentials_in_the_url_are_sent_as_basic_authentication_and_never_shown_in_the_log() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver()) {

@@ -301,18 +301,22 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     CardDetails card = null;
     Money amount = v.amount();
     Money asked = null;
+    String webhookUrl = c.webhookUrl();
     if (v.type() == PaymentType.REFUND) {
       Refundable refundable = refundableParent(shop.id(), v.parentPaymentId(), v.amount());
       method = refundable.parent().method();
       card = refundable.parent().card();
       amount = refundable.amount();
       asked = refundable.asked();
+      // told where the deposit was, unless the refund names a URL of its own: a merchant that
+      // gives each order its URL, and the shop none, would otherwise never hear of the refund
+      webhookUrl = webhookUrl != null ? webhookUrl : refundable.parent().webhookUrl();
     } else if (v.card() != null) {
       card = cardDetails(shop.id(), v, sealed);
     }
     return new Drafted(new Payment.Draft(PaymentId.random(), shop.id(), v.type(), method, amount,
         c.referenceId(), v.description(), v.parentPaymentId(), v.preAuth(), card, v.customer(),
-        v.billingAddress(), c.returnUrl(), c.webhookUrl(), v.additionalParameters()), asked);
+        v.billingAddress(), c.returnUrl(), webhookUrl, v.additionalParameters()), asked);
   }
 
   private CardDetails cardDetails(ShopId shop, PaymentRequestRules.Valid v, CardVault.Sealed sealed) {
