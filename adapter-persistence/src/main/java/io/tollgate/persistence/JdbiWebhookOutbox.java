@@ -49,7 +49,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                 LIMIT :limit
                 FOR UPDATE OF e SKIP LOCKED)
             UPDATE webhook_events w SET lease_token = :token,
-                lease_until = statement_timestamp() + :leaseMillis * interval '1 millisecond'
+                lease_until = statement_timestamp() + :leaseMillis * interval '1 millisecond', resend_asked = false
             FROM due, shops s
             WHERE w.id = due.id AND s.id = w.shop_id
             RETURNING w.id, w.payment_id, w.shop_id, w.payment_state, w.target_url, s.webhook_url AS shop_url,
@@ -129,10 +129,13 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                         duration, code, error, n)),
             settled AS (
                 UPDATE webhook_events w
-                SET status = i.status, attempts = w.attempts + 1,
-                    failures_in_row = CASE WHEN i.status = 'DELIVERED' THEN 0 ELSE w.failures_in_row + 1 END,
-                    next_attempt_at = coalesce(i.next, w.next_attempt_at),
-                    lease_token = NULL, lease_until = NULL, finished = i.finished
+                SET status = CASE WHEN w.resend_asked THEN 'PENDING' ELSE i.status END, attempts = w.attempts + 1,
+                    failures_in_row = CASE WHEN i.status = 'DELIVERED' OR w.resend_asked THEN 0
+                        ELSE w.failures_in_row + 1 END,
+                    next_attempt_at = CASE WHEN w.resend_asked THEN statement_timestamp()
+                        ELSE coalesce(i.next, w.next_attempt_at) END,
+                    lease_token = NULL, lease_until = NULL,
+                    finished = CASE WHEN w.resend_asked THEN NULL ELSE i.finished END, resend_asked = false
                 FROM input i
                 WHERE w.id = i.event AND w.lease_token = i.token
                 RETURNING w.id, w.payment_id, w.seq, w.status, w.next_attempt_at, i.n),
@@ -158,7 +161,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   @Override
   public void release(String leaseToken) {
     jdbi.useHandle(h -> h.createUpdate("""
-            UPDATE webhook_events SET lease_token = NULL, lease_until = NULL
+            UPDATE webhook_events SET lease_token = NULL, lease_until = NULL, resend_asked = false
             WHERE status = 'PENDING' AND (lease_token = :token OR starts_with(lease_token, :token || ':'))
             """).bind("token", leaseToken).execute());
   }
@@ -199,8 +202,10 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   public void requeue(String eventId, Instant now) {
     jdbi.useHandle(h -> h.createUpdate("""
             UPDATE webhook_events w
-            SET status = 'PENDING', failures_in_row = 0, next_attempt_at = :now, finished = NULL
-            WHERE id = :id AND (status <> 'PENDING' OR lease_token IS NULL)
+            SET status = 'PENDING', failures_in_row = 0, next_attempt_at = :now, finished = NULL,
+                -- being delivered now: sent again once that delivery has ended, however it ends
+                resend_asked = w.status = 'PENDING' AND w.lease_token IS NOT NULL
+            WHERE id = :id
               -- only while it is the payment's newest: an older one sent again after a newer
               -- state's event went out would tell the receiver the payment went back
               AND NOT EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = w.payment_id AND n.seq > w.seq)

@@ -29,6 +29,7 @@ import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -106,6 +107,42 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         + "FROM webhook_events WHERE payment_id = :payment ORDER BY seq").bind("payment", p.id().value())
         .mapTo(String.class).list());
     assertThat(events).containsExactly("AUTHORIZED DELIVERED", "COMPLETED PENDING");
+  }
+
+  /**
+   * A resend asked for while the event is being delivered is made once that delivery has ended:
+   * the delivery in flight used to settle the event as DELIVERED over it, and the merchant, told
+   * 202, never got the webhook again.
+   */
+  @Test
+  void a_resend_asked_during_a_delivery_is_made_after_it() {
+    ShopId own = TestShops.create(adapters, "resend-in-flight");
+    Payment p = repository().insert(Payment.create(draft(own, "4.30", "rf-1"), PaymentState.CHECKOUT, T0));
+    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
+        stored -> new PaymentRepository.Effects(new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(),
+            stored.shopId(), stored.state(), "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8),
+            stored.updated()), null));
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String event = outbox.latestEvent(p.id()).orElseThrow().id();
+    java.util.function.Supplier<List<WebhookOutbox.ClaimedEvent>> claim = () -> outbox
+        .claim("test:" + UUID.randomUUID(), Instant.now().plusSeconds(1), Duration.ofMinutes(1), 1000, List.of())
+        .stream().filter(e -> e.id().equals(event)).toList();
+    java.util.function.Consumer<WebhookOutbox.ClaimedEvent> delivered = e -> assertThat(outbox.recordAttempt(e,
+        new WebhookOutbox.Attempt(e.id(), PaymentState.COMPLETED, e.attempts() + 1, e.url(), Instant.now(),
+            Duration.ofMillis(5), 200, null, WebhookOutbox.Status.DELIVERED),
+        WebhookOutbox.Status.DELIVERED, null)).isTrue();
+
+    WebhookOutbox.ClaimedEvent inFlight = claim.get().get(0);
+    outbox.requeue(event, Instant.now());
+    assertThat(claim.get()).as("not sent twice at once").isEmpty();
+    delivered.accept(inFlight);
+
+    List<WebhookOutbox.ClaimedEvent> again = claim.get();
+    assertThat(again).as("due again once the delivery in flight has ended").hasSize(1);
+    delivered.accept(again.get(0));
+    assertThat(outbox.latestEvent(p.id()).orElseThrow().status()).isEqualTo(WebhookOutbox.Status.DELIVERED);
+    assertThat(claim.get()).as("sent again once, not for ever").isEmpty();
+    assertThat(outbox.attempts(p.id())).hasSize(2);
   }
 
   /**

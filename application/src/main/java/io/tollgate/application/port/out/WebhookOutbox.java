@@ -66,7 +66,8 @@ public interface WebhookOutbox {
 
   /**
    * Makes an event due again now, with a fresh retry schedule, while it is still its payment's
-   * newest (a newer one is on its way, and the older must not follow it).
+   * newest (a newer one is on its way, and the older must not follow it). An event being
+   * delivered at that moment is sent again once that delivery has ended.
    */
   void requeue(String eventId, Instant now);
 
