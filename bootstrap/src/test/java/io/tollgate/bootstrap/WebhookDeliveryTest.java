@@ -352,6 +352,12 @@ class WebhookDeliveryTest {
           && receiver.receivedFor(overridden).size() == 1, Duration.ofSeconds(10))).isTrue();
       assertThat(receiver.receivedFor(plain).get(0).path()).isEqualTo("/shop-url");
       assertThat(receiver.receivedFor(overridden).get(0).path()).isEqualTo("/payment-url");
+
+      // a refund without a URL of its own is the shop's, whatever its deposit named
+      String refund = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\","
+          + "\"parentPaymentId\":\"" + overridden + "\"}", key, null).json().at("/result/id").asText();
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(refund).size() == 1, Duration.ofSeconds(10))).isTrue();
+      assertThat(receiver.receivedFor(refund).get(0).path()).isEqualTo("/shop-url");
     }
   }
 

@@ -308,9 +308,10 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       card = refundable.parent().card();
       amount = refundable.amount();
       asked = refundable.asked();
-      // told where the deposit was, unless the refund names a URL of its own: a merchant that
-      // gives each order its URL, and the shop none, would otherwise never hear of the refund
-      webhookUrl = webhookUrl != null ? webhookUrl : refundable.parent().webhookUrl();
+      // A merchant that gives each order its URL, and the shop none, would never hear of the
+      // refund: it is told where the deposit was. The refund's own URL, and else the shop's,
+      // still come first, as for any payment.
+      webhookUrl = webhookUrl != null || shop.webhookUrl() != null ? webhookUrl : refundable.parent().webhookUrl();
     } else if (v.card() != null) {
       card = cardDetails(shop.id(), v, sealed);
     }
