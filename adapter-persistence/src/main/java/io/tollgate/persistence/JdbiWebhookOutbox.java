@@ -127,16 +127,26 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                     CAST(:errors AS text[]))
                     WITH ORDINALITY AS i(event, token, status, next, finished, payment, state, attempt, url, started,
                         duration, code, error, n)),
+            -- a resend asked during the delivery makes the event due again at the time it was
+            -- asked for, unless a newer event of the payment has overtaken it (requeue's rule);
+            -- the flag is read from the row as the update locks it, so one set after this
+            -- statement began still counts, and is then not checked against newer events
+            overtaken AS (
+                SELECT e.id FROM webhook_events e JOIN input i ON e.id = i.event
+                WHERE e.resend_asked
+                  AND EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = e.payment_id AND n.seq > e.seq)),
             settled AS (
                 UPDATE webhook_events w
-                SET status = CASE WHEN w.resend_asked THEN 'PENDING' ELSE i.status END, attempts = w.attempts + 1,
-                    failures_in_row = CASE WHEN i.status = 'DELIVERED' OR w.resend_asked THEN 0
+                SET status = CASE WHEN w.resend_asked AND o.id IS NULL THEN 'PENDING' ELSE i.status END,
+                    attempts = w.attempts + 1,
+                    failures_in_row = CASE WHEN i.status = 'DELIVERED' OR w.resend_asked AND o.id IS NULL THEN 0
                         ELSE w.failures_in_row + 1 END,
-                    next_attempt_at = CASE WHEN w.resend_asked THEN statement_timestamp()
+                    next_attempt_at = CASE WHEN w.resend_asked AND o.id IS NULL THEN w.next_attempt_at
                         ELSE coalesce(i.next, w.next_attempt_at) END,
                     lease_token = NULL, lease_until = NULL,
-                    finished = CASE WHEN w.resend_asked THEN NULL ELSE i.finished END, resend_asked = false
-                FROM input i
+                    finished = CASE WHEN w.resend_asked AND o.id IS NULL THEN NULL ELSE i.finished END,
+                    resend_asked = false
+                FROM input i LEFT JOIN overtaken o ON o.id = i.event
                 WHERE w.id = i.event AND w.lease_token = i.token
                 RETURNING w.id, w.payment_id, w.seq, w.status, w.next_attempt_at, i.n),
             held_back AS (

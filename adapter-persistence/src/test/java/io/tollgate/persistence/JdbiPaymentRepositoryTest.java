@@ -146,6 +146,52 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A resend asked during a delivery is due at the time the instance asked for it, by the
+   * instance's clock as every due time is, and is dropped when a newer event of the payment has
+   * overtaken it meanwhile (sent after that one, it would tell the receiver the payment went back).
+   */
+  @Test
+  void a_resend_queued_during_a_delivery_keeps_the_instances_time_and_yields_to_a_newer_event() {
+    ShopId own = TestShops.create(adapters, "resend-overtaken");
+    Payment p = repository().insert(Payment.create(draft(own, "4.40", "ro-1"), PaymentState.CHECKOUT, T0));
+    Function<Payment, PaymentRepository.Effects> event = stored -> new PaymentRepository.Effects(
+        new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(), stored.shopId(), stored.state(),
+            "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8), stored.updated()), null);
+    Payment authorized = repository().update(
+        p.apply(OperationType.DEPOSIT, PaymentState.AUTHORIZED, Outcome.NONE, T0.plusSeconds(1)), event);
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String first = outbox.latestEvent(p.id()).orElseThrow().id();
+    // this instance's clock runs 30 s behind the database's
+    Instant behind = Instant.now().minusSeconds(30);
+    java.util.function.Function<String, List<WebhookOutbox.ClaimedEvent>> claim = id -> outbox
+        .claim("test:" + UUID.randomUUID(), behind.plusSeconds(1), Duration.ofMinutes(1), 1000, List.of())
+        .stream().filter(e -> e.id().equals(id)).toList();
+    java.util.function.Consumer<WebhookOutbox.ClaimedEvent> delivered = e -> outbox.recordAttempt(e,
+        new WebhookOutbox.Attempt(e.id(), e.paymentState(), e.attempts() + 1, e.url(), Instant.now(),
+            Duration.ofMillis(5), 200, null, WebhookOutbox.Status.DELIVERED),
+        WebhookOutbox.Status.DELIVERED, null);
+
+    WebhookOutbox.ClaimedEvent inFlight = claim.apply(first).get(0);
+    outbox.requeue(first, behind);
+    delivered.accept(inFlight);
+    WebhookOutbox.ClaimedEvent again = claim.apply(first).stream().findFirst()
+        .orElseThrow(() -> new AssertionError("the resend is not due by the instance's clock"));
+
+    outbox.requeue(first, behind);
+    repository().update(authorized.apply(OperationType.CAPTURE, PaymentState.COMPLETED, Outcome.NONE,
+        T0.plusSeconds(2)), event);
+    delivered.accept(again);
+    assertThat(outbox.attempts(p.id())).hasSize(2);
+    String newest = outbox.latestEvent(p.id()).orElseThrow().id();
+    List<String> events = db.jdbi().withHandle(h -> h.createQuery("SELECT payment_state || ' ' || status "
+        + "FROM webhook_events WHERE payment_id = :payment ORDER BY seq").bind("payment", p.id().value())
+        .mapTo(String.class).list());
+    assertThat(events).as("the AUTHORIZED event is not sent a third time after COMPLETED's")
+        .containsExactly("AUTHORIZED DELIVERED", "COMPLETED PENDING");
+    assertThat(newest).isNotEqualTo(first);
+  }
+
+  /**
    * A step and what it causes are one write: the outbox event, the ledger entry and the moved
    * balance exist exactly when the step was stored, and a step refused as stale leaves none.
    */
