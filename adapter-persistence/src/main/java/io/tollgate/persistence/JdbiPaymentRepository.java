@@ -427,7 +427,12 @@ final class JdbiPaymentRepository implements PaymentRepository {
           + " AND CASE WHEN p.state = 'CHECKOUT' THEN p.created"
           + " WHEN p.payment_method = 'BASIC_CARD' THEN p.updated END"
           + " < CAST(:before AS timestamptz) - s.checkout_timeout_seconds * interval '1 second'"
-          + " AND NOT (p.state = 'PENDING' AND " + LAST_STEP_UNANSWERED + ")";
+          + " AND NOT (p.state = 'PENDING' AND " + LAST_STEP_UNANSWERED + ")"
+          // one whose step failed since it last changed waits a minute: the order is the
+          // checkouts' age, so it would otherwise come first in every round, and enough of them
+          // would fill every batch
+          + " AND (p.checked IS NULL OR p.checked < p.updated OR p.checked < CAST(:before AS timestamptz)"
+          + " - interval '1 minute')";
       // One whose step failed (a card the vault cannot read, a processor that throws) is taken
       // up again as an awaited transfer is asked after: an hour after it was sent, every eight
       // minutes, and never twice a second.

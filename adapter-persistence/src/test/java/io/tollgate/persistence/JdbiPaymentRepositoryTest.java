@@ -1128,6 +1128,10 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     assertThat(repository().countUnanswered(T0.plusSeconds(60)) - othersAt60).as("the operators' count").isEqualTo(4);
     assertThat(due(DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(600), all))
         .as("only the one waiting on its customer").containsExactly(onThreeDs.id());
+    // its cancel failed: the oldest checkouts come first, so it waits a minute before the next try
+    repository().checked(onThreeDs.id(), T0.plusSeconds(600));
+    assertThat(due(DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(630), all)).isEmpty();
+    assertThat(due(DueWork.EXPIRED_CHECKOUTS, T0.plusSeconds(661), all)).containsExactly(onThreeDs.id());
 
     // its step failed 100 s after it was sent: taken up again once a tenth of that has passed
     repository().checked(executed.id(), T0.plusSeconds(101));
