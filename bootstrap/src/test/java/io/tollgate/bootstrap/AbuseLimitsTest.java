@@ -20,7 +20,8 @@ class AbuseLimitsTest {
       assertThat(limited.status()).isEqualTo(429);
       assertThat(Integer.parseInt(limited.header("Retry-After"))).isBetween(1, 2);
       assertThat(limited.json().get("error").asText()).isEqualTo("Too Many Requests");
-      assertThat(limited.json().get("message").asText()).startsWith("Too many requests for this key: at most 1 a second");
+      assertThat(limited.json().get("message").asText())
+          .startsWith("Too many requests for this key: at most 1 a second");
       assertThat(limited.json().get("path").asText()).isEqualTo("/api/v1/payments");
       int before = gw.countPayments();
       assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}")

@@ -498,8 +498,9 @@ class CheckoutPageBrowserTest {
     assertThat(reference).startsWith("TG");
     try {
       browser.manage().window().setSize(new Dimension(320, 800));
-      Object lines = ((org.openqa.selenium.JavascriptExecutor) browser).executeScript("const r = document.createRange();"
-          + " r.selectNodeContents(document.getElementById('bank-paymentReference')); return r.getClientRects().length;");
+      Object lines = ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+          "const r = document.createRange(); r.selectNodeContents(document.getElementById('bank-paymentReference'));"
+          + " return r.getClientRects().length;");
       assertThat(lines).as("the reference on one line, to be copied whole, on a 320 pixel screen").isEqualTo(1L);
     } finally {
       browser.manage().window().setSize(new Dimension(360, 800));

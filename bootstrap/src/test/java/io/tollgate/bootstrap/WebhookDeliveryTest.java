@@ -356,7 +356,8 @@ class WebhookDeliveryTest {
       // a refund without a URL of its own is the shop's, whatever its deposit named
       String refund = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\","
           + "\"parentPaymentId\":\"" + overridden + "\"}", key, null).json().at("/result/id").asText();
-      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(refund).size() == 1, Duration.ofSeconds(10))).isTrue();
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(refund).size() == 1, Duration.ofSeconds(10)))
+          .isTrue();
       assertThat(receiver.receivedFor(refund).get(0).path()).isEqualTo("/shop-url");
     }
   }
