@@ -135,7 +135,17 @@ public final class Tollgate implements AutoCloseable {
     context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");
     context.addServlet(new ServletHolder("checkout", new ServletContainer(GatewayApi.checkout(
         services.processing(), id -> services.secrets().fingerprint("checkout-csrf:" + id),
-        config.bodyLimitBytes()))), "/checkout/*");
+        new io.tollgate.rest.gateway.PageSeal() {
+          @Override
+          public String seal(String context, String plaintext) {
+            return services.secrets().sealForUrl(context, plaintext);
+          }
+
+          @Override
+          public String open(String context, String sealed) {
+            return services.secrets().openFromUrl(context, sealed);
+          }
+        }, config.bodyLimitBytes()))), "/checkout/*");
     var merchant = MerchantApi.application(
         new MerchantApi.Dependencies(services.users(), services.webhooks(), services.groups(), services.shops(),
             services.processing(), services.merchantRecords(),

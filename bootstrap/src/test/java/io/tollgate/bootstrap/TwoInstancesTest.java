@@ -43,6 +43,48 @@ class TwoInstancesTest {
     }
   }
 
+  /**
+   * Behind a load balancer, the page a refused card form redirects to may be served by another
+   * instance than the one that refused it: it shows the same errors and kept values. Another
+   * payment's page, or a form someone edited, shows a fresh form.
+   */
+  @Test
+  void a_refused_checkout_form_is_shown_by_whichever_instance_serves_its_page() throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      Map<String, String> env = new java.util.HashMap<>(TestGateway.environment(gw.database, "tollgate-second-page"));
+      env.put("TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY);
+      try (Tollgate second = Tollgate.start(TollgateConfig.from(env), gw.database)) {
+        String id = gw.deposit("5.00", "EUR");
+        java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+            .matcher(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body());
+        assertThat(csrf.find()).isTrue();
+        TestGateway.Answer refused = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("csrf="
+                + java.net.URLEncoder.encode(csrf.group(1), java.nio.charset.StandardCharsets.UTF_8)
+                + "&cardNumber=4000000000000409&expiryMonth=12&expiryYear=2045&cardSecurityCode=123"
+                + "&cardholderName=Ann+Lee")));
+        assertThat(refused.status()).isEqualTo(303);
+        String location = refused.header("Location");
+        assertThat(location).startsWith("/checkout/" + id + "?form=").doesNotContain("Ann");
+
+        String onSecond = gw.send(java.net.http.HttpRequest.newBuilder(second.baseUri().resolve(location)).GET()).body();
+        assertThat(onSecond).contains("This is not a valid card number").contains("value=\"Ann Lee\"")
+            .doesNotContain("4000000000000409");
+
+        String form = location.substring(location.indexOf("?form=") + 6);
+        String otherId = gw.deposit("5.00", "EUR");
+        String otherPage = gw.send(java.net.http.HttpRequest.newBuilder(
+            second.baseUri().resolve("/checkout/" + otherId + "?form=" + form)).GET()).body();
+        assertThat(otherPage).contains("cardNumber").doesNotContain("Ann Lee").doesNotContain("This is not a valid card number");
+        char last = form.charAt(form.length() - 1);
+        String edited = gw.send(java.net.http.HttpRequest.newBuilder(second.baseUri().resolve(
+            "/checkout/" + id + "?form=" + form.substring(0, form.length() - 1) + (last == 'A' ? 'B' : 'A'))).GET()).body();
+        assertThat(edited).contains("cardNumber").doesNotContain("Ann Lee").doesNotContain("This is not a valid card number");
+      }
+    }
+  }
+
   private static int pending(TestGateway gw) {
     return gw.database.jdbi().withHandle(h -> h.createQuery(
         "SELECT count(*) FROM payments WHERE payment_type = 'WITHDRAWAL' AND state = 'PENDING'").mapTo(Integer.class).one());

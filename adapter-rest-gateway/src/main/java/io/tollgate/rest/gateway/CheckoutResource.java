@@ -41,13 +41,18 @@ public final class CheckoutResource {
 
   private final CheckoutUseCase checkout;
   private final UnaryOperator<String> csrfTokens;
+  private final PageSeal seal;
   private final CheckoutPage page = new CheckoutPage();
   private final byte[] stylesheet;
 
-  /** @param csrfTokens the CSRF token of a payment id (a keyed digest only the server can make) */
-  public CheckoutResource(CheckoutUseCase checkout, UnaryOperator<String> csrfTokens) {
+  /**
+   * @param csrfTokens the CSRF token of a payment id (a keyed digest only the server can make)
+   * @param seal seals a refused form into its redirect, under a key every instance shares
+   */
+  public CheckoutResource(CheckoutUseCase checkout, UnaryOperator<String> csrfTokens, PageSeal seal) {
     this.checkout = checkout;
     this.csrfTokens = csrfTokens;
+    this.seal = seal;
     try (InputStream in = getClass().getResourceAsStream("checkout/checkout.css")) {
       this.stylesheet = in.readAllBytes();
     } catch (IOException e) {
@@ -98,9 +103,8 @@ public final class CheckoutResource {
       }
       view = checkout.view(id);
     }
-    RefusedForm again = form == null ? null : refusedForms.get(form);
-    if (again != null && again.keptUntilNanos() - System.nanoTime() > 0
-        && again.paymentId().equals(view.payment().id().value()) && awaitingCard(view.payment())) {
+    RefusedForm again = form == null ? null : RefusedForm.open(seal, id, form);
+    if (again != null && again.keptUntil() > System.currentTimeMillis() && awaitingCard(view.payment())) {
       return render(view, again.errors(), again.values(), again.message(), 200);
     }
     return render(view, Map.of(), Map.of(), null, 200);
@@ -108,40 +112,58 @@ public final class CheckoutResource {
 
   /**
    * A card form the checks refused: its errors and what may be shown again (never the card
-   * number or security code), kept in memory for the page the browser is sent to next. The
-   * refused POST is answered with a redirect to that page, not with the page itself, so that
-   * neither a reload nor the back button sends the card again (or asks the customer whether
-   * to). Another instance behind the same address knows nothing of it and shows a fresh form.
+   * number or security code). The refused POST is answered with a redirect to the form's page,
+   * not with the page itself, so that neither a reload nor the back button sends the card again
+   * (or asks the customer whether to); the form rides in that redirect, sealed for its payment
+   * under the deployment's key, so that whichever instance the page's request reaches shows it,
+   * and nobody can read it from the address or make one up.
+   *
+   * @param keptUntil when (epoch milliseconds) a reload stops showing it and shows a fresh form
    */
-  private record RefusedForm(String paymentId, Map<String, String> errors, Map<String, String> values,
-      String message, long keptUntilNanos) {}
+  record RefusedForm(Map<String, String> errors, Map<String, String> values, String message, long keptUntil) {
 
-  /** How long a refused form is kept for its page: reloading the page after that shows a fresh form. */
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+        new com.fasterxml.jackson.databind.ObjectMapper();
+
+    String sealFor(PageSeal seal, String paymentId) {
+      try {
+        return seal.seal(context(paymentId), JSON.writeValueAsString(this));
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    /** The form sealed for this payment; null for anything else. */
+    static RefusedForm open(PageSeal seal, String paymentId, String sealed) {
+      String json = sealed.length() > MAX_SEALED_FORM ? null : seal.open(context(paymentId), sealed);
+      if (json == null) {
+        return null;
+      }
+      try {
+        return JSON.readValue(json, RefusedForm.class);
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        return null;
+      }
+    }
+
+    private static String context(String paymentId) {
+      return "checkout-form:" + paymentId;
+    }
+  }
+
+  /** How long a refused form is shown by its page: reloading the page after that shows a fresh form. */
   private static final java.time.Duration REFUSED_FORM_KEPT = java.time.Duration.ofMinutes(10);
 
   /**
-   * Refused forms kept at most; past this (many at once, or someone sending forms in a loop) the
-   * page is answered directly.
+   * The longest sealed form sent in a redirect. The form's page shows only what a browser's
+   * form sends (the fields' own lengths bound it); past this (a form made by hand) the page is
+   * answered directly instead.
    */
-  private static final int MAX_REFUSED_FORMS = 10_000;
+  private static final int MAX_SEALED_FORM = 4_000;
 
-  private final Map<String, RefusedForm> refusedForms = new java.util.concurrent.ConcurrentHashMap<>();
-  private final java.security.SecureRandom random = new java.security.SecureRandom();
-
-  /** Keeps a refused form; returns its key, or null when no more can be kept. */
-  private String keep(RefusedForm form) {
-    long now = System.nanoTime();
-    if (refusedForms.size() >= MAX_REFUSED_FORMS / 2) {
-      refusedForms.values().removeIf(f -> f.keptUntilNanos() - now < 0);
-    }
-    if (refusedForms.size() >= MAX_REFUSED_FORMS) {
-      return null;
-    }
-    byte[] key = new byte[16];
-    random.nextBytes(key);
-    String token = java.util.HexFormat.of().formatHex(key);
-    refusedForms.put(token, form);
-    return token;
+  /** What of a refused form's field is shown again: nothing longer than the page's field takes. */
+  private static String shownAgain(String value, int maxLength) {
+    return value == null || value.length() > maxLength ? "" : value;
   }
 
   /**
@@ -194,15 +216,15 @@ public final class CheckoutResource {
       Map<String, String> values = new HashMap<>();
       // the name is filled in again, unless it holds a card number, which is never echoed
       values.put("cardholderName", holder == null || !io.tollgate.domain.group.Pan.maskForDisplay(holder).equals(holder)
-          ? "" : holder);
-      values.put("expiryMonth", month == null ? "" : month);
-      values.put("expiryYear", year == null ? "" : year);
-      String kept = keep(new RefusedForm(id, Map.copyOf(errors), Map.copyOf(values), invalid.getMessage(),
-          System.nanoTime() + REFUSED_FORM_KEPT.toNanos()));
-      if (kept == null) {
+          ? "" : shownAgain(holder, 128));
+      values.put("expiryMonth", shownAgain(month, 2));
+      values.put("expiryYear", shownAgain(year, 4));
+      String sealed = new RefusedForm(errors, values, invalid.getMessage(),
+          System.currentTimeMillis() + REFUSED_FORM_KEPT.toMillis()).sealFor(seal, id);
+      if (sealed.length() > MAX_SEALED_FORM) {
         return render(now, errors, values, invalid.getMessage(), 422);
       }
-      return Response.seeOther(URI.create("/checkout/" + id + "?form=" + kept)).header("Cache-Control", "no-store")
+      return Response.seeOther(URI.create("/checkout/" + id + "?form=" + sealed)).header("Cache-Control", "no-store")
           .build();
     } catch (DomainException.NotFound e) {
       return notFound();

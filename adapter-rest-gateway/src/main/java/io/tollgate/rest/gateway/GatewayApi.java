@@ -31,7 +31,7 @@ public final class GatewayApi {
 
   /** The hosted checkout page ({@code /checkout}), a separate application: HTML, no API key. */
   public static ResourceConfig checkout(io.tollgate.application.port.in.CheckoutUseCase checkout,
-      java.util.function.UnaryOperator<String> csrfTokens, int bodyLimitBytes) {
+      java.util.function.UnaryOperator<String> csrfTokens, PageSeal seal, int bodyLimitBytes) {
     ResourceConfig config = new ResourceConfig();
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
     config.property(ServerProperties.RESPONSE_SET_STATUS_OVER_SEND_ERROR, true);
@@ -41,7 +41,7 @@ public final class GatewayApi {
     config.property(ServerProperties.LOCATION_HEADER_RELATIVE_URI_RESOLUTION_DISABLED, true);
     RestCommon.register(config, bodyLimitBytes);
     config.register(new CheckoutFormFilter());
-    config.register(new CheckoutResource(checkout, csrfTokens));
+    config.register(new CheckoutResource(checkout, csrfTokens, seal));
     return config;
   }
 

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Base64;
 import java.util.HexFormat;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
@@ -85,6 +86,55 @@ public final class SecretBox {
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("decryption failed: wrong master key or damaged data", e);
     }
+  }
+
+  /**
+   * {@code plaintext} sealed for a URL (base64url, no padding): encrypted and authenticated like
+   * {@link #encrypt}, and bound to {@code context}, so that it opens only for that context, and
+   * nothing encrypted for another purpose (a card number in the vault) opens as it. Every
+   * instance with this master key can open it.
+   */
+  public String sealForUrl(String context, String plaintext) {
+    try {
+      byte[] nonce = new byte[NONCE_BYTES];
+      RANDOM.nextBytes(nonce);
+      Cipher cipher = AES_GCM.get();
+      cipher.init(Cipher.ENCRYPT_MODE, encryptionKey, new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.updateAAD(urlContext(context));
+      byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(
+          ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("encryption failed", e);
+    }
+  }
+
+  /**
+   * What {@link #sealForUrl} sealed for {@code context}; null for anything else (another
+   * context, another master key, a damaged or made-up value), since a URL is anybody's to edit.
+   */
+  public String openFromUrl(String context, String sealed) {
+    byte[] bytes;
+    try {
+      bytes = Base64.getUrlDecoder().decode(sealed);
+    } catch (IllegalArgumentException notBase64) {
+      return null;
+    }
+    if (bytes.length < NONCE_BYTES + TAG_BITS / 8) {
+      return null;
+    }
+    try {
+      Cipher cipher = AES_GCM.get();
+      cipher.init(Cipher.DECRYPT_MODE, encryptionKey, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
+      cipher.updateAAD(urlContext(context));
+      return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
+    } catch (GeneralSecurityException notOurs) {
+      return null;
+    }
+  }
+
+  private static byte[] urlContext(String context) {
+    return ("tollgate-url:" + context).getBytes(StandardCharsets.UTF_8);
   }
 
   /** A stable keyed digest (hex) of {@code value}: equal inputs give equal fingerprints. */

@@ -45,6 +45,29 @@ class SecretBoxTest {
   }
 
   @Test
+  void aValueSealedForAUrlOpensOnlyForItsContextUnderItsKey() {
+    SecretBox box = new SecretBox(MASTER);
+    String sealed = box.sealForUrl("checkout-form:abc", "{\"name\":\"Jane Doe\"}");
+    assertThat(sealed).matches("[A-Za-z0-9_-]+").doesNotContain("Jane");
+    assertThat(new SecretBox(MASTER).openFromUrl("checkout-form:abc", sealed)).isEqualTo("{\"name\":\"Jane Doe\"}");
+    assertThat(box.sealForUrl("checkout-form:abc", "{\"name\":\"Jane Doe\"}")).isNotEqualTo(sealed);
+
+    assertThat(box.openFromUrl("checkout-form:abd", sealed)).isNull();
+    byte[] other = MASTER.clone();
+    other[0] = 1;
+    assertThat(new SecretBox(other).openFromUrl("checkout-form:abc", sealed)).isNull();
+    char last = sealed.charAt(sealed.length() - 1);
+    assertThat(box.openFromUrl("checkout-form:abc", sealed.substring(0, sealed.length() - 1) + (last == 'A' ? 'B' : 'A')))
+        .isNull();
+    for (String junk : List.of("", "!!", "AAAA", sealed.substring(0, 20))) {
+      assertThat(box.openFromUrl("checkout-form:abc", junk)).isNull();
+    }
+    // a card number from the vault is no sealed value, though made with the same key
+    String vaultEntry = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(box.encrypt("4000000000000002"));
+    assertThat(box.openFromUrl("", vaultEntry)).isNull();
+  }
+
+  @Test
   void anotherMasterKeyGivesOtherDigests() {
     byte[] other = MASTER.clone();
     other[0] = 1;
