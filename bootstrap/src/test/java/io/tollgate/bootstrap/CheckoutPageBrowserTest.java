@@ -234,6 +234,70 @@ class CheckoutPageBrowserTest {
   }
 
   /**
+   * Back from the merchant's page, after paying, shows the payment's result with the way back
+   * to the merchant: it used to send the customer straight back to the merchant, so that the
+   * first press of Back seemed to do nothing.
+   */
+  @Test
+  void back_from_the_merchant_after_paying_shows_the_result_and_stays() throws Exception {
+    com.sun.net.httpserver.HttpServer shop = merchantPage();
+    try {
+      String thanks = "http://127.0.0.1:" + shop.getAddress().getPort() + "/thanks";
+      String id = deposit(",\"returnUrl\":\"" + thanks + "?state={state}\"");
+      open(id);
+      typeCard("4000000000000408");
+      var wait = new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10));
+      wait.until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/thanks"));
+      browser.navigate().back();
+      wait.until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/checkout/" + id));
+      assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+      Thread.sleep(1500);
+      assertThat(browser.getCurrentUrl()).as("stays on the result").contains("/checkout/" + id);
+      browser.findElement(By.id("return")).click();
+      wait.until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/thanks"));
+      assertThat(browser.getCurrentUrl()).isEqualTo(thanks + "?state=COMPLETED");
+    } finally {
+      shop.stop(0);
+    }
+  }
+
+  /** The customer waiting on a bank transfer's page is taken back to the merchant once it has arrived. */
+  @Test
+  void a_bank_transfer_that_arrives_takes_the_waiting_customer_back_to_the_merchant() throws Exception {
+    com.sun.net.httpserver.HttpServer shop = merchantPage();
+    try {
+      String thanks = "http://127.0.0.1:" + shop.getAddress().getPort() + "/thanks";
+      String id = deposit(",\"paymentMethod\":\"BANKTRANSFER\",\"returnUrl\":\"" + thanks + "?state={state}\"");
+      open(id);
+      browser.findElement(By.id("show-bank-details")).click();
+      assertThat(browser.findElement(By.id("bank-iban")).isDisplayed()).isTrue();
+      gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10));
+      browser.findElement(By.id("check-again")).click();
+      new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10))
+          .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/thanks"));
+      assertThat(browser.getCurrentUrl()).isEqualTo(thanks + "?state=COMPLETED");
+    } finally {
+      shop.stop(0);
+    }
+  }
+
+  /** A merchant's page at {@code /thanks} on a port of its own, as a shop's return page. */
+  private static com.sun.net.httpserver.HttpServer merchantPage() throws java.io.IOException {
+    com.sun.net.httpserver.HttpServer shop = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    shop.createContext("/thanks", exchange -> {
+      byte[] body = "<!DOCTYPE html><title>Shop</title><p id=\"landed\">Back at the shop</p>"
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+      exchange.sendResponseHeaders(200, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    shop.start();
+    return shop;
+  }
+
+  /**
    * A deposit in a currency the shop's terminals do not take is charged converted. The customer
    * confirmed with their bank an amount in another currency than the one they were asked for.
    */

@@ -9,6 +9,7 @@ import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentMethod;
 import io.tollgate.domain.payment.PaymentState;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HEAD;
@@ -85,7 +86,13 @@ public final class CheckoutResource {
   @GET
   @Path("{id}")
   @Produces(MediaType.TEXT_HTML)
-  public Response show(@PathParam("id") String id, @QueryParam("form") String form) {
+  public Response show(@PathParam("id") String id, @QueryParam("form") String form,
+      @CookieParam(RETURNING) String returning) {
+    // back to the merchant at once only from the customer's first view of the result after a
+    // page of the payment in flight (or this very request charging the card that came with the
+    // payment); a result opened again, by Back from the merchant's page above all, shows itself
+    // and the way back
+    boolean returnNow = returning != null;
     CheckoutView view;
     try {
       view = checkout.view(id);
@@ -101,13 +108,26 @@ public final class CheckoutResource {
       } catch (DomainException.Conflict raced) {
         // another tab of the page got there first: shown as it is now
       }
+      returnNow = true;
       view = checkout.view(id);
     }
     RefusedForm again = form == null ? null : RefusedForm.open(seal, id, form);
-    if (again != null && again.keptUntil() > System.currentTimeMillis() && awaitingCard(view.payment())) {
-      return render(view, again.errors(), again.values(), again.message(), 200);
+    if (again == null || again.keptUntil() <= System.currentTimeMillis() || !awaitingCard(view.payment())) {
+      again = null;
     }
-    return render(view, Map.of(), Map.of(), null, 200);
+    Response page = again != null
+        ? render(view, again.errors(), again.values(), again.message(), 200, false)
+        : render(view, Map.of(), Map.of(), null, 200, returnNow);
+    if (!view.payment().state().notifiesMerchant()) {
+      // the customer is on the page of a payment in flight: its result takes them back (a bank
+      // transfer's page, reloading itself, keeps the mark while they wait)
+      return Response.fromResponse(page).cookie(returning(id, RETURNING_SECONDS)).build();
+    }
+    if (returning != null) {
+      // used up: the result has been shown once
+      return Response.fromResponse(page).cookie(returning(id, 0)).build();
+    }
+    return page;
   }
 
   /**
@@ -202,7 +222,7 @@ public final class CheckoutResource {
       if (!awaitingCard(now.payment())) {
         // a form sent again from another tab or the back button, after the payment moved on:
         // where it stands, not a card error over a result page
-        return seeOther(id);
+        return acted(id);
       }
       Map<String, String> errors = new HashMap<>();
       for (Violation v : invalid.violations()) {
@@ -222,7 +242,7 @@ public final class CheckoutResource {
       String sealed = new RefusedForm(errors, values, invalid.getMessage(),
           System.currentTimeMillis() + REFUSED_FORM_KEPT.toMillis()).sealFor(seal, id);
       if (sealed.length() > MAX_SEALED_FORM) {
-        return render(now, errors, values, invalid.getMessage(), 422);
+        return render(now, errors, values, invalid.getMessage(), 422, false);
       }
       return Response.seeOther(URI.create("/checkout/" + id + "?form=" + sealed)).header("Cache-Control", "no-store")
           .build();
@@ -231,7 +251,7 @@ public final class CheckoutResource {
     } catch (DomainException.Conflict alreadyMoved) {
       // A second submit of the same form: show where the payment stands.
     }
-    return seeOther(id);
+    return acted(id);
   }
 
   @POST
@@ -270,7 +290,7 @@ public final class CheckoutResource {
     } catch (DomainException.Conflict alreadyMoved) {
       // answered twice: the first answer stands
     }
-    return seeOther(id);
+    return acted(id);
   }
 
   @POST
@@ -288,11 +308,11 @@ public final class CheckoutResource {
     } catch (DomainException.Conflict alreadyMoved) {
       // already final: show it
     }
-    return seeOther(id);
+    return acted(id);
   }
 
   private Response render(CheckoutView view, Map<String, String> errors, Map<String, String> values,
-      String formError, int status) {
+      String formError, int status, boolean returnNow) {
     Payment p = view.payment();
     String returnUrl = p.returnUrl() != null ? p.returnUrl() : view.shop().returnUrl();
     boolean done = p.state().notifiesMerchant();
@@ -373,6 +393,7 @@ public final class CheckoutResource {
         // redirects that follow a form: the browser holds each of those to the page's
         // form-action, and a merchant's return page may itself redirect anywhere.
         scope.put("returnTo", fillPlaceholders(returnUrl, p));
+        scope.put("returnNow", returnNow);
       }
     } else if (view.unanswered()) {
       scope.put("title", "Payment in progress");
@@ -500,6 +521,34 @@ public final class CheckoutResource {
 
   private static Response seeOther(String id) {
     return Response.seeOther(URI.create("/checkout/" + id)).header("Cache-Control", "no-store").build();
+  }
+
+  /**
+   * The cookie that marks the customer's next view of the page as following a page of the
+   * payment in flight, or a form of theirs: once the payment is done, that view takes them back
+   * to the merchant, and uses it up. The browser keeps the result page in its history, so Back
+   * from the merchant's page comes to it again; without the cookie it then shows the result and
+   * the way back, instead of sending the customer on at once, which made the first press of Back
+   * seem to do nothing. (A script could take the page out of the history, but the card page runs
+   * none.) It holds no secret: one made by hand only sends its maker to the merchant.
+   */
+  static final String RETURNING = "tollgate_returning";
+
+  /**
+   * How long the mark lasts unused: the page that follows a form may say the payment is still
+   * being processed and ask for a reload in a moment.
+   */
+  private static final int RETURNING_SECONDS = 120;
+
+  /** The page after a form of the customer's: once the payment is done, it returns them to the merchant. */
+  private static Response acted(String id) {
+    return Response.seeOther(URI.create("/checkout/" + id)).cookie(returning(id, RETURNING_SECONDS))
+        .header("Cache-Control", "no-store").build();
+  }
+
+  private static jakarta.ws.rs.core.NewCookie returning(String id, int maxAgeSeconds) {
+    return new jakarta.ws.rs.core.NewCookie.Builder(RETURNING).value("1").path("/checkout/" + id)
+        .maxAge(maxAgeSeconds).httpOnly(true).sameSite(jakarta.ws.rs.core.NewCookie.SameSite.LAX).build();
   }
 
   private static Response notFound() {
