@@ -119,8 +119,7 @@ public final class CheckoutResource {
         ? render(view, again.errors(), again.values(), again.message(), 200, false)
         : render(view, Map.of(), Map.of(), null, 200, returnNow);
     if (!view.payment().state().notifiesMerchant()) {
-      // the customer is on the page of a payment in flight: its result takes them back (a bank
-      // transfer's page, reloading itself, keeps the mark while they wait)
+      // the customer is on the page of a payment in flight: its result takes them back
       return Response.fromResponse(page).cookie(returning(id, RETURNING_SECONDS)).build();
     }
     if (returning != null) {
@@ -380,8 +379,10 @@ public final class CheckoutResource {
         }
       });
       // the bank expects what the terminal asked for, in its currency
+      // No reloading by itself: a page that reloads under a customer copying the IBAN, or
+      // reading it with a screen reader, loses their place (WCAG 2.2.1); they look again when
+      // they have paid, and are taken back to the merchant once it has arrived.
       scope.put("transferDetails", Map.of("rows", rows, "refresh", base, "amount", forReading(p.amount())));
-      scope.put("refreshEvery", TRANSFER_PAGE_REFRESH_SECONDS);
     } else if (done) {
       scope.put("title", "Payment " + p.state().name().toLowerCase(java.util.Locale.ROOT));
       scope.put("result", Map.of(
@@ -429,9 +430,6 @@ public final class CheckoutResource {
   /** The fields of the card form in the order the customer fills them in, with their labels. */
   private static final String[][] FORM_FIELDS = {{"cardNumber", "Card number"}, {"cardholderName", "Name on card"},
       {"expiryMonth", "Expiry month"}, {"expiryYear", "Expiry year"}, {"cardSecurityCode", "Security code"}};
-
-  /** How often the page of a bank transfer not yet received looks again by itself. */
-  static final int TRANSFER_PAGE_REFRESH_SECONDS = 60;
 
   /** A month as customers type it: {@code 1} is {@code 01}. */
   static String month(String raw) {
@@ -536,9 +534,10 @@ public final class CheckoutResource {
 
   /**
    * How long the mark lasts unused: the page that follows a form may say the payment is still
-   * being processed and ask for a reload in a moment.
+   * being processed and ask for a reload in a moment, and a bank transfer's customer looks again
+   * once they have sent it from their bank.
    */
-  private static final int RETURNING_SECONDS = 120;
+  private static final int RETURNING_SECONDS = 1800;
 
   /** The page after a form of the customer's: once the payment is done, it returns them to the merchant. */
   private static Response acted(String id) {
