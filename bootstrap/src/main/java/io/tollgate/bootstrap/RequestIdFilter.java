@@ -53,7 +53,8 @@ final class RequestIdFilter implements Filter {
    * beside the status and duration, too few to make a card number with them.
    */
   static String requestLine(HttpServletRequest request) {
-    return Pan.maskForDisplay(request.getMethod()) + " " + io.tollgate.rest.common.ErrorEnvelope.maskedPath(request.getRequestURI());
+    return Pan.maskForDisplay(io.tollgate.rest.common.HttpMethods.forLog(request.getMethod())) + " "
+        + io.tollgate.rest.common.ErrorEnvelope.maskedPath(request.getRequestURI());
   }
 
   @Override

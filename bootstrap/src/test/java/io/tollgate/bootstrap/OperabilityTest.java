@@ -285,6 +285,43 @@ class OperabilityTest {
   }
 
   /**
+   * A client may send any token as its method. Each made-up method used to add a series (with
+   * its histogram) to every scrape for good, and a long one kilobytes to each: a few thousand
+   * requests made /metrics tens of megabytes, and then ran the heap out. They are all counted as
+   * {@code OTHER} now, and the access line shows the start of one.
+   */
+  @Test
+  void made_up_methods_add_no_series_to_the_metrics_and_little_to_the_log() throws Exception {
+    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
+    ListAppender<ILoggingEvent> captured = capturing();
+    captured.start();
+    access.addAppender(captured);
+    String longMethod = "X".repeat(3_000);
+    try {
+      for (String method : List.of("BREW", "FROBNICATE", "QUERYX", longMethod)) {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", gw.app.port())) {
+          s.setSoTimeout(10_000);
+          s.getOutputStream().write((method + " /api/v1/payments HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+              .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+          assertThat(new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1))
+              .startsWith("HTTP/1.1 4");
+        }
+      }
+      List<ILoggingEvent> lines = accessLines(captured, 4);
+      assertThat(lines).hasSize(4).allSatisfy(e -> assertThat(e.getFormattedMessage()).hasSizeLessThan(100));
+      assertThat(lines).anySatisfy(e -> assertThat(e.getFormattedMessage()).startsWith("BREW /api/v1/payments -> "));
+      assertThat(lines).anySatisfy(e -> assertThat(e.getFormattedMessage())
+          .startsWith("XXXXXXXXXXXXXXXX... /api/v1/payments -> "));
+    } finally {
+      access.detachAppender(captured);
+    }
+    String metrics = plainGet("/metrics").body();
+    assertThat(metrics).doesNotContain("BREW").doesNotContain("FROBNICATE").doesNotContain("XXXXXXXX");
+    assertThat(metric(metrics, "http_server_requests_seconds_count", "api=\"gateway\"", "method=\"OTHER\""))
+        .isGreaterThanOrEqualTo(4);
+  }
+
+  /**
    * Ids with digits that are no card number are the caller's to keep: numbered by date or
    * sequence (12 digits or more, but not Luhn-valid), UUIDs and long hex ids too.
    */

@@ -16,8 +16,9 @@ import org.glassfish.jersey.server.ExtendedUriInfo;
 import org.glassfish.jersey.uri.UriTemplate;
 
 /**
- * {@code http.server.requests}: one timer per API, method, route template (never the raw path,
- * so ids do not explode the series) and status.
+ * {@code http.server.requests}: one timer per API, method (HTTP's own, any other as
+ * {@code OTHER}), route template (never the raw path, so ids do not explode the series) and
+ * status.
  */
 @PreMatching
 public final class RequestMetricsFilter implements ContainerRequestFilter, ContainerResponseFilter {
@@ -48,7 +49,7 @@ public final class RequestMetricsFilter implements ContainerRequestFilter, Conta
     if (!(started instanceof Long t0)) {
       return;
     }
-    timer(request.getMethod(), route(request), response.getStatus())
+    timer(HttpMethods.label(request.getMethod()), route(request), response.getStatus())
         .record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
   }
 
