@@ -35,7 +35,9 @@ final class RateLimitFilter implements Filter {
 
   private final double ratePerSecond;
   private final double burst;
+  private final int maxBuckets;
   private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicBoolean sweeping = new java.util.concurrent.atomic.AtomicBoolean();
 
   private static final class Bucket {
     private double tokens;
@@ -48,8 +50,34 @@ final class RateLimitFilter implements Filter {
   }
 
   RateLimitFilter(double ratePerSecond, double burst) {
+    this(ratePerSecond, burst, MAX_BUCKETS);
+  }
+
+  RateLimitFilter(double ratePerSecond, double burst, int maxBuckets) {
     this.ratePerSecond = ratePerSecond;
     this.burst = Math.max(1, burst);
+    this.maxBuckets = maxBuckets;
+  }
+
+  int buckets() {
+    return buckets.size();
+  }
+
+  /**
+   * Past the bound (a flood of distinct keys or addresses), forgets the buckets that have filled
+   * up again, which a new bucket would be anyway; the clients being held back, an address's
+   * refused credentials above all, keep theirs. Only when every bucket is in use are they all
+   * forgotten, rather than grow without bound.
+   */
+  private void forgetFull(long now) {
+    buckets.values().removeIf(b -> {
+      synchronized (b) {
+        return b.tokens + (now - b.refilledAt) / 1e9 * ratePerSecond >= burst;
+      }
+    });
+    if (buckets.size() > maxBuckets) {
+      buckets.clear();
+    }
   }
 
   @Override
@@ -99,8 +127,12 @@ final class RateLimitFilter implements Filter {
 
   /** Takes a token; returns 0 when one was there, else how long until one will be. */
   long take(String key, long now) {
-    if (buckets.size() > MAX_BUCKETS) {
-      buckets.clear(); // a flood of distinct keys: start over rather than grow without bound
+    if (buckets.size() > maxBuckets && sweeping.compareAndSet(false, true)) {
+      try {
+        forgetFull(now);
+      } finally {
+        sweeping.set(false);
+      }
     }
     Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(burst, now));
     synchronized (b) {

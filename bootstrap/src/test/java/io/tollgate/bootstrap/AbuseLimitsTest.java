@@ -122,6 +122,32 @@ class AbuseLimitsTest {
     return (int) Math.ceil((System.nanoTime() - start) / 1e9);
   }
 
+  /**
+   * A flood of new addresses or keys past the bound used to clear every bucket, an address held
+   * back for its refused credentials with them. Only buckets that have filled up again go now.
+   */
+  @Test
+  void a_flood_of_new_clients_does_not_free_an_address_held_back() {
+    RateLimitFilter limit = new RateLimitFilter(10, 50, 1_000);
+    long second = 1_000_000_000L;
+    for (int i = 0; i < 50; i++) {
+      assertThat(limit.take("failed:203.0.113.9", 0)).isZero();
+    }
+    assertThat(limit.waitFor("failed:203.0.113.9", 0)).as("held back").isPositive();
+    // three seconds of new clients, a thousand a second: each takes one token and is full again
+    // a tenth of a second later
+    for (int i = 0; i < 3_000; i++) {
+      limit.take("ip:198.51.100." + i, i * second / 1_000);
+    }
+    assertThat(limit.buckets()).as("bounded").isLessThanOrEqualTo(1_001);
+    // three seconds at 10 a second have given the address 30 tries back, not a fresh 50
+    int allowed = 0;
+    while (limit.take("failed:203.0.113.9", 3 * second) == 0) {
+      allowed++;
+    }
+    assertThat(allowed).isEqualTo(30);
+  }
+
   @Test
   void the_limit_refills_with_time() throws Exception {
     RateLimitFilter limit = new RateLimitFilter(10, 2);
