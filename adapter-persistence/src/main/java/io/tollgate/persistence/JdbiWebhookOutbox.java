@@ -176,6 +176,44 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
             """).bind("token", leaseToken).execute());
   }
 
+  /**
+   * Attempts go oldest first by id (an attempt's id grows with the time it was recorded): a
+   * batch reads only the first rows of the primary key. Events are read in {@code seq} order
+   * from where the last batch stopped ({@code maintenance_positions}), up to the first one newer
+   * than the cutoff, since each payment's newest stays behind, however old, and would be read
+   * again by every batch otherwise.
+   */
+  @Override
+  public int forgetDeliveriesBefore(Instant cutoff, int batch) {
+    int attempts = jdbi.withHandle(h -> h.createUpdate("""
+            DELETE FROM webhook_attempts
+            WHERE id IN (SELECT id FROM webhook_attempts ORDER BY id LIMIT :batch) AND started < :cutoff
+            """)
+        .bind("cutoff", cutoff).bind("batch", batch).execute());
+    int events = jdbi.withHandle(h -> h.createQuery("""
+            WITH batch AS (
+                SELECT id, seq, created FROM webhook_events
+                WHERE seq > coalesce((SELECT position FROM maintenance_positions WHERE job = 'webhook events'), 0)
+                ORDER BY seq LIMIT :batch),
+              frontier AS (SELECT min(seq) AS seq FROM batch WHERE created >= :cutoff),
+              looked AS (SELECT b.id, b.seq FROM batch b, frontier f WHERE f.seq IS NULL OR b.seq < f.seq),
+              gone AS (
+                DELETE FROM webhook_events e USING looked l
+                WHERE e.id = l.id AND e.status <> 'PENDING'
+                  AND EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = e.payment_id AND n.seq > e.seq)
+                  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = e.id)
+                RETURNING e.id),
+              moved AS (
+                INSERT INTO maintenance_positions (job, position)
+                SELECT 'webhook events', max(seq) FROM looked HAVING count(*) > 0
+                ON CONFLICT (job) DO UPDATE SET position = greatest(maintenance_positions.position, excluded.position)
+                RETURNING position)
+            SELECT count(*) FROM looked
+            """)
+        .bind("cutoff", cutoff).bind("batch", batch).mapTo(Integer.class).one());
+    return Math.max(attempts, events);
+  }
+
   @Override
   public List<Attempt> attempts(PaymentId payment) {
     return jdbi.withHandle(h -> h.createQuery("""

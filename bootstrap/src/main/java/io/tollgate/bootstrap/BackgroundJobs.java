@@ -31,7 +31,7 @@ final class BackgroundJobs implements AutoCloseable {
 
   /** The jobs, in the order each round runs them; the names the log and the metrics give them. */
   static final java.util.List<String> JOBS = java.util.List.of("payouts", "bank transfers",
-      "unanswered card deposits", "checkout timeouts", "expired idempotency keys");
+      "unanswered card deposits", "checkout timeouts", "expired idempotency keys", "old webhook deliveries");
 
   private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> failures =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -44,13 +44,16 @@ final class BackgroundJobs implements AutoCloseable {
   /**
    * @param forgetExpiredKeys forgets a batch of Idempotency-Keys past their time, answering how
    *     many it forgot
+   * @param forgetOldDeliveries forgets a batch of the webhook delivery log past its time,
+   *     answering how many rows it went through
    */
-  BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, Duration interval) {
-    this(work, forgetExpiredKeys, interval, System::nanoTime);
+  BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, IntUnaryOperator forgetOldDeliveries,
+      Duration interval) {
+    this(work, forgetExpiredKeys, forgetOldDeliveries, interval, System::nanoTime);
   }
 
-  BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, Duration interval,
-      java.util.function.LongSupplier nanoTime) {
+  BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, IntUnaryOperator forgetOldDeliveries,
+      Duration interval, java.util.function.LongSupplier nanoTime) {
     this.nanoTime = nanoTime;
     this.progressed = nanoTime.getAsLong();
     this.intervalNanos = interval.toNanos();
@@ -62,6 +65,7 @@ final class BackgroundJobs implements AutoCloseable {
       drain(JOBS.get(2), work::resumeUnansweredDeposits);
       drain(JOBS.get(3), work::expireCheckouts);
       drain(JOBS.get(4), forgetExpiredKeys);
+      drain(JOBS.get(5), forgetOldDeliveries);
       running = null;
       progressed = nanoTime.getAsLong();
     }, millis, millis, TimeUnit.MILLISECONDS);

@@ -176,6 +176,7 @@ public final class Tollgate implements AutoCloseable {
     server.setHandler(new GracefulHandler(context));
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), services.payments()::forgetExpiredIdempotencyKeys,
+        batch -> services.webhooks().forgetDeliveriesOlderThan(config.webhookLogRetention(), batch),
         config.jobInterval());
     BackgroundJobs started = jobs;
     io.micrometer.core.instrument.Gauge.builder("tollgate.jobs.progress.age", started::secondsSinceProgress)

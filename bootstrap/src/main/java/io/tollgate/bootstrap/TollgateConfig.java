@@ -33,6 +33,7 @@ public record TollgateConfig(
     List<java.time.Duration> webhookRetrySchedule,
     java.time.Duration webhookTimeout,
     int webhookParallelism,
+    java.time.Duration webhookLogRetention,
     boolean merchantApiCore,
     int rateLimit,
     int rateLimitBurst) {
@@ -64,13 +65,17 @@ public record TollgateConfig(
       new Setting("TOLLGATE_BODY_LIMIT_BYTES", "65536", "largest request body accepted (413 above)"),
       new Setting("TOLLGATE_GATEWAY_BALANCES", "true", "`false` switches `GET /api/v1/balances` off (404)"),
       new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",
-          "how often background jobs look for work (payouts, bank transfers, unanswered card deposits, checkout timeouts)"),
+          "how often background jobs look for work (payouts, bank transfers, unanswered card deposits, checkout timeouts, "
+              + "expired idempotency keys, the old webhook delivery log)"),
       new Setting("TOLLGATE_SANDBOX_BANK_DELAY", "PT5S",
           "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH"),
       new Setting("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE,
           "comma-separated delays before each webhook retry; after the last one an event is marked failed"),
       new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer"),
       new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"),
+      new Setting("TOLLGATE_WEBHOOK_LOG_RETENTION", "P90D",
+          "how long the webhook delivery log is kept (at least P7D): attempts, and events a newer one of their "
+              + "payment replaced; each payment's newest event stays, to be sent again"),
       new Setting("TOLLGATE_RATE_LIMIT", "200",
           "API requests a second per key (or per client address without one; refused credentials also count per address) before 429; 0 switches the limit off"),
       new Setting("TOLLGATE_RATE_LIMIT_BURST", "400", "requests a key may send at once above the steady rate"),
@@ -119,6 +124,13 @@ public record TollgateConfig(
     }
     int webhookParallelism = integer(get.apply("TOLLGATE_WEBHOOK_PARALLELISM"), 16, 1, 512,
         "TOLLGATE_WEBHOOK_PARALLELISM", problems);
+    java.time.Duration webhookLogRetention = duration(get.apply("TOLLGATE_WEBHOOK_LOG_RETENTION"), "P90D",
+        "TOLLGATE_WEBHOOK_LOG_RETENTION", problems);
+    if (webhookLogRetention.compareTo(java.time.Duration.ofDays(7)) < 0) {
+      // the log is what a merchant reads when a webhook went missing, and the last retries come
+      // days after the first attempt
+      problems.add("TOLLGATE_WEBHOOK_LOG_RETENTION must be at least P7D");
+    }
     String merchantApi = get.apply("TOLLGATE_MERCHANT_API");
     if (merchantApi != null && !merchantApi.equals("full") && !merchantApi.equals("core")) {
       problems.add("TOLLGATE_MERCHANT_API must be full or core");
@@ -175,6 +187,7 @@ public record TollgateConfig(
         List.copyOf(retries),
         webhookTimeout,
         webhookParallelism,
+        webhookLogRetention,
         "core".equals(merchantApi),
         rateLimit,
         rateLimitBurst);

@@ -52,6 +52,15 @@ class ConfigurationReferenceTest {
   }
 
   @Test
+  void the_webhook_log_is_kept_a_week_at_least_and_ninety_days_unless_set() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_LOG_RETENTION", "P6D")))
+        .hasMessageContaining("TOLLGATE_WEBHOOK_LOG_RETENTION must be at least P7D");
+    assertThat(TollgateConfig.from(Map.of()).webhookLogRetention()).isEqualTo(java.time.Duration.ofDays(90));
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_LOG_RETENTION", "P400D")).webhookLogRetention())
+        .isEqualTo(java.time.Duration.ofDays(400));
+  }
+
+  @Test
   void an_iso_currency_cannot_be_given_other_decimals_as_a_crypto_currency() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "EUR:8,BTC:8")))
         .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES: EUR is an ISO 4217 currency");

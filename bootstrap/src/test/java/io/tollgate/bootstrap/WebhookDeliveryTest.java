@@ -101,6 +101,38 @@ class WebhookDeliveryTest {
   }
 
   /**
+   * The background jobs keep the delivery log for TOLLGATE_WEBHOOK_LOG_RETENTION: attempts
+   * older than that go, and the payment's newest event stays, to be sent again. (A gateway of its
+   * own: the job goes through the log oldest first, and this one's is all old.)
+   */
+  @Test
+  void the_delivery_log_is_forgotten_after_its_retention_but_the_newest_event_stays() throws Exception {
+    try (TestGateway own = TestGateway.start(Map.of("TOLLGATE_WEBHOOK_LOG_RETENTION", "P30D"));
+        WebhookReceiver receiver = new WebhookReceiver()) {
+      TestGateway.Answer created = own.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":5,"currency":"EUR","webhookUrl":"%s",
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}"""
+          .formatted(receiver.url("/old")));
+      String id = created.json().at("/result/id").asText();
+      assertThat(own.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}").status()).isEqualTo(200);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+      String[] user = own.merchantUser(own.merchant, "old-log@shop.example", Permission.SHOP_EDIT);
+      assertThat(WebhookReceiver.await(() -> own.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", user)
+          .json().get("result").size() == 1, Duration.ofSeconds(10))).isTrue();
+
+      own.database.jdbi().useHandle(h -> {
+        h.execute("UPDATE webhook_attempts SET started = started - interval '31 days'");
+        h.execute("UPDATE webhook_events SET created = created - interval '31 days'");
+      });
+      assertThat(WebhookReceiver.await(() -> own.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", user)
+          .json().get("result").isEmpty(), Duration.ofSeconds(10))).as("attempts forgotten").isTrue();
+      assertThat(own.merchantPost("/merchant-api/v1/payments/" + id + "/webhooks/resend", "", user).status())
+          .as("the newest event is still there to send").isEqualTo(202);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 2, Duration.ofSeconds(10))).isTrue();
+    }
+  }
+
+  /**
    * A merchant that gives each deposit its webhookUrl (and the shop none) hears of the deposit's
    * refunds there too, unless a refund names a URL of its own: it used to hear nothing, the
    * refund's webhook failing for want of a URL.

@@ -160,6 +160,11 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
     outbox.requeue(latest.id(), clock.instant());
   }
 
+  @Override
+  public int forgetDeliveriesOlderThan(Duration kept, int batch) {
+    return outbox.forgetDeliveriesBefore(clock.instant().minus(kept), batch);
+  }
+
   /** Another merchant's payment, or one of a shop outside a scoped user's shop group, is not found. */
   private void visibleTo(MerchantUser user, PaymentId id) {
     Payment p = payments.find(id).orElseThrow(() -> new DomainException.NotFound("Payment not found"));

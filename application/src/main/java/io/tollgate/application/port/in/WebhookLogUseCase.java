@@ -20,4 +20,12 @@ public interface WebhookLogUseCase {
    * SHOP_EDIT (403); a payment without an event yet is a 404.
    */
   void resend(MerchantUser user, PaymentId payment);
+
+  /**
+   * Forgets a batch of the delivery log older than {@code kept}: attempts, and settled events a
+   * newer event of their payment replaced (each payment's newest stays, to be sent again).
+   *
+   * @return how many rows it went through, up to {@code batch}; {@code batch} when more may be left
+   */
+  int forgetDeliveriesOlderThan(java.time.Duration kept, int batch);
 }

@@ -39,6 +39,16 @@ public interface WebhookOutbox {
   boolean recordAttempt(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt);
 
   /**
+   * Forgets a batch of the delivery log from before {@code cutoff}: attempts, and settled events
+   * that a newer event of the same payment has replaced. Each payment's newest event stays, so
+   * that it can be sent again, as does a pending one and one an attempt still refers to.
+   *
+   * @return how many rows it deleted or looked at, up to {@code batch}; {@code batch} when more
+   *     may be left
+   */
+  int forgetDeliveriesBefore(Instant cutoff, int batch);
+
+  /**
    * Records attempts as {@link #recordAttempt} does, all in one transaction (one commit); an
    * attempt whose lease was lost is skipped.
    */
