@@ -201,8 +201,7 @@ class CheckoutPageBrowserTest {
    */
   @Test
   void the_customer_reaches_the_merchant_through_a_return_page_that_redirects_elsewhere() throws Exception {
-    com.sun.net.httpserver.HttpServer shop = com.sun.net.httpserver.HttpServer.create(
-        new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    com.sun.net.httpserver.HttpServer shop = merchantPage();
     int port = shop.getAddress().getPort();
     shop.createContext("/hop", exchange -> {
       exchange.getResponseHeaders().set("Location",
@@ -210,15 +209,6 @@ class CheckoutPageBrowserTest {
       exchange.sendResponseHeaders(302, -1);
       exchange.close();
     });
-    shop.createContext("/landed", exchange -> {
-      byte[] body = "<!DOCTYPE html><title>Shop</title><p id=\"landed\">Back at the shop</p>"
-          .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
-    shop.start();
     try {
       String id = deposit(",\"returnUrl\":\"http://127.0.0.1:" + port + "/hop?state={state}\"");
       open(id);
@@ -335,11 +325,11 @@ class CheckoutPageBrowserTest {
     return violations;
   }
 
-  /** A merchant's page at {@code /thanks} on a port of its own, as a shop's return page. */
+  /** A merchant's site on a port of its own, answering every path with its page, as a shop's return page. */
   private static com.sun.net.httpserver.HttpServer merchantPage() throws java.io.IOException {
     com.sun.net.httpserver.HttpServer shop = com.sun.net.httpserver.HttpServer.create(
         new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-    shop.createContext("/thanks", exchange -> {
+    shop.createContext("/", exchange -> {
       byte[] body = "<!DOCTYPE html><title>Shop</title><p id=\"landed\">Back at the shop</p>"
           .getBytes(java.nio.charset.StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
