@@ -10,6 +10,6 @@ CREATE TABLE maintenance_positions (
 );
 
 -- Deleting an event checks that no attempt refers to it: without this index each check reads
--- the whole attempts table. (Built without CONCURRENTLY: on a large delivery log it holds back
--- the recording of attempts, by instances of the older version still running, while it builds.)
+-- the whole attempts table. On a large delivery log it takes a while to build, during the
+-- start and before the new version serves (with the older version stopped, as upgrades are).
 CREATE INDEX webhook_attempts_event ON webhook_attempts (event_id);

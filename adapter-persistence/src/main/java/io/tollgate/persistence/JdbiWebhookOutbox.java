@@ -7,6 +7,7 @@ import io.tollgate.domain.shop.ShopId;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jdbi.v3.core.Jdbi;
@@ -177,41 +178,61 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
   }
 
   /**
-   * Attempts go oldest first by id (an attempt's id grows with the time it was recorded): a
-   * batch reads only the first rows of the primary key. Events are read in {@code seq} order
-   * from where the last batch stopped ({@code maintenance_positions}), up to the first one newer
-   * than the cutoff, since each payment's newest stays behind, however old, and would be read
-   * again by every batch otherwise.
+   * One instance at a time (a transaction's advisory lock; another finds it taken and leaves the
+   * batch to it): two deleting the same rows in different orders could deadlock.
+   *
+   * <p>Attempts go oldest first by id (an attempt's id grows with the time it was recorded): a
+   * batch reads only the first rows of the primary key. Events are gone through in {@code seq}
+   * order from where the last batch stopped ({@code maintenance_positions}), up to the first one
+   * not settled before the cutoff. Each event passed replaces the older, settled events of its
+   * payment, which go with their attempts (all of which started before it settled). The events
+   * passed stay, each payment's newest among them; an older one replaced later goes when the
+   * newer one is passed in turn.
    */
   @Override
   public int forgetDeliveriesBefore(Instant cutoff, int batch) {
-    int attempts = jdbi.withHandle(h -> h.createUpdate("""
-            DELETE FROM webhook_attempts
-            WHERE id IN (SELECT id FROM webhook_attempts ORDER BY id LIMIT :batch) AND started < :cutoff
-            """)
-        .bind("cutoff", cutoff).bind("batch", batch).execute());
-    int events = jdbi.withHandle(h -> h.createQuery("""
-            WITH batch AS (
-                SELECT id, seq, created FROM webhook_events
-                WHERE seq > coalesce((SELECT position FROM maintenance_positions WHERE job = 'webhook events'), 0)
-                ORDER BY seq LIMIT :batch),
-              frontier AS (SELECT min(seq) AS seq FROM batch WHERE created >= :cutoff),
-              looked AS (SELECT b.id, b.seq FROM batch b, frontier f WHERE f.seq IS NULL OR b.seq < f.seq),
-              gone AS (
-                DELETE FROM webhook_events e USING looked l
-                WHERE e.id = l.id AND e.status <> 'PENDING'
-                  AND EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = e.payment_id AND n.seq > e.seq)
-                  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.event_id = e.id)
-                RETURNING e.id),
-              moved AS (
-                INSERT INTO maintenance_positions (job, position)
-                SELECT 'webhook events', max(seq) FROM looked HAVING count(*) > 0
-                ON CONFLICT (job) DO UPDATE SET position = greatest(maintenance_positions.position, excluded.position)
-                RETURNING position)
-            SELECT count(*) FROM looked
-            """)
-        .bind("cutoff", cutoff).bind("batch", batch).mapTo(Integer.class).one());
-    return Math.max(attempts, events);
+    return jdbi.inTransaction(h -> {
+      if (!h.createQuery("SELECT pg_try_advisory_xact_lock(hashtext('tollgate: webhook log retention'))")
+          .mapTo(Boolean.class).one()) {
+        return 0;
+      }
+      int attempts = h.createUpdate("""
+              DELETE FROM webhook_attempts
+              WHERE id IN (SELECT id FROM webhook_attempts ORDER BY id LIMIT :batch) AND started < :cutoff
+              """)
+          .bind("cutoff", cutoff).bind("batch", batch).execute();
+      List<Map<String, Object>> passed = h.createQuery("""
+              WITH batch AS (
+                  SELECT seq, payment_id, status, finished FROM webhook_events
+                  WHERE seq > coalesce((SELECT position FROM maintenance_positions WHERE job = 'webhook events'), 0)
+                  ORDER BY seq LIMIT :batch),
+                frontier AS (
+                  SELECT min(seq) AS seq FROM batch WHERE status = 'PENDING' OR finished IS NULL OR finished >= :cutoff)
+              SELECT b.seq, b.payment_id FROM batch b, frontier f WHERE f.seq IS NULL OR b.seq < f.seq ORDER BY b.seq
+              """)
+          .bind("cutoff", cutoff).bind("batch", batch).mapToMap().list();
+      if (passed.isEmpty()) {
+        return attempts;
+      }
+      Long[] seqs = passed.stream().map(r -> ((Number) r.get("seq")).longValue()).toArray(Long[]::new);
+      String[] payments = passed.stream().map(r -> (String) r.get("payment_id")).toArray(String[]::new);
+      String replaced = """
+          SELECT o.id FROM webhook_events o
+          JOIN unnest(CAST(:seqs AS bigint[]), CAST(:payments AS bpchar[])) AS p(seq, payment_id)
+            ON o.payment_id = p.payment_id AND o.seq < p.seq
+          WHERE o.status <> 'PENDING'
+          """;
+      h.createUpdate("DELETE FROM webhook_attempts WHERE event_id IN (" + replaced + ")")
+          .bind("seqs", seqs).bind("payments", payments).execute();
+      h.createUpdate("DELETE FROM webhook_events WHERE id IN (" + replaced + ")")
+          .bind("seqs", seqs).bind("payments", payments).execute();
+      h.createUpdate("""
+              INSERT INTO maintenance_positions (job, position) VALUES ('webhook events', :position)
+              ON CONFLICT (job) DO UPDATE SET position = greatest(maintenance_positions.position, excluded.position)
+              """)
+          .bind("position", seqs[seqs.length - 1]).execute();
+      return Math.max(attempts, passed.size());
+    });
   }
 
   @Override

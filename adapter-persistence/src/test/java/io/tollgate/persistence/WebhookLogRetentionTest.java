@@ -39,8 +39,6 @@ class WebhookLogRetentionTest {
 
   private static final Currencies CURRENCIES = Currencies.defaults();
   private static final Instant OLD = Instant.parse("2026-01-05T10:00:00Z");
-  private static final Instant CUTOFF = OLD.plus(Duration.ofDays(10));
-  private static final Instant RECENT = OLD.plus(Duration.ofDays(20));
 
   private Database db;
   private PersistenceAdapters adapters;
@@ -58,44 +56,86 @@ class WebhookLogRetentionTest {
     db.close();
   }
 
+  /**
+   * The job as it runs, day after day, each round with its cutoff: an event retried for days, a
+   * payment whose newer event comes long after its older one was gone through, more attempts
+   * than events.
+   */
   @Test
   void the_log_from_before_the_cutoff_goes_but_each_payments_newest_event_stays() {
-    Payment replaced = paymentWithEvent(OLD);
-    deliver(replaced, OLD.plusSeconds(1));
-    replaced = step(replaced, OperationType.CAPTURE, PaymentState.COMPLETED, OLD.plusSeconds(2));
-    deliver(replaced, OLD.plusSeconds(3));
-    Payment single = paymentWithEvent(OLD.plusSeconds(4));
-    deliver(single, OLD.plusSeconds(5));
-    Payment stillPending = paymentWithEvent(OLD.plusSeconds(6));
-    deliver(stillPending, OLD.plusSeconds(7));
-    step(stillPending, OperationType.CAPTURE, PaymentState.COMPLETED, OLD.plusSeconds(8));
-    Payment recent = paymentWithEvent(RECENT);
-    deliver(recent, RECENT.plusSeconds(1));
-    recent = step(recent, OperationType.CAPTURE, PaymentState.COMPLETED, RECENT.plusSeconds(2));
-    deliver(recent, RECENT.plusSeconds(3));
-
     WebhookOutbox outbox = adapters.webhookOutbox();
-    int batches = 0;
-    while (outbox.forgetDeliveriesBefore(CUTOFF, 2) == 2) {
-      batches++;
-      assertThat(batches).as("comes to an end").isLessThan(20);
-    }
+    Payment retried = paymentWithEvent(OLD);
+    deliver(retried, OLD.plusSeconds(1), 200);
+    retried = step(retried, OperationType.CAPTURE, PaymentState.COMPLETED, OLD.plusSeconds(2));
+    deliver(retried, OLD.plusSeconds(3), 500);
+    Payment single = paymentWithEvent(OLD.plusSeconds(4));
+    deliver(single, OLD.plusSeconds(5), 200);
+    Payment capturedLater = paymentWithEvent(OLD.plusSeconds(6));
+    deliver(capturedLater, OLD.plusSeconds(7), 200);
 
-    assertThat(events(replaced)).containsExactly("COMPLETED DELIVERED");
+    forget(OLD.plusSeconds(10));
+    assertThat(events(retried)).as("a pending event stops the round: its payment's older one waits")
+        .containsExactly("AUTHORIZED DELIVERED", "COMPLETED PENDING");
+    assertThat(outbox.attempts(retried.id())).as("attempts go by their own time").isEmpty();
+
+    deliver(retried, day(3), 200);
+    forget(day(1));
+    assertThat(events(retried)).containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
+    assertThat(outbox.attempts(retried.id())).hasSize(1);
+    forget(day(4));
+    assertThat(events(retried)).containsExactly("COMPLETED DELIVERED");
     assertThat(events(single)).containsExactly("AUTHORIZED DELIVERED");
-    assertThat(events(stillPending)).containsExactly("COMPLETED PENDING");
-    assertThat(events(recent)).containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
-    for (Payment old : List.of(replaced, single, stillPending)) {
-      assertThat(outbox.attempts(old.id())).isEmpty();
-      assertThat(outbox.latestEvent(old.id())).as("still there to be sent again").isPresent();
-    }
-    assertThat(outbox.attempts(recent.id())).hasSize(2);
+    assertThat(events(capturedLater)).containsExactly("AUTHORIZED DELIVERED");
+    assertThat(outbox.attempts(retried.id())).isEmpty();
 
-    // what it kept is not read again: the next round looks at nothing before the cutoff
-    assertThat(outbox.forgetDeliveriesBefore(CUTOFF, 2)).isZero();
-    assertThat(outbox.forgetDeliveriesBefore(RECENT.plus(Duration.ofDays(10)), 50))
-        .as("later, the recent log's turn comes").isPositive();
-    assertThat(events(recent)).containsExactly("COMPLETED DELIVERED");
+    Payment recent = paymentWithEvent(day(20));
+    deliver(recent, day(20).plusSeconds(1), 200);
+    step(capturedLater, OperationType.CAPTURE, PaymentState.COMPLETED, day(40));
+    deliver(capturedLater, day(40).plusSeconds(1), 200);
+    forget(day(30));
+    assertThat(events(capturedLater)).containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
+    assertThat(outbox.attempts(capturedLater.id())).hasSize(1);
+    assertThat(outbox.attempts(recent.id())).isEmpty();
+    forget(day(41));
+    assertThat(events(capturedLater)).as("replaced long after it was gone through").containsExactly("COMPLETED DELIVERED");
+    assertThat(events(recent)).containsExactly("AUTHORIZED DELIVERED");
+    for (Payment p : List.of(retried, single, capturedLater, recent)) {
+      assertThat(outbox.latestEvent(p.id())).as("still there to be sent again").isPresent();
+    }
+    assertThat(outbox.forgetDeliveriesBefore(day(41), 2)).as("nothing is gone through twice").isZero();
+  }
+
+  /** A backlog, as at the upgrade that brings the job: more attempts than events, batch after batch. */
+  @Test
+  void a_backlog_of_replaced_events_with_their_retries_goes_in_full() {
+    List<Payment> payments = new java.util.ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      Payment p = paymentWithEvent(OLD.plusSeconds(10L * i));
+      deliver(p, OLD.plusSeconds(10L * i + 1), 500);
+      payments.add(p);
+    }
+    assertThat(deliverAll(day(3))).isEqualTo(30);
+    for (int i = 0; i < 30; i++) {
+      payments.set(i, step(payments.get(i), OperationType.CAPTURE, PaymentState.COMPLETED, day(3).plusSeconds(i)));
+    }
+    assertThat(deliverAll(day(4))).isEqualTo(30);
+    forget(day(10));
+    for (Payment p : payments) {
+      assertThat(events(p)).containsExactly("COMPLETED DELIVERED");
+      assertThat(adapters.webhookOutbox().attempts(p.id())).isEmpty();
+    }
+  }
+
+  /** Runs the job's batches (of 4) at {@code cutoff} until one finds no more. */
+  private void forget(Instant cutoff) {
+    int batches = 0;
+    while (adapters.webhookOutbox().forgetDeliveriesBefore(cutoff, 4) == 4) {
+      assertThat(++batches).as("comes to an end").isLessThan(100);
+    }
+  }
+
+  private static Instant day(int n) {
+    return OLD.plus(Duration.ofDays(n));
   }
 
   private Payment paymentWithEvent(Instant at) {
@@ -110,14 +150,28 @@ class WebhookLogRetentionTest {
             stored.updated()), null));
   }
 
-  /** The payment's oldest pending event, claimed and answered 200 at {@code at}. */
-  private void deliver(Payment p, Instant at) {
+  /** The payment's oldest pending event, claimed and answered {@code status} at {@code at}; a 500 is retried in two days. */
+  private void deliver(Payment p, Instant at, int status) {
     WebhookOutbox outbox = adapters.webhookOutbox();
     WebhookOutbox.ClaimedEvent e = outbox.claim("test:" + UUID.randomUUID(), at, Duration.ofMinutes(1), 1000,
         List.of()).stream().filter(c -> c.paymentId().equals(p.id())).findFirst().orElseThrow();
+    WebhookOutbox.Status outcome = status == 200 ? WebhookOutbox.Status.DELIVERED : WebhookOutbox.Status.PENDING;
     assertThat(outbox.recordAttempt(e, new WebhookOutbox.Attempt(e.id(), e.paymentState(), e.attempts() + 1,
-        e.url(), at, Duration.ofMillis(5), 200, null, WebhookOutbox.Status.DELIVERED),
-        WebhookOutbox.Status.DELIVERED, null)).isTrue();
+        e.url(), at, Duration.ofMillis(5), status, null, outcome), outcome,
+        status == 200 ? null : at.plus(Duration.ofDays(2)))).isTrue();
+  }
+
+  /** Every due event, claimed and answered 200 at {@code at}; how many. */
+  private int deliverAll(Instant at) {
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    List<WebhookOutbox.ClaimedEvent> due = outbox.claim("test:" + UUID.randomUUID(), at, Duration.ofMinutes(1),
+        1000, List.of());
+    for (WebhookOutbox.ClaimedEvent e : due) {
+      assertThat(outbox.recordAttempt(e, new WebhookOutbox.Attempt(e.id(), e.paymentState(), e.attempts() + 1,
+          e.url(), at, Duration.ofMillis(5), 200, null, WebhookOutbox.Status.DELIVERED),
+          WebhookOutbox.Status.DELIVERED, null)).isTrue();
+    }
+    return due.size();
   }
 
   private List<String> events(Payment p) {
