@@ -24,6 +24,8 @@ public final class SecretBox {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final SecretKeySpec encryptionKey;
+  /** A key of its own for what is sealed into URLs, which anybody may have made in any number. */
+  private final SecretKeySpec urlKey;
   /**
    * Each thread's MAC, ready under its key: looking one up and keying it was most of what a
    * fingerprint cost (one per merchant API request, for its credential). {@code doFinal}
@@ -56,6 +58,7 @@ public final class SecretBox {
       throw new IllegalArgumentException("the master key must be 32 bytes (256 bits)");
     }
     this.encryptionKey = new SecretKeySpec(derive(masterKey, "tollgate-encryption"), "AES");
+    this.urlKey = new SecretKeySpec(derive(masterKey, "tollgate-url-seal"), "AES");
     SecretKeySpec fingerprintKey = new SecretKeySpec(derive(masterKey, "tollgate-fingerprint"), "HmacSHA256");
     SecretKeySpec tokenKey = new SecretKeySpec(derive(masterKey, "tollgate-token"), "HmacSHA256");
     this.fingerprintMac = ThreadLocal.withInitial(() -> hmacUnder(fingerprintKey));
@@ -89,17 +92,18 @@ public final class SecretBox {
   }
 
   /**
-   * {@code plaintext} sealed for a URL (base64url, no padding): encrypted and authenticated like
-   * {@link #encrypt}, and bound to {@code context}, so that it opens only for that context, and
-   * nothing encrypted for another purpose (a card number in the vault) opens as it. Every
-   * instance with this master key can open it.
+   * {@code plaintext} sealed for a URL (base64url, no padding): encrypted and authenticated as
+   * {@link #encrypt} does, under a key of its own (anybody with a checkout link can have any
+   * number of values sealed, which must not wear down the card vault's key), and bound to
+   * {@code context}, so that it opens only for that context. Every instance with this master key
+   * can open it.
    */
   public String sealForUrl(String context, String plaintext) {
     try {
       byte[] nonce = new byte[NONCE_BYTES];
       RANDOM.nextBytes(nonce);
       Cipher cipher = AES_GCM.get();
-      cipher.init(Cipher.ENCRYPT_MODE, encryptionKey, new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.init(Cipher.ENCRYPT_MODE, urlKey, new GCMParameterSpec(TAG_BITS, nonce));
       cipher.updateAAD(urlContext(context));
       byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
       return Base64.getUrlEncoder().withoutPadding().encodeToString(
@@ -125,7 +129,7 @@ public final class SecretBox {
     }
     try {
       Cipher cipher = AES_GCM.get();
-      cipher.init(Cipher.DECRYPT_MODE, encryptionKey, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
+      cipher.init(Cipher.DECRYPT_MODE, urlKey, new GCMParameterSpec(TAG_BITS, bytes, 0, NONCE_BYTES));
       cipher.updateAAD(urlContext(context));
       return new String(cipher.doFinal(bytes, NONCE_BYTES, bytes.length - NONCE_BYTES), StandardCharsets.UTF_8);
     } catch (GeneralSecurityException notOurs) {
