@@ -251,7 +251,10 @@ class CheckoutPageBrowserTest {
     }
   }
 
-  /** The customer waiting on a bank transfer's page is taken back to the merchant once it has arrived. */
+  /**
+   * The customer waiting on a bank transfer's page is taken back to the merchant once it has
+   * arrived, when they look, however long they waited (their mark from the page is gone here).
+   */
   @Test
   void a_bank_transfer_that_arrives_takes_the_waiting_customer_back_to_the_merchant() throws Exception {
     com.sun.net.httpserver.HttpServer shop = merchantPage();
@@ -262,6 +265,7 @@ class CheckoutPageBrowserTest {
       browser.findElement(By.id("show-bank-details")).click();
       assertThat(browser.findElement(By.id("bank-iban")).isDisplayed()).isTrue();
       gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10));
+      browser.manage().deleteAllCookies();
       browser.findElement(By.id("check-again")).click();
       new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10))
           .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/thanks"));

@@ -87,7 +87,7 @@ public final class CheckoutResource {
   @Path("{id}")
   @Produces(MediaType.TEXT_HTML)
   public Response show(@PathParam("id") String id, @QueryParam("form") String form,
-      @CookieParam(RETURNING) String returning) {
+      @QueryParam("looked") String looked, @CookieParam(RETURNING) String returning) {
     // back to the merchant at once only from the customer's first view of the result after a
     // page of the payment in flight (or this very request charging the card that came with the
     // payment); a result opened again, by Back from the merchant's page above all, shows itself
@@ -116,8 +116,8 @@ public final class CheckoutResource {
       again = null;
     }
     Response page = again != null
-        ? render(view, again.errors(), again.values(), again.message(), 200, false)
-        : render(view, Map.of(), Map.of(), null, 200, returnNow);
+        ? render(view, again.errors(), again.values(), again.message(), 200, false, false)
+        : render(view, Map.of(), Map.of(), null, 200, returnNow, looked != null);
     if (!view.payment().state().notifiesMerchant()) {
       // the customer is on the page of a payment in flight: its result takes them back
       return Response.fromResponse(page).cookie(returning(id, RETURNING_SECONDS)).build();
@@ -221,7 +221,7 @@ public final class CheckoutResource {
       if (!awaitingCard(now.payment())) {
         // a form sent again from another tab or the back button, after the payment moved on:
         // where it stands, not a card error over a result page
-        return acted(id);
+        return movedOn(now.payment());
       }
       Map<String, String> errors = new HashMap<>();
       for (Violation v : invalid.violations()) {
@@ -241,14 +241,15 @@ public final class CheckoutResource {
       String sealed = new RefusedForm(errors, values, invalid.getMessage(),
           System.currentTimeMillis() + REFUSED_FORM_KEPT.toMillis()).sealFor(seal, id);
       if (sealed.length() > MAX_SEALED_FORM) {
-        return render(now, errors, values, invalid.getMessage(), 422, false);
+        return render(now, errors, values, invalid.getMessage(), 422, false, false);
       }
       return Response.seeOther(URI.create("/checkout/" + id + "?form=" + sealed)).header("Cache-Control", "no-store")
           .build();
     } catch (DomainException.NotFound e) {
       return notFound();
     } catch (DomainException.Conflict alreadyMoved) {
-      // A second submit of the same form: show where the payment stands.
+      // A second submit of the same form, or one from another tab: show where the payment stands.
+      return movedOn(id);
     }
     return acted(id);
   }
@@ -288,8 +289,25 @@ public final class CheckoutResource {
       return notFound();
     } catch (DomainException.Conflict alreadyMoved) {
       // answered twice: the first answer stands
+      return movedOn(id);
     }
     return acted(id);
+  }
+
+  /**
+   * The bank transfer's "has it arrived?": a form, so that looking counts as the customer's act
+   * however long they have waited, and the result, once there, takes them back to the merchant.
+   */
+  @POST
+  @Path("{id}/check")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Produces(MediaType.TEXT_HTML)
+  public Response check(@PathParam("id") String id, @FormParam("csrf") String csrf) {
+    if (!validCsrf(id, csrf)) {
+      return forbidden();
+    }
+    return Response.seeOther(URI.create("/checkout/" + id + "?looked=1")).cookie(returning(id, RETURNING_SECONDS))
+        .header("Cache-Control", "no-store").build();
   }
 
   @POST
@@ -306,12 +324,13 @@ public final class CheckoutResource {
       return notFound();
     } catch (DomainException.Conflict alreadyMoved) {
       // already final: show it
+      return movedOn(id);
     }
     return acted(id);
   }
 
   private Response render(CheckoutView view, Map<String, String> errors, Map<String, String> values,
-      String formError, int status, boolean returnNow) {
+      String formError, int status, boolean returnNow, boolean looked) {
     Payment p = view.payment();
     String returnUrl = p.returnUrl() != null ? p.returnUrl() : view.shop().returnUrl();
     boolean done = p.state().notifiesMerchant();
@@ -381,8 +400,10 @@ public final class CheckoutResource {
       // the bank expects what the terminal asked for, in its currency
       // No reloading by itself: a page that reloads under a customer copying the IBAN, or
       // reading it with a screen reader, loses their place (WCAG 2.2.1); they look again when
-      // they have paid, and are taken back to the merchant once it has arrived.
-      scope.put("transferDetails", Map.of("rows", rows, "refresh", base, "amount", forReading(p.amount())));
+      // they have paid (a form: looking is theirs to do, however long after), and are taken back
+      // to the merchant once it has arrived, or told it has not yet.
+      scope.put("transferDetails", Map.of("rows", rows, "checkAction", base + "/check", "notYet", looked,
+          "amount", forReading(p.amount())));
     } else if (done) {
       scope.put("title", "Payment " + p.state().name().toLowerCase(java.util.Locale.ROOT));
       scope.put("result", Map.of(
@@ -542,6 +563,35 @@ public final class CheckoutResource {
   /** The page after a form of the customer's: once the payment is done, it returns them to the merchant. */
   private static Response acted(String id) {
     return Response.seeOther(URI.create("/checkout/" + id)).cookie(returning(id, RETURNING_SECONDS))
+        .header("Cache-Control", "no-store").build();
+  }
+
+  /**
+   * How soon after the payment moved on a form that found it so counts as a second press of the
+   * button that moved it (a double click), and goes on as the first did.
+   */
+  private static final java.time.Duration SAME_PRESS = java.time.Duration.ofSeconds(5);
+
+  private Response movedOn(String id) {
+    try {
+      return movedOn(checkout.view(id).payment());
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    }
+  }
+
+  /**
+   * The page after a form that found the payment already moved on. A second press of the same
+   * button goes on as the first did; a form from another tab, or sent long after, shows where
+   * the payment stands and takes the customer nowhere: a Cancel pressed in a stale tab must not
+   * land them on the merchant's page for a payment made.
+   */
+  private static Response movedOn(Payment p) {
+    String id = p.id().value();
+    if (java.time.Duration.between(p.updated(), java.time.Instant.now()).compareTo(SAME_PRESS) < 0) {
+      return acted(id);
+    }
+    return Response.seeOther(URI.create("/checkout/" + id)).cookie(returning(id, 0))
         .header("Cache-Control", "no-store").build();
   }
 

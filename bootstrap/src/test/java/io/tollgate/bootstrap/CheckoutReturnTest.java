@@ -1,0 +1,106 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * When the checkout page takes the customer back to the merchant by itself: on the first view of
+ * the result after a page of the payment in flight or a form of theirs (a cookie marks it), and
+ * not when a form finds the payment long finished (a stale tab). The browser's side of it is in
+ * {@link CheckoutPageBrowserTest}; here, the marks each answer sets.
+ */
+class CheckoutReturnTest {
+
+  static TestGateway gw;
+
+  @BeforeAll
+  static void start() throws Exception {
+    // bank transfers stay PENDING for the whole test
+    gw = TestGateway.start(Map.of("TOLLGATE_SANDBOX_BANK_DELAY", "PT1H"));
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  @Test
+  void looking_for_a_transfer_not_yet_arrived_says_so_and_keeps_the_customer_marked() {
+    String id = deposit("\"paymentMethod\":\"BANKTRANSFER\"");
+    String csrf = csrf(id);
+    assertThat(post(id, "/bank-transfer", csrf).status()).isEqualTo(303);
+    TestGateway.Answer details = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET());
+    assertThat(details.body()).contains("id=\"check-again\"").doesNotContain("id=\"not-yet\"");
+
+    TestGateway.Answer looked = post(id, "/check", csrf);
+    assertThat(looked.status()).isEqualTo(303);
+    assertThat(looked.header("Location")).isEqualTo("/checkout/" + id + "?looked=1");
+    assertThat(looked.header("Set-Cookie")).startsWith("tollgate_returning=1").contains("Max-Age=1800")
+        .contains("Path=/checkout/" + id);
+    TestGateway.Answer page = gw.send(HttpRequest.newBuilder(gw.uri(looked.header("Location"))).GET());
+    assertThat(page.body()).contains("id=\"not-yet\"").contains("has not arrived yet");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("PENDING");
+  }
+
+  @Test
+  void a_form_that_finds_the_payment_long_finished_takes_the_customer_nowhere() {
+    String id = deposit("\"returnUrl\":\"https://shop.example/thanks\"");
+    String csrf = csrf(id);
+    TestGateway.Answer paid = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(csrf, StandardCharsets.UTF_8)
+            + "&cardNumber=4000000000000408&cardholderName=Ann+Lee&expiryMonth=12&expiryYear=2045"
+            + "&cardSecurityCode=123")));
+    assertThat(paid.header("Set-Cookie")).contains("Max-Age=1800");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
+
+    // a second press of the button, moments later, goes on as the first did
+    assertThat(post(id, "/cancel", csrf).header("Set-Cookie")).contains("Max-Age=1800");
+
+    // a Cancel from a tab left open a minute: the payment stays as it is, and the mark goes
+    gw.database.jdbi().useHandle(h -> h.createUpdate("UPDATE payments SET updated = updated - interval '1 minute' "
+        + "WHERE id = :id").bind("id", id).execute());
+    TestGateway.Answer stale = post(id, "/cancel", csrf);
+    assertThat(stale.status()).isEqualTo(303);
+    assertThat(stale.header("Set-Cookie")).startsWith("tollgate_returning=").contains("Max-Age=0");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
+
+    String unmarked = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body();
+    assertThat(unmarked).contains("id=\"return\"").doesNotContain("http-equiv=\"refresh\"");
+    TestGateway.Answer marked = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
+        .header("Cookie", "tollgate_returning=1").GET());
+    assertThat(marked.body()).contains("http-equiv=\"refresh\" content=\"0; url=https://shop.example/thanks\"");
+    assertThat(marked.header("Set-Cookie")).as("used up").contains("Max-Age=0");
+  }
+
+  private static String deposit(String extra) {
+    TestGateway.Answer a = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":7.50,\"currency\":\"EUR\"," + extra + "}");
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return a.json().at("/result/id").asText();
+  }
+
+  private static String csrf(String id) {
+    TestGateway.Answer page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET());
+    assertThat(page.header("Set-Cookie")).as("a page of the payment in flight marks the customer")
+        .startsWith("tollgate_returning=1");
+    Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page.body());
+    assertThat(csrf.find()).isTrue();
+    return csrf.group(1);
+  }
+
+  private static TestGateway.Answer post(String id, String action, String csrf) {
+    return gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id + action))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(csrf, StandardCharsets.UTF_8))));
+  }
+}
