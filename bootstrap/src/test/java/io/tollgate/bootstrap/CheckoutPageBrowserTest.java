@@ -230,9 +230,7 @@ class CheckoutPageBrowserTest {
    */
   @Test
   void back_from_the_merchant_after_paying_shows_the_result_and_stays() throws Exception {
-    com.sun.net.httpserver.HttpServer shop = merchantPage();
-    try {
-      String thanks = "http://127.0.0.1:" + shop.getAddress().getPort() + "/thanks";
+    atMerchant(thanks -> {
       String id = deposit(",\"returnUrl\":\"" + thanks + "?state={state}\"");
       open(id);
       typeCard("4000000000000408");
@@ -246,9 +244,7 @@ class CheckoutPageBrowserTest {
       browser.findElement(By.id("return")).click();
       wait.until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/thanks"));
       assertThat(browser.getCurrentUrl()).isEqualTo(thanks + "?state=COMPLETED");
-    } finally {
-      shop.stop(0);
-    }
+    });
   }
 
   /**
@@ -257,9 +253,7 @@ class CheckoutPageBrowserTest {
    */
   @Test
   void a_bank_transfer_that_arrives_takes_the_waiting_customer_back_to_the_merchant() throws Exception {
-    com.sun.net.httpserver.HttpServer shop = merchantPage();
-    try {
-      String thanks = "http://127.0.0.1:" + shop.getAddress().getPort() + "/thanks";
+    atMerchant(thanks -> {
       String id = deposit(",\"paymentMethod\":\"BANKTRANSFER\",\"returnUrl\":\"" + thanks + "?state={state}\"");
       open(id);
       browser.findElement(By.id("show-bank-details")).click();
@@ -270,9 +264,7 @@ class CheckoutPageBrowserTest {
       new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10))
           .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/thanks"));
       assertThat(browser.getCurrentUrl()).isEqualTo(thanks + "?state=COMPLETED");
-    } finally {
-      shop.stop(0);
-    }
+    });
   }
 
   /**
@@ -327,6 +319,21 @@ class CheckoutPageBrowserTest {
       }
     }
     return violations;
+  }
+
+  /** A test of the way back to a merchant, given the address of the merchant's page. */
+  private interface AtMerchant {
+    void run(String thanks) throws Exception;
+  }
+
+  /** Runs {@code test} with a merchant's site up (see {@link #merchantPage}), given its {@code /thanks} page. */
+  private static void atMerchant(AtMerchant test) throws Exception {
+    com.sun.net.httpserver.HttpServer shop = merchantPage();
+    try {
+      test.run("http://127.0.0.1:" + shop.getAddress().getPort() + "/thanks");
+    } finally {
+      shop.stop(0);
+    }
   }
 
   /** A merchant's site on a port of its own, answering every path with its page, as a shop's return page. */
