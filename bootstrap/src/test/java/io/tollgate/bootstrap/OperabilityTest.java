@@ -116,11 +116,7 @@ class OperabilityTest {
 
   @Test
   void every_answer_carries_a_request_id_which_the_error_envelope_and_the_log_repeat() throws Exception {
-    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
-    ListAppender<ILoggingEvent> captured = capturing();
-    captured.start();
-    access.addAppender(captured);
-    try {
+    try (AccessLog log = AccessLog.capture()) {
       TestGateway.Answer generated = gw.get("/api/v1/payments");
       assertThat(generated.header("X-Request-Id")).matches("[0-9a-f-]{36}");
 
@@ -136,12 +132,10 @@ class OperabilityTest {
           .GET().header("Authorization", "Bearer " + gw.apiKey).header("X-Request-Id", "bad id <script>"));
       assertThat(hostile.header("X-Request-Id")).as("an unsafe id is replaced").matches("[0-9a-f-]{36}");
 
-      assertThat(accessLines(captured, 3)).anySatisfy(e -> {
+      assertThat(log.lines(3)).anySatisfy(e -> {
         assertThat(e.getMDCPropertyMap().get("requestId")).isEqualTo("order-1001.attempt-2");
         assertThat(e.getFormattedMessage()).contains("POST /api/v1/payments -> 400");
       });
-    } finally {
-      access.detachAppender(captured);
     }
   }
 
@@ -153,18 +147,12 @@ class OperabilityTest {
   @ParameterizedTest
   @ValueSource(strings = {"text", "json"})
   void an_access_line_whose_path_holds_a_card_number_keeps_its_status(String format) throws Exception {
-    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
-    ListAppender<ILoggingEvent> captured = capturing();
-    captured.start();
-    access.addAppender(captured);
     List<ILoggingEvent> lines;
-    try {
+    try (AccessLog log = AccessLog.capture()) {
       assertThat(gw.get("/api/v1/payments/4000000000000002").status()).isEqualTo(404);
       // a path ending in digits that are no card number, which the status once joined
       assertThat(gw.get("/api/v1/payments/123456789").status()).isEqualTo(404);
-      lines = accessLines(captured, 2);
-    } finally {
-      access.detachAppender(captured);
+      lines = log.lines(2);
     }
 
     // written as the service writes it, through its logging configuration in that format
@@ -179,6 +167,31 @@ class OperabilityTest {
     }
     assertThat(messages.get(0)).matches("GET /api/v1/payments/400000\\*{6}0002 -> 404 in [0-9]+ms");
     assertThat(messages.get(1)).matches("GET /api/v1/payments/123456789 -> 404 in [0-9]+ms");
+  }
+
+  /** The access log's lines, kept while it is open. */
+  static final class AccessLog implements AutoCloseable {
+    private final Logger logger = (Logger) LoggerFactory.getLogger("io.tollgate.access");
+    private final ListAppender<ILoggingEvent> captured = capturing();
+
+    private AccessLog() {
+      captured.start();
+      logger.addAppender(captured);
+    }
+
+    static AccessLog capture() {
+      return new AccessLog();
+    }
+
+    /** As {@link OperabilityTest#accessLines}: once there are {@code count} of them, or 5 s have passed. */
+    List<ILoggingEvent> lines(int count) throws InterruptedException {
+      return accessLines(captured, count);
+    }
+
+    @Override
+    public void close() {
+      logger.detachAppender(captured);
+    }
   }
 
   /**
@@ -225,11 +238,7 @@ class OperabilityTest {
   @ValueSource(strings = {"4000000000000002", "order-4000-0000-0000-0002", "pan:4000000000000002.retry-1",
       "txn.4000-000000-000002", "202611240005"})
   void a_request_id_that_can_hold_a_card_number_is_replaced(String given) throws Exception {
-    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
-    ListAppender<ILoggingEvent> captured = capturing();
-    captured.start();
-    access.addAppender(captured);
-    try {
+    try (AccessLog log = AccessLog.capture()) {
       TestGateway.Answer failed = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
           .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\"}"))
           .header("Content-Type", "application/json").header("Authorization", "Bearer " + gw.apiKey)
@@ -244,10 +253,8 @@ class OperabilityTest {
       assertThat(refused.status()).isEqualTo(401);
       assertThat(refused.header("X-Request-Id")).matches("[0-9a-f-]{36}");
 
-      assertThat(accessLines(captured, 2)).hasSize(2).allSatisfy(e ->
+      assertThat(log.lines(2)).hasSize(2).allSatisfy(e ->
           assertThat(e.getMDCPropertyMap().get("requestId")).isNotEqualTo(given).matches("[0-9a-f-]{36}"));
-    } finally {
-      access.detachAppender(captured);
     }
   }
 
@@ -258,11 +265,7 @@ class OperabilityTest {
    */
   @Test
   void a_request_refused_before_it_reaches_the_api_has_its_access_line() throws Exception {
-    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
-    ListAppender<ILoggingEvent> captured = capturing();
-    captured.start();
-    access.addAppender(captured);
-    try {
+    try (AccessLog log = AccessLog.capture()) {
       String response;
       try (java.net.Socket s = new java.net.Socket("127.0.0.1", gw.app.port())) {
         s.setSoTimeout(10_000);
@@ -274,13 +277,11 @@ class OperabilityTest {
       java.util.regex.Matcher id = java.util.regex.Pattern.compile("(?im)^X-Request-Id: (\\S+)$").matcher(response);
       assertThat(id.find()).as(response).isTrue();
 
-      List<ILoggingEvent> lines = accessLines(captured, 1);
+      List<ILoggingEvent> lines = log.lines(1);
       assertThat(lines).anySatisfy(e -> {
         assertThat(e.getFormattedMessage()).startsWith("GET /api/v1/payments/%zz -> 400 in ");
         assertThat(e.getMDCPropertyMap().get("requestId")).isEqualTo(id.group(1));
       });
-    } finally {
-      access.detachAppender(captured);
     }
   }
 
@@ -292,12 +293,8 @@ class OperabilityTest {
    */
   @Test
   void made_up_methods_add_no_series_to_the_metrics_and_little_to_the_log() throws Exception {
-    Logger access = (Logger) LoggerFactory.getLogger("io.tollgate.access");
-    ListAppender<ILoggingEvent> captured = capturing();
-    captured.start();
-    access.addAppender(captured);
     String longMethod = "X".repeat(3_000);
-    try {
+    try (AccessLog log = AccessLog.capture()) {
       for (String method : List.of("BREW", "FROBNICATE", "QUERYX", longMethod)) {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", gw.app.port())) {
           s.setSoTimeout(10_000);
@@ -307,13 +304,11 @@ class OperabilityTest {
               .startsWith("HTTP/1.1 4");
         }
       }
-      List<ILoggingEvent> lines = accessLines(captured, 4);
+      List<ILoggingEvent> lines = log.lines(4);
       assertThat(lines).hasSize(4).allSatisfy(e -> assertThat(e.getFormattedMessage()).hasSizeLessThan(100));
       assertThat(lines).anySatisfy(e -> assertThat(e.getFormattedMessage()).startsWith("BREW /api/v1/payments -> "));
       assertThat(lines).anySatisfy(e -> assertThat(e.getFormattedMessage())
           .startsWith("XXXXXXXXXXXXXXXX... /api/v1/payments -> "));
-    } finally {
-      access.detachAppender(captured);
     }
     String metrics = plainGet("/metrics").body();
     assertThat(metrics).doesNotContain("BREW").doesNotContain("FROBNICATE").doesNotContain("XXXXXXXX");
