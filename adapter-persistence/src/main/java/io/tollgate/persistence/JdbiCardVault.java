@@ -20,25 +20,72 @@ import org.jdbi.v3.core.statement.SqlStatement;
 final class JdbiCardVault implements CardVault {
 
   /**
+   * Which cards a use at {@code :vaultAt} marks as used: those last used over a day before, so a
+   * card charged every minute is written once a day, not on every payment. A card used within
+   * the day is never forgotten ({@link #FORGET}: the retention is 30 days at least), so a payment
+   * that used it finds it when it is processed.
+   */
+  private static final String TOUCH = "last_used < CAST(:vaultAt AS timestamptz) - interval '1 day'";
+
+  /**
    * Stores the card of {@code :vaultShop}, {@code :vaultToken}, {@code :vaultFingerprint},
    * {@code :vaultCiphertext} and {@code :vaultAt} unless the shop has it, as the CTE
    * {@code vault} that yields the stored token: the new one, or the card's token from before
    * the statement began (no row when a concurrent request stored the card after that).
    * Two requests storing one new card at once collide on both keys, the token's as well as the
-   * fingerprint's, so a conflict on either does nothing.
+   * fingerprint's, so a conflict on either does nothing. A card the shop had counts as used
+   * now ({@link #TOUCH}). Only a card unused for the whole retention, forgotten in the instant
+   * between this statement's look for it and its mark, is lost to the payment; charging it then
+   * declines with 1.06, as for any token whose card is gone.
    */
   static final String STORE = """
       vault_added AS (
-        INSERT INTO card_vault (shop_id, token, fingerprint, pan_ciphertext, created)
-        VALUES (:vaultShop, :vaultToken, :vaultFingerprint, :vaultCiphertext, :vaultAt)
+        INSERT INTO card_vault (shop_id, token, fingerprint, pan_ciphertext, created, last_used)
+        VALUES (:vaultShop, :vaultToken, :vaultFingerprint, :vaultCiphertext, :vaultAt, :vaultAt)
         ON CONFLICT DO NOTHING
         RETURNING token),
+      vault_used AS (
+        UPDATE card_vault SET last_used = :vaultAt
+        WHERE shop_id = :vaultShop AND fingerprint = :vaultFingerprint AND {touch}),
       vault AS (
         SELECT token FROM vault_added
         UNION ALL
         SELECT token FROM card_vault WHERE shop_id = :vaultShop AND fingerprint = :vaultFingerprint
         LIMIT 1)
-      """;
+      """.replace("{touch}", TOUCH);
+
+  /** The card behind {@code :shop}'s {@code :token}, and whether it was used within the day before {@code :vaultAt}. */
+  private static final String REVEAL = """
+      SELECT pan_ciphertext, NOT ({touch}) AS used_today FROM card_vault WHERE shop_id = :shop AND token = :token"""
+      .replace("{touch}", TOUCH);
+
+  /**
+   * Marks the card behind {@code :shop}'s {@code :token} as used at {@code :vaultAt}, answering
+   * its ciphertext; none when it was forgotten since it was read.
+   */
+  private static final String MARK_USED = """
+      UPDATE card_vault SET last_used = greatest(last_used, :vaultAt)
+      WHERE shop_id = :shop AND token = :token
+      RETURNING pan_ciphertext""";
+
+  /**
+   * Forgets up to {@code :batch} cards no payment used since {@code :before}, oldest first, except
+   * those of a payment still in flight (CHECKOUT or PENDING: a deposit waiting for its customer
+   * or its terminal, a payout waiting for its worker), which will need the card to be charged
+   * or paid out however long it waits. A card a payment marks as used while this runs stays:
+   * the row is read again once its lock is free, and its last use is then too recent.
+   */
+  static final String FORGET = """
+      DELETE FROM card_vault WHERE (shop_id, token) IN (
+        SELECT v.shop_id, v.token FROM card_vault v
+        WHERE v.last_used < :before
+          AND NOT EXISTS (SELECT 1 FROM payments p
+              WHERE p.state IN ('PENDING', 'CHECKOUT') AND p.shop_id = v.shop_id
+                AND p.card->>'cardToken' = v.token)
+        ORDER BY v.last_used
+        LIMIT :batch
+        FOR UPDATE SKIP LOCKED)
+      AND last_used < :before""";
 
   private final Jdbi jdbi;
   private final SecretBox secrets;
@@ -72,12 +119,32 @@ final class JdbiCardVault implements CardVault {
         .orElse(card.token());
   }
 
+  /**
+   * A card used within the day is read, nothing more (it is kept for 30 days at least). One
+   * that was not is marked as used now, in a second statement, which finds the row as it is
+   * then: gone when it was forgotten in between, so that no payment takes a token whose card is
+   * about to go; kept, when another payment marked it first.
+   */
   @Override
   public Optional<String> reveal(ShopId shop, String token) {
-    return jdbi.withHandle(h -> h.createQuery(
-            "SELECT pan_ciphertext FROM card_vault WHERE shop_id = :shop AND token = :token")
-        .bind("shop", shop.value()).bind("token", token).mapTo(byte[].class).findOne())
-        .map(secrets::decrypt);
+    java.time.Instant now = clock.instant();
+    return jdbi.withHandle(h -> {
+      Optional<Stored> stored = h.createQuery(REVEAL).bind("shop", shop.value()).bind("token", token)
+          .bind("vaultAt", now)
+          .map((rs, ctx) -> new Stored(rs.getBytes("pan_ciphertext"), rs.getBoolean("used_today"))).findOne();
+      if (stored.isEmpty() || stored.get().usedToday()) {
+        return stored.map(Stored::ciphertext);
+      }
+      return h.createQuery(MARK_USED).bind("shop", shop.value()).bind("token", token).bind("vaultAt", now)
+          .mapTo(byte[].class).findOne();
+    }).map(secrets::decrypt);
+  }
+
+  private record Stored(byte[] ciphertext, boolean usedToday) {}
+
+  @Override
+  public int forgetUnusedSince(java.time.Instant before, int batch) {
+    return jdbi.withHandle(h -> h.createUpdate(FORGET).bind("before", before).bind("batch", batch).execute());
   }
 
   @Override

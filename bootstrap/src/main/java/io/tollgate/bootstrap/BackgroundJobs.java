@@ -31,7 +31,8 @@ final class BackgroundJobs implements AutoCloseable {
 
   /** The jobs, in the order each round runs them; the names the log and the metrics give them. */
   static final java.util.List<String> JOBS = java.util.List.of("payouts", "bank transfers",
-      "unanswered card deposits", "checkout timeouts", "expired idempotency keys", "old webhook deliveries");
+      "unanswered card deposits", "checkout timeouts", "expired idempotency keys", "old webhook deliveries",
+      "unused cards");
 
   private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> failures =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -46,14 +47,16 @@ final class BackgroundJobs implements AutoCloseable {
    *     many it forgot
    * @param forgetOldDeliveries forgets a batch of the webhook delivery log past its time,
    *     answering how many rows it went through
+   * @param forgetUnusedCards forgets a batch of the card numbers unused past their retention,
+   *     answering how many it forgot
    */
   BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, IntUnaryOperator forgetOldDeliveries,
-      Duration interval) {
-    this(work, forgetExpiredKeys, forgetOldDeliveries, interval, System::nanoTime);
+      IntUnaryOperator forgetUnusedCards, Duration interval) {
+    this(work, forgetExpiredKeys, forgetOldDeliveries, forgetUnusedCards, interval, System::nanoTime);
   }
 
   BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, IntUnaryOperator forgetOldDeliveries,
-      Duration interval, java.util.function.LongSupplier nanoTime) {
+      IntUnaryOperator forgetUnusedCards, Duration interval, java.util.function.LongSupplier nanoTime) {
     this.nanoTime = nanoTime;
     this.progressed = nanoTime.getAsLong();
     this.intervalNanos = interval.toNanos();
@@ -66,6 +69,7 @@ final class BackgroundJobs implements AutoCloseable {
       drain(JOBS.get(3), work::expireCheckouts);
       drain(JOBS.get(4), forgetExpiredKeys);
       drain(JOBS.get(5), forgetOldDeliveries);
+      drain(JOBS.get(6), forgetUnusedCards);
       running = null;
       progressed = nanoTime.getAsLong();
     }, millis, millis, TimeUnit.MILLISECONDS);

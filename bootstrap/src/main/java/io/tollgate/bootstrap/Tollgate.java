@@ -177,7 +177,7 @@ public final class Tollgate implements AutoCloseable {
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), services.payments()::forgetExpiredIdempotencyKeys,
         batch -> services.webhooks().forgetDeliveriesOlderThan(config.webhookLogRetention(), batch),
-        config.jobInterval());
+        batch -> services.processing().forgetUnusedCards(config.cardRetention(), batch), config.jobInterval());
     BackgroundJobs started = jobs;
     io.micrometer.core.instrument.Gauge.builder("tollgate.jobs.progress.age", started::secondsSinceProgress)
         .description("how long the background jobs (payouts, bank transfers, unanswered deposits, checkout "

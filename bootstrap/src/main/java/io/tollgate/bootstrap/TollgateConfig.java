@@ -34,6 +34,7 @@ public record TollgateConfig(
     java.time.Duration webhookTimeout,
     int webhookParallelism,
     java.time.Duration webhookLogRetention,
+    java.time.Duration cardRetention,
     boolean merchantApiCore,
     int rateLimit,
     int rateLimitBurst) {
@@ -66,7 +67,7 @@ public record TollgateConfig(
       new Setting("TOLLGATE_GATEWAY_BALANCES", "true", "`false` switches `GET /api/v1/balances` off (404)"),
       new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",
           "how often background jobs look for work (payouts, bank transfers, unanswered card deposits, checkout timeouts, "
-              + "expired idempotency keys, the old webhook delivery log)"),
+              + "expired idempotency keys, the old webhook delivery log, unused cards)"),
       new Setting("TOLLGATE_SANDBOX_BANK_DELAY", "PT5S",
           "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH"),
       new Setting("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE,
@@ -76,6 +77,9 @@ public record TollgateConfig(
       new Setting("TOLLGATE_WEBHOOK_LOG_RETENTION", "P90D",
           "how long the webhook delivery log is kept (at least P7D): attempts, and events a newer one of their "
               + "payment replaced; each payment's newest event stays, to be sent again"),
+      new Setting("TOLLGATE_CARD_RETENTION", "P730D",
+          "how long a card number is kept after the last payment that used it (at least P30D); its token is "
+              + "unknown after that, except while a payment of the card is still in flight"),
       new Setting("TOLLGATE_RATE_LIMIT", "200",
           "API requests a second per key (or per client address without one; refused credentials also count per address) before 429; 0 switches the limit off"),
       new Setting("TOLLGATE_RATE_LIMIT_BURST", "400", "requests a key may send at once above the steady rate"),
@@ -130,6 +134,12 @@ public record TollgateConfig(
       // the log is what a merchant reads when a webhook went missing, and the last retries come
       // days after the first attempt
       problems.add("TOLLGATE_WEBHOOK_LOG_RETENTION must be at least P7D");
+    }
+    java.time.Duration cardRetention = duration(get.apply("TOLLGATE_CARD_RETENTION"), "P730D",
+        "TOLLGATE_CARD_RETENTION", problems);
+    if (cardRetention.compareTo(java.time.Duration.ofDays(30)) < 0) {
+      // a merchant charging a stored card monthly must find it next month
+      problems.add("TOLLGATE_CARD_RETENTION must be at least P30D");
     }
     String merchantApi = get.apply("TOLLGATE_MERCHANT_API");
     if (merchantApi != null && !merchantApi.equals("full") && !merchantApi.equals("core")) {
@@ -188,6 +198,7 @@ public record TollgateConfig(
         webhookTimeout,
         webhookParallelism,
         webhookLogRetention,
+        cardRetention,
         "core".equals(merchantApi),
         rateLimit,
         rateLimitBurst);

@@ -29,7 +29,7 @@ class BackgroundJobsTest {
       }
       return 0;
     }, expiriesAfterTheError::countDown);
-    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, Duration.ofMillis(10))) {
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, batch -> 0, Duration.ofMillis(10))) {
       assertThat(expiriesAfterTheError.await(5, TimeUnit.SECONDS)).as("the jobs after the failing one ran").isTrue();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       while (payoutRuns.get() < 4 && System.nanoTime() < deadline) {
@@ -51,7 +51,7 @@ class BackgroundJobsTest {
       rounds.incrementAndGet();
       throw new IllegalArgumentException("unknown currency: DOGE");
     }, () -> { });
-    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, Duration.ofMillis(10))) {
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, batch -> 0, Duration.ofMillis(10))) {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       while (jobs.failures("payouts") < 3 && System.nanoTime() < deadline) {
         Thread.sleep(10);
@@ -76,7 +76,7 @@ class BackgroundJobsTest {
       failed.countDown();
       throw stayDue;
     }, () -> { });
-    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, Duration.ofMillis(10))) {
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, batch -> 0, Duration.ofMillis(10))) {
       assertThat(failed.await(5, TimeUnit.SECONDS)).isTrue();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
       ch.qos.logback.classic.spi.IThrowableProxy logged = null;
@@ -117,7 +117,7 @@ class BackgroundJobsTest {
       }
       return 0;
     }, expiries::incrementAndGet);
-    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, Duration.ofMillis(10), nanos::get)) {
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, batch -> 0, Duration.ofMillis(10), nanos::get)) {
       assertThat(stuck.await(5, TimeUnit.SECONDS)).isTrue();
       nanos.addAndGet(Duration.ofMinutes(6).toNanos());
       assertThat(jobs.secondsSinceProgress()).as("six minutes on one batch").isEqualTo(360.0);
@@ -136,7 +136,7 @@ class BackgroundJobsTest {
   @Test
   void jobs_that_no_longer_run_at_all_show_as_ever_later() {
     java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(1_000);
-    BackgroundJobs jobs = new BackgroundJobs(work(batch -> 0, () -> { }), batch -> 0, batch -> 0, Duration.ofSeconds(1), nanos::get);
+    BackgroundJobs jobs = new BackgroundJobs(work(batch -> 0, () -> { }), batch -> 0, batch -> 0, batch -> 0, Duration.ofSeconds(1), nanos::get);
     jobs.close();
     nanos.addAndGet(Duration.ofMinutes(6).toNanos());
     assertThat(jobs.secondsSinceProgress()).isEqualTo(359.0);
@@ -146,7 +146,7 @@ class BackgroundJobsTest {
   @Test
   void waiting_for_the_next_round_of_a_long_interval_shows_as_nothing() {
     java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong(1_000);
-    try (BackgroundJobs jobs = new BackgroundJobs(work(batch -> 0, () -> { }), batch -> 0, batch -> 0, Duration.ofMinutes(10),
+    try (BackgroundJobs jobs = new BackgroundJobs(work(batch -> 0, () -> { }), batch -> 0, batch -> 0, batch -> 0, Duration.ofMinutes(10),
         nanos::get)) {
       nanos.addAndGet(Duration.ofMinutes(6).toNanos());
       assertThat(jobs.secondsSinceProgress()).isZero();
@@ -179,6 +179,11 @@ class BackgroundJobsTest {
       @Override
       public int expireCheckouts(int batch) {
         expiries.run();
+        return 0;
+      }
+
+      @Override
+      public int forgetUnusedCards(Duration retention, int batch) {
         return 0;
       }
     };

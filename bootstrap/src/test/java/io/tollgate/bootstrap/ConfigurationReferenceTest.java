@@ -61,6 +61,17 @@ class ConfigurationReferenceTest {
   }
 
   @Test
+  void card_numbers_are_kept_thirty_days_at_least_and_two_years_unless_set() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CARD_RETENTION", "P29D")))
+        .hasMessageContaining("TOLLGATE_CARD_RETENTION must be at least P30D");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CARD_RETENTION", "P2Y")))
+        .hasMessageContaining("TOLLGATE_CARD_RETENTION must be an ISO-8601 duration");
+    assertThat(TollgateConfig.from(Map.of()).cardRetention()).isEqualTo(java.time.Duration.ofDays(730));
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_CARD_RETENTION", "P30D")).cardRetention())
+        .isEqualTo(java.time.Duration.ofDays(30));
+  }
+
+  @Test
   void an_iso_currency_cannot_be_given_other_decimals_as_a_crypto_currency() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "EUR:8,BTC:8")))
         .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES: EUR is an ISO 4217 currency");

@@ -30,4 +30,11 @@ public interface BackgroundWorkUseCase {
 
   /** Cancels with 1.04 deposits the customer left alone past the shop's checkout timeout. */
   int expireCheckouts(int batch);
+
+  /**
+   * Forgets a batch of the card numbers no payment has used for {@code retention}, keeping those
+   * a payment in flight still needs, and answers how many it forgot. Their tokens are unknown
+   * from then on; a payment that names one is refused, and the card given again is kept anew.
+   */
+  int forgetUnusedCards(java.time.Duration retention, int batch);
 }

@@ -22,8 +22,18 @@ public interface CardVault {
   /** A card number as the vault stores it; never holds the number in clear. */
   record Sealed(ShopId shop, String token, String fingerprint, byte[] ciphertext) {}
 
-  /** The card number behind a token of this shop; empty for an unknown or foreign token. */
+  /**
+   * The card number behind a token of this shop; empty for an unknown or foreign token. The
+   * card counts as used now: it is kept for the retention from now on.
+   */
   Optional<String> reveal(ShopId shop, String token);
+
+  /**
+   * Forgets up to {@code batch} cards no payment has used since {@code before}, keeping those a
+   * payment in flight still needs; answers how many it forgot. A token of a forgotten card is
+   * unknown from then on; the same card number given again is stored anew, under the same token.
+   */
+  int forgetUnusedSince(java.time.Instant before, int batch);
 
   /** The card number in a ciphertext the vault stored, as read along with its payment. */
   String open(byte[] ciphertext);
