@@ -3,6 +3,7 @@ package io.tollgate.application.service;
 import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.MerchantUsersUseCase;
 import io.tollgate.application.port.out.PasswordHasher;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Merchant users. Passwords are kept as slow hashes; since HTTP Basic sends them on every
@@ -61,6 +61,15 @@ public final class MerchantUserService implements MerchantUsersUseCase {
 
   public MerchantUserService(UserRepository users, ShopRepository merchants, ReferenceData reference,
       PasswordHasher hasher, SecretBox secrets, Clock clock) {
+    this(users, merchants, reference, hasher, secrets, clock, Ticker.systemTicker());
+  }
+
+  /**
+   * @param ticker what the remembered sign-ins age by: a monotonic clock, not the wall clock,
+   *     which NTP may step back an hour and so keep a disabled user's sign-in for that hour
+   */
+  MerchantUserService(UserRepository users, ShopRepository merchants, ReferenceData reference,
+      PasswordHasher hasher, SecretBox secrets, Clock clock, Ticker ticker) {
     this.users = users;
     this.merchants = merchants;
     this.reference = reference;
@@ -68,13 +77,9 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     this.secrets = secrets;
     this.clock = clock;
     this.verified = Caffeine.newBuilder().expireAfterAccess(REMEMBER_FOR).maximumSize(MAX_REMEMBERED)
-        .ticker(this::nanos).buildAsync();
+        .ticker(ticker).buildAsync();
     this.current = Caffeine.newBuilder().expireAfterWrite(CHANGES_SEEN_WITHIN).maximumSize(MAX_REMEMBERED)
-        .ticker(this::nanos).build();
-  }
-
-  private long nanos() {
-    return TimeUnit.MILLISECONDS.toNanos(clock.millis());
+        .ticker(ticker).build();
   }
 
   @Override

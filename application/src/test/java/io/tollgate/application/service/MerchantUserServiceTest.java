@@ -58,8 +58,10 @@ class MerchantUserServiceTest {
     ShopRepository merchants = mock(ShopRepository.class);
     when(merchants.merchantExists(MERCHANT)).thenReturn(true);
     SecretBox secrets = new SecretBox(new byte[32]);
-    service = new MerchantUserService(database, merchants, mock(ReferenceData.class), hasher, secrets, clock);
-    commandLine = new MerchantUserService(database, merchants, mock(ReferenceData.class), hasher, secrets, clock);
+    service = new MerchantUserService(database, merchants, mock(ReferenceData.class), hasher, secrets, clock,
+        clock::elapsed);
+    commandLine = new MerchantUserService(database, merchants, mock(ReferenceData.class), hasher, secrets, clock,
+        clock::elapsed);
     commandLine.create(MERCHANT, EMAIL, PASSWORD, EnumSet.of(Permission.SHOP_EDIT));
   }
 
@@ -122,6 +124,20 @@ class MerchantUserServiceTest {
     clock.advance(MerchantUserService.REMEMBER_FOR);
     service.authenticate(EMAIL, PASSWORD);
     assertThat(hasher.verifications.get()).as("checked again after a window unused").isEqualTo(2);
+  }
+
+  /**
+   * The bound holds when the wall clock is set back meanwhile: sign-ins were remembered by the
+   * wall clock, so a step back of an hour kept a disabled user signed in for that hour.
+   */
+  @Test
+  void a_user_disabled_elsewhere_is_refused_within_the_bound_though_the_clock_was_set_back() {
+    service.authenticate(EMAIL, PASSWORD);
+    commandLine.setEnabled(EMAIL, false);
+
+    clock.stepBack(Duration.ofHours(1));
+    clock.advance(MerchantUserService.CHANGES_SEEN_WITHIN);
+    assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD)).isInstanceOf(DomainException.Unauthenticated.class);
   }
 
   @Test
@@ -194,11 +210,23 @@ class MerchantUserServiceTest {
     assertThat(service.authenticate(EMAIL, PASSWORD).email()).isEqualTo(EMAIL);
   }
 
+  /** A wall clock, and the monotonic time that has passed, which a step of the wall clock leaves alone. */
   static final class MutableClock extends Clock {
     Instant now = Instant.parse("2026-11-22T09:00:00Z");
+    long elapsed;
 
     void advance(Duration d) {
       now = now.plus(d);
+      elapsed += d.toNanos();
+    }
+
+    /** What NTP does to a clock found ahead: sets it back, while time goes on. */
+    void stepBack(Duration d) {
+      now = now.minus(d);
+    }
+
+    long elapsed() {
+      return elapsed;
     }
 
     @Override
