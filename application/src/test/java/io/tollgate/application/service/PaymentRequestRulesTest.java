@@ -49,6 +49,32 @@ class PaymentRequestRulesTest {
   }
 
   /**
+   * A date of birth up to tomorrow by UTC's calendar is taken (the customer's today may be
+   * ahead of UTC's), whatever the server's time zone: it used to be the server's today, so the
+   * same request was good on a server in Auckland and refused on one in New York.
+   */
+  @Test
+  void a_date_of_birth_is_judged_by_utc_with_a_day_s_grace_not_by_the_server_s_zone() {
+    java.util.TimeZone zone = java.util.TimeZone.getDefault();
+    try {
+      java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("America/New_York"));
+      PaymentRequestRules lateOn27Nov = new PaymentRequestRules(Currencies.defaults(),
+          java.time.Clock.fixed(java.time.Instant.parse("2026-11-27T23:30:00Z"), java.time.ZoneOffset.UTC));
+      lateOn27Nov.check(deposit(null, bornOn("2026-11-28"), null, Map.of()));
+      DomainException.Invalid refused = catchThrowableOfType(
+          () -> lateOn27Nov.check(deposit(null, bornOn("2026-11-29"), null, Map.of())), DomainException.Invalid.class);
+      assertThat(refused).isNotNull();
+      assertThat(refused.violations()).extracting(Violation::field).containsExactly("customer.dateOfBirth");
+    } finally {
+      java.util.TimeZone.setDefault(zone);
+    }
+  }
+
+  private static Customer bornOn(String date) {
+    return new Customer("c-1", null, null, null, date, null, null, null, null);
+  }
+
+  /**
    * A card number is its digits, which spaces or punctuation may group (the reference ignores
    * what is not a digit): a letter, or a digit of another script, is a mistyped number,
    * refused, never dropped to leave a shorter number to charge.
