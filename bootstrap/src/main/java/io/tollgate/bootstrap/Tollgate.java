@@ -299,13 +299,20 @@ public final class Tollgate implements AutoCloseable {
       return new SandboxProcessor(clock);
     }
 
+    /**
+     * The services' clock, to the microsecond as PostgreSQL keeps times: a time in nanoseconds
+     * was answered and sent in webhooks cut to its second, and read back rounded to its
+     * microsecond, which at the end of a second is the next one.
+     */
+    static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
+
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
       return wire(config, database, publicUrl, io.tollgate.application.port.out.PaymentMetrics.NONE);
     }
 
     static Services wire(TollgateConfig config, Database database, String publicUrl,
         io.tollgate.application.port.out.PaymentMetrics metrics) {
-      Clock clock = Clock.systemUTC();
+      Clock clock = CLOCK;
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(MasterKey.load(config));
       database.requireMasterKey(secrets.fingerprint("tollgate: the master key of this database"));
