@@ -661,6 +661,85 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         .isEmpty();
   }
 
+  /**
+   * A shop's gateway list and a merchant's operations list, deep pages read by their ids first:
+   * whichever way a page is read, with or without filters, the pages around the switch join up
+   * in the same newest-first order, none skipped or repeated.
+   */
+  @Test
+  void gateway_and_operation_pages_deep_and_shallow_join_up_in_one_order() {
+    ShopId own = TestShops.create(adapters, "deep-lists");
+    MerchantId merchant = adapters.shops().find(own).orElseThrow().merchantId();
+    List<String> newestFirst = new ArrayList<>();
+    List<String> cancelledNewestFirst = new ArrayList<>();
+    for (int i = 0; i < 1_030; i++) {
+      Payment p = insert(own, "1", "deep-list-" + i, T0.plusSeconds(2L * i));
+      newestFirst.add(0, p.id().value());
+      if (i % 3 == 0) {
+        repository().update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED, Outcome.NONE, T0.plusSeconds(2L * i + 1)));
+        cancelledNewestFirst.add(0, p.id().value());
+      }
+    }
+    PaymentRepository.PaymentFilter shop = new PaymentRepository.PaymentFilter(own, null, null, null, null, null);
+    List<String> read = new ArrayList<>();
+    for (int offset = 0; offset < 1_100; offset += 50) {
+      repository().list(shop, offset, 50).items().forEach(p -> read.add(p.id().value()));
+    }
+    assertThat(read).containsExactlyElementsOf(newestFirst);
+    PaymentRepository.PaymentFilter older = new PaymentRepository.PaymentFilter(own, null, T0.plusSeconds(2_040),
+        null, null, null);
+    Page<Payment> deep = repository().list(older, 1_000, 50);
+    assertThat(deep.items()).extracting(p -> p.id().value()).as("a deep filtered page")
+        .containsExactlyElementsOf(newestFirst.subList(1_010, 1_030));
+    assertThat(deep.hasMore()).isFalse();
+
+    Set<OperationType> created = Set.of(OperationType.CREATE_PAYMENT);
+    Set<PaymentState> checkout = Set.of(PaymentState.CHECKOUT);
+    List<String> createdOps = new ArrayList<>();
+    for (int offset = 0; offset < 1_100; offset += 50) {
+      repository().operationsForMerchant(merchant, null, null, created, checkout, Set.of(), offset, 50).items()
+          .forEach(o -> createdOps.add(o.payment().id().value()));
+    }
+    assertThat(createdOps).as("each payment's creation, by kind and state").containsExactlyElementsOf(newestFirst);
+    Page<PaymentRepository.OperationWithPayment> cancels = repository().operationsForMerchant(merchant, null, null,
+        Set.of(OperationType.CANCEL, OperationType.VOID), Set.of(), Set.of(), 0, 500);
+    assertThat(cancels.items()).extracting(o -> o.payment().id().value())
+        .containsExactlyElementsOf(cancelledNewestFirst);
+    assertThat(cancels.items()).extracting(o -> o.operation().operation()).containsOnly(OperationType.CANCEL);
+    assertThat(repository().operationsForMerchant(merchant, null, null, Set.of(), Set.of(PaymentState.CANCELLED),
+        Set.of(), 300, 500).items()).extracting(o -> o.payment().id().value())
+        .containsExactlyElementsOf(cancelledNewestFirst.subList(300, cancelledNewestFirst.size()));
+    List<String> all = new ArrayList<>();
+    for (int offset = 0; offset < 1_400; offset += 100) {
+      repository().operationsForMerchant(merchant, null, null, Set.of(), Set.of(), Set.of(), offset, 100).items()
+          .forEach(o -> all.add(o.operation().operation() + " " + o.payment().id().value()));
+    }
+    assertThat(all).hasSize(1_030 + cancelledNewestFirst.size()).doesNotHaveDuplicates();
+  }
+
+  /**
+   * The operations list filtered by a rare kind or state reads its index of those (V39) even in
+   * the plan PostgreSQL keeps for the statement: with the kinds as a parameter, that plan read
+   * every operation of the merchant in the time asked for.
+   */
+  @Test
+  void a_filter_by_a_rare_kind_or_state_reads_its_index_in_the_kept_plan() {
+    Map<String, String> expected = Map.of(
+        JdbiPaymentRepository.operationsSql(Set.of(OperationType.VOID, OperationType.CHARGEBACK), Set.of(), 0, 0),
+        "payment_operations_merchant_rare_operation",
+        JdbiPaymentRepository.operationsSql(Set.of(), Set.of(PaymentState.AUTHORIZED), 0, 0),
+        "payment_operations_merchant_rare_state");
+    expected.forEach((sql, index) -> {
+      String plan = db.jdbi().inTransaction(h -> {
+        h.execute("SET LOCAL plan_cache_mode = force_generic_plan");
+        h.execute("SET LOCAL enable_seqscan = off");
+        return String.join("\n", h.createQuery("EXPLAIN " + sql).bind("merchant", 1L).bind("from", T0)
+            .bind("before", (Instant) null).bind("limit", 51).bind("offset", 0).mapTo(String.class).list());
+      });
+      assertThat(plan).as(plan).contains(index);
+    });
+  }
+
   private static List<String> ids(Page<PaymentRepository.PaymentWithRefunds> page) {
     return page.items().stream().map(p -> p.payment().id().value()).toList();
   }

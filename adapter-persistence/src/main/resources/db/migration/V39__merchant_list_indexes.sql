@@ -1,0 +1,30 @@
+-- The merchant API's lists at volume (a review over a million payments and 2.6 million
+-- operations of one merchant). Building these indexes holds writes to the two tables for as long
+-- as it takes (seconds a million rows), during the start and before the new version serves, with
+-- the older version stopped, as upgrades are.
+
+-- The operations list filtered by kind or payment state read every operation of the merchant in
+-- the time asked for when the kind or state was rare or absent (a chargeback, a void, an
+-- authorisation): 0.2-0.45 s, and growing with the operations. Each index below holds only the
+-- operations of the rarer kinds or states. The kinds and states every card deposit writes
+-- (created, screened, sent, paid: CHECKOUT, PENDING, COMPLETED) are left out: the list finds them
+-- at once in its time order, and they are most of what is written, so a payment pays for these
+-- indexes only when it is cancelled, declined, refunded or paid out.
+CREATE INDEX payment_operations_merchant_rare_operation
+    ON payment_operations (merchant_id, operation, completed DESC, id DESC)
+    WHERE operation NOT IN ('CREATE_PAYMENT', 'DETECT_FRAUD', 'CHECKOUT', 'DEPOSIT');
+CREATE INDEX payment_operations_merchant_rare_state
+    ON payment_operations (merchant_id, payment_state, completed DESC, id DESC)
+    WHERE payment_state NOT IN ('CHECKOUT', 'PENDING', 'COMPLETED');
+
+-- A list kept to a shop group (a user scoped to one, or shopGroupId.eq) read each row of the
+-- table to learn its shop, so a deep page of a small group read most of the merchant's rows:
+-- 0.35 s at offset 9,900 of a 10,000-payment group. The shop is now in the index beside the
+-- order, and the page is read from the index alone (0.12 s).
+CREATE INDEX payments_merchant_created_shop ON payments (merchant_id, created DESC, id DESC) INCLUDE (shop_id);
+DROP INDEX payments_merchant_created;
+ALTER INDEX payments_merchant_created_shop RENAME TO payments_merchant_created;
+CREATE INDEX payment_operations_merchant_completed_shop
+    ON payment_operations (merchant_id, completed DESC, id DESC) INCLUDE (shop_id);
+DROP INDEX payment_operations_merchant_completed;
+ALTER INDEX payment_operations_merchant_completed_shop RENAME TO payment_operations_merchant_completed;
