@@ -16,3 +16,7 @@ WHERE used.shop_id = v.shop_id AND used.token = v.token;
 
 -- The job reads the cards unused the longest first.
 CREATE INDEX card_vault_last_used ON card_vault (last_used);
+
+-- It keeps the card of a payout waiting for the merchant's approval, however long that takes: the
+-- few payouts in that state, found by shop.
+CREATE INDEX payments_awaiting_approval ON payments (shop_id) WHERE state = 'AWAITING_APPROVAL';

@@ -34,9 +34,12 @@ final class JdbiCardVault implements CardVault {
    * the statement began (no row when a concurrent request stored the card after that).
    * Two requests storing one new card at once collide on both keys, the token's as well as the
    * fingerprint's, so a conflict on either does nothing. A card the shop had counts as used
-   * now ({@link #TOUCH}). Only a card unused for the whole retention, forgotten in the instant
-   * between this statement's look for it and its mark, is lost to the payment; charging it then
-   * declines with 1.06, as for any token whose card is gone.
+   * now ({@link #TOUCH}).
+   *
+   * <p>The CTE {@code vault_lost} tells whether the card was forgotten ({@link #FORGET}) in the
+   * instant between the insert finding it and its mark: a card due to be forgotten that this
+   * statement neither stored nor marked. Its token is then the old one, but the vault no longer
+   * has it; whoever ran the statement stores it again under that token ({@link #restore}).
    */
   static final String STORE = """
       vault_added AS (
@@ -46,12 +49,17 @@ final class JdbiCardVault implements CardVault {
         RETURNING token),
       vault_used AS (
         UPDATE card_vault SET last_used = :vaultAt
-        WHERE shop_id = :vaultShop AND fingerprint = :vaultFingerprint AND {touch}),
+        WHERE shop_id = :vaultShop AND fingerprint = :vaultFingerprint AND {touch}
+        RETURNING token),
       vault AS (
         SELECT token FROM vault_added
         UNION ALL
         SELECT token FROM card_vault WHERE shop_id = :vaultShop AND fingerprint = :vaultFingerprint
-        LIMIT 1)
+        LIMIT 1),
+      vault_lost AS (
+        SELECT NOT EXISTS (SELECT 1 FROM vault_added) AND NOT EXISTS (SELECT 1 FROM vault_used)
+            AND EXISTS (SELECT 1 FROM card_vault
+                        WHERE shop_id = :vaultShop AND fingerprint = :vaultFingerprint AND {touch}) AS lost)
       """.replace("{touch}", TOUCH);
 
   /** The card behind {@code :shop}'s {@code :token}, and whether it was used within the day before {@code :vaultAt}. */
@@ -69,23 +77,28 @@ final class JdbiCardVault implements CardVault {
       RETURNING pan_ciphertext""";
 
   /**
-   * Forgets up to {@code :batch} cards no payment used since {@code :before}, oldest first, except
-   * those of a payment still in flight (CHECKOUT or PENDING: a deposit waiting for its customer
-   * or its terminal, a payout waiting for its worker), which will need the card to be charged
-   * or paid out however long it waits. A card a payment marks as used while this runs stays:
-   * the row is read again once its lock is free, and its last use is then too recent.
+   * Forgets up to {@code :batch} cards no payment used since a day before {@code :before} (a
+   * card is marked once a day, so its mark may be up to a day older than its last use), oldest
+   * first, except those of a payment still in flight, which will need the card to be charged or
+   * paid out however long it waits: a deposit waiting for its customer or its terminal, a payout
+   * waiting for its worker (CHECKOUT, PENDING), or for the merchant's approval
+   * (AWAITING_APPROVAL). A card a payment marks as used while this runs stays: the row is read
+   * again once its lock is free, and its last use is then too recent.
    */
   static final String FORGET = """
       DELETE FROM card_vault WHERE (shop_id, token) IN (
         SELECT v.shop_id, v.token FROM card_vault v
-        WHERE v.last_used < :before
+        WHERE v.last_used < CAST(:before AS timestamptz) - interval '1 day'
           AND NOT EXISTS (SELECT 1 FROM payments p
               WHERE p.state IN ('PENDING', 'CHECKOUT') AND p.shop_id = v.shop_id
+                AND p.card->>'cardToken' = v.token)
+          AND NOT EXISTS (SELECT 1 FROM payments p
+              WHERE p.state = 'AWAITING_APPROVAL' AND p.shop_id = v.shop_id
                 AND p.card->>'cardToken' = v.token)
         ORDER BY v.last_used
         LIMIT :batch
         FOR UPDATE SKIP LOCKED)
-      AND last_used < :before""";
+      AND last_used < CAST(:before AS timestamptz) - interval '1 day'""";
 
   private final Jdbi jdbi;
   private final SecretBox secrets;
@@ -112,11 +125,30 @@ final class JdbiCardVault implements CardVault {
   @Override
   public String tokenize(ShopId shop, String pan) {
     Sealed card = seal(shop, pan);
-    // Empty only when a concurrent request stored the same card after the statement began:
-    // derived, its token is this one.
-    return jdbi.withHandle((Handle h) -> bind(h.createQuery("WITH " + STORE + "SELECT token FROM vault"), card,
-            clock.instant()).mapTo(String.class).findOne())
-        .orElse(card.token());
+    java.time.Instant now = clock.instant();
+    return jdbi.withHandle((Handle h) -> {
+      Stored stored = bind(h.createQuery(
+              "WITH " + STORE + "SELECT (SELECT token FROM vault), (SELECT lost FROM vault_lost)"), card, now)
+          .map((rs, ctx) -> new Stored(rs.getString(1), rs.getBoolean(2))).one();
+      // No token only when a concurrent request stored the same card after the statement began:
+      // derived, its token is this one.
+      String token = stored.token() == null ? card.token() : stored.token();
+      if (stored.lost()) {
+        restore(h, new Sealed(shop, token, card.fingerprint(), card.ciphertext()), now);
+      }
+      return token;
+    });
+  }
+
+  /** What {@link #STORE} answered: the card's token, and whether the card was forgotten meanwhile. */
+  record Stored(String token, boolean lost) {}
+
+  /**
+   * Stores again, under the token a payment was just given, a card {@link #STORE} found as it was
+   * being forgotten, on the handle (and in the transaction, if any) of the statement that found it.
+   */
+  static void restore(Handle h, Sealed card, java.time.Instant at) {
+    bind(h.createQuery("WITH " + STORE + "SELECT count(*) FROM vault_added"), card, at).mapTo(Integer.class).one();
   }
 
   /**
@@ -129,18 +161,18 @@ final class JdbiCardVault implements CardVault {
   public Optional<String> reveal(ShopId shop, String token) {
     java.time.Instant now = clock.instant();
     return jdbi.withHandle(h -> {
-      Optional<Stored> stored = h.createQuery(REVEAL).bind("shop", shop.value()).bind("token", token)
+      Optional<Kept> kept = h.createQuery(REVEAL).bind("shop", shop.value()).bind("token", token)
           .bind("vaultAt", now)
-          .map((rs, ctx) -> new Stored(rs.getBytes("pan_ciphertext"), rs.getBoolean("used_today"))).findOne();
-      if (stored.isEmpty() || stored.get().usedToday()) {
-        return stored.map(Stored::ciphertext);
+          .map((rs, ctx) -> new Kept(rs.getBytes("pan_ciphertext"), rs.getBoolean("used_today"))).findOne();
+      if (kept.isEmpty() || kept.get().usedToday()) {
+        return kept.map(Kept::ciphertext);
       }
       return h.createQuery(MARK_USED).bind("shop", shop.value()).bind("token", token).bind("vaultAt", now)
           .mapTo(byte[].class).findOne();
     }).map(secrets::decrypt);
   }
 
-  private record Stored(byte[] ciphertext, boolean usedToday) {}
+  private record Kept(byte[] ciphertext, boolean usedToday) {}
 
   @Override
   public int forgetUnusedSince(java.time.Instant before, int batch) {

@@ -104,7 +104,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
     if (shape.customer()) {
       sql.append(", ").append(PaymentSql.CUSTOMER);
     }
-    return sql.append("SELECT count(*), ").append(shape.card() ? "(SELECT token FROM vault)" : "CAST(NULL AS text)")
+    return sql.append("SELECT count(*), ")
+        .append(shape.card() ? "(SELECT token FROM vault), (SELECT lost FROM vault_lost)" : "CAST(NULL AS text), false")
         .append(" FROM written").toString();
   }
 
@@ -161,12 +162,21 @@ final class JdbiPaymentRepository implements PaymentRepository {
       if (card != null) {
         JdbiCardVault.bind(q, card, p.created());
       }
-      return q.map((rs, ctx) -> new Written(rs.getInt(1), rs.getString(2))).one();
+      Written done = q.map((rs, ctx) -> new Written(rs.getInt(1), rs.getString(2), rs.getBoolean(3))).one();
+      if (done.cardLost() && done.rows() == 1) {
+        // forgotten as the statement found it: stored again under the token the payment now has
+        JdbiCardVault.restore(h, new CardVault.Sealed(card.shop(), done.cardToken() == null ? card.token()
+            : done.cardToken(), card.fingerprint(), card.ciphertext()), p.created());
+      }
+      return done;
     });
   }
 
-  /** How many payment rows a write stored (0 or 1), and the token the vault holds for its card, if it stored one. */
-  private record Written(int rows, String cardToken) {}
+  /**
+   * How many payment rows a write stored (0 or 1), the token the vault holds for its card, if it
+   * stored one, and whether that card was forgotten as the write found it.
+   */
+  private record Written(int rows, String cardToken, boolean cardLost) {}
 
   @Override
   public Optional<Payment> find(PaymentId id) {

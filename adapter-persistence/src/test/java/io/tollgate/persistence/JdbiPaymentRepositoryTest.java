@@ -1009,6 +1009,34 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         stored -> new PaymentRepository.Effects(null, null, null, card));
   }
 
+  /**
+   * A payment whose card, given by number, the vault is forgetting as the payment's write finds
+   * it: the write stores the card again under the token the payment got, so that the payment is
+   * never left with a token whose card is gone.
+   */
+  @Test
+  void a_payment_whose_card_is_forgotten_as_it_is_written_keeps_its_card() throws Exception {
+    ShopId own = TestShops.create(adapters, "forgotten-as-written");
+    String pan = "4000000000003063";
+    String token = adapters.cardVault().tokenize(own, pan);
+    db.jdbi().useHandle(h -> h.createUpdate("UPDATE card_vault SET last_used = now() - interval '900 hours'"
+        + " WHERE token = :token").bind("token", token).execute());
+    try (org.jdbi.v3.core.Handle job = db.jdbi().open()) {
+      job.begin();
+      job.createQuery("SELECT 1 FROM card_vault WHERE token = :token FOR UPDATE").bind("token", token)
+          .mapTo(Integer.class).one();
+      java.util.concurrent.CompletableFuture<Payment> written = java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> insertPaidWith(own, "forgotten-as-written", pan));
+      CardRetentionTest.awaitWaitingOnALock(db);
+      job.createUpdate("DELETE FROM card_vault WHERE token = :token").bind("token", token).execute();
+      job.commit();
+
+      Payment p = written.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(storedToken(p)).isEqualTo(token);
+    }
+    assertThat(adapters.cardVault().reveal(own, token)).contains(pan);
+  }
+
   private String storedToken(Payment p) {
     return db.jdbi().withHandle(h -> h.createQuery("SELECT card->>'cardToken' FROM payments WHERE id = :id")
         .bind("id", p.id().value()).mapTo(String.class).one());

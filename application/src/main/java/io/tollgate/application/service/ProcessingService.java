@@ -418,7 +418,7 @@ public final class ProcessingService
    * get round.
    */
   private Decided confirm(Payment answered, int attempt, CardNumber pan, boolean passed) {
-    Result r = charging(answered, attempt, pan, charge -> processor.completeChallenge(charge, passed));
+    Result r = processor.completeChallenge(charge(answered, attempt, pan), passed);
     if (r.status() == Result.Status.PENDING) {
       // its CONFIRMATION stays the last step: the job tells the terminal the answer again
       return Decided.done(notDecidedYet(answered));
@@ -563,7 +563,7 @@ public final class ProcessingService
         ? processor.bankPayout(payout.id(), sentTo(payout), payout.amount(), payout.customer())
         : payout.card() == null || payout.card().cardToken() == null
         ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
-        : charging(payout, attempt, pan, processor::payout);
+        : processor.payout(charge(payout, attempt, pan));
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
         ? plan.cascade(routed, declined(r).errorCode()) : Optional.empty();
     if (next.isEmpty()) {
@@ -927,7 +927,7 @@ public final class ProcessingService
   private Attempt attempt(Sending at) {
     Payment sent = at.payment();
     Routing.Routed routed = at.routed();
-    Result r = charging(sent, at.attempt(), at.pan(), processor::authorize);
+    Result r = processor.authorize(charge(sent, at.attempt(), at.pan()));
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
         ? at.plan().cascade(routed, declined(r).errorCode()) : Optional.empty();
     if (next.isEmpty()) {
@@ -1076,17 +1076,19 @@ public final class ProcessingService
   }
 
   /**
-   * The terminal's answer to the charge of the payment's card, or, when the vault no longer has
-   * the card (forgotten after the retention; see {@link CardVault#forgetUnusedSince}), a decline
-   * with 1.06 that no terminal is asked for.
+   * The charge of the payment's card. A card the vault no longer has fails the step, which
+   * leaves the payment as it is (PENDING at its terminal, asked again later): once a terminal
+   * may have been asked, nothing but its answer may end the payment. The vault keeps the card of
+   * every payment in flight ({@link CardVault#forgetUnusedSince}), so that takes a card removed
+   * by hand.
    */
-  private Result charging(Payment p, int attempt, CardNumber pan, java.util.function.Function<CardCharge, Result> call) {
+  private CardCharge charge(Payment p, int attempt, CardNumber pan) {
     String digits = pan.digits();
     if (digits == null) {
-      return Result.declined(ErrorCode.E1_06_RECURRING_TOKEN_NOT_FOUND, null, "CARD_NOT_ON_FILE");
+      throw new IllegalStateException("card token of payment " + p.id() + " is missing from the vault");
     }
-    return call.apply(new CardCharge(p.id(), p.amount(), digits, p.card().expiryMonth(), p.card().expiryYear(),
-        p.card().cardholderName(), pan.securityCode(), !p.preAuth(), sentTo(p), attempt));
+    return new CardCharge(p.id(), p.amount(), digits, p.card().expiryMonth(), p.card().expiryYear(),
+        p.card().cardholderName(), pan.securityCode(), !p.preAuth(), sentTo(p), attempt);
   }
 
   /**
