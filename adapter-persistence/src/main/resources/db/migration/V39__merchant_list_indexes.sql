@@ -1,15 +1,17 @@
 -- The merchant API's lists at volume (a review over a million payments and 2.6 million
--- operations of one merchant). Building these indexes holds writes to the two tables for as long
--- as it takes (seconds a million rows), during the start and before the new version serves, with
--- the older version stopped, as upgrades are.
+-- operations of one merchant). Building these indexes, and dropping the two they replace, locks
+-- the two tables against reads and writes until the migration ends (seconds a million rows),
+-- during the start and before the new version serves, with the older version stopped, as
+-- upgrades are.
 
 -- The operations list filtered by kind or payment state read every operation of the merchant in
 -- the time asked for when the kind or state was rare or absent (a chargeback, a void, an
 -- authorisation): 0.2-0.45 s, and growing with the operations. Each index below holds only the
--- operations of the rarer kinds or states. The kinds and states every card deposit writes
--- (created, screened, sent, paid: CHECKOUT, PENDING, COMPLETED) are left out: the list finds them
--- at once in its time order, and they are most of what is written, so a payment pays for these
--- indexes only when it is cancelled, declined, refunded or paid out.
+-- operations of the rarer kinds or states. The four kinds and three states a card deposit paid
+-- without 3-D Secure writes are left out (created, screened, sent, paid: CHECKOUT, PENDING,
+-- COMPLETED): the list finds them at once in its time order wherever card deposits are taken,
+-- and they are most of what is written. Every other operation (a 3-D Secure confirmation, a
+-- cascade, a capture, a cancel, a decline, a refund, a payout) has an entry in one index or both.
 CREATE INDEX payment_operations_merchant_rare_operation
     ON payment_operations (merchant_id, operation, completed DESC, id DESC)
     WHERE operation NOT IN ('CREATE_PAYMENT', 'DETECT_FRAUD', 'CHECKOUT', 'DEPOSIT');
