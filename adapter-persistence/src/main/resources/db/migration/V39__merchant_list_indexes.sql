@@ -13,20 +13,32 @@
 -- and they are most of what is written. Every other operation (a 3-D Secure confirmation, a
 -- cascade, a capture, a cancel, a decline, a refund, a payout) has an entry in one index or both.
 CREATE INDEX payment_operations_merchant_rare_operation
-    ON payment_operations (merchant_id, operation, completed DESC, id DESC)
+    ON payment_operations (merchant_id, operation, completed, id)
     WHERE operation NOT IN ('CREATE_PAYMENT', 'DETECT_FRAUD', 'CHECKOUT', 'DEPOSIT');
 CREATE INDEX payment_operations_merchant_rare_state
-    ON payment_operations (merchant_id, payment_state, completed DESC, id DESC)
+    ON payment_operations (merchant_id, payment_state, completed, id)
     WHERE payment_state NOT IN ('CHECKOUT', 'PENDING', 'COMPLETED');
 
 -- A list kept to a shop group (a user scoped to one, or shopGroupId.eq) read each row of the
 -- table to learn its shop, so a deep page of a small group read most of the merchant's rows:
 -- 0.35 s at offset 9,900 of a 10,000-payment group. The shop is now in the index beside the
 -- order, and the page is read from the index alone (0.12 s).
-CREATE INDEX payments_merchant_created_shop ON payments (merchant_id, created DESC, id DESC) INCLUDE (shop_id);
+--
+-- The lists' indexes are now in ascending time order, read backwards for the newest first (as
+-- the two above are). New rows go to the end of their merchant's or shop's range, and a full
+-- page there splits leaving the old page full; in descending order they went to the start of the
+-- range, and each split left two pages half empty: the merchant's payments index of a million
+-- rows was 131 MB, against 73 MB built afresh, and every payment's write touched the larger one.
+CREATE INDEX payments_merchant_created_shop ON payments (merchant_id, created, id) INCLUDE (shop_id);
 DROP INDEX payments_merchant_created;
 ALTER INDEX payments_merchant_created_shop RENAME TO payments_merchant_created;
 CREATE INDEX payment_operations_merchant_completed_shop
-    ON payment_operations (merchant_id, completed DESC, id DESC) INCLUDE (shop_id);
+    ON payment_operations (merchant_id, completed, id) INCLUDE (shop_id);
 DROP INDEX payment_operations_merchant_completed;
 ALTER INDEX payment_operations_merchant_completed_shop RENAME TO payment_operations_merchant_completed;
+CREATE INDEX payments_shop_created_ascending ON payments (shop_id, created, id);
+DROP INDEX payments_shop_created;
+ALTER INDEX payments_shop_created_ascending RENAME TO payments_shop_created;
+CREATE INDEX payments_shop_updated_ascending ON payments (shop_id, updated, id);
+DROP INDEX payments_shop_updated;
+ALTER INDEX payments_shop_updated_ascending RENAME TO payments_shop_updated;
