@@ -117,12 +117,17 @@ s3() {
     | summary
 }
 
-# seed NAME -> LIST_ROWS payments in NAME's database (as bench/run.sh seeds S3) and BASIC_<NAME>
+# seed NAME -> LIST_ROWS payments in NAME's database (as bench/run.sh seeds S3) and BASIC_<NAME>.
+# A millisecond apart, so that the first page is seeded rows on both sides: a second apart, it
+# reached back 50 s, past the end of B's warm-up (which ends just before the seeding) but not of
+# A's, and B's first page was then S1's payments with their cards, customers and addresses, twice
+# the JSON: the "position effect" earlier rounds saw, B/A 0.66-0.79 for the same build.
 seed() {
   local pgport password port="PORT_$1"
   pgport=$(sed -n 4p "$WORK/$1/postgres/postmaster.pid")
   PGPASSWORD=$(cat "$WORK/$1/postgres/tollgate-password" 2>/dev/null) \
-    psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres postgres -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" -f bench/seed-list.sql >/dev/null
+    psql -X -q -h 127.0.0.1 -p "$pgport" -U postgres postgres -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" \
+      -v spacing="'1 millisecond'" -f bench/seed-list.sql >/dev/null
   password=$(awk '/Merchant API user:/ {print $NF}' "$WORK/$1.log")
   printf -v "BASIC_$1" '%s' "$(printf '%s' "demo@tollgate.test:$password" | base64 -w0)"
   local basic="BASIC_$1"
