@@ -33,7 +33,7 @@ import org.jdbi.v3.core.statement.Query;
 
 final class JdbiPaymentRepository implements PaymentRepository {
 
-  /** From this offset on, a merchant page is read by its ids first (see listForMerchant). */
+  /** From this offset on, a page of a list is read by its ids first (see deferredFrom). */
   private static final int DEFERRED_ROWS_FROM = 1_000;
 
   private final Jdbi jdbi;
