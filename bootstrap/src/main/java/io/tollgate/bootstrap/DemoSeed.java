@@ -71,10 +71,21 @@ final class DemoSeed {
     reference.attachAntifraudProfile(shop.value(), profile);
   }
 
+  /**
+   * The demo merchant of a fresh sandbox, whose keys the caller prints once; none when the
+   * database has a merchant. All of it or nothing: a first start stopped while it seeded (Ctrl+C
+   * in its first second) left a merchant without printed keys, so no later start seeded again,
+   * and the keys were never shown.
+   */
   static Optional<Demo> seedIfFresh(TollgateConfig config, Tollgate.Services services) {
-    if (config.environment() != Environment.SANDBOX || services.persistence().shops().anyMerchant()) {
+    if (config.environment() != Environment.SANDBOX) {
       return Optional.empty();
     }
+    return services.persistence().transactionRunner().inTransaction(() -> services.persistence().shops().anyMerchant()
+        ? Optional.<Demo>empty() : Optional.of(seed(services)));
+  }
+
+  private static Demo seed(Tollgate.Services services) {
     MerchantId merchant = services.shops().createMerchant("Demo Merchant");
     ShopId shop = services.shops().createShop(new CreateShopCommand(merchant, "Demo Shop", null, null,
         Shop.DEFAULT_CHECKOUT_TIMEOUT, false, false, "EUR"));
@@ -95,6 +106,6 @@ final class DemoSeed {
         List.of(new io.tollgate.application.port.out.GroupRepository.Entry("4.02", "4.02")), "demo seed", Instant.now());
     seedRouting(services, merchant, shop, groups);
     String password = services.users().create(merchant, DEMO_USER, null, EnumSet.allOf(Permission.class)).password();
-    return Optional.of(new Demo(merchant, shop, keys, password));
+    return new Demo(merchant, shop, keys, password);
   }
 }

@@ -42,6 +42,36 @@ class DemoSeedTest {
     }
   }
 
+  /**
+   * A first start stopped while it seeds the demo leaves nothing behind, so the next start
+   * seeds it whole and shows its keys: it used to leave a merchant without printed keys, and no
+   * later start seeded again. (The seed fails here at its counterparty, as a stop would cut it.)
+   */
+  @Test
+  void a_demo_seed_cut_short_is_seeded_whole_by_the_next_start() throws Exception {
+    try (io.tollgate.persistence.Database db = io.tollgate.persistence.testing.TestDatabase.fresh()) {
+      cutShortThenSeeded(db, TestGateway.environment(db, "tollgate-demo-cut"));
+    }
+  }
+
+  private static void cutShortThenSeeded(io.tollgate.persistence.Database db, Map<String, String> env) throws Exception {
+    try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
+      var jdbi = db.jdbi();
+      jdbi.useHandle(h -> h.execute("""
+          CREATE FUNCTION cut_short() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN RAISE EXCEPTION 'the start was stopped'; END $$;
+          CREATE TRIGGER cut_short BEFORE INSERT ON counterparties FOR EACH ROW EXECUTE FUNCTION cut_short()"""));
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> DemoSeed.seedIfFresh(TollgateConfig.from(env),
+          app.services())).hasMessageContaining("the start was stopped");
+      assertThat(app.services().persistence().shops().anyMerchant()).as("nothing left behind").isFalse();
+
+      jdbi.useHandle(h -> h.execute("DROP TRIGGER cut_short ON counterparties"));
+      String key = DemoSeed.seedIfFresh(TollgateConfig.from(env), app.services()).orElseThrow().keys().apiKey();
+      assertThat(pay(HttpClient.newHttpClient(), app, key, "4000000000000408").get("state")
+          .asText()).isEqualTo("COMPLETED");
+    }
+  }
+
   /** A card withdrawal, once the worker has paid it out or declined it. */
   private static JsonNode payOut(HttpClient http, Tollgate app, String key, String card) throws Exception {
     String id = send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments"))
