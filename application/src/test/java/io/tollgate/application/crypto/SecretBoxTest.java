@@ -56,9 +56,10 @@ class SecretBoxTest {
     byte[] other = MASTER.clone();
     other[0] = 1;
     assertThat(new SecretBox(other).openFromUrl("checkout-form:abc", sealed)).isNull();
-    char last = sealed.charAt(sealed.length() - 1);
-    assertThat(box.openFromUrl("checkout-form:abc", sealed.substring(0, sealed.length() - 1) + (last == 'A' ? 'B' : 'A')))
-        .isNull();
+    // a character in the middle: the last one's lowest bits may be padding that decoding drops
+    int at = sealed.length() / 2;
+    assertThat(box.openFromUrl("checkout-form:abc",
+        sealed.substring(0, at) + (sealed.charAt(at) == 'A' ? 'B' : 'A') + sealed.substring(at + 1))).isNull();
     for (String junk : List.of("", "!!", "AAAA", sealed.substring(0, 20))) {
       assertThat(box.openFromUrl("checkout-form:abc", junk)).isNull();
     }
