@@ -220,7 +220,7 @@ public final class Main implements Callable<Integer> {
               + "); on the embedded database a stop may not drain");
         }
       }
-      DemoSeed.seedIfFresh(config, app.services()).ifPresent(demo -> demo.print(spec.commandLine().getOut(), app.publicUrl()));
+      app.demo().ifPresent(demo -> demo.print(spec.commandLine().getOut(), app.publicUrl()));
       spec.commandLine().getOut().println("Tollgate is running at " + app.publicUrl() + " (Ctrl+C stops it)");
       stopped.await();
       return 0;

@@ -55,6 +55,8 @@ public final class Tollgate implements AutoCloseable {
   private volatile BackgroundJobs jobs;
   private volatile WebhookDispatcher webhooks;
   private final Observability observability;
+  /** The demo merchant this start seeded in a fresh sandbox, whose keys are shown once. */
+  private final java.util.Optional<DemoSeed.Demo> demo;
 
   /** How long a stop waits for the requests in flight to finish. */
   private static final long STOP_TIMEOUT_MILLIS = 15_000;
@@ -65,7 +67,7 @@ public final class Tollgate implements AutoCloseable {
   public static final String VERSION = java.util.Optional.ofNullable(Tollgate.class.getPackage().getImplementationVersion())
       .orElse("dev");
 
-  private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase) throws Exception {
+  private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase, boolean seedDemo) throws Exception {
     this.config = config;
     this.database = database;
     this.ownsDatabase = ownsDatabase;
@@ -114,6 +116,9 @@ public final class Tollgate implements AutoCloseable {
     if (config.environment() == Environment.SANDBOX) {
       SandboxReference.loadIfEmpty(services, new Currencies(config.cryptoCurrencies()));
     }
+    // before the server answers: /health/ready said UP, and a script polling it went on to use
+    // the demo, a moment before its merchant and keys were there
+    this.demo = seedDemo ? DemoSeed.seedIfFresh(config, services) : java.util.Optional.empty();
 
     ServletContextHandler context = new ServletContextHandler("/", false, false);
     context.setErrorHandler(new ServletJsonErrorHandler());
@@ -197,21 +202,29 @@ public final class Tollgate implements AutoCloseable {
         connector.getLocalPort(), publicUrl);
   }
 
-  /** Starts on the configured database (embedded when none is configured). */
+  /**
+   * Starts on the configured database (embedded when none is configured). A fresh sandbox's demo
+   * merchant ({@link #demo}) is seeded before the service answers anything.
+   */
   public static Tollgate start(TollgateConfig config) throws Exception {
     Database db = Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword(),
         config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, config.dbPoolSize()));
     try {
-      return new Tollgate(config, db, true);
+      return new Tollgate(config, db, true, true);
     } catch (Exception e) {
       db.close();
       throw e;
     }
   }
 
-  /** Starts on a database someone else owns (tests). */
+  /** Starts on a database someone else owns (tests), seeding no demo merchant. */
   public static Tollgate start(TollgateConfig config, Database database) throws Exception {
-    return new Tollgate(config, database, false);
+    return new Tollgate(config, database, false, false);
+  }
+
+  /** The demo merchant this start seeded, in a fresh sandbox; its keys are shown only now. */
+  java.util.Optional<DemoSeed.Demo> demo() {
+    return demo;
   }
 
   public URI baseUri() {

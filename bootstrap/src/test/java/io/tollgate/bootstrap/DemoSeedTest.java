@@ -21,7 +21,7 @@ class DemoSeedTest {
         "TOLLGATE_DATA_DIR", data.toString());
     HttpClient http = HttpClient.newHttpClient();
     try (Tollgate app = Tollgate.start(TollgateConfig.from(env))) {
-      String key = DemoSeed.seedIfFresh(TollgateConfig.from(env), app.services()).orElseThrow().keys().apiKey();
+      String key = app.demo().orElseThrow().keys().apiKey();
       JsonNode approved = pay(http, app, key, "4000000000000408");
       assertThat(approved.get("state").asText()).isEqualTo("COMPLETED");
       JsonNode declined = pay(http, app, key, "4000000000000416");
@@ -69,6 +69,49 @@ class DemoSeedTest {
       String key = DemoSeed.seedIfFresh(TollgateConfig.from(env), app.services()).orElseThrow().keys().apiKey();
       assertThat(pay(HttpClient.newHttpClient(), app, key, "4000000000000408").get("state")
           .asText()).isEqualTo("COMPLETED");
+    }
+  }
+
+  /**
+   * A script that waits for {@code /health/ready} and then uses the demo finds it there: the
+   * demo used to be seeded after the service began to answer, so readiness said UP a moment
+   * before the demo merchant and its keys existed. Readiness is asked for as fast as the
+   * service answers from before it starts, and at its first UP the merchant must be there.
+   */
+  @Test
+  void readiness_is_not_reported_before_the_demo_is_seeded() throws Exception {
+    try (io.tollgate.persistence.Database db = io.tollgate.persistence.testing.TestDatabase.fresh()) {
+      Map<String, String> env = new java.util.HashMap<>(TestGateway.environment(db, "tollgate-demo-ready"));
+      int port;
+      try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+        port = free.getLocalPort();
+      }
+      env.put("TOLLGATE_PORT", Integer.toString(port));
+      HttpClient http = HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(1)).build();
+      java.util.concurrent.CompletableFuture<Boolean> merchantAtFirstReady = java.util.concurrent.CompletableFuture
+          .supplyAsync(() -> {
+            long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+              try {
+                HttpResponse<Void> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/health/ready")).timeout(java.time.Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding());
+                if (ready.statusCode() == 200) {
+                  return db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM merchants").mapTo(Long.class).one()) > 0;
+                }
+              } catch (java.io.IOException notListeningYet) {
+                // the service has not bound its port yet
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            }
+            throw new IllegalStateException("never ready");
+          });
+      try (Tollgate app = Tollgate.start(TollgateConfig.from(env))) {
+        assertThat(app.demo()).as("a fresh sandbox's start seeds the demo").isPresent();
+        assertThat(merchantAtFirstReady.get(60, java.util.concurrent.TimeUnit.SECONDS))
+            .as("the demo merchant exists when readiness first says UP").isTrue();
+      }
     }
   }
 

@@ -23,7 +23,7 @@ class RestartTest {
     String apiKey;
     String paymentId;
     try (Tollgate first = Tollgate.start(TollgateConfig.from(env))) {
-      var demo = DemoSeed.seedIfFresh(TollgateConfig.from(env), first.services()).orElseThrow();
+      var demo = first.demo().orElseThrow();
       apiKey = demo.keys().apiKey();
       HttpResponse<String> created = OpenApiContract.checked(http.send(HttpRequest.newBuilder(URI.create(first.baseUri() + "/api/v1/payments"))
           .header("Authorization", "Bearer " + apiKey).header("Content-Type", "application/json")
@@ -35,8 +35,7 @@ class RestartTest {
     assertThat(data.resolve("master.key")).exists();
 
     try (Tollgate second = Tollgate.start(TollgateConfig.from(env))) {
-      assertThat(DemoSeed.seedIfFresh(TollgateConfig.from(env), second.services()))
-          .as("the demo merchant is seeded only once").isEmpty();
+      assertThat(second.demo()).as("the demo merchant is seeded only once").isEmpty();
       HttpResponse<String> read = OpenApiContract.checked(http.send(HttpRequest.newBuilder(
               URI.create(second.baseUri() + "/api/v1/payments/" + paymentId))
           .header("Authorization", "Bearer " + apiKey).GET().build(), HttpResponse.BodyHandlers.ofString()));
