@@ -128,8 +128,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
     String sql = WRITES.computeIfAbsent(new Shape(written, operations.size(), card != null, event != null,
         entry != null, customer != null), JdbiPaymentRepository::sqlOf);
     PaymentRow row = toRow(p);
-    // One statement is atomic by itself; inside a TransactionRunner's transaction it joins it.
-    return jdbi.withHandle(h -> {
+    List<String> unrecorded = unrecordedCurrencies(row);
+    org.jdbi.v3.core.HandleCallback<Written, RuntimeException> statement = h -> {
       Query q = h.createQuery(sql);
       // one binding for both shapes of the row: an update leaves the immutable columns unused
       q.getConfig(org.jdbi.v3.core.statement.SqlStatements.class).setUnusedBindingAllowed(true);
@@ -169,7 +169,32 @@ final class JdbiPaymentRepository implements PaymentRepository {
             : done.cardToken(), card.fingerprint(), card.ciphertext()), p.created());
       }
       return done;
-    });
+    };
+    // One statement is atomic by itself; inside a TransactionRunner's transaction it joins it.
+    // The first write of a currency in this process records it in the same transaction.
+    return jdbi.withHandle(h -> unrecorded.isEmpty() ? statement.withHandle(h) : h.inTransaction(t -> {
+      t.createUpdate("INSERT INTO currencies_in_use (code) SELECT unnest(CAST(:codes AS text[])) ON CONFLICT DO NOTHING")
+          .bindArray("codes", String.class, unrecorded).execute();
+      t.afterCommit(() -> recordedCurrencies.addAll(unrecorded));
+      return statement.withHandle(t);
+    }));
+  }
+
+  /**
+   * The currency codes this process has seen recorded in {@code currencies_in_use} by a committed
+   * write, which the start reads instead of every payment ({@link Database#currenciesRecorded}).
+   */
+  private final java.util.Set<String> recordedCurrencies = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private List<String> unrecordedCurrencies(PaymentRow row) {
+    String charged = row.currency();
+    String asked = row.customerCurrency();
+    boolean chargedNew = !recordedCurrencies.contains(charged);
+    boolean askedNew = asked != null && !asked.equals(charged) && !recordedCurrencies.contains(asked);
+    if (!chargedNew && !askedNew) {
+      return List.of();
+    }
+    return chargedNew && askedNew ? List.of(charged, asked) : List.of(chargedNew ? charged : asked);
   }
 
   /**

@@ -332,8 +332,10 @@ public final class Tollgate implements AutoCloseable {
       // A symbol taken out of the setting while payments or balances are kept in it: each of
       // them, every list that holds one, and the job that cancels timed-out checkouts would fail
       // to read it, at every round. Refused at start instead, naming the setting.
-      java.util.List<String> unknown = database.currenciesInUse().stream().filter(c -> currencies.find(c).isEmpty())
-          .sorted().toList();
+      java.util.List<String> unrecognised = database.currenciesRecorded().stream()
+          .filter(c -> currencies.find(c).isEmpty()).toList();
+      java.util.List<String> unknown = unrecognised.isEmpty() ? unrecognised
+          : database.currenciesInUse(unrecognised).stream().sorted().toList();
       if (!unknown.isEmpty()) {
         throw new IllegalStateException("TOLLGATE_CRYPTO_CURRENCIES must keep " + String.join(", ", unknown)
             + " (with the decimals it had): payments or balances are kept in " + (unknown.size() == 1 ? "it" : "them"));

@@ -35,4 +35,33 @@ class CryptoCurrencySettingTest {
       }
     }
   }
+
+  /**
+   * The check reads the record of the currencies payments are kept in, not the payments: it
+   * read every payment at every start and CLI command, a quarter of a second a million
+   * payments. Here the payments table is locked against any reader while the service is wired.
+   */
+  @Test
+  void the_check_at_start_does_not_read_the_payments() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,DOGE:2"))) {
+      TestGateway.Answer doge = gw.post("/api/v1/payments",
+          "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"DOGE\"}");
+      assertThat(doge.status()).as(doge.body()).isEqualTo(200);
+      Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
+          "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-crypto-lock").toString(),
+          "TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY, "TOLLGATE_CRYPTO_CURRENCIES", "DOGE:2");
+      try (org.jdbi.v3.core.Handle lock = gw.database.jdbi().open()) {
+        lock.begin();
+        lock.execute("LOCK TABLE payments IN ACCESS EXCLUSIVE MODE");
+        java.util.concurrent.CompletableFuture<Tollgate.Services> wired = java.util.concurrent.CompletableFuture
+            .supplyAsync(() -> Tollgate.Services.wire(TollgateConfig.from(env), gw.database, "http://127.0.0.1"));
+        try {
+          assertThat(wired.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("wired while no payment can be read")
+              .isNotNull();
+        } finally {
+          lock.rollback();
+        }
+      }
+    }
+  }
 }
