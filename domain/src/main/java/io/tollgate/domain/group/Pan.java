@@ -60,13 +60,16 @@ public final class Pan {
    * Masks, keeping its first 6 and last 4 digits, everything in {@code text} that can be a card
    * number, so that text a client sent can be echoed back or logged without exposing one. A card
    * number has 12 to 19 digits (ISO/IEC 7812, as this class takes them), written together or in
-   * groups split by spaces, tabs, dashes, slashes, plus signs or URL-encoded spaces ({@code %20}),
-   * up to {@value #MAX_SEPARATOR} of them ({@code 4111 1111 1111 1111},
-   * {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111}); a run of such groups
-   * is masked whole when some of its consecutive groups hold 12 to 19 digits. Groups split by
-   * dots, colons or underscores are masked only when they are grouped as a card number is
-   * ({@code 4111.1111.1111.1111}, {@code 3782:822463:10005}, {@code 4111_1111_1111_1111}), since
-   * times, amounts, addresses and identifiers are written so too. Luhn does not
+   * groups split by spaces, line breaks, dashes, slashes or plus signs of any kind (a no-break
+   * space, an en dash, an invisible zero-width space or soft hyphen), written as they are or
+   * URL-encoded ({@code %20}, {@code %E2%80%93}), up to {@value #MAX_SEPARATOR} of them
+   * ({@code 4111 1111 1111 1111}, {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111});
+   * a run of such groups is masked whole when some of its consecutive groups hold 12 to 19
+   * digits. Groups split by other punctuation (dots, colons, underscores, commas, bars and the
+   * like, as they are or URL-encoded) are masked only when they are grouped as a card number is
+   * ({@code 4111.1111.1111.1111}, {@code 3782:822463:10005}, {@code 4111,1111,1111,1111}), since
+   * times, amounts, lists, addresses and identifiers are written so too. The card number field
+   * takes digits grouped by anything but letters, so all of these are card numbers. Luhn does not
    * matter: a mistyped card number is all but the real one. Not masked: a longer number (20
    * digits or more are no card number), and digits inside an identifier (a word of
    * {@value #IDENTIFIER_LENGTH} or more hex characters such as a payment id or a hash, or a UUID).
@@ -91,13 +94,16 @@ public final class Pan {
     if (text == null || digits(text) < MIN_DIGITS) {
       return text;
     }
+    // A card's own grouping by punctuation first: a card number grouped so and followed by a
+    // slash and another number would otherwise be read with it as one run, its first digits left
+    // in clear and its last group taken into the run's masking.
+    String dotted = maskDotted(text, luhn);
+    String base = dotted == null ? text : dotted;
     // Identifiers only take digits out of runs, so text with nothing to mask while they are
     // ignored has nothing to mask at all. Most log lines are such text (an access-log line
     // names a payment id), and finding identifiers costs more than this first scan.
-    String masked = mask(text, null, luhn) == null ? null : mask(text, identifiers(text), luhn);
-    masked = masked == null ? text : masked;
-    String dotted = maskDotted(masked, luhn);
-    return dotted == null ? masked : dotted;
+    String masked = mask(base, null, luhn) == null ? null : mask(base, identifiers(base), luhn);
+    return masked == null ? base : masked;
   }
 
   /**
@@ -156,14 +162,37 @@ public final class Pan {
       if (isDigit(c)) {
         digitsInRow++;
       } else {
-        if ((c == '.' || c == ':' || c == '_') && digitsInRow >= 4 && isDigit(text.charAt(i + 1))) {
-          return true;
+        if (digitsInRow >= 4) {
+          int separator = punctuationAt(text, i);
+          if (separator > 0 && i + separator < text.length() && isDigit(text.charAt(i + separator))) {
+            return true;
+          }
         }
         digitsInRow = 0;
       }
     }
     return false;
   }
+
+  /**
+   * How many characters of one punctuation mark that may group a card number's digits (besides
+   * those {@link #separatorAt} takes) start at {@code at}, written as it is or URL-encoded: 0 for
+   * none.
+   */
+  private static int punctuationAt(String text, int at) {
+    char c = text.charAt(at);
+    if (CARD_PUNCTUATION.indexOf(c) >= 0) {
+      return 1;
+    }
+    if (c == '%' && at + 2 < text.length()) {
+      int decoded = hexByte(text, at + 1);
+      return decoded >= 0 && CARD_PUNCTUATION.indexOf(decoded) >= 0 ? 3 : 0;
+    }
+    return 0;
+  }
+
+  /** Punctuation that groups a card number's digits only in a card's own grouping. */
+  private static final String CARD_PUNCTUATION = ".:_,|*~#=';!$@";
 
   /**
    * Whether a run starting at {@code start} right after a colon goes on from an address (an IPv6
@@ -198,20 +227,21 @@ public final class Pan {
    * grouped as a card number is, with one kind of separator throughout, else null.
    */
   private static String cardGrouping(String run) {
-    if (run.length() < 15) {
+    if (run.length() < 15 || !isDigit(run.charAt(0)) || isDigit(run.charAt(4))) {
       return null;
     }
-    char separator = run.charAt(4);
-    if (separator != '.' && separator != ':' && separator != '_') {
+    int length = punctuationAt(run, 4);
+    if (length == 0) {
       return null;
     }
-    for (int i = 0; i < run.length(); i++) {
-      char c = run.charAt(i);
-      if (!isDigit(c) && c != separator) {
+    // one mark throughout, written one way: "4111.1111%2E1111" is not grouped as a card is
+    String separator = run.substring(4, 4 + length).toUpperCase(java.util.Locale.ROOT);
+    String[] groups = run.toUpperCase(java.util.Locale.ROOT).split(Pattern.quote(separator), -1);
+    for (String group : groups) {
+      if (group.isEmpty() || !group.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
         return null;
       }
     }
-    String[] groups = run.split(Pattern.quote(String.valueOf(separator)));
     int total = 0;
     for (String group : groups) {
       total += group.length();
@@ -240,9 +270,9 @@ public final class Pan {
     int n = text.length();
     while (i < n) {
       char c = text.charAt(i);
-      if (c == '%' && text.startsWith(ENCODED_SPACE, i)) {
-        // its digits are no part of a number
-        i += ENCODED_SPACE.length();
+      if (c == '%' && hexByte(text, i + 1) >= 0) {
+        // a URL-encoded character: its hex digits are no part of a number
+        i += 3;
         continue;
       }
       if (!isDigit(c) || inIdentifier != null && inIdentifier[i]) {
@@ -292,15 +322,64 @@ public final class Pan {
       return 0;
     }
     char c = text.charAt(at);
-    if (c == ' ' || c == '-' || c == '\t' || c == '/' || c == '+') {
-      return 1;
+    if (c != '%') {
+      return isSeparator(c) ? 1 : 0;
     }
-    return text.startsWith(ENCODED_SPACE, at) ? ENCODED_SPACE.length() : 0;
+    // URL-encoded: one character of one to three UTF-8 bytes
+    int first = at + 2 < text.length() ? hexByte(text, at + 1) : -1;
+    int bytes = first < 0x80 ? 1 : first >= 0xC0 && first < 0xE0 ? 2 : first >= 0xE0 && first < 0xF0 ? 3 : 0;
+    if (first < 0 || bytes == 0 || at + 3 * bytes > text.length()) {
+      return 0;
+    }
+    int codePoint = bytes == 1 ? first : first & (bytes == 2 ? 0x1F : 0x0F);
+    for (int b = 1; b < bytes; b++) {
+      int next = text.charAt(at + 3 * b) == '%' ? hexByte(text, at + 3 * b + 1) : -1;
+      if (next < 0x80 || next >= 0xC0) {
+        return 0;
+      }
+      codePoint = codePoint << 6 | next & 0x3F;
+    }
+    return isSeparator(codePoint) ? 3 * bytes : 0;
   }
 
-  /** The digits of a run, its separators taken out. */
+  /**
+   * Whether {@code c} may split the groups of a card number anywhere: a space, line break, dash,
+   * slash or plus sign of any kind, or an invisible mark (a zero-width space, a soft hyphen).
+   */
+  private static boolean isSeparator(int c) {
+    if (c == ' ' || c == '-' || c == '\t' || c == '/' || c == '+') {
+      return true;
+    }
+    if (c < 0x80) {
+      return c == '\n' || c == '\r' || c == 0x0B || c == '\f';
+    }
+    int type = Character.getType(c);
+    return Character.isSpaceChar(c) || Character.isWhitespace(c) || type == Character.DASH_PUNCTUATION
+        || type == Character.FORMAT || c == 0x2212 || c == 0xFF0B || c == 0xFF0F;
+  }
+
+  /** The byte written as two hex digits at {@code at}, or -1. */
+  private static int hexByte(String text, int at) {
+    if (at + 1 >= text.length()) {
+      return -1;
+    }
+    int high = Character.digit(text.charAt(at), 16);
+    int low = Character.digit(text.charAt(at + 1), 16);
+    return high < 0 || low < 0 ? -1 : high << 4 | low;
+  }
+
+  /** The digits of a run, its separators (URL-encoded ones with their hex digits) taken out. */
   private static String digitsOf(String run) {
-    return run.replace(ENCODED_SPACE, "").replaceAll("[^0-9]", "");
+    StringBuilder digits = new StringBuilder(run.length());
+    for (int i = 0; i < run.length(); i++) {
+      char c = run.charAt(i);
+      if (c == '%' && hexByte(run, i + 1) >= 0) {
+        i += 2;
+      } else if (isDigit(c)) {
+        digits.append(c);
+      }
+    }
+    return digits.toString();
   }
 
   /**
@@ -325,16 +404,17 @@ public final class Pan {
    * people write them, split the number no less than a single one.
    */
   private static final int MAX_SEPARATOR = 3;
-  /** A space as a URL writes it, which a path or query in a log line can hold. */
-  private static final String ENCODED_SPACE = "%20";
   /**
    * Groups of digits split by single dots, colons or underscores, not part of a longer word or run: nothing
    * alphanumeric or a dot just before (a colon may be a key's, {@link #inAddress}), and after it
    * neither a letter or digit, nor a colon going on, nor a dot before a digit or separator (a dot
    * before a letter ends a sentence or starts a file's extension).
    */
+  private static final String PUNCTUATION_MARK =
+      "(?:[.:_,|*~#=';!$@]|%(?:2[EeCcAa3471]|3[AaDdBb]|5[Ff]|7[CcEe]|40))";
   private static final Pattern DOTTED_RUN = Pattern.compile(
-      "(?<![0-9A-Za-z.])[0-9]+(?:[.:_][0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
+      "(?:(?<![0-9A-Za-z])|(?<=%[0-9A-Fa-f]{2}))(?<![0-9]" + PUNCTUATION_MARK + ")(?<![0-9]%[0-9A-Fa-f]{2})"
+      + "[0-9]+(?:" + PUNCTUATION_MARK + "[0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 

@@ -105,6 +105,90 @@ class CardNumberMaskingTest {
     assertThat(Pan.maskForDisplay("pan\t4111\t1111\t1111\t1111\tend")).isEqualTo("pan\t411111******1111\tend");
   }
 
+  /**
+   * The card number field takes digits grouped by anything but letters, so a number grouped so
+   * elsewhere is a card number too: spaces and dashes of other kinds (a no-break space from a
+   * copied text, an en dash from a word processor, an invisible zero-width space, a line break),
+   * written as they are or URL-encoded, and a card's own grouping by other punctuation.
+   */
+  @ParameterizedTest
+  @CsvSource(delimiterString = " => ", quoteCharacter = '"', textBlock = """
+      Card no.4573.4598.0067.6436 / 4668\\u00a07891\\u00a09224\\u00a09855 => Card no.457345******643646**********9855
+      4668\\u20077891\\u202f9224\\u00a09855 => 466878******9855
+      4111\\u20131111\\u20131111\\u20131111 => 411111******1111
+      4111\\u2014\\u20141111 1111\\u22121111 => 411111******1111
+      4111\\u200b1111\\u200b1111\\u200b1111 => 411111******1111
+      4111\\u00ad1111\\u00ad1111\\u00ad1111 => 411111******1111
+      line 4111\\n1111\\r\\n1111\\n1111 end => line 411111******1111 end
+      /payments/4111%0A1111%0A1111%0A1111 => /payments/411111******1111
+      /payments/4111%E2%80%931111%E2%80%931111%E2%80%931111 => /payments/411111******1111
+      /payments/4111%C2%A01111%C2%A01111%C2%A01111 => /payments/411111******1111
+      /payments/4111%2d1111%2D1111%2F1111 => /payments/411111******1111
+      4836,7605,2407,0738 => 483676******0738
+      4083|8460|3536|7075 => 408384******7075
+      4083*8460*3536*7075 => 408384******7075
+      4083~8460~3536~7075 => 408384******7075
+      4083#8460#3536#7075 => 408384******7075
+      4083=8460=3536=7075 => 408384******7075
+      4083'8460'3536'7075 => 408384******7075
+      4083;8460;3536;7075 => 408384******7075
+      4083!8460!3536!7075 => 408384******7075
+      4083@8460@3536@7075 => 408384******7075
+      4083$8460$3536$7075 => 408384******7075
+      /api/v1/payments/4083%2C8460%2C3536%2C7075 => /api/v1/payments/408384******7075
+      /api/v1/payments/4083%7C8460%7C3536%7C7075 => /api/v1/payments/408384******7075
+      3782,822463,10005 => 378282*****0005
+      ref.4789.3061.1786.7408 => ref.478930******7408
+      a.4587.5694.7531.5427 => a.458756******5427
+      h/4950.7885.9945.6078/4111111111111111 => h/495078******607841**********1111
+      4780_7937_5791_5747/4111111111111111 => 478079******574741**********1111
+      pan%3A4111.1111.1111.1111 => pan%3A411111******1111
+      """)
+  void masks_a_card_number_grouped_as_the_card_field_takes_it(String text, String masked) {
+    assertThat(Pan.maskForDisplay(unescape(text))).isEqualTo(unescape(masked));
+  }
+
+  /** Lists and amounts written with commas and the like are no card number unless grouped as one. */
+  @ParameterizedTest
+  @ValueSource(strings = {
+      "items 101,102,103,104,105",
+      "1,234,567,890,123.45",
+      "1,2,3,4,5,6,7,8,9,10,11,12,13",
+      "ids 1234,5678,9012",
+      "4111,1111;1111,1111",
+      "1,4111,1111,1111,1111,1",
+      "version 4.1111.1111.1111.1111"})
+  void leaves_other_punctuated_numbers_as_they_are(String text) {
+    assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
+  }
+
+  /** Text that is kept (a payment's description) loses a card number copied in with its no-break spaces. */
+  @org.junit.jupiter.api.Test
+  void kept_text_is_masked_by_the_same_rule() {
+    assertThat(Pan.maskLuhnValid("Card 4668\u00a07891\u00a09224\u00a09855, thanks"))
+        .isEqualTo("Card 466878******9855, thanks");
+    assertThat(Pan.maskLuhnValid("order 4668\u20137891\u20139224\u20139856")).as("Luhn fails: an order number")
+        .isEqualTo("order 4668\u20137891\u20139224\u20139856");
+  }
+
+  /** {@code text} with its {@code \\uXXXX}, {@code \\n} and {@code \\r} written out. */
+  private static String unescape(String text) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\\' && i + 1 < text.length() && text.charAt(i + 1) == 'u') {
+        out.append((char) Integer.parseInt(text.substring(i + 2, i + 6), 16));
+        i += 5;
+      } else if (c == '\\' && i + 1 < text.length() && (text.charAt(i + 1) == 'n' || text.charAt(i + 1) == 'r')) {
+        out.append(text.charAt(i + 1) == 'n' ? '\n' : '\r');
+        i++;
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
   /** Only a Luhn-valid card number counts, found by the masking's rule, identifiers left out. */
   @ParameterizedTest
   @CsvSource(delimiter = '|', textBlock = """
@@ -122,6 +206,8 @@ class CardNumberMaskingTest {
       4000.0000.0000.0002                   | true
       4000:0000:0000:0003                   | false
       4000_0000_0000_0002                   | true
+      a.4587.5694.7531.5427                 | true
+      req.4836,7605,2407,0738               | true
       """)
   void tells_a_luhn_valid_card_number(String text, boolean holds) {
     assertThat(Pan.holdsLuhnValidCardNumber(text)).isEqualTo(holds);
