@@ -171,7 +171,9 @@ public final class MerchantListsResource {
         Set<String> accepted = new java.util.LinkedHashSet<>();
         java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).forEach(accepted::add);
         alsoKnown.stream().sorted().forEach(accepted::add);
-        params.add(Violation.of(field, "unknown name '" + name + "'; expected one of "
+        // the name quoted as the rejected value is: a card number pasted in goes back masked
+        params.add(Violation.of(field, "unknown name '" + io.tollgate.domain.group.Pan.maskForDisplay(name)
+            + "'; expected one of "
             + String.join(", ", accepted), raw));
       } else {
         result.add(match);
