@@ -237,8 +237,9 @@ class MerchantRecordsTest {
     assertThat(bounded.get("terminalId").asLong()).isEqualTo(plainTerminal);
     JsonNode filters = bounded.get("filters");
     assertThat(filters.get("amountOp").asText()).isEqualTo("BETWEEN");
-    assertThat(filters.get("amountGte").decimalValue()).isEqualByComparingTo("1");
-    assertThat(filters.get("amountLt").decimalValue()).isEqualByComparingTo("5000.01");
+    // at the currency's scale, as payments show amounts
+    assertThat(filters.get("amountGte").decimalValue()).isEqualTo("1.00");
+    assertThat(filters.get("amountLt").decimalValue()).isEqualTo("5000.01");
     assertThat(filters.has("currency")).as("routing converts any currency; the terminal's is terminalCurrency").isFalse();
     assertThat(bounded.get("limits").isEmpty()).isTrue();
   }

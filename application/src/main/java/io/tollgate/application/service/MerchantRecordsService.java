@@ -169,7 +169,8 @@ public final class MerchantRecordsService implements MerchantQueries {
     Page<ReferenceData.Connector> page = user.scoped()
         ? reference.connectors(user.merchantId(), user.shopGroupId(), offset, limit)
         : reference.connectors(user.merchantId(), offset, limit);
-    return page.map(c -> new ConnectorListing(c, c.minAmount(), Routing.amountBelow(c, currencies)));
+    return page.map(c -> new ConnectorListing(c, Routing.amountAtLeast(c, currencies),
+        Routing.amountBelow(c, currencies)));
   }
 
   @Override

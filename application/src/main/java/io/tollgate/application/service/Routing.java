@@ -295,6 +295,18 @@ final class Routing {
    * this deployment does not know (a crypto symbol since removed) can route nothing, since route
    * finds no rate into it; its maximum is then taken at its own scale.
    */
+  /**
+   * The connector's least amount at its currency's scale, as payments show amounts ({@code 1.00}
+   * EUR, {@code 0.500} KWD): the smallest amount it takes, rounded up to the next payable one.
+   */
+  static BigDecimal amountAtLeast(Connector c, Currencies currencies) {
+    if (c.minAmount() == null) {
+      return null;
+    }
+    return currencies.find(c.terminalCurrency()).map(currency -> c.minAmount().setScale(currency.scale(),
+        RoundingMode.CEILING)).orElse(c.minAmount());
+  }
+
   static BigDecimal amountBelow(Connector c, Currencies currencies) {
     if (c.maxAmount() == null) {
       return null;
