@@ -190,7 +190,7 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       TollgateConfig config = TollgateConfig.from(environment);
-      Tollgate app = Tollgate.start(config);
+      Tollgate app = Tollgate.start(config, (demo, publicUrl) -> demo.print(spec.commandLine().getOut(), publicUrl));
       CountDownLatch stopped = new CountDownLatch(1);
       AtomicBoolean stopping = new AtomicBoolean();
       Runnable stop = () -> {
@@ -220,7 +220,6 @@ public final class Main implements Callable<Integer> {
               + "); on the embedded database a stop may not drain");
         }
       }
-      app.demo().ifPresent(demo -> demo.print(spec.commandLine().getOut(), app.publicUrl()));
       spec.commandLine().getOut().println("Tollgate is running at " + app.publicUrl() + " (Ctrl+C stops it)");
       stopped.await();
       return 0;

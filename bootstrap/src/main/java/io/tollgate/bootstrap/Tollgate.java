@@ -67,7 +67,8 @@ public final class Tollgate implements AutoCloseable {
   public static final String VERSION = java.util.Optional.ofNullable(Tollgate.class.getPackage().getImplementationVersion())
       .orElse("dev");
 
-  private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase, boolean seedDemo) throws Exception {
+  private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase,
+      java.util.function.BiConsumer<DemoSeed.Demo, String> demoSeeded) throws Exception {
     this.config = config;
     this.database = database;
     this.ownsDatabase = ownsDatabase;
@@ -117,8 +118,11 @@ public final class Tollgate implements AutoCloseable {
       SandboxReference.loadIfEmpty(services, new Currencies(config.cryptoCurrencies()));
     }
     // before the server answers: /health/ready said UP, and a script polling it went on to use
-    // the demo, a moment before its merchant and keys were there
-    this.demo = seedDemo ? DemoSeed.seedIfFresh(config, services) : java.util.Optional.empty();
+    // the demo, a moment before its merchant and keys were there. Its keys are handed on at once,
+    // before anything else of the start can fail or be stopped: a demo whose keys were never
+    // shown is never seeded again.
+    this.demo = demoSeeded == null ? java.util.Optional.empty() : DemoSeed.seedIfFresh(config, services);
+    demo.ifPresent(seeded -> demoSeeded.accept(seeded, publicUrl));
 
     ServletContextHandler context = new ServletContextHandler("/", false, false);
     context.setErrorHandler(new ServletJsonErrorHandler());
@@ -207,10 +211,19 @@ public final class Tollgate implements AutoCloseable {
    * merchant ({@link #demo}) is seeded before the service answers anything.
    */
   public static Tollgate start(TollgateConfig config) throws Exception {
+    return start(config, (demo, publicUrl) -> { });
+  }
+
+  /**
+   * As {@link #start(TollgateConfig)}, handing a demo merchant seeded now and the public URL to
+   * {@code demoSeeded} as soon as it is seeded, to show its keys.
+   */
+  static Tollgate start(TollgateConfig config, java.util.function.BiConsumer<DemoSeed.Demo, String> demoSeeded)
+      throws Exception {
     Database db = Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword(),
         config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, config.dbPoolSize()));
     try {
-      return new Tollgate(config, db, true, true);
+      return new Tollgate(config, db, true, demoSeeded);
     } catch (Exception e) {
       db.close();
       throw e;
@@ -219,7 +232,7 @@ public final class Tollgate implements AutoCloseable {
 
   /** Starts on a database someone else owns (tests), seeding no demo merchant. */
   public static Tollgate start(TollgateConfig config, Database database) throws Exception {
-    return new Tollgate(config, database, false, false);
+    return new Tollgate(config, database, false, null);
   }
 
   /** The demo merchant this start seeded, in a fresh sandbox; its keys are shown only now. */

@@ -76,7 +76,8 @@ class DemoSeedTest {
    * A script that waits for {@code /health/ready} and then uses the demo finds it there: the
    * demo used to be seeded after the service began to answer, so readiness said UP a moment
    * before the demo merchant and its keys existed. Readiness is asked for as fast as the
-   * service answers from before it starts, and at its first UP the merchant must be there.
+   * service answers from before it starts, and at its first UP the merchant must be there and
+   * its keys already handed on to be shown.
    */
   @Test
   void readiness_is_not_reported_before_the_demo_is_seeded() throws Exception {
@@ -88,6 +89,7 @@ class DemoSeedTest {
       }
       env.put("TOLLGATE_PORT", Integer.toString(port));
       HttpClient http = HttpClient.newBuilder().connectTimeout(java.time.Duration.ofSeconds(1)).build();
+      java.util.concurrent.atomic.AtomicReference<DemoSeed.Demo> shown = new java.util.concurrent.atomic.AtomicReference<>();
       java.util.concurrent.CompletableFuture<Boolean> merchantAtFirstReady = java.util.concurrent.CompletableFuture
           .supplyAsync(() -> {
             long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
@@ -96,10 +98,12 @@ class DemoSeedTest {
                 HttpResponse<Void> ready = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                     + "/health/ready")).timeout(java.time.Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding());
                 if (ready.statusCode() == 200) {
-                  return db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM merchants").mapTo(Long.class).one()) > 0;
+                  return shown.get() != null && db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM merchants")
+                      .mapTo(Long.class).one()) > 0;
                 }
               } catch (java.io.IOException notListeningYet) {
                 // the service has not bound its port yet
+                pause();
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;
@@ -107,11 +111,20 @@ class DemoSeedTest {
             }
             throw new IllegalStateException("never ready");
           });
-      try (Tollgate app = Tollgate.start(TollgateConfig.from(env))) {
+      try (Tollgate app = Tollgate.start(TollgateConfig.from(env), (demo, url) -> shown.set(demo))) {
         assertThat(app.demo()).as("a fresh sandbox's start seeds the demo").isPresent();
+        assertThat(shown.get()).as("and hands on its keys").isEqualTo(app.demo().get());
         assertThat(merchantAtFirstReady.get(60, java.util.concurrent.TimeUnit.SECONDS))
             .as("the demo merchant exists when readiness first says UP").isTrue();
       }
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(5);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
