@@ -295,8 +295,9 @@ public final class Database implements AutoCloseable {
   /**
    * The currency codes payments were recorded in when written (what they were charged in, and
    * asked in), and those balances are kept in: a symbol among them that the process does not know
-   * could not be read back. Reads the record, not the payments. A code recorded by a write that
-   * then failed stays in it: {@link #currenciesInUse} tells.
+   * could not be read back. Reads the record, not the payments. A code recorded by an update that
+   * then found the payment changed by another (and so wrote no row) stays in it:
+   * {@link #currenciesInUse} tells.
    */
   public java.util.Set<String> currenciesRecorded() {
     return jdbi.withHandle(h -> java.util.Set.copyOf(h.createQuery("""

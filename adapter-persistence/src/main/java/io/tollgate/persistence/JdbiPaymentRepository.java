@@ -38,6 +38,11 @@ final class JdbiPaymentRepository implements PaymentRepository {
 
   private final Jdbi jdbi;
   private final Currencies currencies;
+  /**
+   * The currency codes this process has seen recorded in {@code currencies_in_use} by a committed
+   * write, which the start reads instead of every payment ({@link Database#currenciesRecorded}).
+   */
+  private final java.util.Set<String> recordedCurrencies = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   JdbiPaymentRepository(Jdbi jdbi, Currencies currencies) {
     this.jdbi = jdbi;
@@ -180,12 +185,6 @@ final class JdbiPaymentRepository implements PaymentRepository {
     }));
   }
 
-  /**
-   * The currency codes this process has seen recorded in {@code currencies_in_use} by a committed
-   * write, which the start reads instead of every payment ({@link Database#currenciesRecorded}).
-   */
-  private final java.util.Set<String> recordedCurrencies = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
   private List<String> unrecordedCurrencies(PaymentRow row) {
     String charged = row.currency();
     String asked = row.customerCurrency();
@@ -194,7 +193,10 @@ final class JdbiPaymentRepository implements PaymentRepository {
     if (!chargedNew && !askedNew) {
       return List.of();
     }
-    return chargedNew && askedNew ? List.of(charged, asked) : List.of(chargedNew ? charged : asked);
+    // in one order: two first writes of the same two new codes wait for each other in turn, not
+    // each for the other's (a deadlock that PostgreSQL would end by failing one of the payments)
+    return chargedNew && askedNew ? java.util.stream.Stream.of(charged, asked).sorted().toList()
+        : List.of(chargedNew ? charged : asked);
   }
 
   /**
