@@ -60,16 +60,17 @@ public final class Pan {
    * Masks, keeping its first 6 and last 4 digits, everything in {@code text} that can be a card
    * number, so that text a client sent can be echoed back or logged without exposing one. A card
    * number has 12 to 19 digits (ISO/IEC 7812, as this class takes them), written together or in
-   * groups split by spaces, line breaks, dashes, slashes or plus signs of any kind (a no-break
-   * space, an en dash, an invisible zero-width space or soft hyphen), written as they are or
-   * URL-encoded ({@code %20}, {@code %E2%80%93}), up to {@value #MAX_SEPARATOR} of them
+   * groups split by spaces, dashes, slashes or plus signs of any kind (a no-break space, an en
+   * dash, an invisible zero-width space or soft hyphen), written as they are or URL-encoded
+   * ({@code %20}, {@code %E2%80%93}), up to {@value #MAX_SEPARATOR} of them
    * ({@code 4111 1111 1111 1111}, {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111});
    * a run of such groups is masked whole when some of its consecutive groups hold 12 to 19
-   * digits. Groups split by other punctuation (dots, colons, underscores, commas, bars and the
-   * like, as they are or URL-encoded) are masked only when they are grouped as a card number is
-   * ({@code 4111.1111.1111.1111}, {@code 3782:822463:10005}, {@code 4111,1111,1111,1111}), since
-   * times, amounts, lists, addresses and identifiers are written so too. The card number field
-   * takes digits grouped by anything but letters, so all of these are card numbers. Luhn does not
+   * digits. Groups split by one punctuation mark or symbol (a dot, colon, underscore, comma, bar,
+   * bullet and the like, as it is or URL-encoded, with a space on either side or none) are masked
+   * only when they are grouped as a card number is, one mark throughout
+   * ({@code 4111.1111.1111.1111}, {@code 3782:822463:10005}, {@code 4111, 1111, 1111, 1111}),
+   * since times, amounts, lists, addresses and identifiers are written so too. Not a line break:
+   * numbers on lines of their own are not one number. Luhn does not
    * matter: a mistyped card number is all but the real one. Not masked: a longer number (20
    * digits or more are no card number), and digits inside an identifier (a word of
    * {@value #IDENTIFIER_LENGTH} or more hex characters such as a payment id or a hash, or a UUID).
@@ -163,8 +164,8 @@ public final class Pan {
         digitsInRow++;
       } else {
         if (digitsInRow >= 4) {
-          int separator = punctuationAt(text, i);
-          if (separator > 0 && i + separator < text.length() && isDigit(text.charAt(i + separator))) {
+          int gap = gapAt(text, i);
+          if (gap > 0 && i + gap < text.length() && isDigit(text.charAt(i + gap))) {
             return true;
           }
         }
@@ -175,24 +176,60 @@ public final class Pan {
   }
 
   /**
-   * How many characters of one punctuation mark that may group a card number's digits (besides
-   * those {@link #separatorAt} takes) start at {@code at}, written as it is or URL-encoded: 0 for
-   * none.
+   * How many characters of one punctuation mark or symbol that may group a card number's digits
+   * (besides the separators {@link #separatorAt} takes) start at {@code at}, written as it is or
+   * URL-encoded: 0 for none.
    */
-  private static int punctuationAt(String text, int at) {
+  private static int markAt(String text, int at) {
     char c = text.charAt(at);
-    if (CARD_PUNCTUATION.indexOf(c) >= 0) {
-      return 1;
-    }
-    if (c == '%' && at + 2 < text.length()) {
+    if (c == '%') {
       int decoded = hexByte(text, at + 1);
-      return decoded >= 0 && CARD_PUNCTUATION.indexOf(decoded) >= 0 ? 3 : 0;
+      return decoded >= 0 && decoded < 0x80 && (decoded == '%' || isMark(decoded)) ? 3 : 0;
     }
-    return 0;
+    return isMark(c) ? 1 : 0;
   }
 
-  /** Punctuation that groups a card number's digits only in a card's own grouping. */
-  private static final String CARD_PUNCTUATION = ".:_,|*~#=';!$@";
+  /**
+   * Whether {@code c} is punctuation or a symbol ({@code . , : ; _ | * ~ # = ' " ! ? $ @ & ^ ( ) [ ]},
+   * a bullet, a middle dot), other than the separators {@link #separatorAt} takes and a percent
+   * sign (which starts a URL-encoded character).
+   */
+  private static boolean isMark(int c) {
+    if (c == '/' || c == '+' || c == '%' || c == 0x2212 || c == 0xFF0B || c == 0xFF0F) {
+      return false;
+    }
+    return switch (Character.getType(c)) {
+      case Character.CONNECTOR_PUNCTUATION, Character.START_PUNCTUATION, Character.END_PUNCTUATION,
+          Character.INITIAL_QUOTE_PUNCTUATION, Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION,
+          Character.MATH_SYMBOL, Character.CURRENCY_SYMBOL, Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL -> true;
+      default -> false;
+    };
+  }
+
+  /**
+   * How many characters of one gap of a card's own grouping by a mark start at {@code at}: the
+   * mark ({@link #markAt}), with a space or tab on either side or none ({@code 4111, 1111}); 0
+   * for none.
+   */
+  private static int gapAt(String text, int at) {
+    int i = at;
+    if (i < text.length() && isGapSpace(text.charAt(i))) {
+      i++;
+    }
+    int mark = i < text.length() ? markAt(text, i) : 0;
+    if (mark == 0) {
+      return 0;
+    }
+    i += mark;
+    if (i < text.length() && isGapSpace(text.charAt(i))) {
+      i++;
+    }
+    return i - at;
+  }
+
+  private static boolean isGapSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\u00a0';
+  }
 
   /**
    * Whether a run starting at {@code start} right after a colon goes on from an address (an IPv6
@@ -223,25 +260,41 @@ public final class Pan {
   }
 
   /**
-   * The digits of {@code run} (groups of digits split by dots, colons or underscores) when it is
-   * grouped as a card number is, with one kind of separator throughout, else null.
+   * The digits of {@code run} (groups of digits split by gaps of one mark, {@link #gapAt}) when
+   * it is grouped as a card number is, with one mark throughout, else null.
    */
   private static String cardGrouping(String run) {
-    if (run.length() < 15 || !isDigit(run.charAt(0)) || isDigit(run.charAt(4))) {
+    if (run.length() < 15) {
       return null;
     }
-    int length = punctuationAt(run, 4);
-    if (length == 0) {
-      return null;
-    }
-    // one mark throughout, written one way: "4111.1111%2E1111" is not grouped as a card is
-    String separator = run.substring(4, 4 + length).toUpperCase(java.util.Locale.ROOT);
-    String[] groups = run.toUpperCase(java.util.Locale.ROOT).split(Pattern.quote(separator), -1);
-    for (String group : groups) {
-      if (group.isEmpty() || !group.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+    List<String> digitGroups = new ArrayList<>();
+    String mark = null;
+    int i = 0;
+    while (i < run.length()) {
+      int group = i;
+      while (i < run.length() && isDigit(run.charAt(i))) {
+        i++;
+      }
+      if (i == group) {
         return null;
       }
+      digitGroups.add(run.substring(group, i));
+      if (i == run.length()) {
+        break;
+      }
+      int gap = gapAt(run, i);
+      if (gap == 0) {
+        return null;
+      }
+      // one mark throughout, written one way: "4111.1111%2E1111" is not grouped as a card is
+      String gapMark = run.substring(i, i + gap).strip().replace("\u00a0", "").toUpperCase(java.util.Locale.ROOT);
+      if (mark != null && !mark.equals(gapMark)) {
+        return null;
+      }
+      mark = gapMark;
+      i += gap;
     }
+    String[] groups = digitGroups.toArray(String[]::new);
     int total = 0;
     for (String group : groups) {
       total += group.length();
@@ -250,8 +303,8 @@ public final class Pan {
       return null;
     }
     boolean byFours = groups.length >= 4 && groups.length <= 5;
-    for (int i = 1; i < groups.length - 1; i++) {
-      byFours &= groups[i].length() == 4;
+    for (int g = 1; g < groups.length - 1; g++) {
+      byFours &= groups[g].length() == 4;
     }
     byFours &= groups[groups.length - 1].length() <= 4;
     boolean sixInTheMiddle = groups.length == 3 && groups[1].length() == 6
@@ -270,8 +323,9 @@ public final class Pan {
     int n = text.length();
     while (i < n) {
       char c = text.charAt(i);
-      if (c == '%' && hexByte(text, i + 1) >= 0) {
-        // a URL-encoded character: its hex digits are no part of a number
+      if (c == '%' && isEncodedPunctuation(text, i)) {
+        // a URL-encoded space or mark: its hex digits are no part of a number (a percent sign
+        // before a number, as in 100%4111..., is not one: it is the number that follows)
         i += 3;
         continue;
       }
@@ -322,16 +376,20 @@ public final class Pan {
       return 0;
     }
     char c = text.charAt(at);
+    if (Character.isHighSurrogate(c) && at + 1 < text.length() && Character.isLowSurrogate(text.charAt(at + 1))) {
+      return isSeparator(Character.toCodePoint(c, text.charAt(at + 1))) ? 2 : 0;
+    }
     if (c != '%') {
       return isSeparator(c) ? 1 : 0;
     }
-    // URL-encoded: one character of one to three UTF-8 bytes
+    // URL-encoded: one character of one to four UTF-8 bytes
     int first = at + 2 < text.length() ? hexByte(text, at + 1) : -1;
-    int bytes = first < 0x80 ? 1 : first >= 0xC0 && first < 0xE0 ? 2 : first >= 0xE0 && first < 0xF0 ? 3 : 0;
+    int bytes = first < 0x80 ? 1 : first >= 0xC0 && first < 0xE0 ? 2 : first >= 0xE0 && first < 0xF0 ? 3
+        : first >= 0xF0 && first < 0xF8 ? 4 : 0;
     if (first < 0 || bytes == 0 || at + 3 * bytes > text.length()) {
       return 0;
     }
-    int codePoint = bytes == 1 ? first : first & (bytes == 2 ? 0x1F : 0x0F);
+    int codePoint = bytes == 1 ? first : first & (bytes == 2 ? 0x1F : bytes == 3 ? 0x0F : 0x07);
     for (int b = 1; b < bytes; b++) {
       int next = text.charAt(at + 3 * b) == '%' ? hexByte(text, at + 3 * b + 1) : -1;
       if (next < 0x80 || next >= 0xC0) {
@@ -343,19 +401,32 @@ public final class Pan {
   }
 
   /**
-   * Whether {@code c} may split the groups of a card number anywhere: a space, line break, dash,
-   * slash or plus sign of any kind, or an invisible mark (a zero-width space, a soft hyphen).
+   * Whether {@code c} may split the groups of a card number anywhere: a space, dash, slash or
+   * plus sign of any kind, or an invisible mark (a zero-width space, a soft hyphen, a combining
+   * mark). Not a line break: numbers on lines of their own (a phone number above a postcode)
+   * are not one number.
    */
   private static boolean isSeparator(int c) {
     if (c == ' ' || c == '-' || c == '\t' || c == '/' || c == '+') {
       return true;
     }
     if (c < 0x80) {
-      return c == '\n' || c == '\r' || c == 0x0B || c == '\f';
+      return false;
     }
     int type = Character.getType(c);
+    if (type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR || c == 0x85) {
+      return false;
+    }
     return Character.isSpaceChar(c) || Character.isWhitespace(c) || type == Character.DASH_PUNCTUATION
-        || type == Character.FORMAT || c == 0x2212 || c == 0xFF0B || c == 0xFF0F;
+        || type == Character.FORMAT || type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK
+        || c == 0x2212 || c == 0xFF0B || c == 0xFF0F;
+  }
+
+  /** Whether a URL-encoded byte at {@code at} is no ASCII letter or digit. */
+  private static boolean isEncodedPunctuation(String text, int at) {
+    int decoded = hexByte(text, at + 1);
+    return decoded >= 0 && !(decoded >= '0' && decoded <= '9' || decoded >= 'A' && decoded <= 'Z'
+        || decoded >= 'a' && decoded <= 'z');
   }
 
   /** The byte written as two hex digits at {@code at}, or -1. */
@@ -404,17 +475,22 @@ public final class Pan {
    * people write them, split the number no less than a single one.
    */
   private static final int MAX_SEPARATOR = 3;
+  /** A mark ({@link #isMark}), as it is or URL-encoded (ASCII punctuation, {@code %2C}). */
+  private static final String MARK = "(?:[\\p{Pc}\\p{Ps}\\p{Pe}\\p{Pi}\\p{Pf}\\p{Po}\\p{Sm}\\p{Sc}\\p{Sk}\\p{So}"
+      + "&&[^/+%\\u2212\\uFF0B\\uFF0F]]|%(?:2[1-9AaCcEe]|3[A-Fa-f]|40|5[B-Fb-f]|60|7[B-Eb-e]))";
+  /** A gap of a card's own grouping by a mark ({@link #gapAt}). */
+  private static final String GAP = "[ \\t\\u00a0]?" + MARK + "[ \\t\\u00a0]?";
   /**
-   * Groups of digits split by single dots, colons or underscores, not part of a longer word or run: nothing
-   * alphanumeric or a dot just before (a colon may be a key's, {@link #inAddress}), and after it
-   * neither a letter or digit, nor a colon going on, nor a dot before a digit or separator (a dot
-   * before a letter ends a sentence or starts a file's extension).
+   * Groups of digits split by single punctuation marks, not part of a longer word or run: nothing
+   * alphanumeric just before, unless a URL-encoded character, and no digit and mark (a colon may
+   * be a key's, {@link #inAddress}; a dot after a word, as in {@code ref.4111.1111.1111.1111},
+   * starts the number); and after it neither a letter or digit, nor a colon going on, nor a dot
+   * before a digit or separator (a dot before a letter ends a sentence or starts a file's
+   * extension).
    */
-  private static final String PUNCTUATION_MARK =
-      "(?:[.:_,|*~#=';!$@]|%(?:2[EeCcAa3471]|3[AaDdBb]|5[Ff]|7[CcEe]|40))";
   private static final Pattern DOTTED_RUN = Pattern.compile(
-      "(?:(?<![0-9A-Za-z])|(?<=%[0-9A-Fa-f]{2}))(?<![0-9]" + PUNCTUATION_MARK + ")(?<![0-9]%[0-9A-Fa-f]{2})"
-      + "[0-9]+(?:" + PUNCTUATION_MARK + "[0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
+      "(?:(?<![0-9A-Za-z])|(?<=%[0-9A-Fa-f]{2}))(?<![0-9]" + GAP + ")(?<![0-9]%[0-9A-Fa-f]{2})"
+      + "[0-9]+(?:" + GAP + "[0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 

