@@ -155,6 +155,9 @@ public final class MerchantListsResource {
     if (raw == null) {
       return result;
     }
+    // A card number pasted in, maybe grouped by the very commas that split the list
+    // (4111,1111,1111,1111): no name of it is quoted back, each part too short to be masked alone.
+    boolean holdsCardNumber = !io.tollgate.domain.group.Pan.maskForDisplay(raw).equals(raw);
     for (String part : raw.split(",", -1)) {
       String name = part.strip();
       E match = null;
@@ -171,10 +174,11 @@ public final class MerchantListsResource {
         Set<String> accepted = new java.util.LinkedHashSet<>();
         java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).forEach(accepted::add);
         alsoKnown.stream().sorted().forEach(accepted::add);
-        // the name quoted as the rejected value is: a card number pasted in goes back masked
-        params.add(Violation.of(field, "unknown name '" + io.tollgate.domain.group.Pan.maskForDisplay(name)
-            + "'; expected one of "
-            + String.join(", ", accepted), raw));
+        params.add(Violation.of(field, (holdsCardNumber ? "unknown name" : "unknown name '" + name + "'")
+            + "; expected one of " + String.join(", ", accepted), raw));
+        if (holdsCardNumber) {
+          break;
+        }
       } else {
         result.add(match);
       }
