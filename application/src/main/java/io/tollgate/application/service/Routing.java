@@ -286,16 +286,6 @@ final class Routing {
   }
 
   /**
-   * The exclusive upper bound of the amounts {@link #route} sends through the connector, in the
-   * connector's currency; null when it sets no maximum. {@code maxAmount} is inclusive, and route
-   * compares it with amounts held at the currency's scale, so "at most the maximum" admits exactly
-   * the amounts below the currency's next amount after it: below 5000.01 for a maximum of 5000
-   * EUR, below 5001 for 5000 JPY, below 10.01 for a maximum of 10.005 EUR. Published so, the
-   * bound states the rule routing applies, and the stored maximum keeps its meaning. A currency
-   * this deployment does not know (a crypto symbol since removed) can route nothing, since route
-   * finds no rate into it; its maximum is then taken at its own scale.
-   */
-  /**
    * The connector's least amount at its currency's scale, as payments show amounts ({@code 1.00}
    * EUR, {@code 0.500} KWD): the smallest amount it takes, rounded up to the next payable one.
    */
@@ -307,6 +297,16 @@ final class Routing {
         RoundingMode.CEILING)).orElse(c.minAmount());
   }
 
+  /**
+   * The exclusive upper bound of the amounts {@link #route} sends through the connector, in the
+   * connector's currency; null when it sets no maximum. {@code maxAmount} is inclusive, and route
+   * compares it with amounts held at the currency's scale, so "at most the maximum" admits exactly
+   * the amounts below the currency's next amount after it: below 5000.01 for a maximum of 5000
+   * EUR, below 5001 for 5000 JPY, below 10.01 for a maximum of 10.005 EUR. Published so, the
+   * bound states the rule routing applies, and the stored maximum keeps its meaning. A currency
+   * this deployment does not know (a crypto symbol since removed) can route nothing, since route
+   * finds no rate into it; its maximum is then taken at its own scale.
+   */
   static BigDecimal amountBelow(Connector c, Currencies currencies) {
     if (c.maxAmount() == null) {
       return null;
