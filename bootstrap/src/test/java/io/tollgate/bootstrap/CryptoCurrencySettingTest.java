@@ -18,9 +18,7 @@ class CryptoCurrencySettingTest {
   @Test
   void a_symbol_payments_are_kept_in_cannot_be_taken_out_of_the_setting() throws Exception {
     try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,DOGE:2"))) {
-      TestGateway.Answer doge = gw.post("/api/v1/payments",
-          "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"DOGE\"}");
-      assertThat(doge.status()).as(doge.body()).isEqualTo(200);
+      payInDoge(gw);
 
       Map<String, String> env = new HashMap<>(Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
           "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-crypto").toString(),
@@ -44,9 +42,7 @@ class CryptoCurrencySettingTest {
   @Test
   void the_check_at_start_does_not_read_the_payments() throws Exception {
     try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,DOGE:2"))) {
-      TestGateway.Answer doge = gw.post("/api/v1/payments",
-          "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"DOGE\"}");
-      assertThat(doge.status()).as(doge.body()).isEqualTo(200);
+      payInDoge(gw);
       Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
           "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-crypto-lock").toString(),
           "TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY, "TOLLGATE_CRYPTO_CURRENCIES", "DOGE:2");
@@ -63,5 +59,11 @@ class CryptoCurrencySettingTest {
         }
       }
     }
+  }
+
+  private static void payInDoge(TestGateway gw) {
+    TestGateway.Answer doge = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"DOGE\"}");
+    assertThat(doge.status()).as(doge.body()).isEqualTo(200);
   }
 }
