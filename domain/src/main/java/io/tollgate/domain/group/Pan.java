@@ -120,10 +120,10 @@ public final class Pan {
   }
 
   /**
-   * {@code text} with each card number written in groups split by dots, colons or underscores
-   * masked, or null when it holds none. These also split times, dates, amounts, versions,
-   * addresses and the words of an identifier,
-   * so here only a card's own grouping counts: one kind of separator throughout, a first group
+   * {@code text} with each card number written in groups split by a punctuation mark or symbol
+   * (dots, colons, underscores, commas and the like, {@link #gapAt}) masked, or null when it holds
+   * none. These also split times, dates, amounts, lists, versions, addresses and the words of an
+   * identifier, so here only a card's own grouping counts: one mark throughout, a first group
    * of four digits, then groups of four ({@code 4111.1111.1111.1111}, up to 19 digits with a
    * shorter last group) or the six-digit middle group of a 14- or 15-digit card
    * ({@code 3782:822463:10005}); a run that goes on past such groups is no card number (an
@@ -153,8 +153,9 @@ public final class Pan {
   }
 
   /**
-   * Whether {@code text} has four digits followed by a dot or colon and a digit, as every card
-   * number {@link #maskDotted} masks starts: most text does not, and is spared the pattern.
+   * Whether {@code text} has four digits followed by a gap of one mark ({@link #gapAt}) and a
+   * digit, as every card number {@link #maskDotted} masks starts: most text does not, and is
+   * spared the pattern.
    */
   private static boolean holdsDottedGroup(String text) {
     int digitsInRow = 0;
