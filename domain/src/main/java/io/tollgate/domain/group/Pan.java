@@ -185,7 +185,10 @@ public final class Pan {
     char c = text.charAt(at);
     if (c == '%') {
       int decoded = hexByte(text, at + 1);
-      return decoded >= 0 && decoded < 0x80 && (decoded == '%' || isMark(decoded)) ? 3 : 0;
+      if (decoded < 0) {
+        return 1; // a percent sign of its own
+      }
+      return decoded < 0x80 && (decoded == '%' || isMark(decoded)) ? 3 : 0;
     }
     return isMark(c) ? 1 : 0;
   }
@@ -193,7 +196,7 @@ public final class Pan {
   /**
    * Whether {@code c} is punctuation or a symbol ({@code . , : ; _ | * ~ # = ' " ! ? $ @ & ^ ( ) [ ]},
    * a bullet, a middle dot), other than the separators {@link #separatorAt} takes and a percent
-   * sign (which starts a URL-encoded character).
+   * sign (which {@link #markAt} reads as a URL-encoded character where one follows).
    */
   private static boolean isMark(int c) {
     if (c == '/' || c == '+' || c == '%' || c == 0x2212 || c == 0xFF0B || c == 0xFF0F) {
@@ -228,8 +231,10 @@ public final class Pan {
     return i - at;
   }
 
+  /** A space or invisible character ({@link #isSeparator}) around a gap's mark: not a dash, slash or plus sign. */
   private static boolean isGapSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\u00a0';
+    return c == ' ' || c == '\t' || c >= 0x80 && isSeparator(c) && Character.getType(c) != Character.DASH_PUNCTUATION
+        && c != 0x2212 && c != 0xFF0B && c != 0xFF0F || (c < 0x20 || c == 0x7F) && isSeparator(c);
   }
 
   /**
@@ -288,11 +293,13 @@ public final class Pan {
         return null;
       }
       // one mark throughout, written one way: "4111.1111%2E1111" is not grouped as a card is
-      String gapMark = run.substring(i, i + gap).strip().replace("\u00a0", "").toUpperCase(java.util.Locale.ROOT);
-      if (mark != null && !mark.equals(gapMark)) {
+      StringBuilder gapMark = new StringBuilder();
+      run.substring(i, i + gap).chars().filter(ch -> !isGapSpace((char) ch)).forEach(gapMark::appendCodePoint);
+      String thisMark = gapMark.toString().toUpperCase(java.util.Locale.ROOT);
+      if (mark != null && !mark.equals(thisMark)) {
         return null;
       }
-      mark = gapMark;
+      mark = thisMark;
       i += gap;
     }
     String[] groups = digitGroups.toArray(String[]::new);
@@ -398,7 +405,8 @@ public final class Pan {
       }
       codePoint = codePoint << 6 | next & 0x3F;
     }
-    return isSeparator(codePoint) ? 3 * bytes : 0;
+    // an encoded line break too: a URL holds no lines
+    return isSeparator(codePoint) || codePoint == '\n' || codePoint == '\r' ? 3 * bytes : 0;
   }
 
   /**
@@ -412,11 +420,15 @@ public final class Pan {
       return true;
     }
     if (c < 0x80) {
-      return false;
+      // a control character other than a line break (a backspace, an escape)
+      return (c < 0x20 || c == 0x7F) && c != '\n' && c != '\r' && c != 0x0B && c != '\f';
     }
     int type = Character.getType(c);
     if (type == Character.LINE_SEPARATOR || type == Character.PARAGRAPH_SEPARATOR || c == 0x85) {
       return false;
+    }
+    if (c == 0x115F || c == 0x1160 || c == 0x3164 || c == 0xFFA0 || Character.isISOControl(c)) {
+      return true; // Hangul fillers, letters that show nothing; C1 controls
     }
     return Character.isSpaceChar(c) || Character.isWhitespace(c) || type == Character.DASH_PUNCTUATION
         || type == Character.FORMAT || type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK
@@ -478,20 +490,20 @@ public final class Pan {
   private static final int MAX_SEPARATOR = 3;
   /** A mark ({@link #isMark}), as it is or URL-encoded (ASCII punctuation, {@code %2C}). */
   private static final String MARK = "(?:[\\p{Pc}\\p{Ps}\\p{Pe}\\p{Pi}\\p{Pf}\\p{Po}\\p{Sm}\\p{Sc}\\p{Sk}\\p{So}"
-      + "&&[^/+%\\u2212\\uFF0B\\uFF0F]]|%(?:2[1-9AaCcEe]|3[A-Fa-f]|40|5[B-Fb-f]|60|7[B-Eb-e]))";
+      + "&&[^/+%\\u2212\\uFF0B\\uFF0F]]|%(?:2[1-9AaCcEe]|3[A-Fa-f]|40|5[B-Fb-f]|60|7[B-Eb-e])|%(?![0-9A-Fa-f]{2}))";
   /** A gap of a card's own grouping by a mark ({@link #gapAt}). */
-  private static final String GAP = "[ \\t\\u00a0]?" + MARK + "[ \\t\\u00a0]?";
+  private static final String GAP_SPACE = "[\\t\\p{Zs}\\p{Cf}\\p{Mn}\\p{Me}\\u115F\\u1160\\u3164\\uFFA0"
+      + "\\x00-\\x08\\x0E-\\x1F\\x7F\\x80-\\x84\\x86-\\x9F]";
+  private static final String GAP = GAP_SPACE + "?" + MARK + GAP_SPACE + "?";
   /**
-   * Groups of digits split by single punctuation marks, not part of a longer word or run: nothing
-   * alphanumeric just before, unless a URL-encoded character, and no digit and mark (a colon may
-   * be a key's, {@link #inAddress}; a dot after a word, as in {@code ref.4111.1111.1111.1111},
-   * starts the number); and after it neither a letter or digit, nor a colon going on, nor a dot
-   * before a digit or separator (a dot before a letter ends a sentence or starts a file's
-   * extension).
+   * Groups of digits split by gaps of one punctuation mark, not part of a longer run: no digit
+   * just before (but a URL-encoded character), nor a digit and a gap (a colon may be a key's,
+   * {@link #inAddress}); a word may touch it, as in {@code ref4111.1111.1111.1111x}; and after
+   * it no digit, nor a colon going on, nor a dot before a digit or separator.
    */
   private static final Pattern DOTTED_RUN = Pattern.compile(
-      "(?:(?<![0-9A-Za-z])|(?<=%[0-9A-Fa-f]{2}))(?<![0-9]" + GAP + ")(?<![0-9]%[0-9A-Fa-f]{2})"
-      + "[0-9]+(?:" + GAP + "[0-9]+)+(?![0-9A-Za-z]|:[0-9A-Za-z.:]|\\.[0-9.:])");
+      "(?:(?<![0-9])|(?<=%[0-9A-Fa-f]{2}))(?<![0-9]" + GAP + ")(?<![0-9]%[0-9A-Fa-f]{2})"
+      + "[0-9]+(?:" + GAP + "[0-9]+)+(?![0-9]|:[0-9A-Za-z.:]|\\.[0-9.:])");
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 
