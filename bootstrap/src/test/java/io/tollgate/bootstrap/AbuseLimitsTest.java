@@ -117,6 +117,31 @@ class AbuseLimitsTest {
     }
   }
 
+  /**
+   * Someone guessing a merchant user's password gets ten wrong guesses checked, then 429 in the
+   * envelope, before the password is looked at, even the right one; another user is not held
+   * back. Before, a client could have every guess checked at the rate its address was allowed.
+   */
+  @Test
+  void guessing_a_merchant_user_s_password_is_held_back_after_ten_wrong_guesses() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of())) {
+      String[] user = gw.merchantUser(gw.merchant, "guessed2@shop.example", Permission.SHOP_EDIT);
+      String[] other = gw.merchantUser(gw.merchant, "bystander@shop.example", Permission.SHOP_EDIT);
+      for (int i = 0; i < 10; i++) {
+        assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess number " + i}).status())
+            .isEqualTo(401);
+      }
+      TestGateway.Answer held = gw.merchantGet("/merchant-api/v1/shops", user);
+      assertThat(held.status()).isEqualTo(429);
+      assertThat(Integer.parseInt(held.header("Retry-After"))).as("a minute, less the time the guesses took")
+          .isBetween(40, 60);
+      assertThat(held.json().get("error").asText()).isEqualTo("Too Many Requests");
+      assertThat(held.json().get("message").asText()).startsWith("Too many failed sign-ins for this user; retry after ");
+      assertThat(held.json().get("path").asText()).isEqualTo("/merchant-api/v1/shops");
+      assertThat(gw.merchantGet("/merchant-api/v1/shops", other).status()).isEqualTo(200);
+    }
+  }
+
   /** Whole seconds since {@code start}, rounded up. */
   private static int secondsSince(long start) {
     return (int) Math.ceil((System.nanoTime() - start) / 1e9);

@@ -12,6 +12,7 @@ public abstract sealed class DomainException extends RuntimeException
         DomainException.Forbidden,
         DomainException.NotFound,
         DomainException.Conflict,
+        DomainException.TooManyRequests,
         DomainException.Unavailable {
 
   private DomainException(String message) {
@@ -29,6 +30,7 @@ public abstract sealed class DomainException extends RuntimeException
     FORBIDDEN,
     NOT_FOUND,
     CONFLICT,
+    TOO_MANY_REQUESTS,
     UNAVAILABLE
   }
 
@@ -131,6 +133,31 @@ public abstract sealed class DomainException extends RuntimeException
     @Override
     public String code() {
       return code;
+    }
+  }
+
+  /** A caller that must wait before it tries again, for as long as {@link #retryAfterSeconds()} says. */
+  public static final class TooManyRequests extends DomainException {
+    private final long retryAfterSeconds;
+
+    public TooManyRequests(String message, long retryAfterSeconds) {
+      super(message);
+      this.retryAfterSeconds = Math.max(1, retryAfterSeconds);
+    }
+
+    @Override
+    public Kind kind() {
+      return Kind.TOO_MANY_REQUESTS;
+    }
+
+    @Override
+    public String code() {
+      return "too_many_requests";
+    }
+
+    /** Whole seconds, at least one. */
+    public long retryAfterSeconds() {
+      return retryAfterSeconds;
     }
   }
 

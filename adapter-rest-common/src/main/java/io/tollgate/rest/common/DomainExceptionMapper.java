@@ -23,6 +23,8 @@ public final class DomainExceptionMapper implements ExceptionMapper<DomainExcept
       case FORBIDDEN -> ErrorResponses.of(403, e.getMessage(), List.of(), path);
       case NOT_FOUND -> ErrorResponses.of(404, e.getMessage(), List.of(), path);
       case CONFLICT -> ErrorResponses.of(409, e.getMessage(), List.of(), path);
+      case TOO_MANY_REQUESTS -> Response.fromResponse(ErrorResponses.of(429, e.getMessage(), List.of(), path))
+          .header("Retry-After", Long.toString(((DomainException.TooManyRequests) e).retryAfterSeconds())).build();
       case UNAVAILABLE -> Response.fromResponse(ErrorResponses.of(503, e.getMessage(), List.of(), path))
           .header("Retry-After", "5").build();
     };

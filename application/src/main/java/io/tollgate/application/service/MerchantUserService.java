@@ -55,9 +55,15 @@ public final class MerchantUserService implements MerchantUsersUseCase {
    * Credentials found good lately, by a keyed digest, with the password hash they matched; an
    * entry still being checked is a future that the requests arriving meanwhile share.
    */
-  private final AsyncCache<String, String> verified;
+  private final AsyncCache<String, Checked> verified;
   /** Users who signed in lately, by e-mail address, as stored: permissions, shop group, disabled, password hash. */
   private final Cache<String, UserRepository.StoredUser> current;
+  /**
+   * Credentials found wrong lately, by the same keyed digest, with the password hash they did not
+   * match: sent again, they are refused without a slow hash and without taking another guess.
+   */
+  private final Cache<String, String> refused;
+  private final SignInLimits limits;
 
   public MerchantUserService(UserRepository users, ShopRepository merchants, ReferenceData reference,
       PasswordHasher hasher, SecretBox secrets, Clock clock) {
@@ -70,6 +76,12 @@ public final class MerchantUserService implements MerchantUsersUseCase {
    */
   MerchantUserService(UserRepository users, ShopRepository merchants, ReferenceData reference,
       PasswordHasher hasher, SecretBox secrets, Clock clock, Ticker ticker) {
+    this(users, merchants, reference, hasher, secrets, clock, ticker,
+        new SignInLimits(ticker, SignInLimits.defaultParallelism(), 16, Duration.ofSeconds(3)));
+  }
+
+  MerchantUserService(UserRepository users, ShopRepository merchants, ReferenceData reference,
+      PasswordHasher hasher, SecretBox secrets, Clock clock, Ticker ticker, SignInLimits limits) {
     this.users = users;
     this.merchants = merchants;
     this.reference = reference;
@@ -80,6 +92,9 @@ public final class MerchantUserService implements MerchantUsersUseCase {
         .ticker(ticker).buildAsync();
     this.current = Caffeine.newBuilder().expireAfterWrite(CHANGES_SEEN_WITHIN).maximumSize(MAX_REMEMBERED)
         .ticker(ticker).build();
+    this.refused = Caffeine.newBuilder().expireAfterAccess(REMEMBER_FOR).maximumSize(MAX_REMEMBERED)
+        .ticker(ticker).build();
+    this.limits = limits;
   }
 
   @Override
@@ -96,7 +111,17 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     // So does a disabled user's every attempt, never answered from what is remembered: a right
     // password answered fast would tell itself from a wrong one.
     String hash = stored != null ? stored.passwordHash() : dummyHash();
-    boolean ok = stored != null && !stored.disabled() ? verified(key, password, hash) : hasher.verify(password, hash);
+    boolean ok;
+    if (stored != null && stored.disabled()) {
+      limits.takeGuess(address);
+      limits.hash(() -> hasher.verify(password, hash));
+      ok = false;
+    } else if (hash.equals(refused.getIfPresent(key))) {
+      // the same wrong password again (an integration left with an old one): no new guess, no slow hash
+      ok = false;
+    } else {
+      ok = verified(key, address, password, hash);
+    }
     if (stored == null || !ok || stored.disabled()) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
@@ -106,28 +131,66 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   /**
    * Whether {@code password} matches {@code hash}: remembered, or checked by this request while
    * any others with the same credentials wait for its answer. A remembered match of another
-   * hash (the password was reset meanwhile) is checked again.
+   * hash (the password was reset meanwhile) is checked again. A check takes one of the
+   * address's guesses ({@link SignInLimits}), which a right password gives back.
    */
-  private boolean verified(String key, String password, String hash) {
+  private boolean verified(String key, String address, String password, String hash) {
     for (int attempt = 0; attempt < 2; attempt++) {
-      CompletableFuture<String> mine = new CompletableFuture<>();
-      CompletableFuture<String> shared = verified.get(key, (k, executor) -> mine);
+      CompletableFuture<Checked> mine = new CompletableFuture<>();
+      CompletableFuture<Checked> shared = verified.get(key, (k, executor) -> mine);
       if (shared == mine) {
+        Checked result;
         try {
           // a mismatch completes with null, which the cache drops: a wrong password is never remembered
-          mine.complete(hasher.verify(password, hash) ? hash : null);
+          result = check(key, address, password, hash) ? new Checked(hash, null) : null;
+        } catch (DomainException.TooManyRequests | DomainException.Unavailable refusal) {
+          // an answer, not a failure: the cache would log a failed future as an error, once per
+          // request of a flood
+          result = new Checked(null, refusal);
         } catch (RuntimeException | Error e) {
           mine.completeExceptionally(e);
           throw e;
         }
+        mine.complete(result);
+        if (result != null && result.refusal() != null) {
+          verified.asMap().remove(key, mine);
+        }
       }
-      String matched = shared.join();
-      if (matched == null || matched.equals(hash)) {
+      Checked matched = shared.join();
+      if (matched != null && matched.refusal() != null) {
+        // the check this request waited for was refused (too many guesses, too many checks at once)
+        throw matched.refusal();
+      }
+      if (matched == null || matched.hash().equals(hash)) {
         return matched != null;
       }
       verified.asMap().remove(key, shared);
     }
-    return hasher.verify(password, hash);
+    return check(key, address, password, hash);
+  }
+
+  /** The answer of one check: the password hash it matched, or why it was not run. */
+  private record Checked(String hash, DomainException refusal) {}
+
+  /**
+   * One slow hash, counted as a guess against the address unless the password was right; a
+   * wrong one is remembered as wrong for this hash.
+   */
+  private boolean check(String key, String address, String password, String hash) {
+    limits.takeGuess(address);
+    boolean right;
+    try {
+      right = limits.hash(() -> hasher.verify(password, hash));
+    } catch (RuntimeException | Error e) {
+      limits.giveBack(address);
+      throw e;
+    }
+    if (right) {
+      limits.giveBack(address);
+    } else {
+      refused.put(key, hash);
+    }
+    return right;
   }
 
   @Override

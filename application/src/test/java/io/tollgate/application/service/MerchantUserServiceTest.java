@@ -2,6 +2,7 @@ package io.tollgate.application.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
@@ -210,6 +211,206 @@ class MerchantUserServiceTest {
     assertThat(service.authenticate(EMAIL, PASSWORD).email()).isEqualTo(EMAIL);
   }
 
+  /**
+   * Guessing a user's password: ten wrong ones are checked, then the address is refused with
+   * 429 before any check, whatever the password, and gets one more guess a minute. Before, one
+   * client could have about eighteen guesses a second checked, for as long as it liked.
+   */
+  @Test
+  void guesses_past_the_limit_are_refused_before_any_check_and_come_back_with_time() {
+    for (int i = 0; i < SignInLimits.GUESSES; i++) {
+      String guess = "wrong guess " + i;
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess)).isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThat(hasher.verifications.get()).isEqualTo(SignInLimits.GUESSES);
+
+    assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD))
+        .isInstanceOfSatisfying(DomainException.TooManyRequests.class, e -> {
+          assertThat(e.getMessage()).isEqualTo("Too many failed sign-ins for this user; retry after 60 s");
+          assertThat(e.retryAfterSeconds()).isEqualTo(60);
+        });
+    assertThat(hasher.verifications.get()).as("not checked").isEqualTo(SignInLimits.GUESSES);
+
+    clock.advance(SignInLimits.GUESS_EVERY.minusSeconds(15));
+    assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD))
+        .isInstanceOfSatisfying(DomainException.TooManyRequests.class,
+            e -> assertThat(e.retryAfterSeconds()).isEqualTo(15));
+    clock.advance(Duration.ofSeconds(15));
+    assertThat(service.authenticate(EMAIL, PASSWORD).email()).isEqualTo(EMAIL);
+    assertThat(service2User("other@acme.example")).as("another user is not held back").isTrue();
+  }
+
+  /** No answer may tell an unknown address from a known one: both are held back alike. */
+  @Test
+  void an_unknown_address_is_held_back_like_a_known_one() {
+    for (int i = 0; i < SignInLimits.GUESSES; i++) {
+      String guess = "wrong guess " + i;
+      assertThatThrownBy(() -> service.authenticate("nobody@acme.example", guess))
+          .isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThatThrownBy(() -> service.authenticate("Nobody@Acme.Example", "another guess"))
+        .isInstanceOf(DomainException.TooManyRequests.class);
+    assertThat(hasher.verifications.get()).isEqualTo(SignInLimits.GUESSES);
+  }
+
+  /**
+   * An integration in steady use is not locked out by someone guessing its user's password:
+   * its remembered credentials are not checked again, so they take no guess.
+   */
+  @Test
+  void remembered_credentials_keep_working_while_the_address_is_held_back() {
+    service.authenticate(EMAIL, PASSWORD);
+    for (int i = 0; i <= SignInLimits.GUESSES; i++) {
+      String guess = "wrong guess " + i;
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess)).isInstanceOf(DomainException.class);
+    }
+    assertThatThrownBy(() -> service.authenticate(EMAIL, "yet another guess"))
+        .isInstanceOf(DomainException.TooManyRequests.class);
+    assertThat(service.authenticate(EMAIL, PASSWORD).email()).isEqualTo(EMAIL);
+  }
+
+  /**
+   * An integration left with an old password sends it again and again: that is one guess, and
+   * one slow hash, not one per request (it would hold its user back for everyone else).
+   */
+  @Test
+  void the_same_wrong_password_again_takes_no_guess_and_no_slow_hash() {
+    for (int i = 0; i < 3 * SignInLimits.GUESSES; i++) {
+      assertThatThrownBy(() -> service.authenticate(EMAIL, "the old password"))
+          .isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThat(hasher.verifications.get()).isEqualTo(1);
+    assertThat(service.authenticate(EMAIL, PASSWORD).email()).isEqualTo(EMAIL);
+
+    String fresh = commandLine.resetPassword(EMAIL, "the old password");
+    clock.advance(MerchantUserService.CHANGES_SEEN_WITHIN);
+    assertThat(service.authenticate(EMAIL, fresh).email()).as("right once it is the password").isEqualTo(EMAIL);
+  }
+
+  /** A right password gives back the guess its check took: typing errors before it do not add up for good. */
+  @Test
+  void a_right_password_gives_its_guess_back() {
+    for (int i = 0; i < SignInLimits.GUESSES - 1; i++) {
+      String guess = "typo " + i;
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess)).isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    service.authenticate(EMAIL, PASSWORD);
+    assertThatThrownBy(() -> service.authenticate(EMAIL, "one more typo"))
+        .isInstanceOf(DomainException.Unauthenticated.class);
+    assertThatThrownBy(() -> service.authenticate(EMAIL, "and another"))
+        .isInstanceOf(DomainException.TooManyRequests.class);
+  }
+
+  /**
+   * Guesses sent at once each take their guess before their check runs: thirty at once get ten
+   * checks, not thirty.
+   */
+  @Test
+  void guesses_sent_at_once_cannot_overtake_the_limit() throws Exception {
+    MerchantUserService roomy = withLimits(new SignInLimits(clock::elapsed, 64, 64, Duration.ofSeconds(10)));
+    hasher.gate = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(30);
+    try {
+      List<Future<Class<?>>> answers = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        String guess = "concurrent guess " + i;
+        answers.add(pool.submit(() -> outcome(() -> roomy.authenticate(EMAIL, guess))));
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (hasher.verifications.get() < SignInLimits.GUESSES) {
+        assertThat(System.nanoTime()).as("ten checks under way").isLessThan(deadline);
+        Thread.onSpinWait();
+      }
+      hasher.gate.countDown();
+      Map<Class<?>, Integer> counts = new HashMap<>();
+      for (Future<Class<?>> answer : answers) {
+        counts.merge(answer.get(10, TimeUnit.SECONDS), 1, Integer::sum);
+      }
+      assertThat(counts).containsOnly(Map.entry(DomainException.Unauthenticated.class, SignInLimits.GUESSES),
+          Map.entry(DomainException.TooManyRequests.class, 30 - SignInLimits.GUESSES));
+    } finally {
+      hasher.gate.countDown();
+      pool.shutdownNow();
+    }
+    assertThat(hasher.verifications.get()).isEqualTo(SignInLimits.GUESSES);
+  }
+
+  /**
+   * Made-up credentials cannot take every core: one slow hash runs at a time here, two more
+   * wait their turn, and a fourth at once is refused with 503 without being checked. Remembered
+   * credentials are answered meanwhile.
+   */
+  @Test
+  void slow_hashes_beyond_the_slots_wait_and_beyond_the_queue_are_refused_at_once() throws Exception {
+    MerchantUserService narrow = withLimits(new SignInLimits(clock::elapsed, 1, 2, Duration.ofSeconds(10)));
+    narrow.authenticate(EMAIL, PASSWORD);
+    hasher.verifications.set(0);
+    hasher.gate = new CountDownLatch(1);
+    List<Thread> threads = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(3, r -> {
+      Thread t = new Thread(r);
+      threads.add(t);
+      return t;
+    });
+    try {
+      List<Future<Class<?>>> answers = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        String address = "made-up-" + i + "@acme.example";
+        answers.add(pool.submit(() -> outcome(() -> narrow.authenticate(address, "a made-up password"))));
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (threads.size() < 3 || !threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING
+          || t.getState() == Thread.State.TIMED_WAITING)) {
+        assertThat(System.nanoTime()).as("one check running, two waiting").isLessThan(deadline);
+        Thread.onSpinWait();
+      }
+      ExecutorService fourth = Executors.newSingleThreadExecutor();
+      try {
+        Future<Throwable> refused = fourth.submit(() -> catchThrowable(
+            () -> narrow.authenticate("made-up-3@acme.example", "a made-up password")));
+        assertThat(refused.get(5, TimeUnit.SECONDS)).as("refused at once, not queued")
+            .isInstanceOf(DomainException.Unavailable.class)
+            .hasMessage("Too many sign-ins are being checked at once; retry in a few seconds");
+        assertThat(fourth.submit(() -> narrow.authenticate(EMAIL, PASSWORD).email()).get(5, TimeUnit.SECONDS))
+            .as("remembered: no slow hash").isEqualTo(EMAIL);
+      } finally {
+        fourth.shutdownNow();
+      }
+      assertThat(hasher.verifications.get()).as("one at a time").isEqualTo(1);
+
+      hasher.gate.countDown();
+      for (Future<Class<?>> answer : answers) {
+        assertThat(answer.get(10, TimeUnit.SECONDS)).isEqualTo(DomainException.Unauthenticated.class);
+      }
+      assertThat(hasher.verifications.get()).isEqualTo(3);
+      assertThat(hasher.mostAtOnce.get()).isEqualTo(1);
+    } finally {
+      hasher.gate.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  private MerchantUserService withLimits(SignInLimits limits) {
+    ShopRepository merchants = mock(ShopRepository.class);
+    when(merchants.merchantExists(MERCHANT)).thenReturn(true);
+    return new MerchantUserService(database, merchants, mock(ReferenceData.class), hasher, new SecretBox(new byte[32]),
+        clock, clock::elapsed, limits);
+  }
+
+  private boolean service2User(String email) {
+    commandLine.create(MERCHANT, email, PASSWORD, EnumSet.of(Permission.SHOP_EDIT));
+    return service.authenticate(email, PASSWORD).email().equals(email);
+  }
+
+  /** The kind of error an attempt ended in, or the user's class when it signed in. */
+  private static Class<?> outcome(java.util.function.Supplier<MerchantUser> attempt) {
+    try {
+      return attempt.get().getClass();
+    } catch (DomainException e) {
+      return e.getClass();
+    }
+  }
+
   /** A wall clock, and the monotonic time that has passed, which a step of the wall clock leaves alone. */
   static final class MutableClock extends Clock {
     Instant now = Instant.parse("2026-11-22T09:00:00Z");
@@ -248,6 +449,8 @@ class MerchantUserServiceTest {
   /** Not a slow hash: a tagged copy, and a count of the checks, which a gate can hold. */
   static final class CountingHasher implements PasswordHasher {
     final AtomicInteger verifications = new AtomicInteger();
+    final AtomicInteger running = new AtomicInteger();
+    final AtomicInteger mostAtOnce = new AtomicInteger();
     volatile CountDownLatch gate = new CountDownLatch(0);
 
     @Override
@@ -258,10 +461,13 @@ class MerchantUserServiceTest {
     @Override
     public boolean verify(String password, String hash) {
       verifications.incrementAndGet();
+      mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
       try {
         gate.await();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      } finally {
+        running.decrementAndGet();
       }
       return hash.startsWith("hash:" + password + ":");
     }

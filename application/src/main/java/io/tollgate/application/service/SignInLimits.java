@@ -1,0 +1,134 @@
+package io.tollgate.application.service;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.tollgate.domain.DomainException;
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What a password check may cost, against guessing and against a flood of made-up credentials.
+ *
+ * <p>Each e-mail address, known or not (no answer tells them apart), may have {@link #GUESSES}
+ * passwords checked and found wrong, then one more every {@link #GUESS_EVERY}: a check takes
+ * its guess before it runs, so guesses sent at once cannot overtake the limit, and gives it
+ * back when the password was right. Beyond that the address is refused with 429 before any
+ * check runs, whatever the password. Credentials already found good and remembered are not
+ * checked again, so an integration in steady use keeps working while its address is held
+ * back; only a fresh sign-in waits.
+ *
+ * <p>At most {@code parallel} slow hashes run at once, with at most {@code queued} more
+ * waiting up to {@code maxWait} for their turn; a check beyond that is refused with 503 at once.
+ * A bcrypt check costs a core a fifth of a second or more, so credentials made up per request
+ * would otherwise take every core from the payments (a single client with 64 connections
+ * raised the gateway's median answer from 3 to 50 ms).
+ */
+final class SignInLimits {
+
+  static final int GUESSES = 10;
+  static final Duration GUESS_EVERY = Duration.ofMinutes(1);
+  /** An address whose guesses have all come back is forgotten after this long unused. */
+  private static final Duration FORGET_AFTER = GUESS_EVERY.multipliedBy(GUESSES + 5L);
+  private static final int MAX_ADDRESSES = 100_000;
+
+  private final Ticker ticker;
+  private final Cache<String, Guesses> guesses;
+  private final Semaphore hashing;
+  private final AtomicInteger waiting = new AtomicInteger();
+  private final int queued;
+  private final Duration maxWait;
+
+  SignInLimits(Ticker ticker, int parallel, int queued, Duration maxWait) {
+    this.ticker = ticker;
+    this.guesses = Caffeine.newBuilder().expireAfterAccess(FORGET_AFTER).maximumSize(MAX_ADDRESSES).ticker(ticker)
+        .build();
+    this.hashing = new Semaphore(Math.max(1, parallel), true);
+    this.queued = Math.max(0, queued);
+    this.maxWait = maxWait;
+  }
+
+  /** Half the cores, so that the payments keep the other half whatever comes in. */
+  static int defaultParallelism() {
+    return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+  }
+
+  /**
+   * Takes one of the address's guesses, or refuses it with 429 and how long until it has one.
+   */
+  void takeGuess(String address) {
+    long now = ticker.read();
+    Guesses g = guesses.get(address, a -> new Guesses(now));
+    long wait = g.take(now);
+    if (wait > 0) {
+      long seconds = (wait + 999_999_999L) / 1_000_000_000L;
+      throw new DomainException.TooManyRequests("Too many failed sign-ins for this user; retry after " + seconds
+          + " s", seconds);
+    }
+  }
+
+  /** Gives back a guess taken for a password that was right, or for a check that never ran. */
+  void giveBack(String address) {
+    Guesses g = guesses.getIfPresent(address);
+    if (g != null) {
+      g.giveBack();
+    }
+  }
+
+  /** Runs a slow hash when one of the slots is free soon enough; refuses it with 503 otherwise. */
+  boolean hash(BooleanSupplier check) {
+    if (!hashing.tryAcquire()) {
+      if (waiting.incrementAndGet() > queued) {
+        waiting.decrementAndGet();
+        throw busy();
+      }
+      try {
+        if (!hashing.tryAcquire(maxWait.toNanos(), TimeUnit.NANOSECONDS)) {
+          throw busy();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw busy();
+      } finally {
+        waiting.decrementAndGet();
+      }
+    }
+    try {
+      return check.getAsBoolean();
+    } finally {
+      hashing.release();
+    }
+  }
+
+  private static DomainException.Unavailable busy() {
+    return new DomainException.Unavailable("Too many sign-ins are being checked at once; retry in a few seconds");
+  }
+
+  /** A token bucket of guesses: {@link #GUESSES} at most, one more every {@link #GUESS_EVERY}. */
+  private static final class Guesses {
+    private static final long EVERY = GUESS_EVERY.toNanos();
+    private double left = GUESSES;
+    private long filledAt;
+
+    Guesses(long now) {
+      this.filledAt = now;
+    }
+
+    synchronized long take(long now) {
+      left = Math.min(GUESSES, left + (double) (now - filledAt) / EVERY);
+      filledAt = now;
+      if (left >= 1) {
+        left -= 1;
+        return 0;
+      }
+      return (long) Math.ceil((1 - left) * EVERY);
+    }
+
+    synchronized void giveBack() {
+      left = Math.min(GUESSES, left + 1);
+    }
+  }
+}
