@@ -252,4 +252,20 @@ class CardNumberMaskingTest {
   void a_card_number_field_masks_any_value_with_twelve_digits_or_more(String value, String echoed) {
     assertThat(Pan.maskCardField(value)).isEqualTo(echoed);
   }
+
+  /**
+   * A long run of digit groups split by one mark is no card number, and reading it must not
+   * overflow the stack: {@code 1111.} 1,500 times (7.5 KB in a path) made the pattern recurse
+   * once a group, a request's thread overflowed, and it was answered 500 and broke its connection.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"1111.", "1111,", "1111:", "1111_", "1111%2E", "1111 . ", "4111."})
+  void a_long_run_of_groups_is_read_without_overflowing_the_stack(String group) {
+    String run = group.repeat(20_000) + "1111";
+    assertThat(Pan.maskForDisplay(run)).isEqualTo(run);
+    assertThat(Pan.maskLuhnValid(run)).isEqualTo(run);
+    String card = "card 4111" + group.substring(4) + "1111" + group.substring(4) + "1111" + group.substring(4) + "1111";
+    assertThat(Pan.maskForDisplay(run + " " + card)).as("a card after it is still masked")
+        .isEqualTo(run + " card 411111******1111");
+  }
 }
