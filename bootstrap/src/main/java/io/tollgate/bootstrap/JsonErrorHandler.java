@@ -28,6 +28,7 @@ final class JsonErrorHandler extends ErrorHandler {
       case 400 -> "Malformed request";
       case 404 -> "No such endpoint";
       case 405 -> "Method not allowed";
+      case 408 -> "Request body not received in time";
       case 413 -> "Request body is larger than the limit";
       case 414 -> "Request URI is too long";
       case 431 -> "Request header fields are too large";

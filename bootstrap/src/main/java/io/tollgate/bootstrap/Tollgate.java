@@ -81,9 +81,8 @@ public final class Tollgate implements AutoCloseable {
     threads.setName("http");
     this.server = new Server(threads);
     HttpConfiguration http = new HttpConfiguration();
-    // Slow clients: a connection that sends nothing for 30 s is closed. A request's headers are
-    // read without holding a thread; its body is read by the thread that handles it, bounded by
-    // the body limit (and, for what a refused request left unread, BodyLimitFilter's own).
+    // Slow clients: a connection that sends nothing for 30 s is closed. A request's headers, and
+    // its body up to the body limit (BodyPrefetchHandler), are read without holding a thread.
     http.setIdleTimeout(30_000);
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);
@@ -182,7 +181,7 @@ public final class Tollgate implements AutoCloseable {
     context.addServlet(docs, "/docs/*");
     context.addServlet(ops, "/health/*");
     context.addServlet(ops, "/metrics");
-    server.setHandler(new GracefulHandler(context));
+    server.setHandler(new GracefulHandler(new BodyPrefetchHandler(context, config.bodyLimitBytes())));
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), services.payments()::forgetExpiredIdempotencyKeys,
         batch -> services.webhooks().forgetDeliveriesOlderThan(config.webhookLogRetention(), batch),

@@ -198,6 +198,57 @@ class HttpEdgeCasesTest {
   }
 
   /**
+   * Clients that trickle their bodies hold no threads: with more of them than the server has
+   * threads (200), each having sent its headers and a byte of its body, a health check and a
+   * payment are still answered at once. Before, each held a thread for as long as its bytes kept
+   * coming, and with no credentials 200 of them took the service down.
+   */
+  @Test
+  void bodies_that_trickle_in_hold_no_threads() throws Exception {
+    java.util.List<Socket> trickling = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < 230; i++) {
+        Socket s = new Socket("127.0.0.1", gw.app.port());
+        s.setTcpNoDelay(true);
+        String target = i % 3 == 0 ? "/checkout/some-payment" : i % 3 == 1 ? "/api/v1/payments" : "/merchant-api/v1/bin-groups";
+        s.getOutputStream().write(("POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Content-Length: 60000\r\n\r\n{").getBytes(StandardCharsets.ISO_8859_1));
+        s.getOutputStream().flush();
+        trickling.add(s);
+      }
+      for (Socket s : trickling) {
+        s.getOutputStream().write(' ');
+        s.getOutputStream().flush();
+      }
+      Answer live = gw.send(HttpRequest.newBuilder(gw.uri("/health/live")).timeout(Duration.ofSeconds(5)).GET());
+      assertThat(live.status()).isEqualTo(200);
+      Answer paid = gw.send(HttpRequest.newBuilder(gw.uri("/api/v1/payments")).timeout(Duration.ofSeconds(5))
+          .header("Authorization", "Bearer " + gw.apiKey).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString("{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\"}")));
+      assertThat(paid.status()).isEqualTo(200);
+    } finally {
+      for (Socket s : trickling) {
+        s.close();
+      }
+    }
+  }
+
+  /** A body sent in pieces, each before the idle timeout, is read whole and the request served. */
+  @Test
+  void a_body_sent_in_pieces_is_read_whole() throws Exception {
+    String body = "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\"}";
+    String response = rawInParts("POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+        + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n",
+        body.substring(0, 10), body.substring(10, 30), body.substring(30));
+    assertThat(response).startsWith("HTTP/1.1 200 ").contains("\"state\":\"CHECKOUT\"");
+    String chunked = rawInParts("POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+        + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        Integer.toHexString(20) + "\r\n" + body.substring(0, 20) + "\r\n",
+        Integer.toHexString(body.length() - 20) + "\r\n" + body.substring(20) + "\r\n", "0\r\n\r\n");
+    assertThat(chunked).startsWith("HTTP/1.1 200 ").contains("\"state\":\"CHECKOUT\"");
+  }
+
+  /**
    * The checkout page's form, which Jersey reads before our code runs, is answered the same, and
    * logged as answered: the access line names the 408, and no ERROR is logged.
    */
