@@ -59,8 +59,10 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   /** Users who signed in lately, by e-mail address, as stored: permissions, shop group, disabled, password hash. */
   private final Cache<String, UserRepository.StoredUser> current;
   /**
-   * Credentials found wrong lately, by the same keyed digest, with the password hash they did not
-   * match: sent again, they are refused without a slow hash and without taking another guess.
+   * Credentials refused lately, by the same keyed digest, with the password hash they were checked
+   * against ({@link #refusedAs}): sent again, they are refused without a slow hash and without
+   * taking another guess. A disabled user's every password is remembered so, the right one as
+   * the wrong ones, so that no answer is faster for the right one.
    */
   private final Cache<String, String> refused;
   private final SignInLimits limits;
@@ -111,13 +113,16 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     // So does a disabled user's every attempt, never answered from what is remembered: a right
     // password answered fast would tell itself from a wrong one.
     String hash = stored != null ? stored.passwordHash() : dummyHash();
+    boolean disabled = stored != null && stored.disabled();
     boolean ok;
-    if (stored != null && stored.disabled()) {
+    if (refusedAs(hash, disabled).equals(refused.getIfPresent(key))) {
+      // the same refused password again (an integration left with an old one): no new guess, no
+      // slow hash; a disabled user's right password is refused again alike, until it is enabled
+      ok = false;
+    } else if (disabled) {
       limits.takeGuess(address);
       limits.hash(() -> hasher.verify(password, hash));
-      ok = false;
-    } else if (hash.equals(refused.getIfPresent(key))) {
-      // the same wrong password again (an integration left with an old one): no new guess, no slow hash
+      refused.put(key, refusedAs(hash, true));
       ok = false;
     } else {
       ok = verified(key, address, password, hash);
@@ -169,6 +174,11 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     return check(key, address, password, hash);
   }
 
+  /** What a refusal is remembered as: the hash it was checked against, and whether the user was disabled. */
+  private static String refusedAs(String hash, boolean disabled) {
+    return disabled ? "disabled\u0000" + hash : hash;
+  }
+
   /** The answer of one check: the password hash it matched, or why it was not run. */
   private record Checked(String hash, DomainException refusal) {}
 
@@ -188,7 +198,7 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     if (right) {
       limits.giveBack(address);
     } else {
-      refused.put(key, hash);
+      refused.put(key, refusedAs(hash, false));
     }
     return right;
   }

@@ -164,11 +164,17 @@ class MerchantUserServiceTest {
   void a_disabled_user_s_right_password_costs_the_slow_hash_like_a_wrong_one() {
     service.authenticate(EMAIL, PASSWORD);
     service.setEnabled(EMAIL, false);
-    int before = hasher.verifications.get();
-    for (String guess : List.of("wrong guess one", PASSWORD, PASSWORD, "wrong guess two", PASSWORD)) {
+    List<Integer> hashes = new ArrayList<>();
+    for (String guess : List.of("wrong guess one", PASSWORD, "wrong guess one", PASSWORD, "wrong guess two")) {
+      int before = hasher.verifications.get();
       assertThatThrownBy(() -> service.authenticate(EMAIL, guess)).isInstanceOf(DomainException.Unauthenticated.class);
+      hashes.add(hasher.verifications.get() - before);
     }
-    assertThat(hasher.verifications.get() - before).as("each of the five answers took the slow hash").isEqualTo(5);
+    assertThat(hashes).as("each password's first answer takes the slow hash, its repeats none, right or wrong")
+        .containsExactly(1, 1, 0, 0, 1);
+
+    service.setEnabled(EMAIL, true);
+    assertThat(service.authenticate(EMAIL, PASSWORD).email()).as("enabled again: no longer refused").isEqualTo(EMAIL);
   }
 
   @Test
