@@ -174,6 +174,36 @@ class MerchantRecordsTest {
   }
 
   @Test
+  void a_long_list_of_unknown_names_is_answered_with_a_400_of_a_few_kilobytes() {
+    // 3,600 names of a 7 KB query once came back as 27 MB: the whole list quoted for each name
+    String sameName = String.join(",", java.util.Collections.nCopies(3600, "a"));
+    for (String filter : new String[] {"operation.in", "paymentState.in"}) {
+      TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/operations?" + filter + "=" + sameName, reader);
+      assertThat(a.status()).isEqualTo(400);
+      assertThat(a.body().length()).isLessThan(4_000);
+      assertThat(a.json().get("errors")).hasSize(1);
+      assertThat(a.json().at("/errors/0/rejectedValue").asText()).isEqualTo("a");
+      assertThat(a.json().at("/errors/0/message").asText()).startsWith("unknown name 'a'; expected one of");
+    }
+    StringBuilder distinct = new StringBuilder("DEPOSIT");
+    for (int i = 0; i < 1000; i++) {
+      distinct.append(",n").append(i);
+    }
+    TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/operations?operation.in=" + distinct, reader);
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.body().length()).isLessThan(8_000);
+    JsonNode errors = a.json().get("errors");
+    assertThat(errors).hasSize(11);
+    assertThat(errors.get(0).get("rejectedValue").asText()).isEqualTo("n0");
+    assertThat(errors.get(9).get("rejectedValue").asText()).isEqualTo("n9");
+    assertThat(errors.get(10).get("message").asText()).isEqualTo("and 990 more unknown names");
+    assertThat(errors.get(10).get("rejectedValue").isNull()).isTrue();
+    String longName = "x".repeat(500);
+    TestGateway.Answer cut = gw.merchantGet("/merchant-api/v1/operations?operation.in=" + longName, reader);
+    assertThat(cut.json().at("/errors/0/rejectedValue").asText()).isEqualTo("x".repeat(64) + "…");
+  }
+
+  @Test
   void customers_come_from_payments_and_filter_by_shop_and_id() {
     JsonNode customers = result("/merchant-api/v1/customers", reader);
     assertThat(customers).hasSize(1);

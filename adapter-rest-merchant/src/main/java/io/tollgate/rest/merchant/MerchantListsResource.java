@@ -4,6 +4,7 @@ import io.tollgate.application.port.in.MerchantQueries;
 import io.tollgate.application.port.in.ProvisioningUseCase;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.DomainException;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.payment.OperationType;
 import io.tollgate.domain.payment.PaymentState;
@@ -25,7 +26,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -148,16 +151,22 @@ public final class MerchantListsResource {
     return names(params, field, raw, type, Set.of());
   }
 
-  /** As {@link #names}, also accepting (and adding nothing for) the names in {@code alsoKnown}. */
+  /** The distinct unknown names a 400 quotes one by one; any more are only counted. */
+  static final int LISTED_UNKNOWN_NAMES = 10;
+
+  /**
+   * As {@link #names}, also accepting (and adding nothing for) the names in {@code alsoKnown}.
+   * Each unknown name is quoted once, as its violation's rejected value, and only the first
+   * {@link #LISTED_UNKNOWN_NAMES} of them: a list of thousands of names must not be answered
+   * with a 400 of megabytes.
+   */
   static <E extends Enum<E>> Set<E> names(QueryParams params, String field, String raw, Class<E> type,
       Set<String> alsoKnown) {
     Set<E> result = EnumSet.noneOf(type);
     if (raw == null) {
       return result;
     }
-    // A card number pasted in, maybe grouped by the very commas that split the list
-    // (4111,1111,1111,1111): no name of it is quoted back, each part too short to be masked alone.
-    boolean holdsCardNumber = !io.tollgate.domain.group.Pan.maskForDisplay(raw).equals(raw);
+    Set<String> unknown = new LinkedHashSet<>();
     for (String part : raw.split(",", -1)) {
       String name = part.strip();
       E match = null;
@@ -166,24 +175,44 @@ public final class MerchantListsResource {
           match = e;
         }
       }
-      if (match == null && alsoKnown.contains(name)) {
-        continue;
-      }
-      if (match == null) {
-        // every name that is accepted, ours and those only the reference has, in one list
-        Set<String> accepted = new java.util.LinkedHashSet<>();
-        java.util.Arrays.stream(type.getEnumConstants()).map(Enum::name).forEach(accepted::add);
-        alsoKnown.stream().sorted().forEach(accepted::add);
-        params.add(Violation.of(field, (holdsCardNumber ? "unknown name" : "unknown name '" + name + "'")
-            + "; expected one of " + String.join(", ", accepted), raw));
-        if (holdsCardNumber) {
-          break;
-        }
-      } else {
+      if (match != null) {
         result.add(match);
+      } else if (!alsoKnown.contains(name)) {
+        unknown.add(name);
       }
     }
+    if (unknown.isEmpty()) {
+      return result;
+    }
+    // every name that is accepted, ours and those only the reference has, in one list
+    Set<String> accepted = new LinkedHashSet<>();
+    Arrays.stream(type.getEnumConstants()).map(Enum::name).forEach(accepted::add);
+    alsoKnown.stream().sorted().forEach(accepted::add);
+    String expected = "; expected one of " + String.join(", ", accepted);
+    // A card number pasted in, maybe grouped by the very commas that split the list
+    // (4111,1111,1111,1111): no name of it is quoted back, each part too short to be masked alone.
+    if (!Pan.maskForDisplay(raw).equals(raw)) {
+      params.add(Violation.of(field, "unknown name" + expected, raw));
+      return result;
+    }
+    int listed = 0;
+    for (String name : unknown) {
+      if (listed++ == LISTED_UNKNOWN_NAMES) {
+        int more = unknown.size() - LISTED_UNKNOWN_NAMES;
+        params.add(Violation.of(field, "and " + more + " more unknown name" + (more == 1 ? "" : "s"), null));
+        break;
+      }
+      // cut short, a longer run of digits could end in what looks like a card number
+      String quoted = Pan.maskForDisplay(abbreviated(name));
+      params.add(Violation.of(field, "unknown name '" + quoted + "'" + expected, quoted));
+    }
     return result;
+  }
+
+  /** A name as a 400 quotes it: its first 64 characters, then "…" when there are more. */
+  private static String abbreviated(String name) {
+    return name.codePointCount(0, name.length()) <= 64 ? name
+        : name.substring(0, name.offsetByCodePoints(0, 64)) + "…";
   }
 
   @GET
