@@ -53,7 +53,7 @@ final class JsonErrorHandler extends ErrorHandler {
         // the server stops) can be found in the log by the id its client was given
         long received = Request.getTimeStamp(request);
         ACCESS.info("{} {} -> {} in {}ms", io.tollgate.domain.group.Pan.maskForDisplay(
-            io.tollgate.rest.common.HttpMethods.forLog(request.getMethod())), ErrorEnvelope.maskedPath(safePath(path)),
+            io.tollgate.rest.common.HttpMethods.forLog(request.getMethod())), RequestIdFilter.loggedPath(path),
             status, received > 0 ? Math.max(0, System.currentTimeMillis() - received) : 0);
       }
     } catch (Exception e) {

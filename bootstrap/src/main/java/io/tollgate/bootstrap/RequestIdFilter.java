@@ -54,7 +54,27 @@ final class RequestIdFilter implements Filter {
    */
   static String requestLine(HttpServletRequest request) {
     return Pan.maskForDisplay(io.tollgate.rest.common.HttpMethods.forLog(request.getMethod())) + " "
-        + io.tollgate.rest.common.ErrorEnvelope.maskedPath(request.getRequestURI());
+        + loggedPath(request.getRequestURI());
+  }
+
+  /** The most characters of a path an access-log line quotes; the rest is only counted. */
+  static final int LOGGED_PATH_CHARS = 512;
+
+  /**
+   * A request path as the access log quotes it: masked as an error echoes it, then cut to its
+   * first {@link #LOGGED_PATH_CHARS} characters followed by {@code …(N more)}. A client sending
+   * paths of kilobytes as fast as it can must not fill the disk with them. Masked before it is
+   * cut, so that a card number across the cut is not left for the log with too few digits to be
+   * seen as one.
+   */
+  static String loggedPath(String path) {
+    String masked = io.tollgate.rest.common.ErrorEnvelope.maskedPath(path);
+    if (masked == null || masked.length() <= LOGGED_PATH_CHARS) {
+      return masked;
+    }
+    int cut = Character.isHighSurrogate(masked.charAt(LOGGED_PATH_CHARS - 1)) ? LOGGED_PATH_CHARS - 1
+        : LOGGED_PATH_CHARS;
+    return masked.substring(0, cut) + "…(" + (masked.length() - cut) + " more)";
   }
 
   @Override
