@@ -58,6 +58,9 @@ public final class Tollgate implements AutoCloseable {
   /** The demo merchant this start seeded in a fresh sandbox, whose keys are shown once. */
   private final java.util.Optional<DemoSeed.Demo> demo;
 
+  /** How long a large list page waits for its rows of the budget before it is a 503. */
+  private static final Duration LARGE_PAGE_WAIT = Duration.ofSeconds(2);
+
   /** How long a stop waits for the requests in flight to finish. */
   private static final long STOP_TIMEOUT_MILLIS = 15_000;
   /** How long a connection may send nothing while the service stops (see where it is set). */
@@ -135,11 +138,19 @@ public final class Tollgate implements AutoCloseable {
       context.addFilter(limit, "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
       context.addFilter(limit, "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     }
+    // behind the rate limit: a request it refuses holds none of the budget
+    LargePageBudget largePages = new LargePageBudget(config.largePageRows(), LARGE_PAGE_WAIT);
+    if (config.largePageRows() > 0) {
+      var budget = new org.eclipse.jetty.ee10.servlet.FilterHolder(largePages);
+      context.addFilter(budget, "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+      context.addFilter(budget, "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    }
     var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
             services.recentShops()::name, services.processing(), services.payments(), services.processing(),
             config.gatewayBalances(), publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
     gateway.register(new RequestMetricsFilter(observability.registry, "gateway"));
+    gateway.register(largePages.binding());
     context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");
     context.addServlet(new ServletHolder("checkout", new ServletContainer(GatewayApi.checkout(
         services.processing(), id -> services.secrets().fingerprint("checkout-csrf:" + id),
@@ -160,6 +171,7 @@ public final class Tollgate implements AutoCloseable {
             config.merchantApiCore() ? MerchantApi.Profile.CORE : MerchantApi.Profile.FULL,
             config.bodyLimitBytes(), Clock.systemUTC()));
     merchant.register(new RequestMetricsFilter(observability.registry, "merchant"));
+    merchant.register(largePages.binding());
     context.addServlet(new ServletHolder("merchant", new ServletContainer(merchant)), "/merchant-api/v1/*");
     DatabaseReadiness readiness = new DatabaseReadiness(database, Duration.ofSeconds(2));
     ServletHolder ops = new ServletHolder("ops", new OpsServlet(observability, java.util.List.of(

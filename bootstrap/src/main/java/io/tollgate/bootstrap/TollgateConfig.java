@@ -37,7 +37,8 @@ public record TollgateConfig(
     java.time.Duration cardRetention,
     boolean merchantApiCore,
     int rateLimit,
-    int rateLimitBurst) {
+    int rateLimitBurst,
+    int largePageRows) {
 
   /** One environment variable: its name, default and meaning. */
   public record Setting(String name, String defaultValue, String description) {}
@@ -83,6 +84,9 @@ public record TollgateConfig(
       new Setting("TOLLGATE_RATE_LIMIT", "200",
           "API requests a second per key (or per client address without one; refused credentials also count per address) before 429; 0 switches the limit off"),
       new Setting("TOLLGATE_RATE_LIMIT_BURST", "400", "requests a key may send at once above the steady rate"),
+      new Setting("TOLLGATE_LARGE_PAGE_ROWS", "20000",
+          "rows of large list pages (a `limit` above 500) built and written at once, per instance; a page that "
+              + "cannot have its rows within 2 s is a 503 with `Retry-After`; 0 switches the budget off"),
       new Setting("TOLLGATE_LOG_FORMAT", "text", "`json` writes one JSON object per log line (with the request id)"),
       new Setting("TOLLGATE_MERCHANT_API", "full",
           "`core` offers only payments, operations, counterparties, shops, terminals and balances in the merchant API"));
@@ -148,6 +152,8 @@ public record TollgateConfig(
     int rateLimit = integer(get.apply("TOLLGATE_RATE_LIMIT"), 200, 0, 1_000_000, "TOLLGATE_RATE_LIMIT", problems);
     int rateLimitBurst = integer(get.apply("TOLLGATE_RATE_LIMIT_BURST"), 400, 1, 10_000_000,
         "TOLLGATE_RATE_LIMIT_BURST", problems);
+    int largePageRows = integer(get.apply("TOLLGATE_LARGE_PAGE_ROWS"), 20_000, 0, 100_000_000,
+        "TOLLGATE_LARGE_PAGE_ROWS", problems);
     String logFormat = get.apply("TOLLGATE_LOG_FORMAT");
     if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
       problems.add("TOLLGATE_LOG_FORMAT must be text or json");
@@ -201,7 +207,8 @@ public record TollgateConfig(
         cardRetention,
         "core".equals(merchantApi),
         rateLimit,
-        rateLimitBurst);
+        rateLimitBurst,
+        largePageRows);
   }
 
   /** The public URL, defaulting to localhost on the port actually bound. */

@@ -1,0 +1,125 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Large list pages share a budget of rows per instance (here 1,000): a page of 10,000 payments is
+ * megabytes while it is built and written, and 32 of them at once ran the heap out. A page is
+ * held in flight here by a lock on the shop groups' members, which a page of one group's
+ * operations waits for (and nothing else this test runs reads).
+ */
+class LargePagesTest {
+
+  static TestGateway gw;
+  static String[] reader;
+  static String heldPage;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start(Map.of("TOLLGATE_LARGE_PAGE_ROWS", "1000"));
+    reader = gw.merchantUser(gw.merchant, "pages@shop.example");
+    gw.completedDeposit("5.00", "EUR", gw.apiKey);
+    long group = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "All", Instant.now());
+    heldPage = "/merchant-api/v1/operations?limit=600&shopGroupId.eq=" + group;
+  }
+
+  @AfterAll
+  static void stop() {
+    gw.close();
+  }
+
+  @Test
+  void a_large_page_while_others_hold_the_budget_is_a_503_with_retry_after_and_small_pages_still_pass()
+      throws Exception {
+    CompletableFuture<TestGateway.Answer> held;
+    try (Handle lock = lockShopGroups()) {
+      held = CompletableFuture.supplyAsync(() -> gw.merchantGet(heldPage, reader));
+      awaitWaitingOnTheLock();
+
+      long t0 = System.nanoTime();
+      TestGateway.Answer refused = gw.get("/api/v1/payments?limit=600");
+      assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("waited for the rows first")
+          .isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+      assertThat(refused.header("Retry-After")).isNotBlank();
+      assertThat(refused.json().get("message").asText()).startsWith("Too many large pages are being built at once");
+      assertThat(refused.json().get("path").asText()).isEqualTo("/api/v1/payments");
+      assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=1000", reader).status()).isEqualTo(503);
+
+      t0 = System.nanoTime();
+      assertThat(gw.get("/api/v1/payments?limit=50").status()).isEqualTo(200);
+      assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=500", reader).status()).isEqualTo(200);
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("small pages never wait")
+          .isLessThan(Duration.ofMillis(1500));
+      assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=10001", reader).status())
+          .as("a limit no list serves is refused as before").isEqualTo(400);
+      assertThat(held).isNotDone();
+      lock.rollback();
+    }
+    assertThat(held.get(10, TimeUnit.SECONDS).status()).isEqualTo(200);
+    // the held page gave its rows back once answered: a page of the whole budget has them
+    assertThat(gw.get("/api/v1/payments?limit=1000").status()).isEqualTo(200);
+  }
+
+  @Test
+  void a_page_whose_request_fails_or_whose_client_goes_away_gives_its_rows_back() throws Exception {
+    CompletableFuture<TestGateway.Answer> failed;
+    try (Handle lock = lockShopGroups()) {
+      failed = CompletableFuture.supplyAsync(() -> gw.merchantGet(heldPage, reader));
+      awaitWaitingOnTheLock();
+      gw.database.jdbi().useHandle(h -> h.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE "
+          + WAITING));
+      assertThat(failed.get(10, TimeUnit.SECONDS).status()).isGreaterThanOrEqualTo(500);
+      lock.rollback();
+    }
+    assertThat(gw.get("/api/v1/payments?limit=1000").status()).isEqualTo(200);
+
+    try (Handle lock = lockShopGroups(); Socket client = new Socket("127.0.0.1", gw.app.port())) {
+      OutputStream out = client.getOutputStream();
+      out.write(("GET " + heldPage + " HTTP/1.1\r\nHost: x\r\nAuthorization: "
+          + TestGateway.basic(reader) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      awaitWaitingOnTheLock();
+      client.close();
+      lock.rollback();
+    }
+    assertThat(gw.get("/api/v1/payments?limit=1000").status()).isEqualTo(200);
+  }
+
+  /** A transaction holding the shop groups' members, which a page of one group's records waits for. */
+  private static Handle lockShopGroups() {
+    Handle lock = gw.database.jdbi().open();
+    lock.begin();
+    lock.execute("LOCK TABLE shop_group_members IN ACCESS EXCLUSIVE MODE");
+    return lock;
+  }
+
+  /** The held page's query, waiting on the lock. */
+  private static final String WAITING = "wait_event_type = 'Lock' AND query LIKE '%shop_group_members%'";
+
+  /**
+   * Once the held page's query waits on the lock: its request has taken its rows of the budget.
+   * Asked outside the lock's transaction, which would see the activity as it was when first asked.
+   */
+  private static void awaitWaitingOnTheLock() throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (gw.database.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM pg_stat_activity WHERE " + WAITING)
+        .mapTo(Integer.class).one()) == 0) {
+      assertThat(System.nanoTime()).as("the held page waits on the lock").isLessThan(end);
+      Thread.sleep(20);
+    }
+  }
+}
