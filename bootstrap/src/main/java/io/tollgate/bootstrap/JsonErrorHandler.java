@@ -103,7 +103,12 @@ final class JsonErrorHandler extends ErrorHandler {
     return path;
   }
 
+  /**
+   * The path masked, then cut to 2,048 characters: cut first, a card number across the cut kept
+   * too few digits to be recognised, and its first ten went back in clear.
+   */
   private static String safePath(String path) {
-    return path.length() > 2048 ? path.substring(0, 2048) + "…" : path;
+    String masked = ErrorEnvelope.maskedPath(path);
+    return masked.length() > 2048 ? masked.substring(0, 2048) + "…" : masked;
   }
 }
