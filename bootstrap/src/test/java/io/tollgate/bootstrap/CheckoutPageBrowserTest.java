@@ -445,7 +445,8 @@ class CheckoutPageBrowserTest {
   /**
    * The card number and security code are never sent back into the page: a mistake elsewhere
    * empties them, and the page says why instead of leaving the customer to find out on the next
-   * try.
+   * try. It says so as a hint, not as an error: the focus, the error summary and a screen reader
+   * go to what is wrong (the month here), not to a card number with nothing wrong with it.
    */
   @Test
   void a_mistake_elsewhere_says_why_the_card_number_and_code_are_empty_again() {
@@ -453,8 +454,19 @@ class CheckoutPageBrowserTest {
     open(id);
     send("4000000000000408", "13", "2045", "123");
     assertThat(browser.findElement(By.id("expiryMonth-error")).getText()).contains("01 to 12");
-    assertThat(browser.findElement(By.id("cardNumber-error")).getText()).contains("enter it again");
-    assertThat(browser.findElement(By.id("cardSecurityCode-error")).getText()).contains("enter it again");
+    assertThat(browser.switchTo().activeElement().getAttribute("id")).isEqualTo("expiryMonth");
+    assertThat(browser.findElements(By.cssSelector("#form-error a"))).extracting(WebElement::getText)
+        .containsExactly("Expiry month: Enter the month as on the card, 01 to 12");
+    for (String field : List.of("cardNumber", "cardSecurityCode")) {
+      WebElement input = browser.findElement(By.id(field));
+      WebElement hint = browser.findElement(By.id(field + "-hint"));
+      assertThat(hint.getText()).as(field).isEqualTo("For your security, please enter it again");
+      assertThat(input.getAttribute("aria-invalid")).as(field).isNull();
+      assertThat(input.getAttribute("aria-describedby")).as(field).isEqualTo(field + "-hint");
+      assertThat(hint.getCssValue("color")).as("not an error's red").isNotEqualTo(
+          browser.findElement(By.id("expiryMonth-error")).getCssValue("color"));
+      assertThat(browser.findElements(By.id(field + "-error"))).as(field).isEmpty();
+    }
     assertThat(browser.findElement(By.id("cardNumber")).getAttribute("value")).isEmpty();
     assertThat(browser.getPageSource()).doesNotContain("4000000000000408");
 
@@ -464,6 +476,7 @@ class CheckoutPageBrowserTest {
     assertThat(browser.getCurrentUrl()).contains("/checkout/" + id + "?form=");
     browser.navigate().refresh();
     assertThat(browser.findElement(By.id("expiryMonth-error")).getText()).contains("01 to 12");
+    assertThat(browser.findElement(By.id("cardNumber-hint")).isDisplayed()).isTrue();
     browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
     browser.findElement(By.id("expiryMonth")).clear();
     browser.findElement(By.id("expiryMonth")).sendKeys("12");

@@ -227,11 +227,6 @@ public final class CheckoutResource {
       for (Violation v : invalid.violations()) {
         errors.putIfAbsent(v.field(), v.message());
       }
-      // the card number and security code are never sent back into the page: where they were
-      // not what was wrong, the customer is told why they are empty again
-      for (String field : new String[] {"cardNumber", "cardSecurityCode"}) {
-        errors.putIfAbsent(field, "For your security, please enter it again");
-      }
       Map<String, String> values = new HashMap<>();
       // the name is filled in again, unless it holds a card number, which is never echoed
       values.put("cardholderName", holder == null || !io.tollgate.domain.group.Pan.maskForDisplay(holder).equals(holder)
@@ -355,25 +350,20 @@ public final class CheckoutResource {
     boolean awaitingTransfer = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER;
     if (awaitingCard) {
       scope.put("title", "Pay by card");
-      Map<String, Object> form = new HashMap<>(Map.of("action", base, "errors", errors, "values", values));
+      scope.put("cardForm", cardForm(base, errors, values));
       if (!errors.isEmpty()) {
-        // the page's title says so, the summary links each field, and the first field to fix
-        // has the focus: a keyboard or screen reader user lands where the work is
+        // the page's title says so, and the summary links each field to fix
         scope.put("titlePrefix", "Error: ");
         java.util.List<Map<String, String>> summary = new java.util.ArrayList<>();
-        String first = null;
         for (String[] field : FORM_FIELDS) {
           String message = errors.get(field[0]);
           if (message != null) {
             summary.add(Map.of("field", field[0], "label", field[1], "message", message));
-            first = first == null ? field[0] : first;
           }
         }
         scope.put("errorSummary", summary);
         scope.put("hasErrorSummary", !summary.isEmpty());
-        form.put("focus", Map.of(first, true));
       }
-      scope.put("cardForm", form);
     } else if (awaitingChallenge) {
       scope.put("title", "Confirm with your bank");
       scope.put("challenge", Map.of("action", base + "/3ds", "attempt", view.challengeAttempt()));
@@ -451,6 +441,51 @@ public final class CheckoutResource {
   /** The fields of the card form in the order the customer fills them in, with their labels. */
   private static final String[][] FORM_FIELDS = {{"cardNumber", "Card number"}, {"cardholderName", "Name on card"},
       {"expiryMonth", "Expiry month"}, {"expiryYear", "Expiry year"}, {"cardSecurityCode", "Security code"}};
+
+  /** The card form's inputs. */
+  private static final String[] INPUTS =
+      {"cardNumber", "cardholderName", "expiryMonth", "expiryYear", "cardSecurityCode"};
+
+  /** The inputs a refused form never fills in again. */
+  private static final java.util.List<String> NOT_SHOWN_AGAIN = java.util.List.of("cardNumber", "cardSecurityCode");
+
+  /**
+   * The card form: for each input whether it is invalid, what describes it, and whether it has
+   * the focus, which goes to the first input to fix, so that a keyboard or screen reader user
+   * lands where the work is. A refused form never shows the card number or security code again:
+   * where they were not what was wrong, a note says why they are empty, as a hint (described,
+   * not invalid, not in the summary), so that neither the focus nor a screen reader's first
+   * announcement goes to a field with nothing wrong.
+   */
+  private static Map<String, Object> cardForm(String action, Map<String, String> errors, Map<String, String> values) {
+    String focus = null;
+    for (String[] field : FORM_FIELDS) {
+      if (errors.containsKey(field[0])) {
+        focus = field[0];
+        break;
+      }
+    }
+    Map<String, Object> state = new HashMap<>();
+    Map<String, Boolean> reenter = new HashMap<>();
+    for (String input : INPUTS) {
+      java.util.List<String> describedBy = new java.util.ArrayList<>();
+      if (errors.containsKey(input)) {
+        describedBy.add(input + "-error");
+      }
+      boolean invalid = errors.containsKey(input);
+      if (!errors.isEmpty() && NOT_SHOWN_AGAIN.contains(input) && !invalid) {
+        reenter.put(input, true);
+        describedBy.add(input + "-hint");
+      }
+      Map<String, Object> attributes = new HashMap<>(Map.of("invalid", invalid, "focus", input.equals(focus)));
+      if (!describedBy.isEmpty()) {
+        attributes.put("describedBy", String.join(" ", describedBy));
+      }
+      state.put(input, attributes);
+    }
+    return Map.of("action", action, "errors", errors, "values", values, "state", state, "reenter", reenter,
+        "reenterNote", "For your security, please enter it again");
+  }
 
   /** A month as customers type it: {@code 1} is {@code 01}. */
   static String month(String raw) {
