@@ -491,6 +491,21 @@ class CheckoutPageBrowserTest {
         .isEqualTo("Thank you: your payment is complete.");
   }
 
+  /** The shop's name and the amount are read with what they are; the words are not shown. */
+  @Test
+  void the_shop_and_the_amount_are_read_with_what_they_are_but_not_shown() {
+    open(deposit(""));
+    WebElement shop = browser.findElement(By.cssSelector(".shop"));
+    assertThat(shop.getAttribute("textContent")).isEqualTo("Paying Test Shop");
+    assertThat(browser.findElement(By.cssSelector(".amount")).getAttribute("textContent"))
+        .isEqualTo("Amount: 12.50 EUR");
+    for (WebElement hidden : browser.findElements(By.cssSelector(".summary .visually-hidden"))) {
+      assertThat(hidden.getSize().getWidth()).isLessThanOrEqualTo(1);
+      assertThat(hidden.getSize().getHeight()).isLessThanOrEqualTo(1);
+    }
+    assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("12.50 EUR");
+  }
+
   /** The page names its own icon, which is served, so a browser asks for no /favicon.ico (a 404 in its console). */
   @Test
   void the_page_has_an_icon_that_is_served() {
