@@ -282,6 +282,12 @@ class CheckoutPageBrowserTest {
     send("4000000000000409", "13", "2045", "12");
     browser.findElement(By.id("form-error"));
     found.put("form with errors", accessibilityViolations());
+    browser.findElement(By.id("cardNumber")).sendKeys("4000000000000408");
+    browser.findElement(By.id("expiryMonth")).clear();
+    browser.findElement(By.id("expiryYear")).clear();
+    send(null, "12", "2019", "123");
+    browser.findElement(By.id("expiryDate-error"));
+    found.put("form with a past expiry date", accessibilityViolations());
     open(deposit(""));
     typeCard("4000000000000002");
     browser.findElement(By.id("authenticate"));
@@ -433,7 +439,7 @@ class CheckoutPageBrowserTest {
     browser.findElement(By.id("expiryYear")).clear();
     send("4000000000000408", String.format("%02d", lastMonth.getMonthValue()), String.valueOf(lastMonth.getYear()),
         "123");
-    assertThat(browser.findElement(By.id("expiryMonth-error")).getText()).contains("has passed");
+    assertThat(browser.findElement(By.id("expiryDate-error")).getText()).contains("has passed");
     assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
 
     browser.findElement(By.id("expiryYear")).clear();
@@ -489,6 +495,38 @@ class CheckoutPageBrowserTest {
     browser.navigate().refresh();
     assertThat(browser.findElement(By.id("result")).getText()).as("where the payment stands")
         .isEqualTo("Thank you: your payment is complete.");
+  }
+
+  /**
+   * The month and year are one expiry date, grouped under its name; a date already past is one
+   * error of that date, which both inputs are marked with and described by. (It used to mark the
+   * month alone, as though the year were right and the month wrong.)
+   */
+  @Test
+  void a_past_expiry_date_is_one_error_for_the_month_and_year_together() {
+    String id = deposit("");
+    open(id);
+    WebElement date = browser.findElement(By.tagName("fieldset"));
+    assertThat(date.getAriaRole()).isEqualTo("group");
+    assertThat(date.getAccessibleName()).isEqualTo("Expiry date");
+    assertThat(date.findElements(By.cssSelector("input"))).extracting(e -> e.getAttribute("id"))
+        .containsExactly("expiryMonth", "expiryYear");
+
+    send("4000000000000408", "12", "2019", "123");
+    WebElement error = browser.findElement(By.id("expiryDate-error"));
+    assertThat(error.getText()).isEqualTo("This expiry date has passed: check it, or use another card");
+    for (String field : List.of("expiryMonth", "expiryYear")) {
+      WebElement input = browser.findElement(By.id(field));
+      assertThat(input.getAttribute("aria-invalid")).as(field).isEqualTo("true");
+      assertThat(input.getAttribute("aria-describedby")).as(field).isEqualTo("expiryDate-error");
+      assertThat(browser.findElements(By.id(field + "-error"))).as(field).isEmpty();
+    }
+    WebElement link = browser.findElement(By.cssSelector("#form-error a"));
+    assertThat(link.getText()).isEqualTo("Expiry date: This expiry date has passed: check it, or use another card");
+    assertThat(link.getAttribute("href")).endsWith("#expiryMonth");
+    assertThat(browser.findElements(By.cssSelector("#form-error a"))).hasSize(1);
+    assertThat(browser.switchTo().activeElement().getAttribute("id")).isEqualTo("expiryMonth");
+    assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
   }
 
   /** The shop's name and the amount are read with what they are; the words are not shown. */
@@ -595,6 +633,18 @@ class CheckoutPageBrowserTest {
         browser.findElement(By.id("pay")).click();
         assertThat(browser.findElement(By.id("expiryYear-error")).isDisplayed()).isTrue();
         assertThat(topsOfTheShortInputs()).as("at %d pixels, with an error", width).hasSize(1);
+        // and the error of a date already past, under the month and year together
+        browser.findElement(By.id("expiryYear")).clear();
+        send(null, "12", "2019", null);
+        assertThat(browser.findElement(By.id("expiryDate-error")).isDisplayed()).isTrue();
+        assertThat(topsOfTheShortInputs()).as("at %d pixels, with the date's error", width).hasSize(1);
+        WebElement error = browser.findElement(By.id("expiryDate-error"));
+        // (to the pixel: each rectangle is rounded on its own)
+        assertThat(error.getRect().getX()).isCloseTo(browser.findElement(By.id("expiryMonth")).getRect().getX(),
+            org.assertj.core.data.Offset.offset(1));
+        WebElement year = browser.findElement(By.id("expiryYear"));
+        assertThat(error.getRect().getX() + error.getRect().getWidth()).as("under both")
+            .isCloseTo(year.getRect().getX() + year.getRect().getWidth(), org.assertj.core.data.Offset.offset(1));
       }
     } finally {
       browser.manage().window().setSize(new Dimension(360, 800));

@@ -355,10 +355,10 @@ public final class CheckoutResource {
         // the page's title says so, and the summary links each field to fix
         scope.put("titlePrefix", "Error: ");
         java.util.List<Map<String, String>> summary = new java.util.ArrayList<>();
-        for (String[] field : FORM_FIELDS) {
+        for (String[] field : CHECKED) {
           String message = errors.get(field[0]);
           if (message != null) {
-            summary.add(Map.of("field", field[0], "label", field[1], "message", message));
+            summary.add(Map.of("field", field[2], "label", field[1], "message", message));
           }
         }
         scope.put("errorSummary", summary);
@@ -438,13 +438,21 @@ public final class CheckoutResource {
     return p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
   }
 
-  /** The fields of the card form in the order the customer fills them in, with their labels. */
-  private static final String[][] FORM_FIELDS = {{"cardNumber", "Card number"}, {"cardholderName", "Name on card"},
-      {"expiryMonth", "Expiry month"}, {"expiryYear", "Expiry year"}, {"cardSecurityCode", "Security code"}};
+  /**
+   * What the card form's checks may find wrong, in the order the customer fills the form in: the
+   * field a violation names, its label in the error summary, and the input that summary links to.
+   */
+  private static final String[][] CHECKED = {{"cardNumber", "Card number", "cardNumber"},
+      {"cardholderName", "Name on card", "cardholderName"}, {"expiryMonth", "Expiry month", "expiryMonth"},
+      {"expiryYear", "Expiry year", "expiryYear"}, {"expiryDate", "Expiry date", "expiryMonth"},
+      {"cardSecurityCode", "Security code", "cardSecurityCode"}};
 
   /** The card form's inputs. */
   private static final String[] INPUTS =
       {"cardNumber", "cardholderName", "expiryMonth", "expiryYear", "cardSecurityCode"};
+
+  /** The inputs a date already past marks: the month and year, together. */
+  private static final java.util.Set<String> DATE_INPUTS = java.util.Set.of("expiryMonth", "expiryYear");
 
   /** The inputs a refused form never fills in again. */
   private static final java.util.List<String> NOT_SHOWN_AGAIN = java.util.List.of("cardNumber", "cardSecurityCode");
@@ -459,9 +467,9 @@ public final class CheckoutResource {
    */
   private static Map<String, Object> cardForm(String action, Map<String, String> errors, Map<String, String> values) {
     String focus = null;
-    for (String[] field : FORM_FIELDS) {
+    for (String[] field : CHECKED) {
       if (errors.containsKey(field[0])) {
-        focus = field[0];
+        focus = field[2];
         break;
       }
     }
@@ -472,7 +480,10 @@ public final class CheckoutResource {
       if (errors.containsKey(input)) {
         describedBy.add(input + "-error");
       }
-      boolean invalid = errors.containsKey(input);
+      if (DATE_INPUTS.contains(input) && errors.containsKey("expiryDate")) {
+        describedBy.add("expiryDate-error");
+      }
+      boolean invalid = !describedBy.isEmpty();
       if (!errors.isEmpty() && NOT_SHOWN_AGAIN.contains(input) && !invalid) {
         reenter.put(input, true);
         describedBy.add(input + "-hint");

@@ -1231,7 +1231,7 @@ public final class ProcessingService
     if (monthOk && yearOk && java.time.YearMonth.of(Integer.parseInt(card.expiryYear()),
         Integer.parseInt(card.expiryMonth())).isBefore(java.time.YearMonth.now(clock))) {
       // likewise: a card expired, or a date mistyped, is for the customer to correct or replace
-      checks.add("expiryMonth", "This expiry date has passed: check it, or use another card", null);
+      checks.add("expiryDate", "This expiry date has passed: check it, or use another card", null);
     }
     if (card.cardSecurityCode() == null || !card.cardSecurityCode().matches("^[0-9]{3,4}$")) {
       // on the back of most cards, on the front of American Express

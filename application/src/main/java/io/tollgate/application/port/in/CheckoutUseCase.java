@@ -12,7 +12,12 @@ public interface CheckoutUseCase {
    */
   CheckoutView view(String paymentId);
 
-  /** The customer entered a card: CHECKOUT, then processing (or the 3-D Secure step). */
+  /**
+   * The customer entered a card: CHECKOUT, then processing (or the 3-D Secure step). A card the
+   * checks refuse is {@link io.tollgate.domain.DomainException.Invalid}, each violation named by
+   * the {@link CardInput} field to correct, or {@code expiryDate} for a month and year that are
+   * each well formed but together already past.
+   */
   Payment submitCard(String paymentId, CardInput card);
 
   /** A card given with the request (StS mode): processing starts without the card form. */
