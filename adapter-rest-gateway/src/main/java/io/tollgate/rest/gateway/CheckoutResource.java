@@ -27,6 +27,11 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -416,6 +421,9 @@ public final class CheckoutResource {
           + ". You can close this page.");
     }
     if (awaitingCard || awaitingChallenge || choosingTransfer) {
+      if (view.payBy() != null) {
+        scope.put("payBy", timeToPay(Instant.now(), view.payBy()));
+      }
       scope.put("cancellable", true);
       scope.put("cancelAction", base + "/cancel");
       // it promises the way back only where there is one: without a return URL the customer
@@ -552,6 +560,41 @@ public final class CheckoutResource {
       return "Please pay with another card, or contact the shop.";
     }
     return p.errorCode().describe();
+  }
+
+  /**
+   * How long the customer has to pay, and until when, as their clock reads it: both to the
+   * minute, the time in UTC (a page without script knows no customer's zone), with the date
+   * once it is not today's. The minutes say it at a glance; the time stays true however long
+   * the page is left open.
+   */
+  static String timeToPay(Instant now, Instant payBy) {
+    ZonedDateTime from = now.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES);
+    ZonedDateTime by = payBy.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES);
+    long minutes = ChronoUnit.MINUTES.between(from, by);
+    String time = by.format(DateTimeFormatter.ofPattern("HH:mm", java.util.Locale.ROOT)) + " UTC";
+    if (!by.toLocalDate().equals(from.toLocalDate())) {
+      time += by.format(DateTimeFormatter.ofPattern(" 'on' d MMMM", java.util.Locale.ENGLISH));
+    }
+    if (minutes < 1) {
+      return "Please pay now: the time to pay ends at " + time + ".";
+    }
+    return "Please pay within " + span(minutes) + " (by " + time + ").";
+  }
+
+  /** A number of minutes as people say it: {@code 30 minutes}, {@code 1 hour 30 minutes}, {@code 2 days}. */
+  private static String span(long minutes) {
+    if (minutes < 60) {
+      return count(minutes, "minute");
+    }
+    if (minutes < 48 * 60) {
+      return count(minutes / 60, "hour") + (minutes % 60 == 0 ? "" : " " + count(minutes % 60, "minute"));
+    }
+    return count(minutes / (24 * 60), "day");
+  }
+
+  private static String count(long n, String unit) {
+    return n + " " + unit + (n == 1 ? "" : "s");
   }
 
   private static String resultText(PaymentState state) {

@@ -289,7 +289,9 @@ public final class ProcessingService
       unanswered = unanswered(p);
       challenged = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD && !unanswered;
     }
-    return new CheckoutView(p, shop, unanswered, challenged ? challengedAttempt(p) : 0);
+    boolean waitsOnCustomer = p.state() == PaymentState.CHECKOUT || challenged;
+    return new CheckoutView(p, shop, unanswered, challenged ? challengedAttempt(p) : 0,
+        waitsOnCustomer ? deadline(p, checkoutTimeout(p.shopId())) : null);
   }
 
   @Override
@@ -666,8 +668,13 @@ public final class ProcessingService
 
   /** Whether the customer's time to answer, from the checkout's start or the challenge's, is up. */
   private boolean pastDeadline(Payment p, Duration timeout) {
+    return deadline(p, timeout).isBefore(clock.instant());
+  }
+
+  /** When the customer's time to answer ends: the timeout from the checkout's start, or from the challenge's. */
+  private static Instant deadline(Payment p, Duration timeout) {
     Instant since = p.state() == PaymentState.CHECKOUT ? p.created() : p.updated();
-    return since.plus(timeout).isBefore(clock.instant());
+    return since.plus(timeout);
   }
 
   /**

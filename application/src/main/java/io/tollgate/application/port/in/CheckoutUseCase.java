@@ -2,6 +2,7 @@ package io.tollgate.application.port.in;
 
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.shop.Shop;
+import java.time.Instant;
 
 /** What the customer does on the hosted checkout page; the payment id is the only credential. */
 public interface CheckoutUseCase {
@@ -46,6 +47,9 @@ public interface CheckoutUseCase {
    * @param unanswered the card was sent to its terminal and its answer is not stored yet: the
    *     payment is being processed, and waits on no challenge
    * @param challengeAttempt the attempt whose 3-D Secure challenge the payment waits on; 0 when none
+   * @param payBy when the customer's time to answer (the card form, the choice of a transfer, the
+   *     challenge) ends and the payment is cancelled 1.04: the shop's checkout timeout from the
+   *     checkout's start or the challenge's; null when the payment waits on nothing of theirs
    */
-  record CheckoutView(Payment payment, Shop shop, boolean unanswered, int challengeAttempt) {}
+  record CheckoutView(Payment payment, Shop shop, boolean unanswered, int challengeAttempt, Instant payBy) {}
 }
