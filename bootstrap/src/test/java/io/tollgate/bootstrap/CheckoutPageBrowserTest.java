@@ -128,6 +128,8 @@ class CheckoutPageBrowserTest {
     if (code != null) {
       assertThat(p.get("errorCode").asText()).isEqualTo(code);
       assertThat(browser.findElement(By.id("result-error")).getText()).startsWith(code);
+      assertThat(browser.findElement(By.id("result-explanation")).getText())
+          .isEqualTo("Your bank declined the payment. No money was taken.");
     }
     assertThat(operations(id)).containsExactly("DEPOSIT:" + state, "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
     assertThat(p.at("/paymentMethodDetails/customerAccountNumber").asText()).isEqualTo(card.substring(0, 6) + "******" + card.substring(12));

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the checkout page tells the customer, read from its HTML through HTTP: the time they have
- * to pay, and the context a screen reader needs for the bare values at its top. How the page
- * behaves in a browser is {@link CheckoutPageBrowserTest}'s.
+ * to pay, what a result means for them, and the context a screen reader needs for the bare
+ * values at its top. How the page behaves in a browser is {@link CheckoutPageBrowserTest}'s.
  */
 class CheckoutPageTextTest {
 
@@ -58,6 +58,42 @@ class CheckoutPageTextTest {
     // a result has no time left to show
     post(id, "/3ds", csrf(challenge), "&result=pass");
     assertThat(page(id)).contains("id=\"result\"").doesNotContain("pay-by");
+  }
+
+  /** A decline says in plain words whose answer it was and that no money was taken, above its code. */
+  @Test
+  void a_declined_payment_says_what_it_means_above_its_code_in_smaller_print() {
+    String id = gw.deposit("5.00", "EUR");
+    sendCard(id, csrf(page(id)), "4000000000000416");
+    String page = page(id);
+    String explanation = "<p id=\"result-explanation\">Your bank declined the payment. No money was taken.</p>";
+    String code = "<p class=\"description small\" id=\"result-error\">4.00 Declined by Issuer</p>";
+    assertThat(page).contains(explanation).contains(code);
+    assertThat(page.indexOf(explanation)).as("the sentence above the code").isLessThan(page.indexOf(code));
+    assertThat(page).as("no return URL: the customer stays here").contains("You can close this page.");
+  }
+
+  @Test
+  void a_failed_3ds_challenge_says_the_bank_could_not_confirm_the_payment() {
+    String id = gw.deposit("5.00", "EUR");
+    sendCard(id, csrf(page(id)), "4000000000000002");
+    post(id, "/3ds", csrf(page(id)), "&result=fail");
+    assertThat(page(id)).contains("Your bank could not confirm the payment. No money was taken.")
+        .contains("id=\"result-error\">5.00 Declined by 3DS");
+  }
+
+  @Test
+  void a_cancelled_payment_says_so_and_with_a_way_back_does_not_say_to_close_the_page() {
+    String id = gw.deposit("5.00", "EUR");
+    post(id, "/cancel", csrf(page(id)), "");
+    assertThat(page(id)).contains("<p id=\"result-explanation\">The payment was cancelled. No money was taken.</p>")
+        .contains("You can close this page.");
+
+    String back = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\","
+        + "\"returnUrl\":\"https://shop.example/back\"}").json().at("/result/id").asText();
+    post(back, "/cancel", csrf(page(back)), "");
+    assertThat(page(back)).contains("The payment was cancelled.").contains("id=\"return\"")
+        .doesNotContain("You can close this page.");
   }
 
   /** The shop's name and the amount are read out with what they are, not as two bare values. */

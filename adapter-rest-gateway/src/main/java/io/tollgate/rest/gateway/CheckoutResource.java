@@ -5,6 +5,7 @@ import io.tollgate.application.port.in.CheckoutUseCase;
 import io.tollgate.application.port.in.CheckoutUseCase.CheckoutView;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentMethod;
 import io.tollgate.domain.payment.PaymentState;
@@ -404,6 +405,7 @@ public final class CheckoutResource {
       scope.put("result", Map.of(
           "resultClass", p.state() == PaymentState.COMPLETED || p.state() == PaymentState.AUTHORIZED ? "ok" : "failed",
           "resultText", resultText(p),
+          "explanation", explanation(p),
           "errorText", errorText(p)));
       if (returnUrl != null) {
         // Back to the merchant by a plain navigation from a page of ours, not at the end of the
@@ -541,7 +543,7 @@ public final class CheckoutResource {
 
   private static String resultText(Payment p) {
     if (p.state() == PaymentState.CANCELLED
-        && p.errorCode() == io.tollgate.domain.error.ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
+        && p.errorCode() == ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
       return "The time to pay ran out, so the payment was cancelled.";
     }
     return resultText(p.state());
@@ -553,13 +555,45 @@ public final class CheckoutResource {
    * stopped it.
    */
   private static String errorText(Payment p) {
-    if (p.errorCode() == null || p.errorCode() == io.tollgate.domain.error.ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
+    if (p.errorCode() == null || p.errorCode() == ErrorCode.E1_04_CANCELLED_BY_TIMEOUT
+        || p.errorCode().code().startsWith("6.")) {
       return "";
     }
-    if (p.errorCode().code().startsWith("6.")) {
-      return "Please pay with another card, or contact the shop.";
-    }
     return p.errorCode().describe();
+  }
+
+  /**
+   * What the result means for the customer, in plain words, above the code: whose answer it was
+   * and that no money was taken. A decline takes none, nor does a cancel before any charge; a
+   * cancel of a card held (an authorization voided) released the hold, and says only what it is.
+   */
+  private static String explanation(Payment p) {
+    ErrorCode error = p.errorCode();
+    String code = error == null ? "" : error.code();
+    if (p.state() == PaymentState.CANCELLED) {
+      if (error == ErrorCode.E1_04_CANCELLED_BY_TIMEOUT) {
+        return "No money was taken.";
+      }
+      return error == ErrorCode.E2_00_CANCELLED_BY_CUSTOMER
+          ? "The payment was cancelled. No money was taken." : "The payment was cancelled.";
+    }
+    if (p.state() != PaymentState.DECLINED) {
+      return "";
+    }
+    if (code.startsWith("4.")) {
+      return "Your bank declined the payment. No money was taken.";
+    }
+    if (code.startsWith("5.")) {
+      return "Your bank could not confirm the payment. No money was taken.";
+    }
+    if (code.startsWith("6.")) {
+      // the shop's own screen: not why (see errorText), but what the customer can do
+      return "The payment was not accepted. No money was taken. Please pay with another card, or contact the shop.";
+    }
+    if (code.startsWith("7.")) {
+      return "The payment was not accepted. No money was taken.";
+    }
+    return "The payment could not be made. No money was taken.";
   }
 
   /**
