@@ -47,7 +47,10 @@ class CheckoutReturnTest {
     assertThat(looked.header("Set-Cookie")).startsWith("tollgate_returning=1").contains("Max-Age=1800")
         .contains("Path=/checkout/" + id);
     TestGateway.Answer page = gw.send(HttpRequest.newBuilder(gw.uri(looked.header("Location"))).GET());
-    assertThat(page.body()).contains("id=\"not-yet\"").contains("has not arrived yet");
+    // the answer takes the focus: it is what a screen reader reads first, not the page's top
+    assertThat(page.body())
+        .contains("<p class=\"description\" id=\"not-yet\" role=\"status\" tabindex=\"-1\" autofocus>")
+        .contains("has not arrived yet");
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("PENDING");
   }
 
