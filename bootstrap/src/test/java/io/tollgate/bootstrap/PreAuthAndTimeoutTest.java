@@ -259,7 +259,9 @@ class PreAuthAndTimeoutTest {
     Answer again = execute(id, key);
     assertThat(again.status()).isEqualTo(409);
     String page = gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/checkout/" + id))).body();
-    assertThat(page).contains("being processed").doesNotContain("/3ds").doesNotContain("/cancel");
+    assertThat(page).contains("being processed").doesNotContain("/3ds").doesNotContain("/cancel")
+        .as("a button to look again, no reload to find")
+        .contains("<form method=\"get\" action=\"/checkout/" + id + "\">").contains("id=\"check-again\"");
     Thread.sleep(1_500);
     assertThat(gw.get("/api/v1/payments/" + id, key).json().at("/result/state").asText())
         .as("past the checkout timeout, younger than a terminal may take").isEqualTo("PENDING");

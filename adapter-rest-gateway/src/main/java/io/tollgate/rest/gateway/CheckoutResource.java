@@ -416,7 +416,9 @@ public final class CheckoutResource {
       }
     } else if (view.unanswered()) {
       scope.put("title", "Payment in progress");
-      scope.put("message", "Your card payment is being processed. Reload this page in a moment to see its result.");
+      scope.put("message", "Your card payment is being processed. Check again in a moment to see its result.");
+      // a plain look at the page (the customer's mark from their form still takes them back)
+      scope.put("checkAgain", base);
     } else {
       scope.put("title", "Payment in progress");
       scope.put("message", "This payment is being completed by " + view.shop().name()
