@@ -531,6 +531,32 @@ class CheckoutPageBrowserTest {
     assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
   }
 
+  /**
+   * A link of the error summary scrolls its input to the top of the screen: the label above it
+   * stays in sight, so the customer sees which field they are looking at.
+   */
+  @Test
+  void a_link_of_the_error_summary_leaves_its_fields_label_in_sight() {
+    try {
+      // low enough that the link scrolls the card number to the top of the screen
+      browser.manage().window().setSize(new Dimension(360, 300));
+      open(deposit(""));
+      send("4000000000000409", "12", "2045", "123");
+      browser.findElement(By.cssSelector("#form-error a[href$='#cardNumber']")).click();
+      new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(5)).until(d -> scrollY() > 0);
+      Number labelTop = (Number) ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+          "return document.querySelector('label[for=cardNumber]').getBoundingClientRect().top;");
+      assertThat(labelTop.doubleValue()).as("the label's top, once scrolled to its input").isGreaterThanOrEqualTo(0);
+    } finally {
+      browser.manage().window().setSize(new Dimension(360, 800));
+    }
+  }
+
+  private static long scrollY() {
+    return ((Number) ((org.openqa.selenium.JavascriptExecutor) browser).executeScript("return window.scrollY;"))
+        .longValue();
+  }
+
   /** The shop's name and the amount are read with what they are; the words are not shown. */
   @Test
   void the_shop_and_the_amount_are_read_with_what_they_are_but_not_shown() {
@@ -576,6 +602,11 @@ class CheckoutPageBrowserTest {
   void a_one_digit_month_and_a_two_digit_year_are_read_as_the_card_prints_them() {
     String id = deposit("");
     open(id);
+    assertThat(browser.findElement(By.cssSelector("label[for=expiryYear]")).getText())
+        .isEqualTo("Expiry year YY or YYYY");
+    // the name is left empty: it is optional, and says so
+    assertThat(browser.findElement(By.cssSelector("label[for=cardholderName]")).getText())
+        .isEqualTo("Name on card (optional)");
     send("4000000000000408", "1", "45", "123");
     assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
     assertThat(payment(id).at("/paymentMethodDetails/cardExpiryMonth").asText()).isEqualTo("01");
