@@ -83,12 +83,8 @@ class MerchantUserServiceTest {
   @Test
   void requests_arriving_while_the_slow_hash_runs_wait_for_its_answer() throws Exception {
     hasher.gate = new CountDownLatch(1);
-    List<Thread> threads = new ArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(8, r -> {
-      Thread t = new Thread(r);
-      threads.add(t);
-      return t;
-    });
+    List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ExecutorService pool = poolKeeping(8, threads);
     try {
       List<Future<MerchantUser>> answers = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
@@ -352,12 +348,8 @@ class MerchantUserServiceTest {
     narrow.authenticate(EMAIL, PASSWORD);
     hasher.verifications.set(0);
     hasher.gate = new CountDownLatch(1);
-    List<Thread> threads = new ArrayList<>();
-    ExecutorService pool = Executors.newFixedThreadPool(3, r -> {
-      Thread t = new Thread(r);
-      threads.add(t);
-      return t;
-    });
+    List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ExecutorService pool = poolKeeping(3, threads);
     try {
       List<Future<Class<?>>> answers = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
@@ -394,6 +386,15 @@ class MerchantUserServiceTest {
       hasher.gate.countDown();
       pool.shutdownNow();
     }
+  }
+
+  /** A pool of {@code size} threads, each added to {@code threads} as it starts, to watch them wait. */
+  private static ExecutorService poolKeeping(int size, List<Thread> threads) {
+    return Executors.newFixedThreadPool(size, r -> {
+      Thread t = new Thread(r);
+      threads.add(t);
+      return t;
+    });
   }
 
   private MerchantUserService withLimits(SignInLimits limits) {
