@@ -19,15 +19,36 @@ import org.eclipse.jetty.util.Callback;
  * by each byte: two hundred connections sending a byte every ten seconds, with no credentials,
  * held every one of the 200 threads, and the service answered nothing, not even its health
  * checks. A body that came with its headers, as almost all do, is handed on at once, on the
- * thread that read the headers.
+ * thread that read the headers; one whose bytes came later is handed on on a thread of the
+ * pool, never in Jetty's callback for arrived bytes, which the bytes after them wait behind.
+ *
+ * <p>Memory grows only with the bytes that have come, and all the bodies being read ahead share
+ * a budget of {@code budgetBytes}: past it, a body is handed on with what has come and the rest
+ * is read on its request's thread, as it was before, rather than have many connections that
+ * each sent a part of a body fill the heap.
  */
 final class BodyPrefetchHandler extends Handler.Wrapper {
 
+  /** What a body's buffer starts at; it grows as bytes come, never past the limit and a chunk. */
+  private static final int FIRST_BUFFER = 4096;
+
   private final int limit;
+  private final long budgetBytes;
+  private final java.util.concurrent.atomic.AtomicLong buffered = new java.util.concurrent.atomic.AtomicLong();
 
   BodyPrefetchHandler(Handler next, int limit) {
+    this(next, limit, Math.max(4L * limit, Runtime.getRuntime().maxMemory() / 16));
+  }
+
+  BodyPrefetchHandler(Handler next, int limit, long budgetBytes) {
     super(next);
     this.limit = limit;
+    this.budgetBytes = budgetBytes;
+  }
+
+  /** The bytes of bodies being read ahead now, for tests. */
+  long buffered() {
+    return buffered.get();
   }
 
   @Override
@@ -38,7 +59,13 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
       // no body, or one BodyLimitFilter refuses by its declared length without reading it
       return super.handle(request, response, callback);
     }
-    return new Prefetch(request, response, callback, length).read(true);
+    Prefetch prefetch = new Prefetch(request, response, callback);
+    try {
+      return prefetch.read(true);
+    } catch (Throwable x) {
+      prefetch.giveBack();
+      throw x;
+    }
   }
 
   /** The body read so far, and what to do once it is whole. */
@@ -48,12 +75,15 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
     private final Callback callback;
     private byte[] bytes;
     private int size;
+    /** The bytes of the budget this body holds. */
+    private long taken;
 
-    Prefetch(Request request, Response response, Callback callback, long length) {
+    Prefetch(Request request, Response response, Callback callback) {
       this.request = request;
       this.response = response;
       this.callback = callback;
-      this.bytes = new byte[(int) Math.min(length > 0 ? length : 4096, limit + 1L)];
+      // as the bytes come, not as the headers announce them: headers alone must not take memory
+      this.bytes = new byte[(int) Math.min(FIRST_BUFFER, limit + 1L)];
     }
 
     @Override
@@ -61,6 +91,7 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
       try {
         read(false);
       } catch (Throwable x) {
+        giveBack();
         callback.failed(x);
       }
     }
@@ -78,38 +109,64 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
         }
         if (Content.Chunk.isFailure(chunk)) {
           // the client stopped sending for the idle timeout, or went away
+          giveBack();
           Response.writeError(request, response, callback, 408, "Request body not received in time",
               chunk.getFailure());
           return true;
         }
         boolean last = chunk.isLast();
+        boolean kept;
         try {
-          append(chunk.getByteBuffer());
+          kept = append(chunk.getByteBuffer());
         } finally {
           chunk.release();
         }
-        if (last || size > limit) {
+        if (last || !kept || size > limit) {
+          // whole, or over the budget or the limit: the rest, if any, is read by the request's thread
           return handOn(new Replay(request, Arrays.copyOf(bytes, size), last), onHeaderThread);
         }
       }
     }
 
-    private void append(ByteBuffer buffer) {
+    /**
+     * Appends what came (a chunk is never left half read), and says whether the bodies read ahead
+     * are still within the budget.
+     */
+    private boolean append(ByteBuffer buffer) {
       int n = buffer.remaining();
+      boolean within = buffered.addAndGet(n) <= budgetBytes;
+      taken += n;
       if (size + n > bytes.length) {
         bytes = Arrays.copyOf(bytes, (int) Math.min(Math.max(bytes.length * 2L, size + (long) n), limit + 1L + n));
       }
       buffer.get(bytes, size, n);
       size += n;
+      return within;
+    }
+
+    /** Returns this body's bytes to the budget: they are the request's now, or dropped. */
+    private void giveBack() {
+      buffered.addAndGet(-taken);
+      taken = 0;
     }
 
     private boolean handOn(Request replay, boolean onHeaderThread) throws Exception {
-      boolean handled = BodyPrefetchHandler.super.handle(replay, response, callback);
-      if (!handled && !onHeaderThread) {
-        Response.writeError(replay, response, callback, 404);
-        return true;
+      giveBack();
+      if (onHeaderThread) {
+        return BodyPrefetchHandler.super.handle(replay, response, callback);
       }
-      return handled;
+      // Not in the callback for arrived bytes: Jetty runs those one after another, so a request
+      // served in one would wait for ever on the next bytes of its own body, queued behind it.
+      request.getContext().execute(() -> {
+        try {
+          if (!BodyPrefetchHandler.super.handle(replay, response, callback)) {
+            Response.writeError(replay, response, callback, 404);
+          }
+        } catch (Throwable x) {
+          callback.failed(x);
+        }
+      });
+      return true;
     }
   }
 

@@ -233,6 +233,21 @@ class HttpEdgeCasesTest {
     }
   }
 
+  /**
+   * A chunked body over the limit whose chunks come apart is a 413: the request is handed on once
+   * past the limit and its thread reads on. Handed on in Jetty's callback for arrived bytes, it
+   * waited for ever on its own next chunk, queued behind it, holding its thread for good.
+   */
+  @Test
+  void a_chunked_body_past_the_limit_in_pieces_is_a_413() throws Exception {
+    String chunk = "x".repeat(30_000);
+    String piece = Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n";
+    String response = rawInParts("POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+        + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        piece, piece, piece, "0\r\n\r\n");
+    assertJsonError(response, 413);
+  }
+
   /** A body sent in pieces, each before the idle timeout, is read whole and the request served. */
   @Test
   void a_body_sent_in_pieces_is_read_whole() throws Exception {

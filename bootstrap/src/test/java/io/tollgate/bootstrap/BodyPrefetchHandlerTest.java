@@ -1,0 +1,140 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link BodyPrefetchHandler} in front of a handler that reads its body on its thread, as the
+ * APIs do: what it holds in memory, and bodies whose bytes come late or run past the limit.
+ */
+class BodyPrefetchHandlerTest {
+
+  static final int LIMIT = 64 * 1024;
+  static final int BUDGET = 20_000;
+
+  final AtomicInteger reading = new AtomicInteger();
+  Server server;
+  BodyPrefetchHandler prefetch;
+
+  @BeforeEach
+  void start() throws Exception {
+    server = new Server();
+    ServerConnector connector = new ServerConnector(server);
+    connector.setPort(0);
+    server.addConnector(connector);
+    prefetch = new BodyPrefetchHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        reading.incrementAndGet();
+        try (InputStream in = Content.Source.asInputStream(request)) {
+          long read = 0;
+          byte[] sink = new byte[8192];
+          int n;
+          while ((n = in.read(sink)) >= 0 && read <= LIMIT) {
+            read += n;
+          }
+          response.setStatus(read > LIMIT ? 413 : 200);
+          response.write(true, ByteBuffer.wrap(("read " + read).getBytes(StandardCharsets.UTF_8)), callback);
+        } finally {
+          reading.decrementAndGet();
+        }
+        return true;
+      }
+    }, LIMIT, BUDGET);
+    server.setHandler(prefetch);
+    server.start();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.stop();
+  }
+
+  private Socket open(String head) throws Exception {
+    Socket s = new Socket("127.0.0.1", ((ServerConnector) server.getConnectors()[0]).getLocalPort());
+    s.setSoTimeout(10_000);
+    s.setTcpNoDelay(true);
+    send(s, head);
+    return s;
+  }
+
+  private static void send(Socket s, String text) throws Exception {
+    OutputStream out = s.getOutputStream();
+    out.write(text.getBytes(StandardCharsets.ISO_8859_1));
+    out.flush();
+  }
+
+  private static String answer(Socket s) throws Exception {
+    return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+  }
+
+  /** Headers that announce a large body take no memory: only bytes that came do. */
+  @Test
+  void announced_bodies_take_no_memory_and_arrived_bytes_stay_within_the_budget() throws Exception {
+    List<Socket> sockets = new ArrayList<>();
+    try {
+      for (int i = 0; i < 50; i++) {
+        sockets.add(open("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\nConnection: close\r\n\r\n"));
+      }
+      Thread.sleep(300);
+      assertThat(prefetch.buffered()).as("headers alone").isZero();
+      assertThat(reading.get()).as("no thread waits on a body that has not come").isZero();
+
+      String part = "x".repeat(6_000);
+      for (Socket s : sockets) {
+        send(s, part);
+      }
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (reading.get() < 50 - BUDGET / part.length()) {
+        assertThat(System.nanoTime()).as("bodies past the budget handed on").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      assertThat(prefetch.buffered()).as("within the budget, but for the chunk that crossed it")
+          .isLessThanOrEqualTo(BUDGET + part.length());
+
+      String rest = "y".repeat(54_000);
+      for (Socket s : sockets) {
+        send(s, rest);
+      }
+      for (Socket s : sockets) {
+        assertThat(answer(s)).startsWith("HTTP/1.1 200").endsWith("read 60000");
+      }
+      assertThat(prefetch.buffered()).as("every byte given back").isZero();
+    } finally {
+      for (Socket s : sockets) {
+        s.close();
+      }
+    }
+  }
+
+  /** A body sent in pieces is read whole before its thread is given to it. */
+  @Test
+  void a_body_whose_bytes_come_late_is_handed_on_whole() throws Exception {
+    try (Socket s = open("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3000\r\nConnection: close\r\n\r\n")) {
+      for (int i = 0; i < 3; i++) {
+        Thread.sleep(200);
+        assertThat(reading.get()).isZero();
+        send(s, "a".repeat(1000));
+      }
+      assertThat(answer(s)).startsWith("HTTP/1.1 200").endsWith("read 3000");
+    }
+  }
+}
