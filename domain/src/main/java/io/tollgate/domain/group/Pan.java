@@ -502,14 +502,15 @@ public final class Pan {
    * it no digit, nor a colon going on, nor a dot before a digit or separator.
    */
   /**
-   * The most groups a run is read in: more than any card's grouping has, so that a longer run is
-   * still seen to go on (and is no card number). An unbounded repeat of this group recurses once
-   * per group in the JDK's regex engine: 1,500 groups overflowed a request thread's stack.
+   * The most groups after the first that a run is read in: more than any card's grouping has, so
+   * a longer run is read as nine groups, no card number, and the rest of it cannot start one (a
+   * run starts after no digit and gap). An unbounded repeat of this group recurses once per group
+   * in the JDK's regex engine: 1,500 groups overflowed a request thread's stack.
    */
   private static final int MAX_GROUPS = 8;
   private static final Pattern DOTTED_RUN = Pattern.compile(
       "(?:(?<![0-9])|(?<=%[0-9A-Fa-f]{2}))(?<![0-9]" + GAP + ")(?<![0-9]%[0-9A-Fa-f]{2})"
-      + "[0-9]+(?:" + GAP + "[0-9]+){1," + MAX_GROUPS + "}(?!" + GAP + "[0-9])(?![0-9]|:[0-9A-Za-z.:]|\\.[0-9.:])");
+      + "[0-9]+(?:" + GAP + "[0-9]+){1," + MAX_GROUPS + "}(?![0-9]|:[0-9A-Za-z.:]|\\.[0-9.:])");
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 
