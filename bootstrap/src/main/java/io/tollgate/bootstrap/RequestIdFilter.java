@@ -85,6 +85,7 @@ final class RequestIdFilter implements Filter {
     String id = usable(given) ? given : newId();
     response.setHeader(HEADER, id);
     MDC.put("requestId", id);
+    request.setAttribute(io.tollgate.rest.common.ClientAddress.PROPERTY, request.getRemoteAddr());
     long t0 = System.nanoTime();
     Throwable failed = null;
     try {

@@ -38,7 +38,8 @@ final class BasicAuthFilter implements ContainerRequestFilter {
     if (colon <= 0) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
-    request.setProperty(USER, users.authenticate(decoded.substring(0, colon), decoded.substring(colon + 1)));
+    request.setProperty(USER, users.authenticate(decoded.substring(0, colon), decoded.substring(colon + 1),
+        io.tollgate.rest.common.ClientAddress.of(request)));
   }
 
   static MerchantUser user(ContainerRequestContext request) {

@@ -57,7 +57,7 @@ public final class MerchantUserService implements MerchantUsersUseCase {
    */
   private final AsyncCache<String, Checked> verified;
   /** Users who signed in lately, by e-mail address, as stored: permissions, shop group, disabled, password hash. */
-  private final Cache<String, UserRepository.StoredUser> current;
+  private final Cache<String, java.util.Optional<UserRepository.StoredUser>> current;
   /**
    * Credentials refused lately, by the same keyed digest, with the password hash they were checked
    * against ({@link #refusedAs}): sent again, they are refused without a slow hash and without
@@ -100,34 +100,33 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   }
 
   @Override
-  public MerchantUser authenticate(String email, String password) {
+  public MerchantUser authenticate(String email, String password, String client) {
     // No user has such an address or password (see create): refused before the database or bcrypt see them.
     if (email == null || password == null || email.indexOf('\u0000') >= 0 || tooLong(password)) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
     String address = address(email);
     String key = secrets.fingerprint("merchant-login:" + address + "\u0000" + password);
-    // an unknown address is not remembered: a user created a moment later can sign in at once
-    UserRepository.StoredUser stored = current.get(address, a -> users.findByEmail(a).orElse(null));
+    // An unknown address is remembered as unknown like a known one as found: read from the
+    // database each time, it took a round trip that a known one's did not, where the answers
+    // now come without a slow hash (a refusal remembered, a 429). This process's own create
+    // forgets it at once; another's counts within CHANGES_SEEN_WITHIN.
+    UserRepository.StoredUser stored = current.get(address, users::findByEmail).orElse(null);
     // An unknown address costs the same slow hash as a wrong password: no timing tells them apart.
-    // So does a disabled user's every attempt, never answered from what is remembered: a right
-    // password answered fast would tell itself from a wrong one.
+    // So does a disabled user's every attempt, never answered from what is remembered as good: a
+    // right password answered fast would tell itself from a wrong one.
     String hash = stored != null ? stored.passwordHash() : dummyHash();
     boolean disabled = stored != null && stored.disabled();
+    String guesser = address + "\u0000" + (client == null ? "" : client);
     boolean ok;
     if (refusedAs(hash, disabled).equals(refused.getIfPresent(key))) {
       // the same refused password again (an integration left with an old one): no new guess, no
       // slow hash; a disabled user's right password is refused again alike, until it is enabled
       ok = false;
-    } else if (disabled) {
-      limits.takeGuess(address);
-      limits.hash(() -> hasher.verify(password, hash));
-      refused.put(key, refusedAs(hash, true));
-      ok = false;
     } else {
-      ok = verified(key, address, password, hash);
+      ok = verified(key, guesser, password, hash, !disabled);
     }
-    if (stored == null || !ok || stored.disabled()) {
+    if (stored == null || !ok || disabled) {
       throw new DomainException.Unauthenticated("Bad credentials");
     }
     return stored.user();
@@ -136,18 +135,22 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   /**
    * Whether {@code password} matches {@code hash}: remembered, or checked by this request while
    * any others with the same credentials wait for its answer. A remembered match of another
-   * hash (the password was reset meanwhile) is checked again. A check takes one of the
-   * address's guesses ({@link SignInLimits}), which a right password gives back.
+   * hash (the password was reset meanwhile) is checked again. A check takes one of the guesses
+   * of this address from this client ({@link SignInLimits}), which a right password gives back.
+   * A disabled user's check is shared alike, so that requests sent at once cost one slow hash
+   * as they do for anyone else, but its answer is not remembered as good, nor is its guess given
+   * back.
    */
-  private boolean verified(String key, String address, String password, String hash) {
+  private boolean verified(String key, String guesser, String password, String hash, boolean enabled) {
+    String shared = enabled ? key : key + "\u0000disabled";
     for (int attempt = 0; attempt < 2; attempt++) {
       CompletableFuture<Checked> mine = new CompletableFuture<>();
-      CompletableFuture<Checked> shared = verified.get(key, (k, executor) -> mine);
-      if (shared == mine) {
+      CompletableFuture<Checked> found = verified.get(shared, (k, executor) -> mine);
+      if (found == mine) {
         Checked result;
         try {
           // a mismatch completes with null, which the cache drops: a wrong password is never remembered
-          result = check(key, address, password, hash) ? new Checked(hash, null) : null;
+          result = check(key, guesser, password, hash, enabled) ? new Checked(hash, null) : null;
         } catch (DomainException.TooManyRequests | DomainException.Unavailable refusal) {
           // an answer, not a failure: the cache would log a failed future as an error, once per
           // request of a flood
@@ -157,11 +160,11 @@ public final class MerchantUserService implements MerchantUsersUseCase {
           throw e;
         }
         mine.complete(result);
-        if (result != null && result.refusal() != null) {
-          verified.asMap().remove(key, mine);
+        if (result != null && (!enabled || result.refusal() != null)) {
+          verified.asMap().remove(shared, mine);
         }
       }
-      Checked matched = shared.join();
+      Checked matched = found.join();
       if (matched != null && matched.refusal() != null) {
         // the check this request waited for was refused (too many guesses, too many checks at once)
         throw matched.refusal();
@@ -169,9 +172,9 @@ public final class MerchantUserService implements MerchantUsersUseCase {
       if (matched == null || matched.hash().equals(hash)) {
         return matched != null;
       }
-      verified.asMap().remove(key, shared);
+      verified.asMap().remove(shared, found);
     }
-    return check(key, address, password, hash);
+    return check(key, guesser, password, hash, enabled);
   }
 
   /** What a refusal is remembered as: the hash it was checked against, and whether the user was disabled. */
@@ -183,22 +186,22 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   private record Checked(String hash, DomainException refusal) {}
 
   /**
-   * One slow hash, counted as a guess against the address unless the password was right; a
-   * wrong one is remembered as wrong for this hash.
+   * One slow hash, counted as a guess unless the password was right and the user enabled; a
+   * refused password is remembered as refused for this hash.
    */
-  private boolean check(String key, String address, String password, String hash) {
-    limits.takeGuess(address);
+  private boolean check(String key, String guesser, String password, String hash, boolean enabled) {
+    limits.takeGuess(guesser);
     boolean right;
     try {
       right = limits.hash(() -> hasher.verify(password, hash));
     } catch (RuntimeException | Error e) {
-      limits.giveBack(address);
+      limits.giveBack(guesser);
       throw e;
     }
-    if (right) {
-      limits.giveBack(address);
+    if (right && enabled) {
+      limits.giveBack(guesser);
     } else {
-      refused.put(key, refusedAs(hash, false));
+      refused.put(key, refusedAs(hash, !enabled));
     }
     return right;
   }
@@ -296,6 +299,7 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     MerchantUser user = users.create(merchant, address.value(), hasher.hash(secret), permissions, shopGroup,
             clock.instant())
         .orElseThrow(() -> new DomainException.Conflict("email_taken", "A user with this e-mail address exists"));
+    current.invalidate(address(address.value())); // remembered as unknown until now
     return new CreatedUser(user, secret);
   }
 

@@ -14,12 +14,13 @@ import java.util.function.BooleanSupplier;
  * What a password check may cost, against guessing and against a flood of made-up credentials.
  *
  * <p>Each e-mail address, known or not (no answer tells them apart), may have {@link #GUESSES}
- * passwords checked and found wrong, then one more every {@link #GUESS_EVERY}: a check takes
- * its guess before it runs, so guesses sent at once cannot overtake the limit, and gives it
- * back when the password was right. Beyond that the address is refused with 429 before any
- * check runs, whatever the password. Credentials already found good and remembered are not
- * checked again, so an integration in steady use keeps working while its address is held
- * back; only a fresh sign-in waits.
+ * passwords checked and found wrong from one client address, then one more every
+ * {@link #GUESS_EVERY}: a check takes its guess before it runs, so guesses sent at once cannot
+ * overtake the limit, and gives it back when the password was right. Beyond that the address is
+ * refused to that client with 429 before any check runs, whatever the password. Counted per
+ * client, someone guessing does not hold back the user's own integration elsewhere (counted per
+ * address alone, ten guesses and one a minute kept a user out for good); credentials already
+ * found good and remembered are not checked again at all.
  *
  * <p>At most {@code parallel} slow hashes run at once, with at most {@code queued} more
  * waiting up to {@code maxWait} for their turn; a check beyond that is refused with 503 at once.
@@ -57,11 +58,12 @@ final class SignInLimits {
   }
 
   /**
-   * Takes one of the address's guesses, or refuses it with 429 and how long until it has one.
+   * Takes one of the guesses of {@code guesser} (an e-mail address and the client trying it), or
+   * refuses it with 429 and how long until it has one.
    */
-  void takeGuess(String address) {
+  void takeGuess(String guesser) {
     long now = ticker.read();
-    Guesses g = guesses.get(address, a -> new Guesses(now));
+    Guesses g = guesses.get(guesser, a -> new Guesses(now));
     long wait = g.take(now);
     if (wait > 0) {
       long seconds = (wait + 999_999_999L) / 1_000_000_000L;
@@ -71,8 +73,8 @@ final class SignInLimits {
   }
 
   /** Gives back a guess taken for a password that was right, or for a check that never ran. */
-  void giveBack(String address) {
-    Guesses g = guesses.getIfPresent(address);
+  void giveBack(String guesser) {
+    Guesses g = guesses.getIfPresent(guesser);
     if (g != null) {
       g.giveBack();
     }
@@ -80,7 +82,7 @@ final class SignInLimits {
 
   /** Runs a slow hash when one of the slots is free soon enough; refuses it with 503 otherwise. */
   boolean hash(BooleanSupplier check) {
-    if (!hashing.tryAcquire()) {
+    if (!tryAcquireNow()) {
       if (waiting.incrementAndGet() > queued) {
         waiting.decrementAndGet();
         throw busy();
@@ -100,6 +102,16 @@ final class SignInLimits {
       return check.getAsBoolean();
     } finally {
       hashing.release();
+    }
+  }
+
+  /** A free slot now, if none is waited for: a fair semaphore's plain tryAcquire would jump the queue. */
+  private boolean tryAcquireNow() {
+    try {
+      return hashing.tryAcquire(0, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw busy();
     }
   }
 

@@ -388,6 +388,98 @@ class MerchantUserServiceTest {
     }
   }
 
+  /**
+   * Guesses are counted per client: someone guessing from one address does not hold back the
+   * user signing in from another. Counted per e-mail address alone, ten guesses and then one a
+   * minute kept the user's own integration out for as long as the guessing went on.
+   */
+  @Test
+  void someone_guessing_from_elsewhere_does_not_hold_back_the_user_s_own_client() {
+    for (int i = 0; i < SignInLimits.GUESSES; i++) {
+      String guess = "wrong guess " + i;
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess, "203.0.113.9"))
+          .isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThatThrownBy(() -> service.authenticate(EMAIL, "one more", "203.0.113.9"))
+        .isInstanceOf(DomainException.TooManyRequests.class);
+    assertThat(service.authenticate(EMAIL, PASSWORD, "198.51.100.7").email()).isEqualTo(EMAIL);
+    assertThatThrownBy(() -> service.authenticate(EMAIL, "yet another guess", "203.0.113.9"))
+        .as("the guessing client is still held back").isInstanceOf(DomainException.TooManyRequests.class);
+  }
+
+  /**
+   * A disabled user's password sent on many connections at once costs one slow hash and is
+   * answered as an unknown or enabled user's is: with one check per request, the answers (ten
+   * 401s, then 429s) and their time told a disabled user apart.
+   */
+  @Test
+  void a_disabled_user_s_requests_sent_at_once_share_one_check_as_anyone_s() throws Exception {
+    commandLine.setEnabled(EMAIL, false);
+    for (String email : List.of(EMAIL, "nobody@acme.example")) {
+      hasher.verifications.set(0);
+      hasher.gate = new CountDownLatch(1);
+      List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+      ExecutorService pool = poolKeeping(12, threads);
+      try {
+        List<Future<Class<?>>> answers = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+          answers.add(pool.submit(() -> outcome(() -> service.authenticate(email, PASSWORD))));
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (threads.size() < 12 || !threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING)) {
+          assertThat(System.nanoTime()).as("all twelve requests under way").isLessThan(deadline);
+          Thread.onSpinWait();
+        }
+        hasher.gate.countDown();
+        for (Future<Class<?>> answer : answers) {
+          assertThat(answer.get(10, TimeUnit.SECONDS)).as(email).isEqualTo(DomainException.Unauthenticated.class);
+        }
+      } finally {
+        hasher.gate.countDown();
+        pool.shutdownNow();
+      }
+      assertThat(hasher.verifications.get()).as(email).isEqualTo(1);
+      assertThatThrownBy(() -> service.authenticate(email, "another password")).as(email)
+          .isInstanceOf(DomainException.Unauthenticated.class);
+    }
+  }
+
+  /** A disabled user's right password takes its guess like a wrong one: giving it back would tell it. */
+  @Test
+  void a_disabled_user_s_right_password_takes_a_guess_like_a_wrong_one() {
+    commandLine.setEnabled(EMAIL, false);
+    assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD)).isInstanceOf(DomainException.Unauthenticated.class);
+    for (int i = 1; i < SignInLimits.GUESSES; i++) {
+      String guess = "wrong guess " + i;
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess)).isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThatThrownBy(() -> service.authenticate(EMAIL, "one guess too many"))
+        .isInstanceOf(DomainException.TooManyRequests.class);
+  }
+
+  /**
+   * An unknown address is read from the database no more often than a known one: read on each
+   * request, its answers took a round trip more where no slow hash hides it.
+   */
+  @Test
+  void an_unknown_address_is_looked_up_no_more_often_than_a_known_one() {
+    for (String email : List.of(EMAIL, "nobody@acme.example")) {
+      int before = database.lookups.get();
+      for (int i = 0; i < 5; i++) {
+        assertThatThrownBy(() -> service.authenticate(email, "the same wrong password")).as(email)
+            .isInstanceOf(DomainException.Unauthenticated.class);
+      }
+      assertThat(database.lookups.get() - before).as(email).isEqualTo(1);
+    }
+    service.create(MERCHANT, "nobody@acme.example", PASSWORD, EnumSet.of(Permission.SHOP_EDIT));
+    assertThat(service.authenticate("nobody@acme.example", PASSWORD).email())
+        .as("created by this process: known at once").isEqualTo("nobody@acme.example");
+    commandLine.create(MERCHANT, "later@acme.example", PASSWORD, EnumSet.of(Permission.SHOP_EDIT));
+    clock.advance(MerchantUserService.CHANGES_SEEN_WITHIN);
+    assertThat(service.authenticate("later@acme.example", PASSWORD).email())
+        .as("created by another: known within the bound").isEqualTo("later@acme.example");
+  }
+
   /** A pool of {@code size} threads, each added to {@code threads} as it starts, to watch them wait. */
   private static ExecutorService poolKeeping(int size, List<Thread> threads) {
     return Executors.newFixedThreadPool(size, r -> {
@@ -481,7 +573,8 @@ class MerchantUserServiceTest {
   }
 
   static final class InMemoryUsers implements UserRepository {
-    private final Map<String, StoredUser> rows = new HashMap<>();
+    private final Map<String, StoredUser> rows = new java.util.concurrent.ConcurrentHashMap<>();
+    final AtomicInteger lookups = new AtomicInteger();
 
     @Override
     public Optional<MerchantUser> create(MerchantId merchant, String email, String passwordHash,
@@ -496,6 +589,7 @@ class MerchantUserServiceTest {
 
     @Override
     public Optional<StoredUser> findByEmail(String email) {
+      lookups.incrementAndGet();
       return Optional.ofNullable(rows.get(email));
     }
 

@@ -25,7 +25,21 @@ public interface MerchantUsersUseCase {
    * @throws io.tollgate.domain.DomainException.Unauthenticated for an unknown address, a wrong
    *     password or a disabled user
    */
-  MerchantUser authenticate(String email, String password);
+  default MerchantUser authenticate(String email, String password) {
+    return authenticate(email, password, "");
+  }
+
+  /**
+   * The user with this e-mail address and password, asked for by {@code client} (its network
+   * address): wrong passwords are limited per address and client, so that someone guessing does
+   * not hold back the user's own integration, elsewhere.
+   *
+   * @throws io.tollgate.domain.DomainException.Unauthenticated for an unknown address, a wrong
+   *     password or a disabled user
+   * @throws io.tollgate.domain.DomainException.TooManyRequests after too many wrong passwords
+   * @throws io.tollgate.domain.DomainException.Unavailable while too many passwords are being checked
+   */
+  MerchantUser authenticate(String email, String password, String client);
 
   /**
    * Creates a user; with a null password one is generated.
