@@ -124,6 +124,8 @@ public final class MerchantUserService implements MerchantUsersUseCase {
       // slow hash; a disabled user's right password is refused again alike, until it is enabled
       ok = false;
     } else {
+      // a client held back is answered nothing about a password, not even from what is remembered
+      limits.refuseIfHeldBack(guesser);
       ok = verified(key, guesser, password, hash, !disabled);
     }
     if (stored == null || !ok || disabled) {

@@ -64,7 +64,23 @@ final class SignInLimits {
   void takeGuess(String guesser) {
     long now = ticker.read();
     Guesses g = guesses.get(guesser, a -> new Guesses(now));
-    long wait = g.take(now);
+    refuseFor(g.take(now));
+  }
+
+  /**
+   * Refuses {@code guesser} with 429 while it has no guess left, taking none: asked before any
+   * answer, a remembered one included, so that a client held back learns nothing of a password
+   * (a 429 for each wrong one and a 200 for the right one, remembered from the user's own
+   * sign-in, was guessing at full speed).
+   */
+  void refuseIfHeldBack(String guesser) {
+    Guesses g = guesses.getIfPresent(guesser);
+    if (g != null) {
+      refuseFor(g.waitFor(ticker.read()));
+    }
+  }
+
+  private static void refuseFor(long wait) {
     if (wait > 0) {
       long seconds = (wait + 999_999_999L) / 1_000_000_000L;
       throw new DomainException.TooManyRequests("Too many failed sign-ins for this user; retry after " + seconds
@@ -137,6 +153,12 @@ final class SignInLimits {
         return 0;
       }
       return (long) Math.ceil((1 - left) * EVERY);
+    }
+
+    /** How long until a guess is left, taking none (0: one is left). */
+    synchronized long waitFor(long now) {
+      double available = Math.min(GUESSES, left + (double) (now - filledAt) / EVERY);
+      return available >= 1 ? 0 : (long) Math.ceil((1 - available) * EVERY);
     }
 
     synchronized void giveBack() {

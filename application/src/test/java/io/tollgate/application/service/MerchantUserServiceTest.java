@@ -256,19 +256,23 @@ class MerchantUserServiceTest {
   }
 
   /**
-   * An integration in steady use is not locked out by someone guessing its user's password:
-   * its remembered credentials are not checked again, so they take no guess.
+   * A client held back is told nothing about a password, not even the right one remembered from
+   * the user's own recent sign-in: answered 200 for it and 429 at once for each wrong one, it
+   * could guess at full speed. The user's own client, elsewhere, keeps working.
    */
   @Test
-  void remembered_credentials_keep_working_while_the_address_is_held_back() {
-    service.authenticate(EMAIL, PASSWORD);
-    for (int i = 0; i <= SignInLimits.GUESSES; i++) {
+  void a_client_held_back_is_refused_even_a_remembered_password() {
+    service.authenticate(EMAIL, PASSWORD, "198.51.100.7");
+    for (int i = 0; i < SignInLimits.GUESSES; i++) {
       String guess = "wrong guess " + i;
-      assertThatThrownBy(() -> service.authenticate(EMAIL, guess)).isInstanceOf(DomainException.class);
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess, "203.0.113.9"))
+          .isInstanceOf(DomainException.Unauthenticated.class);
     }
-    assertThatThrownBy(() -> service.authenticate(EMAIL, "yet another guess"))
+    assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD, "203.0.113.9"))
         .isInstanceOf(DomainException.TooManyRequests.class);
-    assertThat(service.authenticate(EMAIL, PASSWORD).email()).isEqualTo(EMAIL);
+    int checks = hasher.verifications.get();
+    assertThat(service.authenticate(EMAIL, PASSWORD, "198.51.100.7").email()).isEqualTo(EMAIL);
+    assertThat(hasher.verifications.get()).as("remembered for its own client").isEqualTo(checks);
   }
 
   /**
