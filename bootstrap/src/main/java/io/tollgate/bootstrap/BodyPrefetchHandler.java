@@ -23,13 +23,14 @@ import org.eclipse.jetty.util.Callback;
  * pool, never in Jetty's callback for arrived bytes, which the bytes after them wait behind.
  *
  * <p>Memory grows only with the bytes that have come, and all the bodies being read ahead share
- * a budget of {@code budgetBytes}: past it, a body is handed on with what has come and the rest
- * is read on its request's thread, as it was before, rather than have many connections that
- * each sent a part of a body fill the heap.
+ * a budget of {@code budgetBytes}: a body that has not all come when it would take them past it
+ * is answered 503 with {@code Retry-After} and its connection closed, rather than have many
+ * connections that each sent a part of a body fill the heap, or be handed to a thread to wait
+ * on the rest (which a client trickling it could hold, once others had filled the budget).
  */
 final class BodyPrefetchHandler extends Handler.Wrapper {
 
-  /** What a body's buffer starts at; it grows as bytes come, never past the limit and a chunk. */
+  /** What a body's buffer starts at once bytes come; it grows as they come, never past the limit and a chunk. */
   private static final int FIRST_BUFFER = 4096;
 
   private final int limit;
@@ -82,8 +83,8 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
       this.request = request;
       this.response = response;
       this.callback = callback;
-      // as the bytes come, not as the headers announce them: headers alone must not take memory
-      this.bytes = new byte[(int) Math.min(FIRST_BUFFER, limit + 1L)];
+      // as the bytes come, not as the headers announce them: headers alone take no memory
+      this.bytes = new byte[0];
     }
 
     @Override
@@ -121,8 +122,15 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
         } finally {
           chunk.release();
         }
-        if (last || !kept || size > limit) {
-          // whole, or over the budget or the limit: the rest, if any, is read by the request's thread
+        if (!last && !kept) {
+          giveBack();
+          response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.CONNECTION, "close");
+          Response.writeError(request, response, callback, 503, "Too many request bodies are being received");
+          return true;
+        }
+        if (last || size > limit) {
+          // whole, or over the limit: the rest of a body over the limit is read by its thread,
+          // BodyLimitFilter's drain, bounded in bytes and time
           return handOn(new Replay(request, Arrays.copyOf(bytes, size), last), onHeaderThread);
         }
       }
@@ -130,15 +138,18 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
 
     /**
      * Appends what came (a chunk is never left half read), and says whether the bodies read ahead
-     * are still within the budget.
+     * are still within the budget, which counts each buffer's whole size.
      */
     private boolean append(ByteBuffer buffer) {
       int n = buffer.remaining();
-      boolean within = buffered.addAndGet(n) <= budgetBytes;
-      taken += n;
       if (size + n > bytes.length) {
-        bytes = Arrays.copyOf(bytes, (int) Math.min(Math.max(bytes.length * 2L, size + (long) n), limit + 1L + n));
+        int grown = (int) Math.min(Math.max(Math.max(bytes.length * 2L, FIRST_BUFFER), size + (long) n),
+            limit + 1L + n);
+        bytes = Arrays.copyOf(bytes, grown);
       }
+      long more = bytes.length - taken;
+      boolean within = buffered.addAndGet(more) <= budgetBytes;
+      taken += more;
       buffer.get(bytes, size, n);
       size += n;
       return within;
