@@ -84,7 +84,7 @@ final class RateLimitFilter implements Filter {
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
     HttpServletResponse response = (HttpServletResponse) res;
-    String failures = "failed:" + request.getRemoteAddr();
+    String failures = "failed:" + clientOf(request);
     long now = System.nanoTime();
     long waitNanos = waitFor(failures, now);
     String limited = "Too many refused credentials from this address";
@@ -147,10 +147,16 @@ final class RateLimitFilter implements Filter {
     }
   }
 
+  /** The client as RequestIdFilter names it ({@link ClientAddresses}), else the connection's address. */
+  private static String clientOf(HttpServletRequest request) {
+    return request.getAttribute(io.tollgate.rest.common.ClientAddress.PROPERTY) instanceof String client
+        ? client : request.getRemoteAddr();
+  }
+
   private static String keyOf(HttpServletRequest request) {
     String auth = request.getHeader("Authorization");
     if (auth == null || auth.isBlank()) {
-      return "ip:" + request.getRemoteAddr();
+      return "ip:" + clientOf(request);
     }
     try {
       byte[] digest = MessageDigest.getInstance("SHA-256").digest(credential(auth).getBytes(StandardCharsets.UTF_8));

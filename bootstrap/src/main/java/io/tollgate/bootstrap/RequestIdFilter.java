@@ -27,6 +27,13 @@ final class RequestIdFilter implements Filter {
   private static final Pattern SANE = Pattern.compile("^[A-Za-z0-9._:-]{1,128}$");
   private static final Logger ACCESS = LoggerFactory.getLogger("io.tollgate.access");
 
+  /** Who sent each request, set for the limits further on (ClientAddress.PROPERTY). */
+  private final ClientAddresses clients;
+
+  RequestIdFilter(ClientAddresses clients) {
+    this.clients = clients;
+  }
+
   /** A random UUID from a non-blocking generator: request ids need to be unique, not secret. */
   private static String newId() {
     java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
@@ -85,7 +92,7 @@ final class RequestIdFilter implements Filter {
     String id = usable(given) ? given : newId();
     response.setHeader(HEADER, id);
     MDC.put("requestId", id);
-    request.setAttribute(io.tollgate.rest.common.ClientAddress.PROPERTY, request.getRemoteAddr());
+    request.setAttribute(io.tollgate.rest.common.ClientAddress.PROPERTY, clients.of(request));
     long t0 = System.nanoTime();
     Throwable failed = null;
     try {

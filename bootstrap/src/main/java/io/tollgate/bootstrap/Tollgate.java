@@ -128,7 +128,8 @@ public final class Tollgate implements AutoCloseable {
 
     ServletContextHandler context = new ServletContextHandler("/", false, false);
     context.setErrorHandler(new ServletJsonErrorHandler());
-    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RequestIdFilter()), "/*",
+    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(
+        new RequestIdFilter(new ClientAddresses(config.trustedProxies()))), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new MalformedHeaderFilter()), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));

@@ -38,7 +38,8 @@ public record TollgateConfig(
     boolean merchantApiCore,
     int rateLimit,
     int rateLimitBurst,
-    int largePageRows) {
+    int largePageRows,
+    List<ClientAddresses.Range> trustedProxies) {
 
   /** One environment variable: its name, default and meaning. */
   public record Setting(String name, String defaultValue, String description) {}
@@ -87,6 +88,10 @@ public record TollgateConfig(
       new Setting("TOLLGATE_LARGE_PAGE_ROWS", "20000",
           "rows of large list pages (a `limit` above 500) built and written at once, per instance; a page that "
               + "cannot have its rows within 2 s is a 503 with `Retry-After`; 0 switches the budget off"),
+      new Setting("TOLLGATE_TRUSTED_PROXIES", "",
+          "comma-separated addresses or CIDR blocks of your load balancers or proxies: a request from one is "
+              + "limited by the nearest address in its `X-Forwarded-For` that is not one (refused credentials, "
+              + "guessed passwords); from anyone else the header is ignored"),
       new Setting("TOLLGATE_LOG_FORMAT", "text", "`json` writes one JSON object per log line (with the request id)"),
       new Setting("TOLLGATE_MERCHANT_API", "full",
           "`core` offers only payments, operations, counterparties, shops, terminals and balances in the merchant API"));
@@ -152,6 +157,8 @@ public record TollgateConfig(
     int rateLimit = integer(get.apply("TOLLGATE_RATE_LIMIT"), 200, 0, 1_000_000, "TOLLGATE_RATE_LIMIT", problems);
     int rateLimitBurst = integer(get.apply("TOLLGATE_RATE_LIMIT_BURST"), 400, 1, 10_000_000,
         "TOLLGATE_RATE_LIMIT_BURST", problems);
+    List<ClientAddresses.Range> trustedProxies = ClientAddresses.parse(get.apply("TOLLGATE_TRUSTED_PROXIES"),
+        problems);
     int largePageRows = integer(get.apply("TOLLGATE_LARGE_PAGE_ROWS"), 20_000, 0, 100_000_000,
         "TOLLGATE_LARGE_PAGE_ROWS", problems);
     String logFormat = get.apply("TOLLGATE_LOG_FORMAT");
@@ -208,7 +215,8 @@ public record TollgateConfig(
         "core".equals(merchantApi),
         rateLimit,
         rateLimitBurst,
-        largePageRows);
+        largePageRows,
+        trustedProxies);
   }
 
   /** The public URL, defaulting to localhost on the port actually bound. */

@@ -142,6 +142,29 @@ class AbuseLimitsTest {
     }
   }
 
+  /**
+   * Behind a trusted load balancer each client is the address it forwards: someone guessing from
+   * one is held back, the user's own integration from another is not. Without the setting every
+   * client had the balancer's address, and ten guesses held the user back for everyone.
+   */
+  @Test
+  void behind_a_trusted_proxy_guesses_are_held_back_per_forwarded_client() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_TRUSTED_PROXIES", "127.0.0.1, ::1"))) {
+      String[] user = gw.merchantUser(gw.merchant, "behind@shop.example", Permission.SHOP_EDIT);
+      for (int i = 0; i < 10; i++) {
+        assertThat(signIn(gw, user[0], "guess number " + i, "203.0.113.9")).isEqualTo(401);
+      }
+      assertThat(signIn(gw, user[0], user[1], "203.0.113.9")).isEqualTo(429);
+      assertThat(signIn(gw, user[0], user[1], "198.51.100.7")).isEqualTo(200);
+    }
+  }
+
+  private static int signIn(TestGateway gw, String email, String password, String forwardedFor) {
+    return gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/merchant-api/v1/shops")).GET()
+        .header("Authorization", TestGateway.basic(new String[] {email, password}))
+        .header("X-Forwarded-For", forwardedFor)).status();
+  }
+
   /** Whole seconds since {@code start}, rounded up. */
   private static int secondsSince(long start) {
     return (int) Math.ceil((System.nanoTime() - start) / 1e9);
