@@ -118,14 +118,15 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     String hash = stored != null ? stored.passwordHash() : dummyHash();
     boolean disabled = stored != null && stored.disabled();
     String guesser = address + "\u0000" + (client == null ? "" : client);
+    // a client held back is answered nothing about a password, not even from what is remembered
+    // (a 401 for a password refused lately, to anyone, would say which passwords others tried)
+    limits.refuseIfHeldBack(guesser);
     boolean ok;
     if (refusedAs(hash, disabled).equals(refused.getIfPresent(key))) {
       // the same refused password again (an integration left with an old one): no new guess, no
       // slow hash; a disabled user's right password is refused again alike, until it is enabled
       ok = false;
     } else {
-      // a client held back is answered nothing about a password, not even from what is remembered
-      limits.refuseIfHeldBack(guesser);
       ok = verified(key, guesser, password, hash, !disabled);
     }
     if (stored == null || !ok || disabled) {

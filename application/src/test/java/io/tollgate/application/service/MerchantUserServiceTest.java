@@ -270,6 +270,8 @@ class MerchantUserServiceTest {
     }
     assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD, "203.0.113.9"))
         .isInstanceOf(DomainException.TooManyRequests.class);
+    assertThatThrownBy(() -> service.authenticate(EMAIL, "wrong guess 3", "203.0.113.9"))
+        .as("nor told which passwords were refused lately").isInstanceOf(DomainException.TooManyRequests.class);
     int checks = hasher.verifications.get();
     assertThat(service.authenticate(EMAIL, PASSWORD, "198.51.100.7").email()).isEqualTo(EMAIL);
     assertThat(hasher.verifications.get()).as("remembered for its own client").isEqualTo(checks);
