@@ -148,7 +148,8 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
         bytes = Arrays.copyOf(bytes, grown);
       }
       long more = bytes.length - taken;
-      boolean within = buffered.addAndGet(more) <= budgetBytes;
+      // a body that takes nothing more is never refused for another's moment over the budget
+      boolean within = more == 0 || buffered.addAndGet(more) <= budgetBytes;
       taken += more;
       buffer.get(bytes, size, n);
       size += n;
