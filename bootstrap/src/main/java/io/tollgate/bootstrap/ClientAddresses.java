@@ -20,7 +20,11 @@ final class ClientAddresses {
 
   private static final Pattern IPV4 = Pattern.compile("(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
       + "(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}");
-  private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
+  private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:][0-9A-Fa-f:.]{1,44}");
+  /** An IPv4 address with a port, as some proxies forward it ({@code 203.0.113.9:51234}). */
+  private static final Pattern IPV4_PORT = Pattern.compile("([0-9.]{7,15}):[0-9]{1,5}");
+  /** An IPv6 address in brackets, with or without a port ({@code [2001:db8::1]:443}). */
+  private static final Pattern IPV6_BRACKETS = Pattern.compile("\\[([^\\]]{2,45})\\](?::[0-9]{1,5})?");
 
   /** An address range: the leading {@code bits} of {@code network}. */
   record Range(byte[] network, int bits) {
@@ -65,6 +69,8 @@ final class ClientAddresses {
       }
       if (bits < 0) {
         problems.add("TOLLGATE_TRUSTED_PROXIES: \"" + entry + "\" is no IP address or CIDR block");
+      } else if (bits == 0) {
+        problems.add("TOLLGATE_TRUSTED_PROXIES: \"" + entry + "\" would trust every client to name itself");
       } else {
         ranges.add(new Range(address.getAddress(), bits));
       }
@@ -100,7 +106,10 @@ final class ClientAddresses {
       for (int i = hops.size() - 1; i >= 0; i--) {
         InetAddress hop = literal(hops.get(i));
         if (hop == null) {
-          break; // unreadable: what the last trusted hop saw is all that is known
+          // unreadable, but written by a trusted proxy (every hop nearer was one): it names the
+          // client as that proxy saw it, so it is the key, not the proxy, which all would share
+          String seen = hops.get(i);
+          return "forwarded:" + (seen.length() > 64 ? seen.substring(0, 64) : seen);
         }
         client = hop;
         if (!isTrusted(hop)) {
@@ -140,8 +149,12 @@ final class ClientAddresses {
       return null;
     }
     String t = text.strip();
-    if (t.startsWith("[") && t.endsWith("]")) {
-      t = t.substring(1, t.length() - 1);
+    java.util.regex.Matcher bracketed = IPV6_BRACKETS.matcher(t);
+    java.util.regex.Matcher withPort = IPV4_PORT.matcher(t);
+    if (bracketed.matches()) {
+      t = bracketed.group(1);
+    } else if (withPort.matches()) {
+      t = withPort.group(1);
     }
     boolean v4 = IPV4.matcher(t).matches();
     if (!v4 && !(t.indexOf(':') >= 0 && IPV6.matcher(t).matches())) {

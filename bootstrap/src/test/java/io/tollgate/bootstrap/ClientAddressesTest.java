@@ -45,10 +45,16 @@ class ClientAddressesTest {
   void the_hops_are_read_from_the_nearest_and_stop_at_the_first_untrusted_one() {
     ClientAddresses clients = trusting("10.0.0.0/8");
     assertThat(clientOf(clients, from("10.0.0.1", "1.1.1.1", "203.0.113.9, 10.0.0.2"))).isEqualTo("203.0.113.9");
-    assertThat(clientOf(clients, from("10.0.0.1", "not-an-address, 10.0.0.2"))).as("unreadable: the last trusted hop")
-        .isEqualTo("10.0.0.2");
+    assertThat(clientOf(clients, from("10.0.0.1", "not-an-address, 10.0.0.2")))
+        .as("unreadable, as the trusted hop wrote it: its own key, not the proxy's")
+        .isEqualTo("forwarded:not-an-address");
     assertThat(clientOf(clients, from("10.0.0.1"))).as("no header").isEqualTo("10.0.0.1");
-    assertThat(clientOf(clients, from("10.0.0.1", "evil.example"))).as("no name is looked up").isEqualTo("10.0.0.1");
+    assertThat(clientOf(clients, from("10.0.0.1", "evil.example"))).as("no name is looked up")
+        .isEqualTo("forwarded:evil.example");
+    assertThat(clientOf(clients, from("10.0.0.1", "203.0.113.9:51234"))).as("with a port, as some proxies write it")
+        .isEqualTo("203.0.113.9");
+    assertThat(clientOf(clients, from("10.0.0.1", "[2001:db8:1:2::1]:443"))).isEqualTo("2001:db8:1:2:0:0:0:0/64");
+    assertThat(ClientAddresses.literal(".a:b")).as("never handed to the resolver").isNull();
   }
 
   /** An IPv6 subscriber has a /64 to itself: each of its addresses counts as one client. */
@@ -65,6 +71,8 @@ class ClientAddressesTest {
 
   @Test
   void a_setting_it_cannot_read_stops_the_start() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_TRUSTED_PROXIES", "0.0.0.0/0")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("would trust every client to name itself");
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_TRUSTED_PROXIES", "10.0.0.0/8, 10.0.0.0/33, lb")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("TOLLGATE_TRUSTED_PROXIES: \"10.0.0.0/33\" is no IP address or CIDR block")

@@ -3,9 +3,10 @@ package io.tollgate.rest.common;
 import jakarta.ws.rs.container.ContainerRequestContext;
 
 /**
- * The network address a request came from, as the server saw it (behind a proxy, the proxy's:
- * a forwarded-for header is the client's to write, so it is not trusted). The servlet filter that
- * sees every request first sets it as a request attribute, which Jersey shows as a property.
+ * Who a request came from, for the limits kept per client: the connection's address, or behind
+ * one of the operator's trusted proxies the address it forwards (a forwarded-for header from
+ * anyone else is the client's to write, and ignored). The servlet filter that sees every request
+ * first sets it as a request attribute, which Jersey shows as a property.
  */
 public final class ClientAddress {
 
