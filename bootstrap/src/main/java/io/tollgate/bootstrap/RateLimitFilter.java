@@ -1,5 +1,6 @@
 package io.tollgate.bootstrap;
 
+import io.tollgate.application.service.TokenBucket;
 import io.tollgate.domain.Violation;
 import io.tollgate.rest.common.ErrorEnvelope;
 import io.tollgate.rest.common.Json;
@@ -36,18 +37,8 @@ final class RateLimitFilter implements Filter {
   private final double ratePerSecond;
   private final double burst;
   private final int maxBuckets;
-  private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, TokenBucket> buckets = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicBoolean sweeping = new java.util.concurrent.atomic.AtomicBoolean();
-
-  private static final class Bucket {
-    private double tokens;
-    private long refilledAt;
-
-    Bucket(double tokens, long now) {
-      this.tokens = tokens;
-      this.refilledAt = now;
-    }
-  }
 
   RateLimitFilter(double ratePerSecond, double burst) {
     this(ratePerSecond, burst, MAX_BUCKETS);
@@ -70,11 +61,7 @@ final class RateLimitFilter implements Filter {
    * forgotten, rather than grow without bound.
    */
   private void forgetFull(long now) {
-    buckets.values().removeIf(b -> {
-      synchronized (b) {
-        return b.tokens + (now - b.refilledAt) / 1e9 * ratePerSecond >= burst;
-      }
-    });
+    buckets.values().removeIf(b -> b.full(now));
     if (buckets.size() > maxBuckets) {
       buckets.clear();
     }
@@ -115,14 +102,8 @@ final class RateLimitFilter implements Filter {
 
   /** How long until the bucket has a token, without taking one (0: it has one). */
   long waitFor(String key, long now) {
-    Bucket b = buckets.get(key);
-    if (b == null) {
-      return 0;
-    }
-    synchronized (b) {
-      double tokens = Math.min(burst, b.tokens + (now - b.refilledAt) / 1e9 * ratePerSecond);
-      return tokens >= 1 ? 0 : (long) Math.ceil((1 - tokens) / ratePerSecond * 1e9);
-    }
+    TokenBucket b = buckets.get(key);
+    return b == null ? 0 : b.waitFor(now);
   }
 
   /** Takes a token; returns 0 when one was there, else how long until one will be. */
@@ -134,17 +115,7 @@ final class RateLimitFilter implements Filter {
         sweeping.set(false);
       }
     }
-    Bucket b = buckets.computeIfAbsent(key, k -> new Bucket(burst, now));
-    synchronized (b) {
-      double elapsed = (now - b.refilledAt) / 1e9;
-      b.tokens = Math.min(burst, b.tokens + elapsed * ratePerSecond);
-      b.refilledAt = now;
-      if (b.tokens >= 1) {
-        b.tokens -= 1;
-        return 0;
-      }
-      return (long) Math.ceil((1 - b.tokens) / ratePerSecond * 1e9);
-    }
+    return buckets.computeIfAbsent(key, k -> new TokenBucket(burst, 1e9 / ratePerSecond, now)).take(now);
   }
 
   /** The client as RequestIdFilter names it ({@link ClientAddresses}), else the connection's address. */

@@ -37,7 +37,7 @@ final class SignInLimits {
   private static final int MAX_ADDRESSES = 100_000;
 
   private final Ticker ticker;
-  private final Cache<String, Guesses> guesses;
+  private final Cache<String, TokenBucket> guesses;
   private final Semaphore hashing;
   private final AtomicInteger waiting = new AtomicInteger();
   private final int queued;
@@ -63,7 +63,7 @@ final class SignInLimits {
    */
   void takeGuess(String guesser) {
     long now = ticker.read();
-    Guesses g = guesses.get(guesser, a -> new Guesses(now));
+    TokenBucket g = guesses.get(guesser, a -> new TokenBucket(GUESSES, GUESS_EVERY.toNanos(), now));
     refuseFor(g.take(now));
   }
 
@@ -74,7 +74,7 @@ final class SignInLimits {
    * sign-in, was guessing at full speed).
    */
   void refuseIfHeldBack(String guesser) {
-    Guesses g = guesses.getIfPresent(guesser);
+    TokenBucket g = guesses.getIfPresent(guesser);
     if (g != null) {
       refuseFor(g.waitFor(ticker.read()));
     }
@@ -90,7 +90,7 @@ final class SignInLimits {
 
   /** Gives back a guess taken for a password that was right, or for a check that never ran. */
   void giveBack(String guesser) {
-    Guesses g = guesses.getIfPresent(guesser);
+    TokenBucket g = guesses.getIfPresent(guesser);
     if (g != null) {
       g.giveBack();
     }
@@ -133,36 +133,5 @@ final class SignInLimits {
 
   private static DomainException.Unavailable busy() {
     return new DomainException.Unavailable("Too many sign-ins are being checked at once; retry in a few seconds");
-  }
-
-  /** A token bucket of guesses: {@link #GUESSES} at most, one more every {@link #GUESS_EVERY}. */
-  private static final class Guesses {
-    private static final long EVERY = GUESS_EVERY.toNanos();
-    private double left = GUESSES;
-    private long filledAt;
-
-    Guesses(long now) {
-      this.filledAt = now;
-    }
-
-    synchronized long take(long now) {
-      left = Math.min(GUESSES, left + (double) (now - filledAt) / EVERY);
-      filledAt = now;
-      if (left >= 1) {
-        left -= 1;
-        return 0;
-      }
-      return (long) Math.ceil((1 - left) * EVERY);
-    }
-
-    /** How long until a guess is left, taking none (0: one is left). */
-    synchronized long waitFor(long now) {
-      double available = Math.min(GUESSES, left + (double) (now - filledAt) / EVERY);
-      return available >= 1 ? 0 : (long) Math.ceil((1 - available) * EVERY);
-    }
-
-    synchronized void giveBack() {
-      left = Math.min(GUESSES, left + 1);
-    }
   }
 }
