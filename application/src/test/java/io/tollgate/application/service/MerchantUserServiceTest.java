@@ -90,11 +90,7 @@ class MerchantUserServiceTest {
       for (int i = 0; i < 8; i++) {
         answers.add(pool.submit(() -> service.authenticate(EMAIL, PASSWORD)));
       }
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (threads.size() < 8 || !threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING)) {
-        assertThat(System.nanoTime()).as("all eight requests under way").isLessThan(deadline);
-        Thread.onSpinWait();
-      }
+      awaitAllWaiting(threads, 8, "all eight requests under way");
       hasher.gate.countDown();
       for (Future<MerchantUser> answer : answers) {
         assertThat(answer.get(10, TimeUnit.SECONDS).email()).isEqualTo(EMAIL);
@@ -362,12 +358,7 @@ class MerchantUserServiceTest {
         String address = "made-up-" + i + "@acme.example";
         answers.add(pool.submit(() -> outcome(() -> narrow.authenticate(address, "a made-up password"))));
       }
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (threads.size() < 3 || !threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING
-          || t.getState() == Thread.State.TIMED_WAITING)) {
-        assertThat(System.nanoTime()).as("one check running, two waiting").isLessThan(deadline);
-        Thread.onSpinWait();
-      }
+      awaitAllWaiting(threads, 3, "one check running, two waiting");
       ExecutorService fourth = Executors.newSingleThreadExecutor();
       try {
         Future<Throwable> refused = fourth.submit(() -> catchThrowable(
@@ -431,11 +422,7 @@ class MerchantUserServiceTest {
         for (int i = 0; i < 12; i++) {
           answers.add(pool.submit(() -> outcome(() -> service.authenticate(email, PASSWORD))));
         }
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (threads.size() < 12 || !threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING)) {
-          assertThat(System.nanoTime()).as("all twelve requests under way").isLessThan(deadline);
-          Thread.onSpinWait();
-        }
+        awaitAllWaiting(threads, 12, "all twelve requests under way");
         hasher.gate.countDown();
         for (Future<Class<?>> answer : answers) {
           assertThat(answer.get(10, TimeUnit.SECONDS)).as(email).isEqualTo(DomainException.Unauthenticated.class);
@@ -484,6 +471,16 @@ class MerchantUserServiceTest {
     clock.advance(MerchantUserService.CHANGES_SEEN_WITHIN);
     assertThat(service.authenticate("later@acme.example", PASSWORD).email())
         .as("created by another: known within the bound").isEqualTo("later@acme.example");
+  }
+
+  /** Waits until {@code count} threads have started and all of them wait (on a lock, a latch or a timed wait). */
+  private static void awaitAllWaiting(List<Thread> threads, int count, String what) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (threads.size() < count || !threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING
+        || t.getState() == Thread.State.TIMED_WAITING)) {
+      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
+      Thread.onSpinWait();
+    }
   }
 
   /** A pool of {@code size} threads, each added to {@code threads} as it starts, to watch them wait. */
