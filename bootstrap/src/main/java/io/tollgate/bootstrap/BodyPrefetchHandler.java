@@ -131,7 +131,7 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
         if (last || size > limit) {
           // whole, or over the limit: the rest of a body over the limit is read by its thread,
           // BodyLimitFilter's drain, bounded in bytes and time
-          return handOn(new Replay(request, Arrays.copyOf(bytes, size), last), onHeaderThread);
+          return handOn(new Replay(request, ByteBuffer.wrap(bytes, 0, size), last), onHeaderThread);
         }
       }
     }
@@ -190,9 +190,9 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
     private Content.Chunk ahead;
     private final boolean whole;
 
-    Replay(Request request, byte[] body, boolean whole) {
+    Replay(Request request, ByteBuffer body, boolean whole) {
       super(request);
-      this.ahead = Content.Chunk.from(ByteBuffer.wrap(body), whole);
+      this.ahead = Content.Chunk.from(body, whole);
       this.whole = whole;
     }
 

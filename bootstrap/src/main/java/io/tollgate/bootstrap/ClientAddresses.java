@@ -90,6 +90,9 @@ final class ClientAddresses {
 
   /** The client of a request from {@code remote} with these {@code X-Forwarded-For} headers. */
   String of(String remote, List<String> forwardedFor) {
+    if (trusted.isEmpty() && remote != null && remote.indexOf(':') < 0) {
+      return remote; // an IPv4 connection with no proxy to read past: as it is, unparsed, on every request
+    }
     InetAddress connection = literal(remote);
     if (connection == null) {
       return remote;
