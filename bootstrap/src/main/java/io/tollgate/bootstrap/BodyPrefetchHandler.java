@@ -11,9 +11,11 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Reads a request's body before a thread is given to it: the bytes that have not arrived yet
- * are waited for without a thread, and the request is handed on once its body is whole, or
- * once it has more than the body limit (whose 413 {@code BodyLimitFilter} answers, as before).
- * A body whose bytes stop coming for the idle timeout is answered 408.
+ * are waited for without a thread, and the request is handed on once its body is whole. A body
+ * over the limit is read to its end and dropped, also without a thread, and then handed on for
+ * {@code BodyLimitFilter} to answer its 413 on a connection that stays usable; one that goes on
+ * past {@code drainLimit} is answered 413 at once and its connection closed. A body whose bytes
+ * stop coming for the idle timeout is answered 408.
  *
  * <p>The API reads bodies on the request's thread, and Jetty's wait for the next byte is reset
  * by each byte: two hundred connections sending a byte every ten seconds, with no credentials,
@@ -27,6 +29,10 @@ import org.eclipse.jetty.util.Callback;
  * is answered 503 with {@code Retry-After} and its connection closed, rather than have many
  * connections that each sent a part of a body fill the heap, or be handed to a thread to wait
  * on the rest (which a client trickling it could hold, once others had filled the budget).
+ *
+ * <p>A body over the limit was handed on once past it, and its thread read the rest to answer
+ * the 413 where the client could read it: a client trickling the rest held that thread for one
+ * idle timeout per byte. What is read past the limit is only counted, so it takes no budget.
  */
 final class BodyPrefetchHandler extends Handler.Wrapper {
 
@@ -34,17 +40,26 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
   private static final int FIRST_BUFFER = 4096;
 
   private final int limit;
+  private final long drainLimit;
   private final long budgetBytes;
   private final java.util.concurrent.atomic.AtomicLong buffered = new java.util.concurrent.atomic.AtomicLong();
+  /**
+   * What a body over the limit is handed on as, once its bytes have been read and dropped: one
+   * byte more than the limit, which {@code BodyLimitFilter} refuses whatever they are.
+   */
+  private final ByteBuffer overLimit;
 
   BodyPrefetchHandler(Handler next, int limit) {
-    this(next, limit, Math.max(4L * limit, Runtime.getRuntime().maxMemory() / 16));
+    this(next, limit, io.tollgate.rest.common.BodyLimitFilter.DRAIN_LIMIT,
+        Math.max(4L * limit, Runtime.getRuntime().maxMemory() / 16));
   }
 
-  BodyPrefetchHandler(Handler next, int limit, long budgetBytes) {
+  BodyPrefetchHandler(Handler next, int limit, long drainLimit, long budgetBytes) {
     super(next);
     this.limit = limit;
+    this.drainLimit = Math.max(limit, drainLimit);
     this.budgetBytes = budgetBytes;
+    this.overLimit = ByteBuffer.allocate(limit + 1).asReadOnlyBuffer();
   }
 
   /** The bytes of bodies being read ahead now, for tests. */
@@ -56,11 +71,13 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     long length = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
     boolean chunked = length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
-    if (length == 0 || length < 0 && !chunked || length > limit) {
-      // no body, or one BodyLimitFilter refuses by its declared length without reading it
+    if (length == 0 || length < 0 && !chunked || length > drainLimit
+        || length > limit && request.getHeaders().contains(HttpHeader.EXPECT)) {
+      // no body; or one BodyLimitFilter refuses by its declared length and does not read, too
+      // large to read for nothing, or not sent yet (reading it would ask the client to send it)
       return super.handle(request, response, callback);
     }
-    Prefetch prefetch = new Prefetch(request, response, callback);
+    Prefetch prefetch = new Prefetch(request, response, callback, length > limit);
     try {
       return prefetch.read(true);
     } catch (Throwable x) {
@@ -78,13 +95,16 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
     private int size;
     /** The bytes of the budget this body holds. */
     private long taken;
+    /** Whether the body is over the limit: its bytes are then only counted, in {@code size}. */
+    private boolean over;
 
-    Prefetch(Request request, Response response, Callback callback) {
+    Prefetch(Request request, Response response, Callback callback, boolean over) {
       this.request = request;
       this.response = response;
       this.callback = callback;
       // as the bytes come, not as the headers announce them: headers alone take no memory
       this.bytes = new byte[0];
+      this.over = over;
     }
 
     @Override
@@ -98,8 +118,8 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
     }
 
     /**
-     * Reads what has arrived; hands the request on when the body is whole or over the limit,
-     * else asks to be called again when more comes. Returns whether the request was taken.
+     * Reads what has arrived; hands the request on when the body is whole, else asks to be
+     * called again when more comes. Returns whether the request was taken.
      */
     boolean read(boolean onHeaderThread) throws Exception {
       while (true) {
@@ -116,22 +136,37 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
           return true;
         }
         boolean last = chunk.isLast();
-        boolean kept;
+        boolean kept = true;
         try {
-          kept = append(chunk.getByteBuffer());
+          if (over) {
+            size += chunk.getByteBuffer().remaining();
+          } else {
+            kept = append(chunk.getByteBuffer());
+          }
         } finally {
           chunk.release();
         }
         if (!last && !kept) {
           giveBack();
-          response.getHeaders().put(org.eclipse.jetty.http.HttpHeader.CONNECTION, "close");
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
           Response.writeError(request, response, callback, 503, "Too many request bodies are being received");
           return true;
         }
-        if (last || size > limit) {
-          // whole, or over the limit: the rest of a body over the limit is read by its thread,
-          // BodyLimitFilter's drain, bounded in bytes and time
-          return handOn(new Replay(request, ByteBuffer.wrap(bytes, 0, size), last), onHeaderThread);
+        if (!over && size > limit && !last) {
+          // the rest is read without being kept, to answer the 413 where the client can read it
+          over = true;
+          giveBack();
+          bytes = null;
+        }
+        if (last) {
+          ByteBuffer body = over ? overLimit.duplicate() : ByteBuffer.wrap(bytes, 0, size);
+          return handOn(new Replay(request, body), onHeaderThread);
+        }
+        if (over && size > drainLimit) {
+          // too much to read for nothing: refused now, and the connection closed on the rest
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+          Response.writeError(request, response, callback, 413);
+          return true;
         }
       }
     }
@@ -182,18 +217,13 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
     }
   }
 
-  /**
-   * The request with its body read ahead: the bytes read, then (when they were not all of it,
-   * the body being over the limit) whatever the client still sends.
-   */
+  /** The request with its body read ahead, all of it. */
   private static final class Replay extends Request.Wrapper {
     private Content.Chunk ahead;
-    private final boolean whole;
 
-    Replay(Request request, ByteBuffer body, boolean whole) {
+    Replay(Request request, ByteBuffer body) {
       super(request);
-      this.ahead = Content.Chunk.from(body, whole);
-      this.whole = whole;
+      this.ahead = Content.Chunk.from(body, true);
     }
 
     @Override
@@ -203,22 +233,18 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
         ahead = null;
         return chunk;
       }
-      return whole ? Content.Chunk.EOF : super.read();
+      return Content.Chunk.EOF;
     }
 
     @Override
     public void demand(Runnable demandCallback) {
-      if (ahead != null || whole) {
-        demandCallback.run();
-      } else {
-        super.demand(demandCallback);
-      }
+      demandCallback.run();
     }
 
     @Override
     public boolean consumeAvailable() {
       ahead = null;
-      return whole || super.consumeAvailable();
+      return true;
     }
   }
 }

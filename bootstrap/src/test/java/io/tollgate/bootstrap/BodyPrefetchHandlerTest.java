@@ -29,6 +29,7 @@ class BodyPrefetchHandlerTest {
 
   static final int LIMIT = 64 * 1024;
   static final int BUDGET = 20_000;
+  static final int DRAIN_LIMIT = 200_000;
 
   final AtomicInteger reading = new AtomicInteger();
   Server server;
@@ -36,6 +37,11 @@ class BodyPrefetchHandlerTest {
 
   @BeforeEach
   void start() throws Exception {
+    start(BUDGET);
+  }
+
+  /** Starts the server with bodies read ahead sharing {@code budget} bytes. */
+  void start(long budget) throws Exception {
     server = new Server();
     ServerConnector connector = new ServerConnector(server);
     connector.setPort(0);
@@ -58,7 +64,7 @@ class BodyPrefetchHandlerTest {
         }
         return true;
       }
-    }, LIMIT, BUDGET);
+    }, LIMIT, DRAIN_LIMIT, budget);
     server.setHandler(prefetch);
     server.start();
   }
@@ -172,5 +178,59 @@ class BodyPrefetchHandlerTest {
       }
       assertThat(answer(s)).startsWith("HTTP/1.1 200").endsWith("read 3000");
     }
+  }
+
+  /**
+   * A body over the limit, announced or found so as it comes, is read to its end and dropped
+   * without a thread, then answered 413 on a connection that stays usable: a client trickling
+   * the rest of it held a thread for one idle timeout per byte.
+   */
+  @Test
+  void a_body_over_the_limit_is_read_to_its_end_without_a_thread() throws Exception {
+    restartWithRoomForABody();
+    String piece = "a".repeat(30_000);
+    String chunk = Integer.toHexString(piece.length()) + "\r\n" + piece + "\r\n";
+    String[] heads = {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + 4 * piece.length() + "\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"};
+    for (String head : heads) {
+      boolean chunked = head.contains("chunked");
+      try (Socket s = open(head)) {
+        for (int i = 0; i < 4; i++) {
+          send(s, chunked ? chunk : piece);
+          Thread.sleep(200);
+          assertThat(reading.get()).as("%s, %d of 4 parts sent", chunked ? "chunked" : "announced", i + 1).isZero();
+          assertThat(prefetch.buffered()).as("bytes past the limit are not kept").isLessThanOrEqualTo(LIMIT + 1);
+        }
+        send(s, (chunked ? "0\r\n\r\n" : "") + "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        String answers = answer(s);
+        assertThat(answers).startsWith("HTTP/1.1 413").contains("read " + (LIMIT + 1));
+        assertThat(answers.substring(answers.indexOf("read"))).as("the connection served the next request")
+            .contains("HTTP/1.1 200").endsWith("read 0");
+      }
+    }
+    assertThat(prefetch.buffered()).isZero();
+  }
+
+  /** A body that goes on past what is read for nothing is refused at once, and its connection closed. */
+  @Test
+  void a_body_past_the_drain_limit_is_refused_at_once() throws Exception {
+    restartWithRoomForABody();
+    String piece = "a".repeat(50_000);
+    String chunk = Integer.toHexString(piece.length()) + "\r\n" + piece + "\r\n";
+    try (Socket s = open("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")) {
+      for (int i = 0; i * piece.length() <= DRAIN_LIMIT; i++) {
+        send(s, chunk);
+      }
+      String answer = answer(s);
+      assertThat(answer).startsWith("HTTP/1.1 413").contains("Connection: close");
+    }
+    assertThat(reading.get()).isZero();
+    assertThat(prefetch.buffered()).isZero();
+  }
+
+  /** Starts the server again with room in the budget for a body up to the limit. */
+  private void restartWithRoomForABody() throws Exception {
+    server.stop();
+    start(4L * LIMIT);
   }
 }

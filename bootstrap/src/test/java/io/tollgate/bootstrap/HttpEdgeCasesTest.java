@@ -413,6 +413,24 @@ class HttpEdgeCasesTest {
   }
 
   /**
+   * A client that waits for {@code 100 Continue} before sending a body over the limit is told
+   * 413 at once, and not asked to send what would only be read for nothing.
+   */
+  @Test
+  void an_oversized_body_waiting_for_100_continue_is_refused_before_it_is_sent() throws Exception {
+    try (Socket s = new Socket("127.0.0.1", gw.app.port())) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(("POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+          + "\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 200000\r\n\r\n")
+          .getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream().flush();
+      String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(answer).doesNotContain("100 Continue");
+      assertJsonError(answer, 413);
+    }
+  }
+
+  /**
    * A body over the limit sent in chunks, without a declared length, is found over it while
    * read, and is a 413 in the envelope as well, not a 500, on the gateway and the merchant API.
    */

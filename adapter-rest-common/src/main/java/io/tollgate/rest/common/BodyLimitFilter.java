@@ -29,7 +29,7 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
    * it from: a server that closes a connection with the client's bytes still unread resets it,
    * and the client, still writing, may never see the answer. A larger body is not read.
    */
-  static final int DRAIN_LIMIT = 1024 * 1024;
+  public static final int DRAIN_LIMIT = 1024 * 1024;
   /** The longest an oversized body is read for before its connection is closed instead. */
   static final long DRAIN_MILLIS = 5_000;
 
@@ -59,7 +59,10 @@ public final class BodyLimitFilter implements ContainerRequestFilter, ContainerR
   public void filter(ContainerRequestContext request, ContainerResponseContext response) {
     // A request that succeeded has had its body read; only a refused one may have left some.
     if (response.getStatus() == 413) {
-      InputStream in = request.getProperty(LIMITED) instanceof Limited limited ? limited.raw() : entityStream(request);
+      // a client waiting for 100 Continue has not sent its body: reading it would ask for it
+      boolean unsent = request.getLength() > limit && "100-continue".equalsIgnoreCase(request.getHeaderString("Expect"));
+      InputStream in = unsent ? null
+          : request.getProperty(LIMITED) instanceof Limited limited ? limited.raw() : entityStream(request);
       if (in == null || request.getLength() > DRAIN_LIMIT || !drained(in, DRAIN_LIMIT)) {
         // the rest of the body is not read: the connection cannot be reused, say so
         response.getHeaders().putSingle("Connection", "close");
