@@ -22,6 +22,11 @@ import java.util.function.BooleanSupplier;
  * address alone, ten guesses and one a minute kept a user out for good); credentials already
  * found good and remembered are not checked again at all.
  *
+ * <p>An IPv6 client is its /64 ({@code ClientAddresses}), but a provider may give one
+ * subscriber a /56 or a /48, 256 or 65,536 clients of ten guesses each; so the guesses of an
+ * IPv6 client also count against its /48, which may have {@link #BLOCK_GUESSES}, then one more
+ * every {@link #GUESS_EVERY}, shared by all its clients.
+ *
  * <p>At most {@code parallel} slow hashes run at once, with at most {@code queued} more
  * waiting up to {@code maxWait} for their turn; a check beyond that is refused with 503 at once.
  * A bcrypt check costs a core a fifth of a second or more, so credentials made up per request
@@ -32,8 +37,12 @@ final class SignInLimits {
 
   static final int GUESSES = 10;
   static final Duration GUESS_EVERY = Duration.ofMinutes(1);
-  /** An address whose guesses have all come back is forgotten after this long unused. */
-  private static final Duration FORGET_AFTER = GUESS_EVERY.multipliedBy(GUESSES + 5L);
+  /** The guesses all the clients of one IPv6 /48 may have at once. */
+  static final int BLOCK_GUESSES = 4 * GUESSES;
+  /** A client as {@code ClientAddresses} names an IPv6 one: its /64, written as InetAddress writes it. */
+  private static final java.util.regex.Pattern IPV6_CLIENT = java.util.regex.Pattern.compile("[0-9a-f:]{2,39}/64");
+  /** A guesser whose guesses have all come back, a /48's too, is forgotten after this long unused. */
+  private static final Duration FORGET_AFTER = GUESS_EVERY.multipliedBy(BLOCK_GUESSES + 5L);
   private static final int MAX_ADDRESSES = 100_000;
 
   private final Ticker ticker;
@@ -63,8 +72,39 @@ final class SignInLimits {
    */
   void takeGuess(String guesser) {
     long now = ticker.read();
-    TokenBucket g = guesses.get(guesser, a -> new TokenBucket(GUESSES, GUESS_EVERY.toNanos(), now));
-    refuseFor(g.take(now));
+    TokenBucket own = guesses.get(guesser, a -> new TokenBucket(GUESSES, GUESS_EVERY.toNanos(), now));
+    refuseFor(own.take(now));
+    String block = block(guesser);
+    if (block != null) {
+      long wait = guesses.get(block, a -> new TokenBucket(BLOCK_GUESSES, GUESS_EVERY.toNanos(), now)).take(now);
+      if (wait > 0) {
+        own.giveBack();
+        refuseFor(wait);
+      }
+    }
+  }
+
+  /**
+   * The guesser that stands for an IPv6 client's whole /48 ({@code address\0/64} gives
+   * {@code address\0/48}); null for any other client.
+   */
+  static String block(String guesser) {
+    int split = guesser.lastIndexOf('\u0000');
+    String client = guesser.substring(split + 1);
+    // only what ClientAddresses writes for IPv6, which names no host to look up
+    if (!IPV6_CLIENT.matcher(client).matches()) {
+      return null;
+    }
+    try {
+      byte[] address = java.net.InetAddress.getByName(client.substring(0, client.length() - 3)).getAddress();
+      if (address.length != 16) {
+        return null;
+      }
+      java.util.Arrays.fill(address, 6, 16, (byte) 0);
+      return guesser.substring(0, split + 1) + java.net.InetAddress.getByAddress(address).getHostAddress() + "/48";
+    } catch (java.net.UnknownHostException notAnAddress) {
+      return null;
+    }
   }
 
   /**
@@ -74,9 +114,15 @@ final class SignInLimits {
    * sign-in, was guessing at full speed).
    */
   void refuseIfHeldBack(String guesser) {
+    long now = ticker.read();
     TokenBucket g = guesses.getIfPresent(guesser);
     if (g != null) {
-      refuseFor(g.waitFor(ticker.read()));
+      refuseFor(g.waitFor(now));
+    }
+    String block = block(guesser);
+    TokenBucket b = block == null ? null : guesses.getIfPresent(block);
+    if (b != null) {
+      refuseFor(b.waitFor(now));
     }
   }
 
@@ -93,6 +139,11 @@ final class SignInLimits {
     TokenBucket g = guesses.getIfPresent(guesser);
     if (g != null) {
       g.giveBack();
+    }
+    String block = block(guesser);
+    TokenBucket b = block == null ? null : guesses.getIfPresent(block);
+    if (b != null) {
+      b.giveBack();
     }
   }
 

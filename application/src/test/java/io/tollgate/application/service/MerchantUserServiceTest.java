@@ -405,6 +405,45 @@ class MerchantUserServiceTest {
   }
 
   /**
+   * An IPv6 client counts as its /64, but one subscriber may have a /48, 65,536 of them: their
+   * guesses also count against the /48, which may have forty, while another /48 and the IPv4
+   * clients keep theirs. Before, each /64 had ten guesses of its own.
+   */
+  @Test
+  void the_clients_of_one_ipv6_48_share_a_bound_on_their_guesses() {
+    int guesses = 0;
+    for (int subnet = 0; guesses < SignInLimits.BLOCK_GUESSES; subnet++) {
+      String client = "2001:db8:7:" + Integer.toHexString(subnet) + ":0:0:0:0/64";
+      for (int i = 0; i < SignInLimits.GUESSES && guesses < SignInLimits.BLOCK_GUESSES; i++, guesses++) {
+        String guess = "wrong guess " + guesses;
+        assertThatThrownBy(() -> service.authenticate(EMAIL, guess, client))
+            .isInstanceOf(DomainException.Unauthenticated.class);
+      }
+    }
+    assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD, "2001:db8:7:ffff:0:0:0:0/64"))
+        .as("a fresh /64 of the same /48").isInstanceOfSatisfying(DomainException.TooManyRequests.class,
+            e -> assertThat(e.retryAfterSeconds()).isEqualTo(60));
+    assertThat(hasher.verifications.get()).isEqualTo(SignInLimits.BLOCK_GUESSES);
+    assertThat(service.authenticate(EMAIL, PASSWORD, "2001:db8:8:0:0:0:0:0/64").email()).as("another /48")
+        .isEqualTo(EMAIL);
+    assertThat(service.authenticate(EMAIL, PASSWORD, "198.51.100.7").email()).isEqualTo(EMAIL);
+
+    clock.advance(SignInLimits.GUESS_EVERY);
+    assertThat(service.authenticate(EMAIL, PASSWORD, "2001:db8:7:ffff:0:0:0:0/64").email())
+        .as("a right password gives the /48's guess back too").isEqualTo(EMAIL);
+    assertThat(service.authenticate(EMAIL, PASSWORD, "2001:db8:7:fffe:0:0:0:0/64").email()).isEqualTo(EMAIL);
+  }
+
+  /** Only what ClientAddresses writes for an IPv6 client stands for a /48; nothing else is looked up. */
+  @Test
+  void only_an_ipv6_client_has_a_48() {
+    assertThat(SignInLimits.block("a@b\u00002001:db8:7:ab:0:0:0:0/64")).isEqualTo("a@b\u00002001:db8:7:0:0:0:0:0/48");
+    assertThat(SignInLimits.block("a@b\u0000203.0.113.9")).isNull();
+    assertThat(SignInLimits.block("a@b\u0000forwarded:example.com/64")).isNull();
+    assertThat(SignInLimits.block("a@b\u0000")).isNull();
+  }
+
+  /**
    * A disabled user's password sent on many connections at once costs one slow hash and is
    * answered as an unknown or enabled user's is: with one check per request, the answers (ten
    * 401s, then 429s) and their time told a disabled user apart.
