@@ -274,25 +274,6 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Records, on first use, the digest of the master key this database's secrets are sealed
-   * with, and refuses a process that brings another.
-   *
-   * @param digest a keyed digest of a constant under the process's master key
-   * @throws IllegalStateException when the database's secrets are sealed under another key
-   */
-  public void requireMasterKey(String digest) {
-    String recorded = jdbi.withHandle(h -> h.createQuery("""
-            INSERT INTO master_key_check (digest, created) VALUES (:digest, now())
-            ON CONFLICT (only_row) DO UPDATE SET digest = master_key_check.digest
-            RETURNING digest""").bind("digest", digest).mapTo(String.class).one());
-    if (!recorded.equals(digest)) {
-      throw new IllegalStateException("this database's secrets are sealed with another master key: give this "
-          + "process the same TOLLGATE_MASTER_KEY (or the same TOLLGATE_DATA_DIR, whose master.key holds it) as "
-          + "the service that created them");
-    }
-  }
-
-  /**
    * The currency codes payments were recorded in when written (what they were charged in, and
    * asked in), and those balances are kept in: a symbol among them that the process does not know
    * could not be read back. Reads the record, not the payments. A code recorded by an update that

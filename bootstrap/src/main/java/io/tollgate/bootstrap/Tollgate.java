@@ -352,8 +352,8 @@ public final class Tollgate implements AutoCloseable {
         io.tollgate.application.port.out.PaymentMetrics metrics) {
       Clock clock = CLOCK;
       Currencies currencies = new Currencies(config.cryptoCurrencies());
-      SecretBox secrets = new SecretBox(MasterKey.load(config));
-      database.requireMasterKey(secrets.fingerprint("tollgate: the master key of this database"));
+      SecretBox secrets = new SecretBox(new io.tollgate.persistence.MasterKeyRing(database.jdbi())
+          .unlock(MasterKey.load(config)));
       // A symbol taken out of the setting while payments or balances are kept in it: each of
       // them, every list that holds one, and the job that cancels timed-out checkouts would fail
       // to read it, at every round. Refused at start instead, naming the setting.

@@ -170,6 +170,58 @@ public final class SecretBox {
     return HexFormat.of().formatHex(SHA_256.get().digest(value.getBytes(StandardCharsets.UTF_8)));
   }
 
+  /**
+   * A name for {@code masterKey} that tells nothing of it (32 hex digits of a keyed digest
+   * under it), by which the key ring finds the data key sealed under it.
+   */
+  public static String masterKeyId(byte[] masterKey) {
+    return HexFormat.of().formatHex(derive(requireKey(masterKey), "tollgate-master-key-id"), 0, 16);
+  }
+
+  /** {@code dataKey} sealed under {@code masterKey}: AES-256-GCM under a key of its own derived from it. */
+  public static byte[] wrapDataKey(byte[] masterKey, byte[] dataKey) {
+    try {
+      byte[] nonce = new byte[NONCE_BYTES];
+      RANDOM.nextBytes(nonce);
+      Cipher cipher = AES_GCM.get();
+      cipher.init(Cipher.ENCRYPT_MODE, wrappingKey(masterKey), new GCMParameterSpec(TAG_BITS, nonce));
+      cipher.updateAAD(DATA_KEY_CONTEXT);
+      byte[] sealed = cipher.doFinal(requireKey(dataKey));
+      return ByteBuffer.allocate(NONCE_BYTES + sealed.length).put(nonce).put(sealed).array();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("encryption failed", e);
+    }
+  }
+
+  /**
+   * The data key {@link #wrapDataKey} sealed under {@code masterKey}.
+   *
+   * @throws IllegalStateException when it was sealed under another key, or damaged
+   */
+  public static byte[] unwrapDataKey(byte[] masterKey, byte[] wrapped) {
+    try {
+      Cipher cipher = AES_GCM.get();
+      cipher.init(Cipher.DECRYPT_MODE, wrappingKey(masterKey), new GCMParameterSpec(TAG_BITS, wrapped, 0, NONCE_BYTES));
+      cipher.updateAAD(DATA_KEY_CONTEXT);
+      return requireKey(cipher.doFinal(wrapped, NONCE_BYTES, wrapped.length - NONCE_BYTES));
+    } catch (GeneralSecurityException | IllegalArgumentException e) {
+      throw new IllegalStateException("the data key does not open with this master key", e);
+    }
+  }
+
+  private static final byte[] DATA_KEY_CONTEXT = "tollgate-data-key".getBytes(StandardCharsets.UTF_8);
+
+  private static SecretKeySpec wrappingKey(byte[] masterKey) {
+    return new SecretKeySpec(derive(requireKey(masterKey), "tollgate-key-wrap"), "AES");
+  }
+
+  private static byte[] requireKey(byte[] key) {
+    if (key.length != 32) {
+      throw new IllegalArgumentException("a key must be 32 bytes (256 bits)");
+    }
+    return key;
+  }
+
   public static byte[] randomKey() {
     byte[] key = new byte[32];
     RANDOM.nextBytes(key);

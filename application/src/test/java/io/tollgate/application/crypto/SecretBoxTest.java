@@ -142,4 +142,29 @@ class SecretBoxTest {
         .isEqualTo("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     assertThat(SecretBox.sha256Hex("abc")).isEqualTo(SecretBox.sha256Hex("abc"));
   }
+
+  /**
+   * A data key sealed under a master key opens with that key only, and neither it nor the
+   * master key can be read from what is stored: the sealed bytes and the key's id.
+   */
+  @Test
+  void aDataKeySealedUnderAMasterKeyOpensWithItOnly() {
+    byte[] dataKey = SecretBox.randomKey();
+    byte[] wrapped = SecretBox.wrapDataKey(MASTER, dataKey);
+    assertThat(SecretBox.unwrapDataKey(MASTER, wrapped)).isEqualTo(dataKey);
+    assertThat(SecretBox.wrapDataKey(MASTER, dataKey)).as("a nonce of its own each time").isNotEqualTo(wrapped);
+    String hex = HexFormat.of().formatHex(wrapped);
+    assertThat(hex).doesNotContain(HexFormat.of().formatHex(dataKey)).doesNotContain(HexFormat.of().formatHex(MASTER));
+
+    byte[] other = MASTER.clone();
+    other[31] ^= 1;
+    assertThatThrownBy(() -> SecretBox.unwrapDataKey(other, wrapped)).isInstanceOf(IllegalStateException.class);
+    byte[] damaged = wrapped.clone();
+    damaged[damaged.length - 1] ^= 1;
+    assertThatThrownBy(() -> SecretBox.unwrapDataKey(MASTER, damaged)).isInstanceOf(IllegalStateException.class);
+
+    assertThat(SecretBox.masterKeyId(MASTER)).matches("[0-9a-f]{32}").isEqualTo(SecretBox.masterKeyId(MASTER.clone()))
+        .isNotEqualTo(SecretBox.masterKeyId(other));
+    assertThat(HexFormat.of().formatHex(MASTER)).doesNotContain(SecretBox.masterKeyId(MASTER));
+  }
 }
