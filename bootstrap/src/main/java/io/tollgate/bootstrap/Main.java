@@ -1,5 +1,6 @@
 package io.tollgate.bootstrap;
 
+import io.tollgate.application.crypto.SecretBox;
 import io.tollgate.application.port.in.ProvisioningUseCase;
 import io.tollgate.application.port.in.ProvisioningUseCase.CreateShopCommand;
 import io.tollgate.application.port.in.ProvisioningUseCase.IssuedKeys;
@@ -13,6 +14,7 @@ import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
+import io.tollgate.persistence.MasterKeyRing;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -20,6 +22,7 @@ import java.nio.file.FileSystemException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,7 +41,7 @@ import picocli.CommandLine.Option;
     description = "A self-hostable payment gateway. Configuration comes from TOLLGATE_* environment variables.",
     subcommands = {Main.Serve.class, Main.MerchantCommands.class, Main.ShopCommands.class, Main.UserCommands.class, Main.GroupCommands.class, Main.ImportCommand.class, Main.TerminalCommands.class,
         Main.ConnectorCommands.class, Main.AntifraudCommands.class, Main.ShopGroupCommands.class,
-        Main.KeyCommands.class})
+        Main.KeyCommands.class, Main.MasterKeyCommands.class})
 public final class Main implements Callable<Integer> {
 
   /** {@code -V}: the version in the jar's manifest, the one the webhooks' User-Agent gives. */
@@ -233,14 +236,97 @@ public final class Main implements Callable<Integer> {
     @Override
     public final Integer call() throws Exception {
       TollgateConfig config = TollgateConfig.from(environment);
-      try (Database db = Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(),
-          config.dbPassword(), config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, 2,
-          DatabaseSettings.COMMAND_START_WAIT))) {
+      try (Database db = commandDatabase(config)) {
         return run(config, Tollgate.Services.wire(config, db, config.publicUrlFor(config.port())), spec.commandLine().getOut());
       }
     }
 
     abstract int run(TollgateConfig config, Tollgate.Services services, PrintWriter out);
+  }
+
+  /** The configured database, for a command: a small pool, migrated. */
+  static Database commandDatabase(TollgateConfig config) {
+    return Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword(),
+        config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, 2,
+        DatabaseSettings.COMMAND_START_WAIT));
+  }
+
+  @Command(name = "master-key", description = "Rotate the master key (TOLLGATE_MASTER_KEY, or in sandbox the data "
+      + "directory's master.key) that opens the database's secrets: `rotate` adds a new one, `retire` then stops the "
+      + "others from opening it.",
+      subcommands = {MasterKeyCommands.Rotate.class, MasterKeyCommands.Retire.class, MasterKeyCommands.ListKeys.class})
+  static final class MasterKeyCommands {
+
+    /** Runs against the database's key ring with this process's master key, without the services. */
+    abstract static class RingCommand implements Callable<Integer> {
+      @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+      @Override
+      public final Integer call() throws Exception {
+        TollgateConfig config = TollgateConfig.from(environment);
+        byte[] masterKey = MasterKey.load(config);
+        try (Database db = commandDatabase(config)) {
+          return run(config, new MasterKeyRing(db.jdbi()), masterKey, spec.commandLine().getOut());
+        }
+      }
+
+      abstract int run(TollgateConfig config, MasterKeyRing ring, byte[] masterKey, PrintWriter out);
+    }
+
+    @Command(name = "rotate", description = "Add a new master key: the database opens with it and with the old one "
+        + "until `master-key retire`. Without --new-key one is generated: shown once, or in sandbox without "
+        + "TOLLGATE_MASTER_KEY written to the data directory's master.key.")
+    static final class Rotate extends RingCommand {
+      @Option(names = "--new-key", arity = "0..1", interactive = true,
+          description = "base64 of 32 random bytes. Given without a value it is asked for (or read from a pipe), out "
+              + "of the process list and the shell's history")
+      String newKey;
+
+      @Override
+      int run(TollgateConfig config, MasterKeyRing ring, byte[] masterKey, PrintWriter out) {
+        byte[] next = newKey == null ? SecretBox.randomKey() : MasterKey.decode(newKey, "--new-key");
+        ring.add(masterKey, next);
+        if (config.masterKey() == null) {
+          out.println("master key rotated: " + MasterKey.replaceSandboxKey(config, next) + " holds the new key");
+          out.println("The old key opens the database until `master-key retire`.");
+          return 0;
+        }
+        out.println("master key added: the database opens with the new key, and with the old one until "
+            + "`master-key retire`");
+        if (newKey == null) {
+          out.println("  New master key: " + Base64.getEncoder().encodeToString(next));
+          out.println("Store it now: it is not shown again.");
+        }
+        out.println("Next: give every instance the new key as TOLLGATE_MASTER_KEY and restart it, then run "
+            + "`master-key retire` with the new key.");
+        return 0;
+      }
+    }
+
+    @Command(name = "retire", description = "Retire every master key but this process's: they open the database no "
+        + "more. Run it once every instance runs with this key.")
+    static final class Retire extends RingCommand {
+      @Override
+      int run(TollgateConfig config, MasterKeyRing ring, byte[] masterKey, PrintWriter out) {
+        int retired = ring.retire(masterKey);
+        out.println(retired == 0 ? "only this master key opens the database: none to retire"
+            : "retired " + retired + " master key" + (retired == 1 ? "" : "s") + ": only this one opens the database now");
+        return 0;
+      }
+    }
+
+    @Command(name = "list", description = "List the master keys that open the database, oldest first, by id (a "
+        + "digest, never the key); * marks this process's.")
+    static final class ListKeys extends RingCommand {
+      @Override
+      int run(TollgateConfig config, MasterKeyRing ring, byte[] masterKey, PrintWriter out) {
+        String mine = SecretBox.masterKeyId(masterKey);
+        for (MasterKeyRing.Entry key : ring.keys()) {
+          out.println((key.keyId().equals(mine) ? "* " : "  ") + key.keyId() + "\tadded " + key.added());
+        }
+        return 0;
+      }
+    }
   }
 
   @Command(name = "merchant", description = "Manage merchants.", subcommands = MerchantCommands.Create.class)

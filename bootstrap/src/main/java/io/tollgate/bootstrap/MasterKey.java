@@ -23,12 +23,12 @@ final class MasterKey {
 
   static byte[] load(TollgateConfig config) {
     if (config.masterKey() != null) {
-      return decode(config.masterKey());
+      return decode(config.masterKey(), "TOLLGATE_MASTER_KEY");
     }
     Path file = config.dataDirectory().resolve("master.key");
     try {
       if (Files.exists(file)) {
-        return decode(Files.readString(file, StandardCharsets.US_ASCII).strip());
+        return decode(Files.readString(file, StandardCharsets.US_ASCII).strip(), "TOLLGATE_MASTER_KEY");
       }
       Files.createDirectories(file.getParent());
       byte[] key = SecretBox.randomKey();
@@ -45,15 +45,40 @@ final class MasterKey {
     }
   }
 
-  private static byte[] decode(String base64) {
+  /**
+   * Writes {@code key} as the sandbox's master key in the data directory, in place of the one
+   * there: whole, or not at all (a new file moved over the old), readable by its owner only.
+   * Returns the file.
+   */
+  static Path replaceSandboxKey(TollgateConfig config, byte[] key) {
+    Path file = config.dataDirectory().resolve("master.key");
+    Path next = file.resolveSibling("master.key.new");
+    try {
+      Files.deleteIfExists(next);
+      try {
+        Files.createFile(next, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      } catch (UnsupportedOperationException notPosix) {
+        Files.createFile(next);
+      }
+      Files.writeString(next, Base64.getEncoder().encodeToString(key) + "\n", StandardCharsets.US_ASCII);
+      Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      return file;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the new master key to " + file, e);
+    }
+  }
+
+  /** The key {@code base64} spells; {@code name} is what the error calls it. */
+  static byte[] decode(String base64, String name) {
     byte[] key;
     try {
       key = Base64.getDecoder().decode(base64.strip());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("TOLLGATE_MASTER_KEY must be base64 of 32 random bytes");
+      throw new IllegalArgumentException(name + " must be base64 of 32 random bytes");
     }
     if (key.length != 32) {
-      throw new IllegalArgumentException("TOLLGATE_MASTER_KEY must be base64 of 32 random bytes (got "
+      throw new IllegalArgumentException(name + " must be base64 of 32 random bytes (got "
           + key.length + " bytes)");
     }
     return key;

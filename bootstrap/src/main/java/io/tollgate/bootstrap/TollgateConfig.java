@@ -61,7 +61,8 @@ public record TollgateConfig(
       new Setting("TOLLGATE_DATA_DIR", "./tollgate-data",
           "where the embedded database and the sandbox master key are kept between runs"),
       new Setting("TOLLGATE_MASTER_KEY", "(generated in sandbox)",
-          "base64 of 32 random bytes; encrypts signing keys and card numbers. Required in production"),
+          "base64 of 32 random bytes; opens the database's data key, which encrypts signing keys and card "
+              + "numbers (`master-key rotate` replaces it). Required in production"),
       new Setting("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,ETH:8,USDT:8",
           "crypto symbols accepted besides ISO 4217 codes, with their decimals; a symbol payments or balances "
               + "are kept in must stay (the service refuses to start without it)"),
