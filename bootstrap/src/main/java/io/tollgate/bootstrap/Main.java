@@ -321,7 +321,11 @@ public final class Main implements Callable<Integer> {
       @Override
       int run(TollgateConfig config, MasterKeyRing ring, byte[] masterKey, PrintWriter out) {
         String mine = SecretBox.masterKeyId(masterKey);
-        for (MasterKeyRing.Entry key : ring.keys()) {
+        List<MasterKeyRing.Entry> keys = ring.keys();
+        if (keys.isEmpty()) {
+          out.println("no master key recorded yet: the next start of the service records the one it is given");
+        }
+        for (MasterKeyRing.Entry key : keys) {
           out.println((key.keyId().equals(mine) ? "* " : "  ") + key.keyId() + "\tadded " + key.added());
         }
         return 0;
