@@ -14,8 +14,9 @@ import org.eclipse.jetty.util.Callback;
  * are waited for without a thread, and the request is handed on once its body is whole. A body
  * over the limit is read to its end and dropped, also without a thread, and then handed on for
  * {@code BodyLimitFilter} to answer its 413 on a connection that stays usable; one that goes on
- * past {@code drainLimit} is answered 413 at once and its connection closed. A body whose bytes
- * stop coming for the idle timeout is answered 408.
+ * past {@code drainLimit}, or is announced so, or is announced over the limit and waits for
+ * {@code 100 Continue}, is answered 413 here and its connection closed. A body whose bytes stop
+ * coming for the idle timeout is answered 408.
  *
  * <p>The API reads bodies on the request's thread, and Jetty's wait for the next byte is reset
  * by each byte: two hundred connections sending a byte every ten seconds, with no credentials,
@@ -71,11 +72,17 @@ final class BodyPrefetchHandler extends Handler.Wrapper {
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     long length = request.getHeaders().getLongField(HttpHeader.CONTENT_LENGTH);
     boolean chunked = length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
-    if (length == 0 || length < 0 && !chunked || length > drainLimit
-        || length > limit && request.getHeaders().contains(HttpHeader.EXPECT)) {
-      // no body; or one BodyLimitFilter refuses by its declared length and does not read, too
-      // large to read for nothing, or not sent yet (reading it would ask the client to send it)
-      return super.handle(request, response, callback);
+    if (length == 0 || length < 0 && !chunked) {
+      return super.handle(request, response, callback); // no body
+    }
+    if (length > drainLimit || length > limit && request.getHeaders().contains(HttpHeader.EXPECT)) {
+      // Too large to read for nothing, or not sent yet (reading it would ask the client to send
+      // it): refused here by its declared length. Handed on, it was read all the same, on a
+      // thread, before any filter could refuse it: Jersey reads a form's body to find its
+      // parameters before it matches a path.
+      response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      Response.writeError(request, response, callback, 413);
+      return true;
     }
     Prefetch prefetch = new Prefetch(request, response, callback, length > limit);
     try {

@@ -198,7 +198,10 @@ class BodyPrefetchHandlerTest {
         for (int i = 0; i < 4; i++) {
           send(s, chunked ? chunk : piece);
           Thread.sleep(200);
-          assertThat(reading.get()).as("%s, %d of 4 parts sent", chunked ? "chunked" : "announced", i + 1).isZero();
+          if (chunked || i < 3) {
+            // (the fourth part ends the announced body, which is then handed on)
+            assertThat(reading.get()).as("%s, %d of 4 parts sent", chunked ? "chunked" : "announced", i + 1).isZero();
+          }
           assertThat(prefetch.buffered()).as("bytes past the limit are not kept").isLessThanOrEqualTo(LIMIT + 1);
         }
         send(s, (chunked ? "0\r\n\r\n" : "") + "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
