@@ -6,9 +6,11 @@
 -- key as its data key (first_master_key_id names it): rotating would not stop that key, so it is
 -- refused there. A database created from here on has a random data key of its own.
 CREATE TABLE master_key_ring (
-    key_id   text        PRIMARY KEY,
-    wrapped  bytea       NOT NULL,
-    added    timestamptz NOT NULL
+    key_id    text        PRIMARY KEY,
+    wrapped   bytea       NOT NULL,
+    added     timestamptz NOT NULL,
+    -- the order the keys were added in: retiring keeps a key and the ones added after it
+    position  bigint      GENERATED ALWAYS AS IDENTITY UNIQUE
 );
 
 ALTER TABLE master_key_check ADD COLUMN first_master_key_id text;

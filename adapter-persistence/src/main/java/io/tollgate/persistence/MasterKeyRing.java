@@ -50,7 +50,14 @@ public final class MasterKeyRing {
         .bind("id", id).mapTo(byte[].class).findOne();
     Optional<String> recorded = h.createQuery("SELECT digest FROM master_key_check").mapTo(String.class).findOne();
     if (wrapped.isPresent()) {
-      byte[] dataKey = SecretBox.unwrapDataKey(masterKey, wrapped.get());
+      byte[] dataKey;
+      try {
+        dataKey = SecretBox.unwrapDataKey(masterKey, wrapped.get());
+      } catch (IllegalStateException damaged) {
+        // the key's id matched: the row, not the key, is wrong
+        throw new IllegalStateException("this master key's entry in the database's key ring (master_key_ring, "
+            + "key_id " + id + ") is damaged; restore it from a backup, or start with another key of the ring");
+      }
       if (recorded.isPresent() && !recorded.get().equals(new SecretBox(dataKey).fingerprint(CHECKED))) {
         throw new IllegalStateException("this database's key ring does not match its secrets");
       }
@@ -58,10 +65,10 @@ public final class MasterKeyRing {
     }
     int keys = h.createQuery("SELECT count(*) FROM master_key_ring").mapTo(Integer.class).one();
     if (keys > 0) {
-      throw new IllegalStateException("this database's secrets are sealed with another master key: "
-          + "TOLLGATE_MASTER_KEY is not one of the " + (keys == 1 ? "key" : keys + " keys")
-          + " that open it (after `master-key rotate`, give the new key; a key retired with `master-key retire` "
-          + "opens it no more)");
+      throw new IllegalStateException("this database's secrets are sealed with another master key: the master key "
+          + "given (TOLLGATE_MASTER_KEY, or the data directory's master.key) is " + (keys == 1 ? "not the key"
+          : "none of the " + keys + " keys") + " that open" + (keys == 1 ? "s" : "") + " it (after `master-key "
+          + "rotate`, give the new key; a key retired with `master-key retire` opens it no more)");
     }
     boolean kept = recorded.isPresent() || h.createQuery("""
             SELECT EXISTS (SELECT 1 FROM shop_keys) OR EXISTS (SELECT 1 FROM card_vault)
@@ -132,21 +139,33 @@ public final class MasterKeyRing {
   }
 
   /**
-   * Retires every key of the ring but {@code keep}, which must open the database; returns how
-   * many were retired. A retired key opens the database no more.
+   * Retires the keys added before {@code keep}, which must open the database and be the newest
+   * key; returns the ids retired. A retired key opens the database no more.
+   *
+   * @throws IllegalStateException when a key was added after {@code keep}: retiring with an old
+   *     key, left in a shell by mistake, would shut out the new one the instances run with
    */
-  public int retire(byte[] keep) {
+  public List<String> retire(byte[] keep) {
     return jdbi.inTransaction(h -> {
       h.execute("SELECT pg_advisory_xact_lock(?)", LOCK);
       unlock(h, keep);
-      return h.createUpdate("DELETE FROM master_key_ring WHERE key_id <> :id")
-          .bind("id", SecretBox.masterKeyId(keep)).execute();
+      String id = SecretBox.masterKeyId(keep);
+      long position = h.createQuery("SELECT position FROM master_key_ring WHERE key_id = :id").bind("id", id)
+          .mapTo(Long.class).one();
+      List<String> newer = h.createQuery("SELECT key_id FROM master_key_ring WHERE position > :position ORDER BY position")
+          .bind("position", position).mapTo(String.class).list();
+      if (!newer.isEmpty()) {
+        throw new IllegalStateException("master key " + newer.get(newer.size() - 1) + " was added after this one ("
+            + id + "): retire with the newest key, which the instances should run with; this one would shut it out");
+      }
+      return h.createQuery("DELETE FROM master_key_ring WHERE position < :position RETURNING key_id")
+          .bind("position", position).mapTo(String.class).list();
     });
   }
 
   /** The ring's keys, oldest first. */
   public List<Entry> keys() {
-    return jdbi.withHandle(h -> h.createQuery("SELECT key_id, added FROM master_key_ring ORDER BY added, key_id")
+    return jdbi.withHandle(h -> h.createQuery("SELECT key_id, added FROM master_key_ring ORDER BY position")
         .map((rs, ctx) -> new Entry(rs.getString("key_id"), rs.getTimestamp("added").toInstant())).list());
   }
 

@@ -88,9 +88,11 @@ class MasterKeyRingTest {
       assertThat(after.cardVault().tokenize(shop, "4000000000000002")).isEqualTo(token);
 
       assertThatThrownBy(() -> ring.retire(SecretBox.randomKey())).hasMessageContaining("another master key");
+      assertThatThrownBy(() -> ring.retire(FIRST)).as("the old key, left in a shell, would shut out the new one")
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("was added after this one");
       assertThat(ring.keys()).hasSize(2);
-      assertThat(ring.retire(SECOND)).isEqualTo(1);
-      assertThat(ring.retire(SECOND)).isZero();
+      assertThat(ring.retire(SECOND)).containsExactly(SecretBox.masterKeyId(FIRST));
+      assertThat(ring.retire(SECOND)).isEmpty();
       assertThat(ring.keys()).extracting(MasterKeyRing.Entry::keyId).containsExactly(SecretBox.masterKeyId(SECOND));
       assertThatThrownBy(() -> ring.unlock(FIRST)).isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("sealed with another master key");
@@ -120,6 +122,40 @@ class MasterKeyRingTest {
           .hasMessageContaining("cannot be rotated");
       assertThat(ring.keys()).hasSize(1);
       assertThatThrownBy(() -> ring.unlock(SECOND)).hasMessageContaining("sealed with another master key");
+    }
+  }
+
+  /**
+   * A database every release since the digest was recorded (V14) has started on: the digest of
+   * its master key, which is its data key, is checked as before.
+   */
+  @Test
+  void a_database_with_the_recorded_digest_of_its_master_key_opens_with_that_key_only() {
+    try (Database db = TestDatabase.fresh()) {
+      PersistenceAdapters old = new PersistenceAdapters(db, new SecretBox(FIRST), Currencies.defaults());
+      ShopId shop = TestShops.create(old, "recorded");
+      String token = old.cardVault().tokenize(shop, "4000000000000002");
+      db.jdbi().useHandle(h -> h.createUpdate("INSERT INTO master_key_check (digest, created) VALUES (:d, now())")
+          .bind("d", new SecretBox(FIRST).fingerprint("tollgate: the master key of this database")).execute());
+
+      MasterKeyRing ring = new MasterKeyRing(db.jdbi());
+      assertThatThrownBy(() -> ring.unlock(SECOND)).hasMessageContaining("sealed with another master key");
+      assertThat(ring.unlock(FIRST)).isEqualTo(FIRST);
+      PersistenceAdapters now = new PersistenceAdapters(db, new SecretBox(ring.unlock(FIRST)), Currencies.defaults());
+      assertThat(now.cardVault().reveal(shop, token)).contains("4000000000000002");
+      assertThatThrownBy(() -> ring.add(FIRST, SECOND)).hasMessageContaining("cannot be rotated");
+    }
+  }
+
+  /** A damaged entry of the ring is named as such, in one line an operator can act on. */
+  @Test
+  void a_damaged_entry_is_named() {
+    try (Database db = TestDatabase.fresh()) {
+      MasterKeyRing ring = new MasterKeyRing(db.jdbi());
+      ring.unlock(FIRST);
+      db.jdbi().useHandle(h -> h.execute("UPDATE master_key_ring SET wrapped = set_byte(wrapped, 20, get_byte(wrapped, 20) # 1)"));
+      assertThatThrownBy(() -> ring.unlock(FIRST)).isInstanceOf(IllegalStateException.class).hasNoCause()
+          .hasMessageContaining("is damaged").hasMessageContaining(SecretBox.masterKeyId(FIRST));
     }
   }
 }

@@ -287,7 +287,15 @@ public final class Main implements Callable<Integer> {
         byte[] next = newKey == null ? SecretBox.randomKey() : MasterKey.decode(newKey, "--new-key");
         ring.add(masterKey, next);
         if (config.masterKey() == null) {
-          out.println("master key rotated: " + MasterKey.replaceSandboxKey(config, next) + " holds the new key");
+          java.nio.file.Path file;
+          try {
+            file = MasterKey.replaceSandboxKey(config, next);
+          } catch (UncheckedIOException e) {
+            throw new IllegalStateException("the new master key was added to the database, but " + e.getMessage()
+                + " (" + e.getCause().getMessage() + "): the old key, still in master.key, opens the database; run "
+                + "`master-key rotate` again once the directory can be written");
+          }
+          out.println("master key rotated: " + file + " holds the new key");
           out.println("The old key opens the database until `master-key retire`.");
           return 0;
         }
@@ -303,14 +311,19 @@ public final class Main implements Callable<Integer> {
       }
     }
 
-    @Command(name = "retire", description = "Retire every master key but this process's: they open the database no "
-        + "more. Run it once every instance runs with this key.")
+    @Command(name = "retire", description = "Retire the master keys added before this process's, which must be the "
+        + "newest: they open the database no more. Run it once every instance runs with this key.")
     static final class Retire extends RingCommand {
       @Override
       int run(TollgateConfig config, MasterKeyRing ring, byte[] masterKey, PrintWriter out) {
-        int retired = ring.retire(masterKey);
-        out.println(retired == 0 ? "only this master key opens the database: none to retire"
-            : "retired " + retired + " master key" + (retired == 1 ? "" : "s") + ": only this one opens the database now");
+        List<String> retired = ring.retire(masterKey);
+        String mine = SecretBox.masterKeyId(masterKey);
+        if (retired.isEmpty()) {
+          out.println("only this master key (" + mine + ") opens the database: none to retire");
+        } else {
+          out.println("retired " + retired.size() + " master key" + (retired.size() == 1 ? "" : "s") + " ("
+              + String.join(", ", retired) + "): only this one (" + mine + ") opens the database now");
+        }
         return 0;
       }
     }

@@ -60,7 +60,9 @@ final class MasterKey {
       } catch (UnsupportedOperationException notPosix) {
         Files.createFile(next);
       }
-      Files.writeString(next, Base64.getEncoder().encodeToString(key) + "\n", StandardCharsets.US_ASCII);
+      // on the disk before it takes the old one's place: a crash must not leave an empty file
+      Files.writeString(next, Base64.getEncoder().encodeToString(key) + "\n", StandardCharsets.US_ASCII,
+          java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SYNC);
       Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
           java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       return file;

@@ -13,9 +13,11 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Encryption at rest with the deployment's master key: AES-256-GCM with a random 96-bit
- * nonce per message, and a keyed fingerprint (HMAC-SHA256 under a key derived from the master
- * key) for looking secrets up without decrypting them.
+ * Encryption at rest under the database's data key: AES-256-GCM with a random 96-bit nonce per
+ * message, and a keyed fingerprint (HMAC-SHA256 under a key derived from the data key) for
+ * looking secrets up without decrypting them. The data key is kept sealed under each master key
+ * that opens the database ({@link #wrapDataKey}); on a database from before that, the data key
+ * is its first master key itself.
  */
 public final class SecretBox {
 
@@ -53,14 +55,14 @@ public final class SecretBox {
     }
   });
 
-  public SecretBox(byte[] masterKey) {
-    if (masterKey.length != 32) {
-      throw new IllegalArgumentException("the master key must be 32 bytes (256 bits)");
+  public SecretBox(byte[] dataKey) {
+    if (dataKey.length != 32) {
+      throw new IllegalArgumentException("the data key must be 32 bytes (256 bits)");
     }
-    this.encryptionKey = new SecretKeySpec(derive(masterKey, "tollgate-encryption"), "AES");
-    this.urlKey = new SecretKeySpec(derive(masterKey, "tollgate-url-seal"), "AES");
-    SecretKeySpec fingerprintKey = new SecretKeySpec(derive(masterKey, "tollgate-fingerprint"), "HmacSHA256");
-    SecretKeySpec tokenKey = new SecretKeySpec(derive(masterKey, "tollgate-token"), "HmacSHA256");
+    this.encryptionKey = new SecretKeySpec(derive(dataKey, "tollgate-encryption"), "AES");
+    this.urlKey = new SecretKeySpec(derive(dataKey, "tollgate-url-seal"), "AES");
+    SecretKeySpec fingerprintKey = new SecretKeySpec(derive(dataKey, "tollgate-fingerprint"), "HmacSHA256");
+    SecretKeySpec tokenKey = new SecretKeySpec(derive(dataKey, "tollgate-token"), "HmacSHA256");
     this.fingerprintMac = ThreadLocal.withInitial(() -> hmacUnder(fingerprintKey));
     this.tokenMac = ThreadLocal.withInitial(() -> hmacUnder(tokenKey));
   }
@@ -78,7 +80,7 @@ public final class SecretBox {
     }
   }
 
-  /** @throws IllegalStateException when the ciphertext was not made with this master key */
+  /** @throws IllegalStateException when the ciphertext was not made with this data key */
   public String decrypt(byte[] ciphertext) {
     try {
       Cipher cipher = AES_GCM.get();
@@ -87,7 +89,7 @@ public final class SecretBox {
       byte[] plain = cipher.doFinal(ciphertext, NONCE_BYTES, ciphertext.length - NONCE_BYTES);
       return new String(plain, StandardCharsets.UTF_8);
     } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("decryption failed: wrong master key or damaged data", e);
+      throw new IllegalStateException("decryption failed: wrong key or damaged data", e);
     }
   }
 
@@ -95,7 +97,7 @@ public final class SecretBox {
    * {@code plaintext} sealed for a URL (base64url, no padding): encrypted and authenticated as
    * {@link #encrypt} does, under a key of its own (anybody with a checkout link can have any
    * number of values sealed, which must not wear down the card vault's key), and bound to
-   * {@code context}, so that it opens only for that context. Every instance with this master key
+   * {@code context}, so that it opens only for that context. Every instance of the database
    * can open it.
    */
   public String sealForUrl(String context, String plaintext) {

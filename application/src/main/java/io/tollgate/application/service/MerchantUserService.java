@@ -202,7 +202,7 @@ public final class MerchantUserService implements MerchantUsersUseCase {
       throw e;
     }
     if (right && enabled) {
-      limits.giveBack(guesser);
+      limits.signedIn(guesser);
     } else {
       refused.put(key, refusedAs(hash, !enabled));
     }

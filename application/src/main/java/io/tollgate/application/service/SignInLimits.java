@@ -25,7 +25,10 @@ import java.util.function.BooleanSupplier;
  * <p>An IPv6 client is its /64 ({@code ClientAddresses}), but a provider may give one
  * subscriber a /56 or a /48, 256 or 65,536 clients of ten guesses each; so the guesses of an
  * IPv6 client also count against its /48, which may have {@link #BLOCK_GUESSES}, then one more
- * every {@link #GUESS_EVERY}, shared by all its clients.
+ * every {@link #GUESS_EVERY}, shared by all its clients. A client that gave the user's right
+ * password within {@link #KNOWN_FOR} is not held back by its /48: someone guessing from a /64
+ * of the same /48 (a hosting provider's customers may share one) does not lock out the user's
+ * integration.
  *
  * <p>At most {@code parallel} slow hashes run at once, with at most {@code queued} more
  * waiting up to {@code maxWait} for their turn; a check beyond that is refused with 503 at once.
@@ -39,14 +42,23 @@ final class SignInLimits {
   static final Duration GUESS_EVERY = Duration.ofMinutes(1);
   /** The guesses all the clients of one IPv6 /48 may have at once. */
   static final int BLOCK_GUESSES = 4 * GUESSES;
-  /** A client as {@code ClientAddresses} names an IPv6 one: its /64, written as InetAddress writes it. */
-  private static final java.util.regex.Pattern IPV6_CLIENT = java.util.regex.Pattern.compile("[0-9a-f:]{2,39}/64");
+  /** How long a client that gave the right password stays exempt from its /48's count, unused. */
+  static final Duration KNOWN_FOR = Duration.ofDays(1);
+  /**
+   * A client as {@code ClientAddresses} names an IPv6 one: its /64, written as InetAddress
+   * writes it (eight groups). Nothing else is parsed: text without colons would be looked up as
+   * a host name.
+   */
+  private static final java.util.regex.Pattern IPV6_CLIENT =
+      java.util.regex.Pattern.compile("[0-9a-f]{1,4}(:[0-9a-f]{1,4}){7}/64");
   /** A guesser whose guesses have all come back, a /48's too, is forgotten after this long unused. */
   private static final Duration FORGET_AFTER = GUESS_EVERY.multipliedBy(BLOCK_GUESSES + 5L);
   private static final int MAX_ADDRESSES = 100_000;
 
   private final Ticker ticker;
   private final Cache<String, TokenBucket> guesses;
+  /** The IPv6 guessers that gave the right password lately, exempt from their /48's count. */
+  private final Cache<String, Boolean> known;
   private final Semaphore hashing;
   private final AtomicInteger waiting = new AtomicInteger();
   private final int queued;
@@ -56,6 +68,7 @@ final class SignInLimits {
     this.ticker = ticker;
     this.guesses = Caffeine.newBuilder().expireAfterAccess(FORGET_AFTER).maximumSize(MAX_ADDRESSES).ticker(ticker)
         .build();
+    this.known = Caffeine.newBuilder().expireAfterAccess(KNOWN_FOR).maximumSize(MAX_ADDRESSES).ticker(ticker).build();
     this.hashing = new Semaphore(Math.max(1, parallel), true);
     this.queued = Math.max(0, queued);
     this.maxWait = maxWait;
@@ -74,7 +87,7 @@ final class SignInLimits {
     long now = ticker.read();
     TokenBucket own = guesses.get(guesser, a -> new TokenBucket(GUESSES, GUESS_EVERY.toNanos(), now));
     refuseFor(own.take(now));
-    String block = block(guesser);
+    String block = blockCounting(guesser);
     if (block != null) {
       long wait = guesses.get(block, a -> new TokenBucket(BLOCK_GUESSES, GUESS_EVERY.toNanos(), now)).take(now);
       if (wait > 0) {
@@ -119,11 +132,17 @@ final class SignInLimits {
     if (g != null) {
       refuseFor(g.waitFor(now));
     }
-    String block = block(guesser);
+    String block = blockCounting(guesser);
     TokenBucket b = block == null ? null : guesses.getIfPresent(block);
     if (b != null) {
       refuseFor(b.waitFor(now));
     }
+  }
+
+  /** The /48 whose count holds {@code guesser} back: none for IPv4, nor for a client known to the user. */
+  private String blockCounting(String guesser) {
+    String block = block(guesser);
+    return block == null || known.getIfPresent(guesser) != null ? null : block;
   }
 
   private static void refuseFor(long wait) {
@@ -140,10 +159,18 @@ final class SignInLimits {
     if (g != null) {
       g.giveBack();
     }
-    String block = block(guesser);
+    String block = blockCounting(guesser);
     TokenBucket b = block == null ? null : guesses.getIfPresent(block);
     if (b != null) {
       b.giveBack();
+    }
+  }
+
+  /** Gives back the guess of a right password, and exempts its IPv6 client from its /48's count. */
+  void signedIn(String guesser) {
+    giveBack(guesser);
+    if (block(guesser) != null) {
+      known.put(guesser, Boolean.TRUE);
     }
   }
 

@@ -434,12 +434,41 @@ class MerchantUserServiceTest {
     assertThat(service.authenticate(EMAIL, PASSWORD, "2001:db8:7:fffe:0:0:0:0/64").email()).isEqualTo(EMAIL);
   }
 
+  /**
+   * Someone guessing from a /64 of the /48 the user's integration is in (a hosting provider's
+   * customers may share one) does not lock the integration out: a client that gave the right
+   * password lately is not held back by its /48, remembered or checked again.
+   */
+  @Test
+  void guesses_from_a_neighbouring_64_do_not_lock_out_a_client_that_signed_in() {
+    String integration = "2001:db8:7:1:0:0:0:0/64";
+    assertThat(service.authenticate(EMAIL, PASSWORD, integration).email()).isEqualTo(EMAIL);
+    for (int i = 0; i < SignInLimits.BLOCK_GUESSES; i++) {
+      String guess = "wrong guess " + i;
+      String neighbour = "2001:db8:7:" + Integer.toHexString(0x100 + i / SignInLimits.GUESSES) + ":0:0:0:0/64";
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess, neighbour))
+          .isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThatThrownBy(() -> service.authenticate(EMAIL, PASSWORD, "2001:db8:7:ffff:0:0:0:0/64"))
+        .as("the /48 holds back a client it does not know").isInstanceOf(DomainException.TooManyRequests.class);
+    assertThat(service.authenticate(EMAIL, PASSWORD, integration).email()).as("remembered").isEqualTo(EMAIL);
+    clock.advance(MerchantUserService.REMEMBER_FOR.plusSeconds(1));
+    for (int i = 0; i < 2; i++) {
+      String guess = "later guess " + i;
+      // what the /48 got back meanwhile, guessed away again
+      assertThatThrownBy(() -> service.authenticate(EMAIL, guess, "2001:db8:7:200:0:0:0:0/64"))
+          .isInstanceOf(DomainException.Unauthenticated.class);
+    }
+    assertThat(service.authenticate(EMAIL, PASSWORD, integration).email()).as("checked again").isEqualTo(EMAIL);
+  }
+
   /** Only what ClientAddresses writes for an IPv6 client stands for a /48; nothing else is looked up. */
   @Test
   void only_an_ipv6_client_has_a_48() {
     assertThat(SignInLimits.block("a@b\u00002001:db8:7:ab:0:0:0:0/64")).isEqualTo("a@b\u00002001:db8:7:0:0:0:0:0/48");
     assertThat(SignInLimits.block("a@b\u0000203.0.113.9")).isNull();
     assertThat(SignInLimits.block("a@b\u0000forwarded:example.com/64")).isNull();
+    assertThat(SignInLimits.block("a@b\u0000cafe/64")).as("no colon: a host name").isNull();
     assertThat(SignInLimits.block("a@b\u0000")).isNull();
   }
 
