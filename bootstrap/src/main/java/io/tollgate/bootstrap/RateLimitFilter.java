@@ -28,7 +28,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code Retry-After}.
  * Requests refused as unauthenticated (401) also count against their client's address, at the
  * same rate: a made-up credential per request would otherwise make every guess the first of its
- * own bucket. The limit is per instance.
+ * own bucket. So do the sign-ins refused with 429 by the guessing limit (a client out of guesses
+ * for a user, whatever the password): each is a guess refused, answered without a password
+ * check, and uncounted a client held back could send a new password per request, each the first
+ * of its own bucket, as fast as it liked. A 503 (too many passwords being checked at once) does
+ * not count: the server's own congestion, which a client with the right password meets as well.
+ * The limit is per instance.
  */
 final class RateLimitFilter implements Filter {
 
@@ -75,17 +80,18 @@ final class RateLimitFilter implements Filter {
     long now = System.nanoTime();
     long waitNanos = waitFor(failures, now);
     String limited = "Too many refused credentials from this address";
+    String key = null;
     if (waitNanos == 0) {
       // an address held back for its failures opens no bucket: a flood of made-up credentials
       // must not fill the map until it is cleared, everyone's buckets with it
-      String key = keyOf(request);
+      key = keyOf(request);
       waitNanos = take(key, now);
       limited = key.startsWith("ip:") ? "Too many requests without credentials from this address"
           : "Too many requests for this key";
     }
     if (waitNanos == 0) {
       chain.doFilter(req, res);
-      if (response.getStatus() == 401) {
+      if (refusedCredential(response.getStatus(), key)) {
         take(failures, System.nanoTime());
       }
       return;
@@ -98,6 +104,14 @@ final class RateLimitFilter implements Filter {
     response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(ErrorEnvelope.of(429,
         limited + ": at most " + (long) ratePerSecond + " a second; retry after " + seconds + " s",
         List.<Violation>of(), request.getRequestURI())));
+  }
+
+  /**
+   * Whether an answer refused the credential the request came with: a 401, or a 429 behind this
+   * filter, which only the sign-in guessing limit answers, to a request with credentials.
+   */
+  private static boolean refusedCredential(int status, String key) {
+    return status == 401 || status == 429 && !key.startsWith("ip:");
   }
 
   /** How long until the bucket has a token, without taking one (0: it has one). */

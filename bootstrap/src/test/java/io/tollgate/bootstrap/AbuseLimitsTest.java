@@ -143,6 +143,35 @@ class AbuseLimitsTest {
   }
 
   /**
+   * A client out of guesses for a user is answered 429 by the sign-in limit, without a password
+   * check, and those refusals count against its address as a 401 does. Uncounted, it went on
+   * sending a new password per request, each the first of its own bucket, as fast as it liked.
+   * The address's burst (15) outlasts the ten guesses the sign-in limit allows; those and the
+   * refusals after them let through are held to the burst, then one a second.
+   */
+  @Test
+  void sign_ins_refused_for_too_many_guesses_count_against_the_address() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "15"))) {
+      String[] user = gw.merchantUser(gw.merchant, "held@shop.example", Permission.SHOP_EDIT);
+      long start = System.nanoTime();
+      for (int i = 0; i < 10; i++) {
+        assertThat(gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess number " + i}).status())
+            .isEqualTo(401);
+      }
+      int heldBack = 0;
+      TestGateway.Answer answer;
+      while ((answer = gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "held guess " + heldBack}))
+          .status() == 429 && answer.json().get("message").asText().startsWith("Too many failed sign-ins")) {
+        heldBack++;
+        assertThat(heldBack).as("refused sign-ins let through").isLessThan(50);
+      }
+      assertThat(answer.status()).isEqualTo(429);
+      assertThat(answer.json().get("message").asText()).startsWith("Too many refused credentials from this address");
+      assertThat(10 + heldBack).isBetween(15, 15 + secondsSince(start));
+    }
+  }
+
+  /**
    * Behind a trusted load balancer each client is the address it forwards: someone guessing from
    * one is held back, the user's own integration from another is not. Without the setting every
    * client had the balancer's address, and ten guesses held the user back for everyone.
