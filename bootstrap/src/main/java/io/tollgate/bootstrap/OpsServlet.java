@@ -16,6 +16,12 @@ import java.util.function.Supplier;
  */
 final class OpsServlet extends HttpServlet {
 
+  static final String LIVE = "/health/live";
+  static final String READY = "/health/ready";
+  static final String METRICS = "/metrics";
+  /** The paths answered, as requested: orchestrators and scrapers poll them, and no limit holds them back. */
+  static final java.util.Set<String> PATHS = java.util.Set.of(LIVE, READY, METRICS);
+
   /** One readiness check: null when fine, else what is wrong. */
   record Check(String name, Supplier<String> problem) {}
 
@@ -32,9 +38,9 @@ final class OpsServlet extends HttpServlet {
     String path = request.getRequestURI();
     response.setHeader("Cache-Control", "no-store");
     switch (path) {
-      case "/health/live" -> json(response, 200, "{\"status\":\"UP\"}");
-      case "/health/ready" -> ready(response);
-      case "/metrics" -> {
+      case LIVE -> json(response, 200, "{\"status\":\"UP\"}");
+      case READY -> ready(response);
+      case METRICS -> {
         response.setStatus(200);
         response.setContentType("text/plain; version=0.0.4; charset=utf-8");
         response.getOutputStream().write(observability.scrape().getBytes(StandardCharsets.UTF_8));

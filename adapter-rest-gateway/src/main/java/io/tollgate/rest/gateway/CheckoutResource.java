@@ -734,14 +734,28 @@ public final class CheckoutResource {
   }
 
   private static Response plain(int status, String title, String text) {
-    String html = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    Response.ResponseBuilder answer = Response.status(status).type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
+        .entity(messagePage(title, text));
+    MESSAGE_HEADERS.forEach(answer::header);
+    return answer.build();
+  }
+
+  /**
+   * A page of a title and a line of text in the checkout's style, for an answer that is no
+   * payment's page; both are HTML as given.
+   */
+  static String messagePage(String title, String text) {
+    return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" + title + "</title>"
         + "<link rel=\"stylesheet\" href=\"/checkout/assets/checkout.css\"></head><body><main class=\"card\">"
         + "<h1>" + title + "</h1><p>" + text + "</p></main></body></html>";
-    return Response.status(status).type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8")).entity(html)
-        .header("Content-Security-Policy", "default-src 'none'; style-src 'self'; frame-ancestors 'none'")
-        .header("Cache-Control", "no-store").header("X-Content-Type-Options", "nosniff").build();
   }
+
+  /** The headers a {@link #messagePage} is served with, besides its content type. */
+  static final Map<String, String> MESSAGE_HEADERS = Map.of(
+      "Content-Security-Policy", "default-src 'none'; style-src 'self'; frame-ancestors 'none'",
+      "Cache-Control", "no-store",
+      "X-Content-Type-Options", "nosniff");
 
   private static String strip(String s) {
     return s == null ? null : s.strip();

@@ -45,6 +45,21 @@ public final class GatewayApi {
     return config;
   }
 
+  /**
+   * The checkout's page of a title and a line of text (both HTML as given), as it answers a
+   * payment not found: for an answer given to a checkout page before the checkout's own code
+   * runs, such as the rate limit's 429. Served as {@code text/html; charset=utf-8} with
+   * {@link #checkoutMessageHeaders()}.
+   */
+  public static String checkoutMessagePage(String title, String text) {
+    return CheckoutResource.messagePage(title, text);
+  }
+
+  /** The headers a {@link #checkoutMessagePage} is served with: its CSP, {@code no-store}, {@code nosniff}. */
+  public static java.util.Map<String, String> checkoutMessageHeaders() {
+    return CheckoutResource.MESSAGE_HEADERS;
+  }
+
   /** The API's OpenAPI 3.1 document ({@code openapi.yaml} beside this class). */
   public static io.tollgate.rest.common.OpenApiDocument openApi() {
     return io.tollgate.rest.common.OpenApiDocument.load(GatewayApi.class, "openapi.yaml");
