@@ -4,6 +4,7 @@ import io.tollgate.application.service.TokenBucket;
 import io.tollgate.domain.Violation;
 import io.tollgate.rest.common.ErrorEnvelope;
 import io.tollgate.rest.common.Json;
+import io.tollgate.rest.gateway.GatewayApi;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -33,7 +34,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * check, and uncounted a client held back could send a new password per request, each the first
  * of its own bucket, as fast as it liked. A 503 (too many passwords being checked at once) does
  * not count: the server's own congestion, which a client with the right password meets as well.
- * The limit is per instance.
+ *
+ * <p>{@link #pages} limits everything else (the checkout page, the docs, unknown paths) per client
+ * address alone; the APIs' paths it leaves to their own limit, and the operators' checks
+ * ({@link OpsServlet#PATHS}) to their pollers. A checkout page is refused with a page a browser
+ * shows, anything else in the error envelope. The limit is per instance.
  */
 final class RateLimitFilter implements Filter {
 
@@ -42,6 +47,8 @@ final class RateLimitFilter implements Filter {
   private final double ratePerSecond;
   private final double burst;
   private final int maxBuckets;
+  /** Whether this is the limit of the paths outside the APIs ({@link #pages}). */
+  private final boolean pages;
   private final ConcurrentHashMap<String, TokenBucket> buckets = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicBoolean sweeping = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -50,9 +57,23 @@ final class RateLimitFilter implements Filter {
   }
 
   RateLimitFilter(double ratePerSecond, double burst, int maxBuckets) {
+    this(ratePerSecond, burst, maxBuckets, false);
+  }
+
+  private RateLimitFilter(double ratePerSecond, double burst, int maxBuckets, boolean pages) {
     this.ratePerSecond = ratePerSecond;
     this.burst = Math.max(1, burst);
     this.maxBuckets = maxBuckets;
+    this.pages = pages;
+  }
+
+  /**
+   * The limit of every path outside the two APIs, mapped to all of them: per client address
+   * whatever the {@code Authorization} header says (nothing there reads it, and one made up per
+   * request would make each request the first of its own bucket), in bursts of twice the rate.
+   */
+  static RateLimitFilter pages(double ratePerSecond) {
+    return new RateLimitFilter(ratePerSecond, 2 * ratePerSecond, MAX_BUCKETS, true);
   }
 
   int buckets() {
@@ -76,6 +97,24 @@ final class RateLimitFilter implements Filter {
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
     HttpServletRequest request = (HttpServletRequest) req;
     HttpServletResponse response = (HttpServletResponse) res;
+    if (pages) {
+      // the prefix a servlet is mapped at, or the whole path for the default servlet's (unknown
+      // paths): decoded, as the mappings match it, and no new string on the APIs' every request
+      String path = request.getServletPath();
+      if (under(path, "/api") || under(path, "/merchant-api") || OpsServlet.PATHS.contains(request.getRequestURI())) {
+        chain.doFilter(req, res);
+        return;
+      }
+      long waitNanos = take("ip:" + clientOf(request), System.nanoTime());
+      if (waitNanos == 0) {
+        chain.doFilter(req, res);
+      } else if (under(path, "/checkout")) {
+        refuseWithPage(response, seconds(waitNanos));
+      } else {
+        refuse(request, response, seconds(waitNanos), "Too many requests from this address");
+      }
+      return;
+    }
     String failures = "failed:" + clientOf(request);
     long now = System.nanoTime();
     long waitNanos = waitFor(failures, now);
@@ -96,7 +135,16 @@ final class RateLimitFilter implements Filter {
       }
       return;
     }
-    long seconds = Math.max(1, (waitNanos + 999_999_999L) / 1_000_000_000L);
+    refuse(request, response, seconds(waitNanos), limited);
+  }
+
+  /** A wait in whole seconds, rounded up, at least one: what {@code Retry-After} says. */
+  private static long seconds(long waitNanos) {
+    return Math.max(1, (waitNanos + 999_999_999L) / 1_000_000_000L);
+  }
+
+  private void refuse(HttpServletRequest request, HttpServletResponse response, long seconds, String limited)
+      throws IOException {
     response.setStatus(429);
     response.setHeader("Retry-After", Long.toString(seconds));
     response.setContentType("application/json");
@@ -104,6 +152,26 @@ final class RateLimitFilter implements Filter {
     response.getOutputStream().write(Json.MAPPER.writeValueAsBytes(ErrorEnvelope.of(429,
         limited + ": at most " + (long) ratePerSecond + " a second; retry after " + seconds + " s",
         List.<Violation>of(), request.getRequestURI())));
+  }
+
+  /**
+   * A checkout page's 429: a page of the checkout's own, as it answers a payment not found, which
+   * the customer's browser shows; a customer behind an address many share is told to wait and
+   * reload, not shown an envelope.
+   */
+  private static void refuseWithPage(HttpServletResponse response, long seconds) throws IOException {
+    response.setStatus(429);
+    response.setHeader("Retry-After", Long.toString(seconds));
+    response.setContentType("text/html; charset=utf-8");
+    GatewayApi.checkoutMessageHeaders().forEach(response::setHeader);
+    response.getOutputStream().write(GatewayApi.checkoutMessagePage("Too many requests",
+        "Too many requests have come from your network just now. Please wait " + seconds
+            + (seconds == 1 ? " second" : " seconds") + ", then reload the page.").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Whether {@code path} is {@code prefix} or under it, as a mapping {@code prefix/*} takes it. */
+  private static boolean under(String path, String prefix) {
+    return path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/');
   }
 
   /**

@@ -139,6 +139,12 @@ public final class Tollgate implements AutoCloseable {
       context.addFilter(limit, "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
       context.addFilter(limit, "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     }
+    if (config.pageRateLimit() > 0) {
+      // every other path (the checkout page, the docs, unknown paths) per client address; it
+      // leaves the APIs' paths to the limit above, and never holds back the health checks
+      context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(RateLimitFilter.pages(config.pageRateLimit())),
+          "/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    }
     // behind the rate limit: a request it refuses holds none of the budget
     LargePageBudget largePages = new LargePageBudget(config.largePageRows(), LARGE_PAGE_WAIT);
     if (config.largePageRows() > 0) {

@@ -38,6 +38,7 @@ public record TollgateConfig(
     boolean merchantApiCore,
     int rateLimit,
     int rateLimitBurst,
+    int pageRateLimit,
     int largePageRows,
     List<ClientAddresses.Range> trustedProxies) {
 
@@ -86,13 +87,17 @@ public record TollgateConfig(
       new Setting("TOLLGATE_RATE_LIMIT", "200",
           "API requests a second per key (or per client address without one; refused credentials also count per address) before 429; 0 switches the limit off"),
       new Setting("TOLLGATE_RATE_LIMIT_BURST", "400", "requests a key may send at once above the steady rate"),
+      new Setting("TOLLGATE_PAGE_RATE_LIMIT", "200",
+          "requests a second per client address, in bursts of twice as many, to every path outside the two APIs "
+              + "(the checkout page, the docs, unknown paths) before 429; never `/health/live`, `/health/ready`, "
+              + "`/metrics`; 0 switches the limit off"),
       new Setting("TOLLGATE_LARGE_PAGE_ROWS", "20000",
           "rows of large list pages (a `limit` above 500) built and written at once, per instance; a page that "
               + "cannot have its rows within 2 s is a 503 with `Retry-After`; 0 switches the budget off"),
       new Setting("TOLLGATE_TRUSTED_PROXIES", "",
           "comma-separated addresses or CIDR blocks of your load balancers or proxies: a request from one is "
-              + "limited by the nearest address in its `X-Forwarded-For` that is not one (refused credentials, "
-              + "guessed passwords); from anyone else the header is ignored"),
+              + "limited by the nearest address in its `X-Forwarded-For` that is not one (the pages, refused "
+              + "credentials, guessed passwords); from anyone else the header is ignored"),
       new Setting("TOLLGATE_LOG_FORMAT", "text", "`json` writes one JSON object per log line (with the request id)"),
       new Setting("TOLLGATE_MERCHANT_API", "full",
           "`core` offers only payments, operations, counterparties, shops, terminals and balances in the merchant API"));
@@ -158,6 +163,8 @@ public record TollgateConfig(
     int rateLimit = integer(get.apply("TOLLGATE_RATE_LIMIT"), 200, 0, 1_000_000, "TOLLGATE_RATE_LIMIT", problems);
     int rateLimitBurst = integer(get.apply("TOLLGATE_RATE_LIMIT_BURST"), 400, 1, 10_000_000,
         "TOLLGATE_RATE_LIMIT_BURST", problems);
+    int pageRateLimit = integer(get.apply("TOLLGATE_PAGE_RATE_LIMIT"), 200, 0, 1_000_000, "TOLLGATE_PAGE_RATE_LIMIT",
+        problems);
     List<ClientAddresses.Range> trustedProxies = ClientAddresses.parse(get.apply("TOLLGATE_TRUSTED_PROXIES"),
         problems);
     int largePageRows = integer(get.apply("TOLLGATE_LARGE_PAGE_ROWS"), 20_000, 0, 100_000_000,
@@ -216,6 +223,7 @@ public record TollgateConfig(
         "core".equals(merchantApi),
         rateLimit,
         rateLimitBurst,
+        pageRateLimit,
         largePageRows,
         trustedProxies);
   }

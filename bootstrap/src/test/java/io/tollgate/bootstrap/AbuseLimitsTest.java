@@ -3,6 +3,7 @@ package io.tollgate.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tollgate.domain.user.Permission;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -115,6 +116,68 @@ class AbuseLimitsTest {
           .as("it is the address that is held back, not the key it tried")
           .startsWith("Too many refused credentials from this address");
     }
+  }
+
+  /**
+   * Every path outside the two APIs is limited per client address: the checkout page and its
+   * forms, the docs, unknown paths. A made-up credential per request does not escape it; a
+   * checkout page is refused with a page of the checkout's, which a browser shows, anything else
+   * in the envelope; the health checks and metrics are never held back, nor the APIs by it.
+   * Before, one address could send these as fast as it liked.
+   */
+  @Test
+  void paths_outside_the_apis_are_limited_per_address_but_never_the_health_checks() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_PAGE_RATE_LIMIT", "1"))) {
+      String payment = gw.deposit("10.00", "EUR");
+      long start = System.nanoTime();
+      int shown = 0;
+      TestGateway.Answer page;
+      while ((page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + payment)).GET()
+          .header("Authorization", "Bearer made-up-" + shown))).status() == 200) {
+        shown++;
+        assertThat(shown).as("pages let through").isLessThan(50);
+      }
+      assertThat(page.status()).isEqualTo(429);
+      assertThat(shown).as("the burst is twice the rate").isBetween(2, 2 + secondsSince(start));
+      assertThat(Integer.parseInt(page.header("Retry-After"))).isBetween(1, 2);
+      assertThat(page.header("Content-Type")).isEqualToIgnoringWhitespace("text/html;charset=utf-8");
+      assertThat(page.header("Content-Security-Policy")).startsWith("default-src 'none'");
+      assertThat(page.header("Cache-Control")).isEqualTo("no-store");
+      assertThat(page.body()).contains("<h1>Too many requests</h1>").contains("then reload the page");
+
+      TestGateway.Answer form = untilLimited(gw, () -> HttpRequest.newBuilder(
+          gw.uri("/checkout/" + payment + "/cancel")).POST(HttpRequest.BodyPublishers.ofString("csrf=x"))
+          .header("Content-Type", "application/x-www-form-urlencoded"));
+      assertThat(form.header("Content-Type")).isEqualToIgnoringWhitespace("text/html;charset=utf-8");
+      assertThat(form.header("Retry-After")).isNotNull();
+      assertThat(form.body()).contains("<h1>Too many requests</h1>");
+      for (String path : new String[] {"/docs/", "/no/such/path"}) {
+        TestGateway.Answer limited = untilLimited(gw, () -> HttpRequest.newBuilder(gw.uri(path)).GET());
+        assertThat(limited.header("Content-Type")).isEqualTo("application/json");
+        assertThat(limited.header("Retry-After")).isNotNull();
+        assertThat(limited.json().get("message").asText())
+            .startsWith("Too many requests from this address: at most 1 a second");
+        assertThat(limited.json().get("path").asText()).isEqualTo(path);
+      }
+      for (int i = 0; i < 20; i++) {
+        for (String path : OpsServlet.PATHS) {
+          assertThat(gw.send(HttpRequest.newBuilder(gw.uri(path)).GET()).status()).as(path).isEqualTo(200);
+        }
+      }
+      assertThat(gw.get("/api/v1/payments").status()).as("the APIs have their own limit").isEqualTo(200);
+    }
+  }
+
+  /** The first 429 {@code request} is answered with, once the few requests the limit may let through are. */
+  private static TestGateway.Answer untilLimited(TestGateway gw,
+      java.util.function.Supplier<HttpRequest.Builder> request) {
+    for (int i = 0; i < 10; i++) {
+      TestGateway.Answer answer = gw.send(request.get());
+      if (answer.status() == 429) {
+        return answer;
+      }
+    }
+    throw new AssertionError("never limited");
   }
 
   /**
