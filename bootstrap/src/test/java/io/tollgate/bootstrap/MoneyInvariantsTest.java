@@ -66,6 +66,11 @@ class MoneyInvariantsTest {
   static final List<String> CURRENCIES = List.of("EUR", "USD", "JPY");
   /** The shops every operation may choose, the first of {@link #shops}. */
   static final int REGULAR_SHOPS = 4;
+  /** Where {@link #convertedStep} pays: a shop whose only terminal charges in USD, converting the rest. */
+  static final int CONVERTING_SHOP = REGULAR_SHOPS + 1;
+  /** The rates into USD the converting shop's payments are converted at. */
+  static final Map<String, BigDecimal> TO_USD =
+      Map.of("EUR", new BigDecimal("1.0850"), "JPY", new BigDecimal("0.0067"));
 
   static TestGateway gw;
   /** A second instance on the same database: requests go to either, and both run the background jobs. */
@@ -119,6 +124,11 @@ class MoneyInvariantsTest {
     volatile Set<String> ends;
     /** Whether a withdrawal or refund is known to have given back what it held (declined 1.10, rejected). */
     volatile boolean released;
+    /** What it was asked as, in another currency than {@link #currency}, when routing converted it. */
+    volatile BigDecimal asked;
+    volatile String askedCurrency;
+    /** A withdrawal's amount and currency as its terminal pays it, when converted (its ledger stays in its own). */
+    volatile BigDecimal paidOut;
     /** Whether a bank transfer deposit may still wait for the sandbox bank to settle it. */
     volatile boolean awaitsBank;
     /** The states the merchant is told of by webhook, in order, once it has settled. */
@@ -163,6 +173,7 @@ class MoneyInvariantsTest {
     shops.add(shop("checking", false, true));
     shops.add(shop("approving and checking", true, true));
     shops.add(shop("hasty", false, false, Duration.ofSeconds(1)));
+    shops.add(convertingShop());
     try {
       for (int i = 0; i < OPERATIONS; i++) {
         step(i);
@@ -171,7 +182,10 @@ class MoneyInvariantsTest {
           settledBankTransfers();
         }
       }
+      long ran = System.nanoTime();
       settle();
+      System.out.println("MoneyInvariantsTest: operations " + Duration.ofNanos(ran - began).toMillis() + " ms, settled in "
+          + Duration.ofNanos(System.nanoTime() - ran).toMillis() + " ms");
       balancesFollowTheLedger("once settled");
       everyPaymentEndsAsModelled();
       everyLedgerEntryIsItsPaymentsOwn();
@@ -206,32 +220,34 @@ class MoneyInvariantsTest {
     // make what a slow machine answers depend on its speed
     Shop shop = shops.get(random.nextInt(REGULAR_SHOPS));
     String currency = CURRENCIES.get(random.nextInt(CURRENCIES.size()));
-    if (dice < 24) {
+    if (dice < 20) {
       deposit(shop, currency, randomAmount(currency, false), randomCard(), random.nextInt(5) == 0, true);
-    } else if (dice < 27) {
+    } else if (dice < 23) {
       bankDeposit(shop, currency);
-    } else if (dice < 30) {
+    } else if (dice < 26) {
       bankWithdrawal(shop, currency);
-    } else if (dice < 40) {
+    } else if (dice < 35) {
       preAuthStep(shop);
-    } else if (dice < 55) {
+    } else if (dice < 49) {
       refundStep(shop);
-    } else if (dice < 70) {
+    } else if (dice < 62) {
       withdraw(shop, currency, randomAmount(currency, true), random.nextInt(6) == 0 ? DECLINED : APPROVED, true);
-    } else if (dice < 76) {
+    } else if (dice < 68) {
       decideStep(shop);
-    } else if (dice < 83) {
+    } else if (dice < 75) {
       idempotentRetries(shop, currency);
-    } else if (dice < 87) {
+    } else if (dice < 79) {
       refundRace(shop, currency);
-    } else if (dice < 90) {
+    } else if (dice < 82) {
       withdrawalRace(shop, currency);
-    } else if (dice < 93) {
+    } else if (dice < 86) {
       actionRace(shop, currency);
-    } else if (dice < 95) {
+    } else if (dice < 88) {
       checkoutDeadlineRace(currency);
-    } else if (dice < 98) {
+    } else if (dice < 91) {
       checkoutPageRace(shop, currency);
+    } else if (dice < 95) {
+      convertedStep();
     } else {
       mixedBurst();
     }
@@ -577,6 +593,138 @@ class MoneyInvariantsTest {
       settled(authorized, "COMPLETED", part);
       retryAction(authorized, "capture", body, key, captured);
     }
+  }
+
+  /** A shop whose only connector is a USD terminal: payments asked in EUR or JPY are converted for it. */
+  private Shop convertingShop() {
+    var reference = gw.app.services().persistence().referenceData();
+    TO_USD.forEach((from, rate) -> reference.upsertCurrencyRate(
+        new io.tollgate.application.port.out.ReferenceData.CurrencyRate(from, "USD", rate, java.time.Instant.now())));
+    Shop shop = shop("converting", false, false);
+    long terminal = reference.createTerminal(new io.tollgate.application.port.out.ReferenceData.Terminal(0,
+        gw.merchant, "Money USD terminal", "ACTIVE", "Sandbox", "SANDBOX", "Sandbox",
+        List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), java.time.Instant.now()));
+    reference.createConnector(new io.tollgate.application.port.out.ReferenceData.Connector(0, shop.id().value(),
+        terminal, null, "ACTIVE", "BASIC_CARD", "USD", 1, 100, null, null, null, null, null), java.time.Instant.now());
+    return shop;
+  }
+
+  private static BigDecimal toUsd(BigDecimal amount, String currency) {
+    return amount.multiply(TO_USD.get(currency)).setScale(2, RoundingMode.HALF_EVEN);
+  }
+
+  private static int scale(String currency) {
+    return currency.equals("JPY") ? 0 : 2;
+  }
+
+  /**
+   * Payments converted for a terminal in another currency: deposits charged (and credited) in
+   * USD, captured in either currency, refunded in either at the deposit's own rate; withdrawals
+   * booked in the currency they were asked in and paid out converted.
+   */
+  private void convertedStep() {
+    Shop shop = shops.get(CONVERTING_SHOP);
+    String currency = random(2) == 0 ? "EUR" : "JPY";
+    int dice = random(10);
+    Tracked authorized = pick(t -> t.shop == shop && t.certainly("AUTHORIZED"));
+    Tracked completed = pick(t -> t.shop == shop && t.type == PaymentType.DEPOSIT && t.certainly("COMPLETED"));
+    if (dice < 2 && authorized != null) {
+      convertedCapture(authorized);
+    } else if (dice < 5 && completed != null) {
+      convertedRefund(completed);
+    } else if (dice < 7) {
+      BigDecimal amount = randomAmount(currency, true);
+      JsonNode w = ok(post("/api/v1/payments", withdrawalBody(currency, amount, APPROVED), shop.key(), null),
+          "converted withdrawal");
+      assertThat(w.get("state").asText()).isEqualTo("PENDING");
+      Tracked t = track(w.get("id").asText(), shop, PaymentType.WITHDRAWAL, currency, amount, null, false, APPROVED,
+          Set.of("COMPLETED"));
+      t.paidOut = toUsd(amount, currency);
+      t.announced.add("COMPLETED");
+      note("converted withdrawal " + t);
+    } else {
+      BigDecimal amount = randomAmount(currency, false);
+      boolean preAuth = random(3) == 0;
+      JsonNode created = ok(post("/api/v1/payments", depositBody(currency, amount, APPROVED, preAuth), shop.key(),
+          null), "converted deposit");
+      Tracked t = track(created.get("id").asText(), shop, PaymentType.DEPOSIT, "USD", toUsd(amount, currency), null,
+          preAuth, APPROVED, Set.of("CHECKOUT"));
+      t.asked = amount;
+      t.askedCurrency = currency;
+      JsonNode done = ok(patch(t, null), "converted PATCH");
+      assertThat(done.get("currency").asText()).isEqualTo("USD");
+      assertThat(done.get("amount").decimalValue()).as("charged for " + amount + " " + currency)
+          .isEqualByComparingTo(t.amount);
+      settled(t, preAuth ? "AUTHORIZED" : "COMPLETED", null);
+    }
+  }
+
+  /** A converted pre-authorization captured in full, in part in USD, or in part in the currency it was asked in. */
+  private void convertedCapture(Tracked t) {
+    int dice = random(3);
+    BigDecimal captured;
+    BigDecimal asked;
+    String body;
+    if (dice == 0) {
+      captured = t.amount;
+      asked = t.asked;
+      body = "{}";
+    } else if (dice == 1) {
+      captured = partOf(t.amount, "USD");
+      asked = t.asked.multiply(captured).divide(t.amount, scale(t.askedCurrency), RoundingMode.HALF_EVEN);
+      body = "{\"amount\":" + captured + "}";
+    } else {
+      asked = partOf(t.asked, t.askedCurrency);
+      captured = asked.multiply(t.amount).divide(t.asked, 2, RoundingMode.HALF_EVEN);
+      body = "{\"amount\":" + asked + ",\"currency\":\"" + t.askedCurrency + "\"}";
+    }
+    Answer a = post("/api/v1/payments/" + t.id + "/capture", body, t.shop.key(), null);
+    if (captured.signum() <= 0) {
+      assertThat(a.status()).as("a capture of " + t + " that converts to nothing: " + a.body()).isEqualTo(400);
+      return;
+    }
+    JsonNode done = ok(a, "converted capture " + body + " of " + t);
+    assertThat(done.get("amount").decimalValue()).as("captured of " + t + " by " + body).isEqualByComparingTo(captured);
+    assertThat(done.get("customerAmount").decimalValue()).as("captured as asked of " + t + " by " + body)
+        .isEqualByComparingTo(asked);
+    t.asked = asked;
+    settled(t, "COMPLETED", captured);
+  }
+
+  /** A converted deposit refunded in USD, or in the currency it was asked in at its own rate, or over what is left. */
+  private void convertedRefund(Tracked deposit) {
+    BigDecimal left = leftToRefund(deposit)[0];
+    boolean inAsked = random(2) == 0;
+    String currency = inAsked ? deposit.askedCurrency : "USD";
+    BigDecimal leftAsked = inAsked ? left.multiply(deposit.asked).divide(deposit.amount, scale(currency),
+        RoundingMode.HALF_EVEN) : left;
+    int dice = random(5);
+    BigDecimal requested = dice == 0 ? leftAsked.add(BigDecimal.ONE.movePointLeft(scale(currency)))
+        : dice == 1 || leftAsked.signum() <= 0 ? leftAsked : partOf(leftAsked, currency);
+    if (requested.signum() <= 0) {
+      return;
+    }
+    BigDecimal back = inAsked ? requested.multiply(deposit.amount).divide(deposit.asked, 2, RoundingMode.HALF_EVEN)
+        .min(left) : requested;
+    Answer a = post("/api/v1/payments", refundBody(currency, requested, deposit.id), deposit.shop.key(), null);
+    if (requested.compareTo(leftAsked) > 0 || back.signum() <= 0) {
+      assertThat(a.status()).as("a refund of " + requested + " " + currency + " of " + deposit + " with " + leftAsked
+          + " left: " + a.body()).isEqualTo(400);
+      note("converted refund of " + requested + " " + currency + " refused for " + deposit);
+      return;
+    }
+    JsonNode r = ok(a, "a refund of " + requested + " " + currency + " of " + deposit + " with " + leftAsked + " left");
+    assertThat(r.get("currency").asText()).isEqualTo("USD");
+    assertThat(r.get("amount").decimalValue()).as("taken back for " + requested + " " + currency + " of " + deposit)
+        .isEqualByComparingTo(back);
+    Tracked t = track(r.get("id").asText(), deposit.shop, PaymentType.REFUND, "USD", back, deposit.id, false, null,
+        Set.of("COMPLETED"));
+    if (inAsked) {
+      t.asked = requested;
+      t.askedCurrency = currency;
+    }
+    t.announced.add("COMPLETED");
+    note("converted refund " + t);
   }
 
   /** A card verification, a pre-authorization of 0: authorized, never captured, voided, and never moves money. */
@@ -1077,15 +1225,43 @@ class MoneyInvariantsTest {
   private void mixedBurst() throws Exception {
     int n = 4 + random(5);
     List<Callable<Tracked>> calls = new ArrayList<>();
+    Set<Tracked> taken = new HashSet<>();
     for (int i = 0; i < n; i++) {
       Shop shop = shops.get(random(REGULAR_SHOPS));
       String currency = CURRENCIES.get(random(CURRENCIES.size()));
-      boolean deposit = random(3) != 0 || shop.checkBalance();
-      BigDecimal amount = randomAmount(currency, !deposit);
-      String card = deposit ? (random(4) == 0 ? DECLINED : APPROVED) : APPROVED;
-      Random own = new Random(random.nextLong());
-      calls.add(() -> deposit ? parallelDeposit(shop, currency, amount, card, own)
-          : withdraw(shop, currency, amount, card, false));
+      int kind = random(6);
+      // each payment acted on by one call only: which one wins is then no question
+      Tracked deposit = kind == 3 ? pick(t -> t.type == PaymentType.DEPOSIT && t.certainly("COMPLETED")
+          && !t.awaitsBank && !taken.contains(t)) : null;
+      Tracked authorized = kind == 4 ? pick(t -> t.certainly("AUTHORIZED") && t.amount.signum() > 0
+          && t.asked == null && !taken.contains(t)) : null;
+      if (deposit != null) {
+        taken.add(deposit);
+        BigDecimal[] left = leftToRefund(deposit);
+        BigDecimal amount = partOf(left[0].signum() > 0 ? left[0] : deposit.amount, deposit.currency);
+        calls.add(() -> {
+          refund(deposit, amount, null, null);
+          return deposit;
+        });
+      } else if (authorized != null) {
+        taken.add(authorized);
+        BigDecimal part = partOf(authorized.amount, authorized.currency);
+        calls.add(() -> {
+          JsonNode captured = ok(post("/api/v1/payments/" + authorized.id + "/capture", "{\"amount\":" + part + "}",
+              authorized.shop.key(), null), "capture");
+          assertThat(captured.get("state").asText()).isEqualTo("COMPLETED");
+          settled(authorized, "COMPLETED", part);
+          return authorized;
+        });
+      } else {
+        // deposits, and withdrawals of every shop: a checking shop's take or decline 1.10 as the others leave it
+        boolean pay = kind < 3;
+        BigDecimal amount = randomAmount(currency, !pay);
+        String card = pay ? (random(4) == 0 ? DECLINED : APPROVED) : APPROVED;
+        Random own = new Random(random.nextLong());
+        calls.add(() -> pay ? parallelDeposit(shop, currency, amount, card, own)
+            : withdraw(shop, currency, amount, card, false));
+      }
     }
     List<Future<Tracked>> running = new ArrayList<>();
     CountDownLatch go = new CountDownLatch(1);
@@ -1294,9 +1470,18 @@ class MoneyInvariantsTest {
       Row row = rows.get(t.id);
       JsonNode api = ok(get("/api/v1/payments/" + t.id, t.shop.key()), "payment");
       assertThat(api.get("state").asText()).as("state of " + t).isIn(t.ends).isEqualTo(row.state());
-      assertThat(row.amount()).as("amount of " + t).isEqualByComparingTo(t.amount);
-      assertThat(api.get("amount").decimalValue()).as("amount of " + t).isEqualByComparingTo(t.amount);
-      assertThat(row.currency()).isEqualTo(t.currency);
+      BigDecimal amount = t.paidOut != null ? t.paidOut : t.amount;
+      assertThat(row.amount()).as("amount of " + t).isEqualByComparingTo(amount);
+      assertThat(api.get("amount").decimalValue()).as("amount of " + t).isEqualByComparingTo(amount);
+      assertThat(row.currency()).isEqualTo(t.paidOut != null ? "USD" : t.currency);
+      if (t.paidOut != null) {
+        assertThat(api.get("customerAmount").decimalValue()).as("booked amount of " + t).isEqualByComparingTo(t.amount);
+        assertThat(api.get("customerCurrency").asText()).isEqualTo(t.currency);
+      }
+      if (t.asked != null) {
+        assertThat(api.get("customerAmount").decimalValue()).as("asked amount of " + t).isEqualByComparingTo(t.asked);
+        assertThat(api.get("customerCurrency").asText()).isEqualTo(t.askedCurrency);
+      }
       assertThat(row.type()).isEqualTo(t.type.name());
       if (t.shop == shops.get(REGULAR_SHOPS) && row.state().equals("CANCELLED")) {
         assertThat(api.get("errorCode").asText()).as("error of " + t).isEqualTo("1.04");
