@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Test;
 class MoneyInvariantsTest {
 
   static final long SEED = Long.getLong("tollgate.money.seed", System.nanoTime());
-  static final int OPERATIONS = Integer.getInteger("tollgate.money.operations", 300);
+  static final int OPERATIONS = Integer.getInteger("tollgate.money.operations", 250);
   static final Duration SETTLE = Duration.ofSeconds(40);
 
   static final String APPROVED = "4000000000000408";
@@ -68,6 +68,12 @@ class MoneyInvariantsTest {
   static final int REGULAR_SHOPS = 4;
   /** Where {@link #convertedStep} pays: a shop whose only terminal charges in USD, converting the rest. */
   static final int CONVERTING_SHOP = REGULAR_SHOPS + 1;
+  /**
+   * Where {@link #convertedStep} pays with the card the first terminal declines 4.02: a EUR
+   * terminal whose 4.02 cascades to a USD one, which converts.
+   */
+  static final int CASCADING_SHOP = CONVERTING_SHOP + 1;
+  static final String CASCADES = "4000000000000424";
   /** The rates into USD the converting shop's payments are converted at. */
   static final Map<String, BigDecimal> TO_USD =
       Map.of("EUR", new BigDecimal("1.0850"), "JPY", new BigDecimal("0.0067"));
@@ -174,6 +180,7 @@ class MoneyInvariantsTest {
     shops.add(shop("approving and checking", true, true));
     shops.add(shop("hasty", false, false, Duration.ofSeconds(1)));
     shops.add(convertingShop());
+    shops.add(cascadingShop());
     try {
       for (int i = 0; i < OPERATIONS; i++) {
         step(i);
@@ -184,8 +191,8 @@ class MoneyInvariantsTest {
       }
       long ran = System.nanoTime();
       settle();
-      System.out.println("MoneyInvariantsTest: operations " + Duration.ofNanos(ran - began).toMillis() + " ms, settled in "
-          + Duration.ofNanos(System.nanoTime() - ran).toMillis() + " ms");
+      System.out.println("MoneyInvariantsTest: operations " + Duration.ofNanos(ran - began).toMillis()
+          + " ms, settled in " + Duration.ofNanos(System.nanoTime() - ran).toMillis() + " ms");
       balancesFollowTheLedger("once settled");
       everyPaymentEndsAsModelled();
       everyLedgerEntryIsItsPaymentsOwn();
@@ -609,6 +616,28 @@ class MoneyInvariantsTest {
     return shop;
   }
 
+  /** A shop whose EUR terminal declines 4.02 on to its USD terminal, converting there. */
+  private Shop cascadingShop() {
+    var reference = gw.app.services().persistence().referenceData();
+    Shop shop = shop("cascading", false, false);
+    long group = gw.app.services().groups().create(gw.merchant, io.tollgate.domain.group.GroupKind.ERROR_CODE,
+        "Money cascading codes", false).id();
+    gw.app.services().persistence().groups().add(group,
+        List.of(new io.tollgate.application.port.out.GroupRepository.Entry("4.02", "4.02")), "test",
+        java.time.Instant.now());
+    long first = reference.createTerminal(new io.tollgate.application.port.out.ReferenceData.Terminal(0,
+        gw.merchant, "Money cascading EUR terminal", "ACTIVE", "Sandbox", "SANDBOX", "Sandbox",
+        List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), java.time.Instant.now()));
+    long next = reference.createTerminal(new io.tollgate.application.port.out.ReferenceData.Terminal(0,
+        gw.merchant, "Money cascading USD terminal", "ACTIVE", "Sandbox", "SANDBOX", "Sandbox",
+        List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), java.time.Instant.now()));
+    reference.createConnector(new io.tollgate.application.port.out.ReferenceData.Connector(0, shop.id().value(),
+        first, null, "ACTIVE", "BASIC_CARD", "EUR", 1, 100, null, null, group, null, null), java.time.Instant.now());
+    reference.createConnector(new io.tollgate.application.port.out.ReferenceData.Connector(0, shop.id().value(),
+        next, null, "ACTIVE", "BASIC_CARD", "USD", 2, 100, null, null, null, null, null), java.time.Instant.now());
+    return shop;
+  }
+
   private static BigDecimal toUsd(BigDecimal amount, String currency) {
     return amount.multiply(TO_USD.get(currency)).setScale(2, RoundingMode.HALF_EVEN);
   }
@@ -623,21 +652,33 @@ class MoneyInvariantsTest {
    * booked in the currency they were asked in and paid out converted.
    */
   private void convertedStep() {
-    Shop shop = shops.get(CONVERTING_SHOP);
-    String currency = random(2) == 0 ? "EUR" : "JPY";
+    // the cascading shop converts what its first terminal declines 4.02 and its next one pays, in EUR only
+    boolean cascading = random(2) == 0;
+    Shop shop = shops.get(cascading ? CASCADING_SHOP : CONVERTING_SHOP);
+    String currency = cascading || random(2) == 0 ? "EUR" : "JPY";
+    String card = cascading ? CASCADES : APPROVED;
     int dice = random(10);
-    Tracked authorized = pick(t -> t.shop == shop && t.certainly("AUTHORIZED"));
+    Tracked authorized = pick(t -> t.shop == shop && t.certainly("AUTHORIZED") && t.asked != null);
     Tracked completed = pick(t -> t.shop == shop && t.type == PaymentType.DEPOSIT && t.certainly("COMPLETED"));
     if (dice < 2 && authorized != null) {
       convertedCapture(authorized);
+    } else if (dice < 5 && completed != null && completed.asked == null) {
+      // paid by the cascading shop's first terminal, in EUR: refunded there
+      BigDecimal[] left = leftToRefund(completed);
+      if (left[0].signum() > 0) {
+        refund(completed, random(3) == 0 ? left[0] : partOf(left[0], completed.currency), left, null);
+      }
     } else if (dice < 5 && completed != null) {
       convertedRefund(completed);
+    } else if (cascading && dice < 6) {
+      // a card the first terminal pays: in EUR, not converted
+      deposit(shop, currency, randomAmount(currency, false), APPROVED, random(3) == 0, true);
     } else if (dice < 7) {
       BigDecimal amount = randomAmount(currency, true);
-      JsonNode w = ok(post("/api/v1/payments", withdrawalBody(currency, amount, APPROVED), shop.key(), null),
+      JsonNode w = ok(post("/api/v1/payments", withdrawalBody(currency, amount, card), shop.key(), null),
           "converted withdrawal");
       assertThat(w.get("state").asText()).isEqualTo("PENDING");
-      Tracked t = track(w.get("id").asText(), shop, PaymentType.WITHDRAWAL, currency, amount, null, false, APPROVED,
+      Tracked t = track(w.get("id").asText(), shop, PaymentType.WITHDRAWAL, currency, amount, null, false, card,
           Set.of("COMPLETED"));
       t.paidOut = toUsd(amount, currency);
       t.announced.add("COMPLETED");
@@ -645,10 +686,10 @@ class MoneyInvariantsTest {
     } else {
       BigDecimal amount = randomAmount(currency, false);
       boolean preAuth = random(3) == 0;
-      JsonNode created = ok(post("/api/v1/payments", depositBody(currency, amount, APPROVED, preAuth), shop.key(),
+      JsonNode created = ok(post("/api/v1/payments", depositBody(currency, amount, card, preAuth), shop.key(),
           null), "converted deposit");
       Tracked t = track(created.get("id").asText(), shop, PaymentType.DEPOSIT, "USD", toUsd(amount, currency), null,
-          preAuth, APPROVED, Set.of("CHECKOUT"));
+          preAuth, card, Set.of("CHECKOUT"));
       t.asked = amount;
       t.askedCurrency = currency;
       JsonNode done = ok(patch(t, null), "converted PATCH");
@@ -1200,9 +1241,20 @@ class MoneyInvariantsTest {
           null), "deposit");
       Tracked t = track(created.get("id").asText(), shop, PaymentType.DEPOSIT, currency, amount, null, false, APPROVED,
           Set.of("CHECKOUT"));
-      List<Answer> answers = race(n, i -> patch(t, null));
-      int winner = oneWinner(answers, "host-to-host PATCHes of " + t);
-      assertThat(answers.get(winner).json().at("/result/state").asText()).isEqualTo("COMPLETED");
+      // without a key exactly one executes it; with one key, one executes it and the rest are its answer again
+      String key = random(2) == 0 ? nextKey("patch") : null;
+      List<Answer> answers = race(n, i -> patch(t, key));
+      if (key == null) {
+        int winner = oneWinner(answers, "host-to-host PATCHes of " + t);
+        assertThat(answers.get(winner).json().at("/result/state").asText()).isEqualTo("COMPLETED");
+      } else {
+        for (Answer a : answers) {
+          assertThat(a.status()).as("one PATCH of " + t + " sent at once with its key: " + a.body()).isEqualTo(200);
+          assertThat(a.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+        }
+        assertThat(answers.stream().filter(a -> a.header("Idempotent-Replayed") == null))
+            .as("PATCHes with one key that were not replays").hasSize(1);
+      }
       settled(t, "COMPLETED", null);
     }
   }
@@ -1609,6 +1661,18 @@ class MoneyInvariantsTest {
   record Step(String payment, String operation, String state) {}
 
   /**
+   * CONTRACT section 3, written out apart from the domain's table: the states a payment of a
+   * type may move to from each state, by any step.
+   */
+  static final Map<String, Set<String>> CONTRACT = Map.of(
+      "DEPOSIT CHECKOUT", Set.of("CHECKOUT", "PENDING", "AUTHORIZED", "COMPLETED", "DECLINED", "CANCELLED"),
+      "DEPOSIT PENDING", Set.of("PENDING", "AUTHORIZED", "COMPLETED", "DECLINED", "CANCELLED"),
+      "DEPOSIT AUTHORIZED", Set.of("COMPLETED", "CANCELLED"),
+      "WITHDRAWAL AWAITING_APPROVAL", Set.of("PENDING", "CANCELLED"),
+      "WITHDRAWAL PENDING", Set.of("PENDING", "COMPLETED", "DECLINED"),
+      "REFUND PENDING", Set.of("COMPLETED", "DECLINED"));
+
+  /**
    * Each payment's operations, oldest first, are a walk through the contract's state table:
    * created in a state its type may start in, every step one the table allows from the state
    * before it, nothing after a final state, and the payment's state the last step's.
@@ -1630,6 +1694,12 @@ class MoneyInvariantsTest {
             .contains(to);
         if (to == PaymentState.AUTHORIZED) {
           assertThat(t.preAuth).as("only a pre-authorization is authorized: " + t).isTrue();
+        }
+        assertThat(CONTRACT.getOrDefault(t.type + " " + state, Set.of())).as(op + " of " + t + " from " + state
+            + ", by the contract's own words").contains(to.name());
+        if (state == PaymentState.AUTHORIZED || state == PaymentState.AWAITING_APPROVAL) {
+          assertThat(op).as("what moves " + t + " out of " + state).isIn(OperationType.CAPTURE, OperationType.VOID,
+              OperationType.APPROVE, OperationType.REJECT);
         }
         state = to;
       }
