@@ -74,6 +74,9 @@ class MoneyInvariantsTest {
    */
   static final int CASCADING_SHOP = CONVERTING_SHOP + 1;
   static final String CASCADES = "4000000000000424";
+  /** Where {@link #velocityRace} pays: a shop whose anti-fraud profile allows a card {@value #PER_CARD} deposits. */
+  static final int LIMITED_SHOP = CASCADING_SHOP + 1;
+  static final int PER_CARD = 3;
   /** The rates into USD the converting shop's payments are converted at. */
   static final Map<String, BigDecimal> TO_USD =
       Map.of("EUR", new BigDecimal("1.0850"), "JPY", new BigDecimal("0.0067"));
@@ -184,6 +187,7 @@ class MoneyInvariantsTest {
     shops.add(shop("hasty", false, false, Duration.ofSeconds(1)));
     shops.add(convertingShop());
     shops.add(cascadingShop());
+    shops.add(limitedShop());
     try {
       for (int i = 0; i < OPERATIONS; i++) {
         step(i);
@@ -258,6 +262,8 @@ class MoneyInvariantsTest {
       checkoutPageRace(shop, currency);
     } else if (dice < 95) {
       convertedStep();
+    } else if (dice < 96) {
+      velocityRace();
     } else {
       mixedBurst();
     }
@@ -648,6 +654,72 @@ class MoneyInvariantsTest {
     reference.createConnector(new io.tollgate.application.port.out.ReferenceData.Connector(0, shop.id().value(),
         next, null, "ACTIVE", "BASIC_CARD", "USD", 2, 100, null, null, null, null, null), java.time.Instant.now());
     return shop;
+  }
+
+  /** A shop whose anti-fraud profile allows a card {@value #PER_CARD} completed (or in-progress) deposits an hour. */
+  private Shop limitedShop() {
+    var reference = gw.app.services().persistence().referenceData();
+    Shop shop = shop("limited", false, false);
+    long profile = reference.createAntifraudProfile(gw.merchant, "Money card limit", "UTC", java.time.Instant.now());
+    reference.addAntifraudRule(profile, new io.tollgate.application.port.out.ReferenceData.AntifraudRule(0,
+        "COMPLETED_DEPOSITS_PER_CARD", null, PER_CARD, 60));
+    reference.attachAntifraudProfile(shop.id().value(), profile);
+    return shop;
+  }
+
+  /**
+   * Deposits with one card, executed at once on a shop that allows a card {@value #PER_CARD}:
+   * screened one after another, so exactly that many are charged and the rest declined by the
+   * screen, never charged.
+   */
+  private void velocityRace() throws Exception {
+    Shop shop = shops.get(LIMITED_SHOP);
+    StringBuilder digits = new StringBuilder("4");
+    for (int i = 0; i < 14; i++) {
+      digits.append(random(10));
+    }
+    String card = digits.append(luhnDigit(digits.toString())).toString();
+    String currency = CURRENCIES.get(random(CURRENCIES.size()));
+    int n = 4 + random(5);
+    List<Tracked> deposits = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      BigDecimal amount = randomAmount(currency, false);
+      JsonNode created = ok(post("/api/v1/payments", depositBody(currency, amount, card, false), shop.key(), null),
+          "deposit");
+      deposits.add(track(created.get("id").asText(), shop, PaymentType.DEPOSIT, currency, amount, null, false, card,
+          Set.of("CHECKOUT")));
+    }
+    List<Answer> answers = race(n, i -> patch(deposits.get(i), null));
+    int charged = 0;
+    for (int i = 0; i < n; i++) {
+      JsonNode done = ok(answers.get(i), "a deposit of a card at its limit");
+      String state = done.get("state").asText();
+      assertThat(state).as("deposits of one card at once: " + done).isIn("COMPLETED", "DECLINED");
+      if (state.equals("DECLINED")) {
+        assertThat(done.get("errorCode").asText()).as("declined by the screen: " + done).startsWith("6.");
+      } else {
+        charged++;
+      }
+      settled(deposits.get(i), state, null);
+    }
+    assertThat(charged).as(n + " deposits of one card at once, " + PER_CARD + " allowed").isEqualTo(
+        Math.min(n, PER_CARD));
+  }
+
+  /** The check digit that makes {@code digits} and it pass the Luhn check. */
+  private static int luhnDigit(String digits) {
+    int sum = 0;
+    for (int i = 0; i < digits.length(); i++) {
+      int d = digits.charAt(digits.length() - 1 - i) - '0';
+      if (i % 2 == 0) {
+        d *= 2;
+        if (d > 9) {
+          d -= 9;
+        }
+      }
+      sum += d;
+    }
+    return (10 - sum % 10) % 10;
   }
 
   private static BigDecimal toUsd(BigDecimal amount, String currency) {
