@@ -41,10 +41,12 @@ import org.junit.jupiter.api.Test;
 /**
  * No payment lost or made twice, and every balance what its ledger says: a few hundred random
  * operations over the gateway API (host-to-host deposits with cards that complete, decline or
- * ask for 3-D Secure, pre-authorizations captured in full or in part or voided, refunds and
- * over-refunds, withdrawals with and without approval and balance check, retries with one
- * Idempotency-Key, and races of several requests on one payment), checked against a model of
- * what must hold, during the run and once the payouts have settled.
+ * ask for 3-D Secure, bank transfers, pre-authorizations captured in full or in part or voided,
+ * refunds and over-refunds, withdrawals with and without approval and balance check, payments
+ * converted for a terminal in another currency or cascaded to one, retries with one
+ * Idempotency-Key, and races of several requests on one payment or one balance), sent to either
+ * of two instances on one database, checked against a model of what must hold, during the run
+ * and once the payouts have settled.
  *
  * <p>The run is drawn from a seed, printed at the start; {@code -Dtollgate.money.seed=<seed>}
  * replays it, {@code -Dtollgate.money.operations=<n>} makes it longer or shorter.
@@ -52,7 +54,7 @@ import org.junit.jupiter.api.Test;
 class MoneyInvariantsTest {
 
   static final long SEED = Long.getLong("tollgate.money.seed", System.nanoTime());
-  static final int OPERATIONS = Integer.getInteger("tollgate.money.operations", 250);
+  static final int OPERATIONS = Integer.getInteger("tollgate.money.operations", 200);
   static final Duration SETTLE = Duration.ofSeconds(40);
 
   static final String APPROVED = "4000000000000408";
@@ -191,7 +193,7 @@ class MoneyInvariantsTest {
     try {
       for (int i = 0; i < OPERATIONS; i++) {
         step(i);
-        if (i % 50 == 49) {
+        if (i % 40 == 39) {
           balancesFollowTheLedger("after operation " + i);
           settledBankTransfers();
         }
@@ -209,8 +211,12 @@ class MoneyInvariantsTest {
       everyAnnouncedStateHasOneWebhook();
       everyIdempotencyKeyNamesOnePayment();
     } catch (AssertionError | RuntimeException e) {
+      List<String> last;
+      synchronized (log) {
+        last = List.copyOf(log.subList(Math.max(0, log.size() - 15), log.size()));
+      }
       throw new AssertionError("seed " + SEED + " (replay with -Dtollgate.money.seed=" + SEED + "); last steps:\n  "
-          + String.join("\n  ", log.subList(Math.max(0, log.size() - 15), log.size())) + "\n" + e.getMessage(), e);
+          + String.join("\n  ", last) + "\n" + e.getMessage(), e);
     }
     System.out.println("MoneyInvariantsTest seed " + SEED + ": " + tracked.size() + " payments in "
         + Duration.ofNanos(System.nanoTime() - began).toMillis() + " ms");
@@ -254,10 +260,10 @@ class MoneyInvariantsTest {
       refundRace(shop, currency);
     } else if (dice < 82) {
       withdrawalRace(shop, currency);
-    } else if (dice < 86) {
+    } else if (dice < 87) {
       actionRace(shop, currency);
     } else if (dice < 88) {
-      checkoutDeadlineRace(currency);
+      checkoutDeadlineRace(currency); // rare: it waits for its deadline
     } else if (dice < 91) {
       checkoutPageRace(shop, currency);
     } else if (dice < 95) {
