@@ -42,6 +42,11 @@ final class BasicAuthFilter implements ContainerRequestFilter {
         io.tollgate.rest.common.ClientAddress.of(request)));
   }
 
+  /** The user this request authenticated as; null before authentication or when it failed. */
+  static MerchantUser authenticated(ContainerRequestContext request) {
+    return request.getProperty(USER) instanceof MerchantUser user ? user : null;
+  }
+
   static MerchantUser user(ContainerRequestContext request) {
     Object user = request.getProperty(USER);
     if (user == null) {

@@ -31,6 +31,16 @@ public final class MerchantApi {
     return io.tollgate.rest.common.OpenApiDocument.load(MerchantApi.class, "openapi.yaml");
   }
 
+  /**
+   * The merchant whose user this request authenticated as, for a filter running after
+   * authentication ({@link jakarta.ws.rs.Priorities#AUTHENTICATION}); null when it did not.
+   */
+  public static io.tollgate.domain.shop.MerchantId authenticatedMerchant(
+      jakarta.ws.rs.container.ContainerRequestContext request) {
+    io.tollgate.domain.user.MerchantUser user = BasicAuthFilter.authenticated(request);
+    return user == null ? null : user.merchantId();
+  }
+
   public static ResourceConfig application(Dependencies d) {
     ResourceConfig config = new ResourceConfig();
     config.property(ServerProperties.WADL_FEATURE_DISABLE, true);
