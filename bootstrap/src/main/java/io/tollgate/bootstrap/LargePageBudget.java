@@ -92,7 +92,8 @@ final class LargePageBudget implements Filter {
     };
   }
 
-  private static boolean readsLimit(Method method) {
+  /** Whether a resource method reads a {@code limit} parameter: whether it serves a list. */
+  static boolean readsLimit(Method method) {
     for (Annotation[] annotations : method.getParameterAnnotations()) {
       for (Annotation annotation : annotations) {
         if (annotation instanceof QueryParam param && param.value().equals("limit")) {

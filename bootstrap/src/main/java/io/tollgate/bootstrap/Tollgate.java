@@ -55,11 +55,15 @@ public final class Tollgate implements AutoCloseable {
   private volatile BackgroundJobs jobs;
   private volatile WebhookDispatcher webhooks;
   private final Observability observability;
+  private final MerchantListShare listShare;
   /** The demo merchant this start seeded in a fresh sandbox, whose keys are shown once. */
   private final java.util.Optional<DemoSeed.Demo> demo;
 
   /** How long a large list page waits for its rows of the budget before it is a 503. */
   private static final Duration LARGE_PAGE_WAIT = Duration.ofSeconds(2);
+
+  /** How long a merchant API list waits for a place of its merchant's share before it is a 503. */
+  private static final Duration MERCHANT_LIST_WAIT = Duration.ofSeconds(2);
 
   /** How long a stop waits for the requests in flight to finish. */
   private static final long STOP_TIMEOUT_MILLIS = 15_000;
@@ -152,6 +156,12 @@ public final class Tollgate implements AutoCloseable {
       context.addFilter(budget, "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
       context.addFilter(budget, "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     }
+    // The merchant API's lists only: the gateway's requests never wait for a merchant's share.
+    this.listShare = new MerchantListShare(Math.max(1, config.merchantListShare()), MERCHANT_LIST_WAIT);
+    if (config.merchantListShare() > 0) {
+      context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(listShare), "/merchant-api/*",
+          java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    }
     var gateway = GatewayApi.application(
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
             services.recentShops()::name, services.processing(), services.payments(), services.processing(),
@@ -178,6 +188,7 @@ public final class Tollgate implements AutoCloseable {
             config.merchantApiCore() ? MerchantApi.Profile.CORE : MerchantApi.Profile.FULL,
             config.bodyLimitBytes(), Clock.systemUTC()));
     merchant.register(new RequestMetricsFilter(observability.registry, "merchant"));
+    merchant.register(listShare.binding());
     merchant.register(largePages.binding());
     context.addServlet(new ServletHolder("merchant", new ServletContainer(merchant)), "/merchant-api/v1/*");
     DatabaseReadiness readiness = new DatabaseReadiness(database, Duration.ofSeconds(2));
@@ -275,6 +286,11 @@ public final class Tollgate implements AutoCloseable {
     ServerConnector connector = (ServerConnector) server.getConnectors()[0];
     connector.setIdleTimeout(timeout.toMillis());
     connector.getConnectionFactory(HttpConnectionFactory.class).getHttpConfiguration().setIdleTimeout(timeout.toMillis());
+  }
+
+  /** Merchants with merchant API lists served or waiting now: for tests that check none is kept after. */
+  int merchantsWithListsInFlight() {
+    return listShare.merchantsInFlight();
   }
 
   /** Requests being served now: for tests that stop the service with one in flight. */

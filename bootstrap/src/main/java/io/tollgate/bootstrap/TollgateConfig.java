@@ -40,6 +40,7 @@ public record TollgateConfig(
     int rateLimitBurst,
     int pageRateLimit,
     int largePageRows,
+    int merchantListShare,
     List<ClientAddresses.Range> trustedProxies) {
 
   /** One environment variable: its name, default and meaning. */
@@ -94,6 +95,9 @@ public record TollgateConfig(
       new Setting("TOLLGATE_LARGE_PAGE_ROWS", "20000",
           "rows of large list pages (a `limit` above 500) built and written at once, per instance; a page that "
               + "cannot have its rows within 2 s is a 503 with `Retry-After`; 0 switches the budget off"),
+      new Setting("TOLLGATE_MERCHANT_LIST_SHARE", "(half of `TOLLGATE_DB_POOL_SIZE`)",
+          "merchant API list requests of one merchant served at once, per instance; as many more wait up to 2 s, "
+              + "then, as any beyond those, are a 503 with `Retry-After`; 0 switches the share off"),
       new Setting("TOLLGATE_TRUSTED_PROXIES", "",
           "comma-separated addresses or CIDR blocks of your load balancers or proxies: a request from one is "
               + "limited by the nearest address in its `X-Forwarded-For` that is not one (the pages, refused "
@@ -169,6 +173,9 @@ public record TollgateConfig(
         problems);
     int largePageRows = integer(get.apply("TOLLGATE_LARGE_PAGE_ROWS"), 20_000, 0, 100_000_000,
         "TOLLGATE_LARGE_PAGE_ROWS", problems);
+    // half the pool: one merchant's lists leave the other half to the other merchants, the gateway and the jobs
+    int merchantListShare = integer(get.apply("TOLLGATE_MERCHANT_LIST_SHARE"), Math.max(1, pool / 2), 0, 500,
+        "TOLLGATE_MERCHANT_LIST_SHARE", problems);
     String logFormat = get.apply("TOLLGATE_LOG_FORMAT");
     if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
       problems.add("TOLLGATE_LOG_FORMAT must be text or json");
@@ -225,6 +232,7 @@ public record TollgateConfig(
         rateLimitBurst,
         pageRateLimit,
         largePageRows,
+        merchantListShare,
         trustedProxies);
   }
 

@@ -46,6 +46,16 @@ class ConfigurationReferenceTest {
   }
 
   @Test
+  void a_merchants_share_of_the_lists_is_half_the_pool_unless_set() {
+    assertThat(TollgateConfig.from(Map.of()).merchantListShare()).isEqualTo(8);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_DB_POOL_SIZE", "5")).merchantListShare()).isEqualTo(2);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_DB_POOL_SIZE", "1")).merchantListShare()).isEqualTo(1);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", "0")).merchantListShare()).isZero();
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", "-1")))
+        .hasMessageContaining("TOLLGATE_MERCHANT_LIST_SHARE must be between 0 and 500");
+  }
+
+  @Test
   void a_job_interval_under_a_millisecond_is_refused() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_JOB_INTERVAL", "PT0.0001S")))
         .hasMessageContaining("TOLLGATE_JOB_INTERVAL");

@@ -1,0 +1,169 @@
+package io.tollgate.bootstrap;
+
+import io.tollgate.domain.DomainException;
+import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.rest.merchant.MerchantApi;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.FeatureContext;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Each merchant's share of the database for the merchant API's lists, per instance: at most
+ * {@code share} of one merchant's list requests are served at once, as many more wait (at most
+ * {@code wait}), and any beyond those, or one that waited in vain, are a 503 with
+ * {@code Retry-After}. Within its rate limit, one merchant's deep pages (a large {@code offset}
+ * is read and skipped row by row) held all 16 connections, and the other merchants' lists, the
+ * gateway's payments and the jobs then waited up to 5 s for one, some in vain. The gateway API
+ * takes no part: its requests never wait here.
+ *
+ * <p>Wired as {@link LargePageBudget} is: the Jersey filter {@link #binding} puts on every list
+ * takes a place once the user is authenticated (so made-up credentials hold none), before the
+ * large-page budget (so a request waiting for its merchant's turn holds no rows the other
+ * merchants' pages could use); a Jersey response filter gives it back once the list is read,
+ * before the answer is written (writing needs no connection, and a slow client holds up no other
+ * request of its merchant); and this servlet filter gives it back after whatever happened to the
+ * request, when nothing did before. Only merchants with requests here have an entry, so the
+ * memory is bounded by the requests in flight, however many merchants there are.
+ */
+final class MerchantListShare implements Filter {
+
+  /** The request attribute holding what the request took; Jersey's request properties are these attributes. */
+  private static final String TAKEN = "tollgate.merchantListShare";
+
+  private final int share;
+  private final long waitNanos;
+  private final ConcurrentHashMap<MerchantId, Places> merchants = new ConcurrentHashMap<>();
+
+  /** At most {@code share} list requests of one merchant at once; as many more wait at most {@code wait}. */
+  MerchantListShare(int share, Duration wait) {
+    this.share = share;
+    this.waitNanos = wait.toNanos();
+  }
+
+  /** One merchant's places. */
+  private final class Places {
+    // fair: a request waiting is not passed by the merchant's later ones until it gives up
+    final Semaphore free = new Semaphore(share, true);
+    /** Requests holding or waiting for a place; changed only in the map's compute, which removes the entry at 0. */
+    int requests;
+  }
+
+  /** What one request took, for the filters to give back once. */
+  private static final class Taken {
+    private MerchantId merchant;
+    private Places places;
+  }
+
+  @Override
+  public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    Taken taken = new Taken();
+    request.setAttribute(TAKEN, taken);
+    try {
+      chain.doFilter(request, response);
+    } finally {
+      giveBack(taken);
+    }
+  }
+
+  /** The Jersey filters that take and give back a place, bound to the lists (a GET reading {@code limit}). */
+  DynamicFeature binding() {
+    return new DynamicFeature() {
+      @Override
+      public void configure(ResourceInfo resource, FeatureContext context) {
+        Method method = resource.getResourceMethod();
+        if (method != null && method.isAnnotationPresent(GET.class) && LargePageBudget.readsLimit(method)) {
+          // after authentication, before the large-page budget (at AUTHORIZATION)
+          context.register(new Take(), Priorities.AUTHORIZATION - 100);
+        }
+      }
+    };
+  }
+
+  /** Takes a place of the request's merchant, or refuses the request with a 503; gives it back once it is read. */
+  private final class Take implements ContainerRequestFilter, ContainerResponseFilter {
+    @Override
+    public void filter(ContainerRequestContext request) {
+      take(request);
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+      if (request.getProperty(TAKEN) instanceof Taken taken) {
+        giveBack(taken);
+      }
+    }
+  }
+
+  private void take(ContainerRequestContext request) {
+    MerchantId merchant = MerchantApi.authenticatedMerchant(request);
+    if (!(request.getProperty(TAKEN) instanceof Taken taken) || merchant == null || taken.places != null) {
+      return;
+    }
+    boolean[] full = {false};
+    Places places = merchants.compute(merchant, (m, p) -> {
+      Places mine = p == null ? new Places() : p;
+      if (mine.requests >= 2 * share) {
+        full[0] = true;
+      } else {
+        mine.requests++;
+      }
+      return mine;
+    });
+    if (full[0]) {
+      throw busy();
+    }
+    boolean placed = false;
+    try {
+      placed = places.free.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (!placed) {
+      leave(merchant);
+      throw busy();
+    }
+    taken.merchant = merchant;
+    taken.places = places;
+  }
+
+  private void giveBack(Taken taken) {
+    if (taken.places != null) {
+      taken.places.free.release();
+      leave(taken.merchant);
+      taken.places = null;
+    }
+  }
+
+  /** One request of the merchant no longer holds or waits for a place; the last one removes the entry. */
+  private void leave(MerchantId merchant) {
+    merchants.computeIfPresent(merchant, (m, p) -> --p.requests == 0 ? null : p);
+  }
+
+  /** Merchants with list requests served or waiting now: for tests that check the memory is given back. */
+  int merchantsInFlight() {
+    return merchants.size();
+  }
+
+  private static DomainException.Unavailable busy() {
+    return new DomainException.Unavailable("Too many list requests of your merchant are being served at once; "
+        + "retry shortly, or send fewer at a time");
+  }
+}

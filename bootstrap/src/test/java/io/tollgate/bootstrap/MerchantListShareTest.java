@@ -1,0 +1,178 @@
+package io.tollgate.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tollgate.domain.shop.MerchantId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One merchant's lists hold at most its share of the database (here 8 of the test database's 20
+ * connections): a flood of them, as deep pages within the rate limit would be, once held every
+ * connection, and another merchant's list and the gateway's payments waited 5 s for one and were
+ * a 503. The flood is held in flight here, as in {@link LargePagesTest}, by a lock on the shop
+ * groups' members, which a page of one group's operations waits for.
+ */
+class MerchantListShareTest {
+
+  static final int SHARE = 8;
+  static TestGateway gw;
+  static String[] flooder;
+  static String[] other;
+  static String heldPage;
+  /**
+   * The test's own connection to watch the held pages by: without a share the flood took every
+   * other one, and a watch asking the pool for one would wait as the other merchant did.
+   */
+  static Handle watch;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gw = TestGateway.start(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", Integer.toString(SHARE)));
+    flooder = gw.merchantUser(gw.merchant, "flood@shop.example");
+    gw.completedDeposit("5.00", "EUR", gw.apiKey);
+    long group = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "All", Instant.now());
+    heldPage = "/merchant-api/v1/operations?offset=900000&shopGroupId.eq=" + group;
+    MerchantId otherMerchant = gw.app.services().shops().createMerchant("Other Merchant");
+    gw.createShop(otherMerchant, "Other Shop", false);
+    other = gw.merchantUser(otherMerchant, "lists@other.example");
+    watch = gw.database.jdbi().open();
+  }
+
+  @AfterAll
+  static void stop() {
+    watch.close();
+    gw.close();
+  }
+
+  @Test
+  void one_merchants_flood_of_lists_leaves_the_other_merchants_and_the_gateway_their_connections() throws Exception {
+    // signed in before the flood: what is measured below is the list, not a first password check
+    assertThat(gw.merchantGet("/merchant-api/v1/payments", other).status()).isEqualTo(200);
+    assertThat(gw.merchantGet("/merchant-api/v1/payments", flooder).status()).isEqualTo(200);
+    int flood = 2 * SHARE + 4;
+    List<Future<TestGateway.Answer>> answers = new ArrayList<>();
+    ExecutorService clients = Executors.newFixedThreadPool(flood);
+    try {
+      try (Handle lock = lockShopGroups()) {
+        for (int i = 0; i < flood; i++) {
+          answers.add(clients.submit(() -> gw.merchantGet(heldPage, flooder)));
+        }
+        awaitWaitingOnTheLock(SHARE);
+        // the rest of the flood arrives meanwhile: without a share, it took the remaining connections
+        Thread.sleep(500);
+
+        long t0 = System.nanoTime();
+        TestGateway.Answer otherList = gw.merchantGet("/merchant-api/v1/payments?limit=500&offset=100", other);
+        assertThat(otherList.status()).as(otherList.body()).isEqualTo(200);
+        assertThat(gw.get("/api/v1/payments").status()).isEqualTo(200);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("another merchant's list and the gateway's payments "
+            + "did not wait for a connection").isLessThan(Duration.ofMillis(1500));
+        assertThat(waitingOnTheLock()).as("no more of the flood reached the database than its share")
+            .isEqualTo(SHARE);
+
+        // those beyond the share and as many waiting are refused at once, those waiting after 2 s
+        long refusedBy = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (answers.stream().filter(Future::isDone).count() < flood - SHARE) {
+          assertThat(System.nanoTime()).as("the flood beyond the share is refused").isLessThan(refusedBy);
+          Thread.sleep(20);
+        }
+        assertThat(waitingOnTheLock()).isEqualTo(SHARE);
+        for (Future<TestGateway.Answer> answer : answers) {
+          if (answer.isDone()) {
+            TestGateway.Answer refused = answer.get();
+            assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+            assertThat(refused.header("Retry-After")).isNotBlank();
+            assertThat(refused.json().get("message").asText())
+                .startsWith("Too many list requests of your merchant are being served at once");
+            assertThat(refused.json().get("path").asText()).isEqualTo("/merchant-api/v1/operations");
+          }
+        }
+        lock.rollback();
+      }
+      int served = 0;
+      for (Future<TestGateway.Answer> answer : answers) {
+        if (answer.get(10, TimeUnit.SECONDS).status() == 200) {
+          served++;
+        }
+      }
+      assertThat(served).as("the share was served once the lock was gone").isEqualTo(SHARE);
+      // every place was given back, and no merchant is remembered once its lists are answered
+      assertThat(gw.app.merchantsWithListsInFlight()).isZero();
+      List<Future<TestGateway.Answer>> again = new ArrayList<>();
+      for (int i = 0; i < 2 * SHARE; i++) {
+        again.add(clients.submit(() -> gw.merchantGet(heldPage, flooder)));
+      }
+      for (Future<TestGateway.Answer> answer : again) {
+        assertThat(answer.get(10, TimeUnit.SECONDS).status()).isEqualTo(200);
+      }
+      assertThat(gw.app.merchantsWithListsInFlight()).isZero();
+    } finally {
+      clients.shutdownNow();
+    }
+  }
+
+  @Test
+  void a_list_whose_request_fails_gives_its_place_back() throws Exception {
+    ExecutorService clients = Executors.newFixedThreadPool(SHARE);
+    try {
+      List<Future<TestGateway.Answer>> failed = new ArrayList<>();
+      try (Handle lock = lockShopGroups()) {
+        for (int i = 0; i < SHARE; i++) {
+          failed.add(clients.submit(() -> gw.merchantGet(heldPage, flooder)));
+        }
+        awaitWaitingOnTheLock(SHARE);
+        watch.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE " + WAITING);
+        for (Future<TestGateway.Answer> answer : failed) {
+          assertThat(answer.get(10, TimeUnit.SECONDS).status()).isGreaterThanOrEqualTo(500);
+        }
+        lock.rollback();
+      }
+    } finally {
+      clients.shutdownNow();
+    }
+    assertThat(gw.app.merchantsWithListsInFlight()).isZero();
+    long t0 = System.nanoTime();
+    assertThat(gw.merchantGet(heldPage, flooder).status()).isEqualTo(200);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("did not wait for a place")
+        .isLessThan(Duration.ofMillis(1500));
+  }
+
+  /** A transaction holding the shop groups' members, which a page of one group's records waits for. */
+  private static Handle lockShopGroups() {
+    Handle lock = gw.database.jdbi().open();
+    lock.begin();
+    lock.execute("LOCK TABLE shop_group_members IN ACCESS EXCLUSIVE MODE");
+    return lock;
+  }
+
+  /** The held pages' queries, waiting on the lock. */
+  private static final String WAITING = "wait_event_type = 'Lock' AND query LIKE '%shop_group_members%'";
+
+  /**
+   * How many held pages' queries wait on the lock; asked outside the lock's transaction, which
+   * would see the activity as it was when first asked.
+   */
+  private static int waitingOnTheLock() {
+    return watch.createQuery("SELECT count(*) FROM pg_stat_activity WHERE " + WAITING).mapTo(Integer.class).one();
+  }
+
+  private static void awaitWaitingOnTheLock(int pages) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (waitingOnTheLock() < pages) {
+      assertThat(System.nanoTime()).as("the held pages wait on the lock").isLessThan(end);
+      Thread.sleep(20);
+    }
+  }
+}
