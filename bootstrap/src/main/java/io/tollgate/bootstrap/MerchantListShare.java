@@ -26,9 +26,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Each merchant's share of the database for the merchant API's lists, per instance: at most
- * {@code share} of one merchant's list requests are served at once, as many more wait (at most
- * {@code wait}), and any beyond those, or one that waited in vain, are a 503 with
- * {@code Retry-After}. Within its rate limit, one merchant's deep pages (a large {@code offset}
+ * {@code share} of one merchant's list requests are served at once, up to {@value #WAITING} times as
+ * many more wait (at most {@code wait}), and any beyond those, or one that waited in vain, are a
+ * 503 with {@code Retry-After}. Within its rate limit, one merchant's deep pages (a large {@code offset}
  * is read and skipped row by row) held all 16 connections, and the other merchants' lists, the
  * gateway's payments and the jobs then waited up to 5 s for one, some in vain. The gateway API
  * takes no part: its requests never wait here.
@@ -47,11 +47,20 @@ final class MerchantListShare implements Filter {
   /** The request attribute holding what the request took; Jersey's request properties are these attributes. */
   private static final String TAKEN = "tollgate.merchantListShare";
 
+  /**
+   * How many times its share a merchant's lists may wait. A bound, so that one merchant cannot
+   * hold every HTTP thread waiting (within its rate limit, 2 s of lists are 400); a loose one,
+   * since a client that drops its connections and opens as many again (wrk between two runs, a
+   * load balancer's retries) has both its old requests and its new ones here for a moment: with
+   * as many waiting as served, S3's 16 connections were then 503s.
+   */
+  static final int WAITING = 3;
+
   private final int share;
   private final long waitNanos;
   private final ConcurrentHashMap<MerchantId, Places> merchants = new ConcurrentHashMap<>();
 
-  /** At most {@code share} list requests of one merchant at once; as many more wait at most {@code wait}. */
+  /** At most {@code share} list requests of one merchant at once; more wait at most {@code wait}. */
   MerchantListShare(int share, Duration wait) {
     this.share = share;
     this.waitNanos = wait.toNanos();
@@ -120,7 +129,7 @@ final class MerchantListShare implements Filter {
     boolean[] full = {false};
     Places places = merchants.compute(merchant, (m, p) -> {
       Places mine = p == null ? new Places() : p;
-      if (mine.requests >= 2 * share) {
+      if (mine.requests >= (1 + WAITING) * share) {
         full[0] = true;
       } else {
         mine.requests++;

@@ -96,8 +96,8 @@ public record TollgateConfig(
           "rows of large list pages (a `limit` above 500) built and written at once, per instance; a page that "
               + "cannot have its rows within 2 s is a 503 with `Retry-After`; 0 switches the budget off"),
       new Setting("TOLLGATE_MERCHANT_LIST_SHARE", "(half of `TOLLGATE_DB_POOL_SIZE`)",
-          "merchant API list requests of one merchant served at once, per instance; as many more wait up to 2 s, "
-              + "then, as any beyond those, are a 503 with `Retry-After`; 0 switches the share off"),
+          "merchant API list requests of one merchant served at once, per instance; three times as many more "
+              + "wait up to 2 s, then, as any beyond those, are a 503 with `Retry-After`; 0 switches the share off"),
       new Setting("TOLLGATE_TRUSTED_PROXIES", "",
           "comma-separated addresses or CIDR blocks of your load balancers or proxies: a request from one is "
               + "limited by the nearest address in its `X-Forwarded-For` that is not one (the pages, refused "

@@ -61,7 +61,7 @@ class MerchantListShareTest {
     // signed in before the flood: what is measured below is the list, not a first password check
     assertThat(gw.merchantGet("/merchant-api/v1/payments", other).status()).isEqualTo(200);
     assertThat(gw.merchantGet("/merchant-api/v1/payments", flooder).status()).isEqualTo(200);
-    int flood = 2 * SHARE + 4;
+    int flood = (1 + MerchantListShare.WAITING) * SHARE + 4;
     List<Future<TestGateway.Answer>> answers = new ArrayList<>();
     ExecutorService clients = Executors.newFixedThreadPool(flood);
     try {
@@ -82,7 +82,7 @@ class MerchantListShareTest {
         assertThat(waitingOnTheLock()).as("no more of the flood reached the database than its share")
             .isEqualTo(SHARE);
 
-        // those beyond the share and as many waiting are refused at once, those waiting after 2 s
+        // the 4 beyond those served and those waiting are refused at once, those waiting after 2 s
         long refusedBy = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (answers.stream().filter(Future::isDone).count() < flood - SHARE) {
           assertThat(System.nanoTime()).as("the flood beyond the share is refused").isLessThan(refusedBy);
