@@ -45,7 +45,7 @@ class LargePagesTest {
   void a_large_page_while_others_hold_the_budget_is_a_503_with_retry_after_and_small_pages_still_pass()
       throws Exception {
     CompletableFuture<TestGateway.Answer> held;
-    try (Handle lock = lockShopGroups()) {
+    try (Handle lock = HeldPages.lockShopGroups(gw.database)) {
       held = CompletableFuture.supplyAsync(() -> gw.merchantGet(heldPage, reader));
       awaitWaitingOnTheLock();
 
@@ -77,17 +77,16 @@ class LargePagesTest {
   @Test
   void a_page_whose_request_fails_or_whose_client_goes_away_gives_its_rows_back() throws Exception {
     CompletableFuture<TestGateway.Answer> failed;
-    try (Handle lock = lockShopGroups()) {
+    try (Handle lock = HeldPages.lockShopGroups(gw.database)) {
       failed = CompletableFuture.supplyAsync(() -> gw.merchantGet(heldPage, reader));
       awaitWaitingOnTheLock();
-      gw.database.jdbi().useHandle(h -> h.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE "
-          + WAITING));
+      gw.database.jdbi().useHandle(HeldPages::cancelWaiting);
       assertThat(failed.get(10, TimeUnit.SECONDS).status()).isGreaterThanOrEqualTo(500);
       lock.rollback();
     }
     assertThat(gw.get("/api/v1/payments?limit=1000").status()).isEqualTo(200);
 
-    try (Handle lock = lockShopGroups(); Socket client = new Socket("127.0.0.1", gw.app.port())) {
+    try (Handle lock = HeldPages.lockShopGroups(gw.database); Socket client = new Socket("127.0.0.1", gw.app.port())) {
       OutputStream out = client.getOutputStream();
       out.write(("GET " + heldPage + " HTTP/1.1\r\nHost: x\r\nAuthorization: "
           + TestGateway.basic(reader) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
@@ -99,27 +98,10 @@ class LargePagesTest {
     assertThat(gw.get("/api/v1/payments?limit=1000").status()).isEqualTo(200);
   }
 
-  /** A transaction holding the shop groups' members, which a page of one group's records waits for. */
-  private static Handle lockShopGroups() {
-    Handle lock = gw.database.jdbi().open();
-    lock.begin();
-    lock.execute("LOCK TABLE shop_group_members IN ACCESS EXCLUSIVE MODE");
-    return lock;
-  }
-
-  /** The held page's query, waiting on the lock. */
-  private static final String WAITING = "wait_event_type = 'Lock' AND query LIKE '%shop_group_members%'";
-
-  /**
-   * Once the held page's query waits on the lock: its request has taken its rows of the budget.
-   * Asked outside the lock's transaction, which would see the activity as it was when first asked.
-   */
+  /** Once the held page's query waits on the lock: its request has taken its rows of the budget. */
   private static void awaitWaitingOnTheLock() throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (gw.database.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM pg_stat_activity WHERE " + WAITING)
-        .mapTo(Integer.class).one()) == 0) {
-      assertThat(System.nanoTime()).as("the held page waits on the lock").isLessThan(end);
-      Thread.sleep(20);
+    try (Handle watch = gw.database.jdbi().open()) {
+      HeldPages.awaitWaiting(watch, 1);
     }
   }
 }

@@ -65,7 +65,7 @@ class MerchantListShareTest {
     List<Future<TestGateway.Answer>> answers = new ArrayList<>();
     ExecutorService clients = Executors.newFixedThreadPool(flood);
     try {
-      try (Handle lock = lockShopGroups()) {
+      try (Handle lock = HeldPages.lockShopGroups(gw.database)) {
         for (int i = 0; i < flood; i++) {
           answers.add(clients.submit(() -> gw.merchantGet(heldPage, flooder)));
         }
@@ -128,12 +128,12 @@ class MerchantListShareTest {
     ExecutorService clients = Executors.newFixedThreadPool(SHARE);
     try {
       List<Future<TestGateway.Answer>> failed = new ArrayList<>();
-      try (Handle lock = lockShopGroups()) {
+      try (Handle lock = HeldPages.lockShopGroups(gw.database)) {
         for (int i = 0; i < SHARE; i++) {
           failed.add(clients.submit(() -> gw.merchantGet(heldPage, flooder)));
         }
         awaitWaitingOnTheLock(SHARE);
-        watch.execute("SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE " + WAITING);
+        HeldPages.cancelWaiting(watch);
         for (Future<TestGateway.Answer> answer : failed) {
           assertThat(answer.get(10, TimeUnit.SECONDS).status()).isGreaterThanOrEqualTo(500);
         }
@@ -149,30 +149,11 @@ class MerchantListShareTest {
         .isLessThan(Duration.ofMillis(1500));
   }
 
-  /** A transaction holding the shop groups' members, which a page of one group's records waits for. */
-  private static Handle lockShopGroups() {
-    Handle lock = gw.database.jdbi().open();
-    lock.begin();
-    lock.execute("LOCK TABLE shop_group_members IN ACCESS EXCLUSIVE MODE");
-    return lock;
-  }
-
-  /** The held pages' queries, waiting on the lock. */
-  private static final String WAITING = "wait_event_type = 'Lock' AND query LIKE '%shop_group_members%'";
-
-  /**
-   * How many held pages' queries wait on the lock; asked outside the lock's transaction, which
-   * would see the activity as it was when first asked.
-   */
   private static int waitingOnTheLock() {
-    return watch.createQuery("SELECT count(*) FROM pg_stat_activity WHERE " + WAITING).mapTo(Integer.class).one();
+    return HeldPages.waiting(watch);
   }
 
   private static void awaitWaitingOnTheLock(int pages) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (waitingOnTheLock() < pages) {
-      assertThat(System.nanoTime()).as("the held pages wait on the lock").isLessThan(end);
-      Thread.sleep(20);
-    }
+    HeldPages.awaitWaiting(watch, pages);
   }
 }
