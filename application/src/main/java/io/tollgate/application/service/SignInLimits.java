@@ -139,10 +139,13 @@ final class SignInLimits {
     }
   }
 
-  /** The /48 whose count holds {@code guesser} back: none for IPv4, nor for a client known to the user. */
+  /**
+   * The /48 whose count holds {@code guesser} back: none for IPv4, nor for a client known to the
+   * user, which is asked first: an integration in use is asked on each of its requests, and
+   * needs no address parsed.
+   */
   private String blockCounting(String guesser) {
-    String block = block(guesser);
-    return block == null || known.getIfPresent(guesser) != null ? null : block;
+    return known.getIfPresent(guesser) != null ? null : block(guesser);
   }
 
   private static void refuseFor(long wait) {
