@@ -41,6 +41,7 @@ public record TollgateConfig(
     int pageRateLimit,
     int largePageRows,
     int merchantListShare,
+    int merchantListsTotal,
     List<ClientAddresses.Range> trustedProxies) {
 
   /** One environment variable: its name, default and meaning. */
@@ -98,6 +99,11 @@ public record TollgateConfig(
       new Setting("TOLLGATE_MERCHANT_LIST_SHARE", "(half of `TOLLGATE_DB_POOL_SIZE`)",
           "merchant API list requests of one merchant served at once, per instance; three times as many more "
               + "wait up to 2 s, then, as any beyond those, are a 503 with `Retry-After`; 0 switches the share off"),
+      new Setting("TOLLGATE_MERCHANT_LISTS_TOTAL", "(three quarters of `TOLLGATE_DB_POOL_SIZE`)",
+          "merchant API list requests of all merchants served at once, per instance, at least "
+              + "`TOLLGATE_MERCHANT_LIST_SHARE`; a merchant's second and further lists are served only while fewer "
+              + "than `TOLLGATE_MERCHANT_LIST_SHARE` are in all, the rest is kept for merchants with none; a list "
+              + "waits for its place within the same 2 s, then is a 503 with `Retry-After`; 0 switches the total off"),
       new Setting("TOLLGATE_TRUSTED_PROXIES", "",
           "comma-separated addresses or CIDR blocks of your load balancers or proxies: a request from one is "
               + "limited by the nearest address in its `X-Forwarded-For` that is not one (the pages, refused "
@@ -176,6 +182,13 @@ public record TollgateConfig(
     // half the pool: one merchant's lists leave the other half to the other merchants, the gateway and the jobs
     int merchantListShare = integer(get.apply("TOLLGATE_MERCHANT_LIST_SHARE"), Math.max(1, pool / 2), 0, 500,
         "TOLLGATE_MERCHANT_LIST_SHARE", problems);
+    // three quarters of the pool: heavy merchants at their share leave the last quarter to the gateway and the jobs
+    int merchantListsTotal = integer(get.apply("TOLLGATE_MERCHANT_LISTS_TOTAL"),
+        Math.max(merchantListShare, pool * 3 / 4), 0, 500, "TOLLGATE_MERCHANT_LISTS_TOTAL", problems);
+    if (merchantListsTotal > 0 && merchantListsTotal < merchantListShare) {
+      problems.add("TOLLGATE_MERCHANT_LISTS_TOTAL must be 0 or at least TOLLGATE_MERCHANT_LIST_SHARE ("
+          + merchantListShare + ")");
+    }
     String logFormat = get.apply("TOLLGATE_LOG_FORMAT");
     if (logFormat != null && !logFormat.equals("text") && !logFormat.equals("json")) {
       problems.add("TOLLGATE_LOG_FORMAT must be text or json");
@@ -233,6 +246,7 @@ public record TollgateConfig(
         pageRateLimit,
         largePageRows,
         merchantListShare,
+        merchantListsTotal,
         trustedProxies);
   }
 

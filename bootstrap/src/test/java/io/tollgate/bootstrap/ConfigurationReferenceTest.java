@@ -56,6 +56,23 @@ class ConfigurationReferenceTest {
   }
 
   @Test
+  void the_lists_of_all_merchants_are_three_quarters_of_the_pool_unless_set_and_never_below_one_share() {
+    assertThat(TollgateConfig.from(Map.of()).merchantListsTotal()).isEqualTo(12);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_DB_POOL_SIZE", "5")).merchantListsTotal()).isEqualTo(3);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_DB_POOL_SIZE", "1")).merchantListsTotal()).isEqualTo(1);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", "14")).merchantListsTotal())
+        .as("a share set above three quarters of the pool raises the default total with it").isEqualTo(14);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LISTS_TOTAL", "0")).merchantListsTotal()).isZero();
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LISTS_TOTAL", "8")).merchantListsTotal()).isEqualTo(8);
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LISTS_TOTAL", "7")))
+        .hasMessageContaining("TOLLGATE_MERCHANT_LISTS_TOTAL must be 0 or at least TOLLGATE_MERCHANT_LIST_SHARE (8)");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LISTS_TOTAL", "501")))
+        .hasMessageContaining("TOLLGATE_MERCHANT_LISTS_TOTAL must be between 0 and 500");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_MERCHANT_LISTS_TOTAL", "many")))
+        .hasMessageContaining("TOLLGATE_MERCHANT_LISTS_TOTAL must be an integer");
+  }
+
+  @Test
   void a_job_interval_under_a_millisecond_is_refused() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_JOB_INTERVAL", "PT0.0001S")))
         .hasMessageContaining("TOLLGATE_JOB_INTERVAL");
