@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Each merchant's share of the database for the merchant API's lists, per instance: at most
@@ -32,6 +34,14 @@ import java.util.concurrent.TimeUnit;
  * is read and skipped row by row) held all 16 connections, and the other merchants' lists, the
  * gateway's payments and the jobs then waited up to 5 s for one, some in vain. The gateway API
  * takes no part: its requests never wait here.
+ *
+ * <p>The merchants' lists together are served at most {@code total} at once: two heavy merchants
+ * at their share each held the whole pool as one had before. A list holds its merchant's place
+ * and then one of the total; it waits for the total holding its merchant's place, which no request
+ * holding a place of the total ever waits for, so the two cannot deadlock. A merchant's second and
+ * further lists are served only while fewer than {@code share} lists are in all: the rest of the
+ * total stays with merchants that have none being served, and a merchant arriving while heavy ones
+ * wait gets its list at once. A list waits for both places within the one {@code wait}.
  *
  * <p>Wired as {@link LargePageBudget} is: the Jersey filter {@link #binding} puts on every list
  * takes a place once the user is authenticated (so made-up credentials hold none), before the
@@ -57,12 +67,25 @@ final class MerchantListShare implements Filter {
   static final int WAITING = 3;
 
   private final int share;
+  private final int total;
   private final long waitNanos;
   private final ConcurrentHashMap<MerchantId, Places> merchants = new ConcurrentHashMap<>();
+  // fair: the list waiting longest for a place of the total is the first to look at a freed one
+  private final ReentrantLock totalLock = new ReentrantLock(true);
+  private final Condition placeFreed = totalLock.newCondition();
+  /** Lists holding a place of the total; guarded by {@link #totalLock}. */
+  private int served;
 
-  /** At most {@code share} list requests of one merchant at once; more wait at most {@code wait}. */
-  MerchantListShare(int share, Duration wait) {
+  /**
+   * At most {@code share} list requests of one merchant at once and {@code total} of all merchants
+   * (none when 0, else at least {@code share}); more wait at most {@code wait}.
+   */
+  MerchantListShare(int share, int total, Duration wait) {
+    if (total != 0 && total < share) {
+      throw new IllegalArgumentException("the total " + total + " is below one merchant's share " + share);
+    }
     this.share = share;
+    this.total = total;
     this.waitNanos = wait.toNanos();
   }
 
@@ -72,6 +95,8 @@ final class MerchantListShare implements Filter {
     final Semaphore free = new Semaphore(share, true);
     /** Requests holding or waiting for a place; changed only in the map's compute, which removes the entry at 0. */
     int requests;
+    /** Requests holding a place of the total; guarded by {@link #totalLock}. */
+    int serving;
   }
 
   /** What one request took, for the filters to give back once. */
@@ -139,25 +164,63 @@ final class MerchantListShare implements Filter {
     if (full[0]) {
       throw busy();
     }
-    boolean placed = false;
+    long deadline = System.nanoTime() + waitNanos;
+    boolean ofMerchant = false;
+    boolean ofTotal = false;
     try {
-      placed = places.free.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+      ofMerchant = places.free.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+      ofTotal = ofMerchant && takeOfTotal(places, deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (!placed) {
+    if (!ofTotal) {
+      if (ofMerchant) {
+        places.free.release();
+      }
       leave(merchant);
-      throw busy();
+      throw ofMerchant ? busyInAll() : busy();
     }
     taken.merchant = merchant;
     taken.places = places;
   }
 
+  /**
+   * Takes a place of the total for a list holding its merchant's place, waiting until {@code deadline}:
+   * false when none was free by then.
+   */
+  private boolean takeOfTotal(Places places, long deadline) throws InterruptedException {
+    totalLock.lock();
+    try {
+      while (total > 0 && (served >= total || places.serving > 0 && served >= share)) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        placeFreed.awaitNanos(left);
+      }
+      served++;
+      places.serving++;
+      return true;
+    } finally {
+      totalLock.unlock();
+    }
+  }
+
   private void giveBack(Taken taken) {
-    if (taken.places != null) {
-      taken.places.free.release();
-      leave(taken.merchant);
+    Places places = taken.places;
+    if (places != null) {
       taken.places = null;
+      totalLock.lock();
+      try {
+        served--;
+        places.serving--;
+        // all: a freed place may suit a merchant's first list and none of the others waiting
+        placeFreed.signalAll();
+      } finally {
+        totalLock.unlock();
+      }
+      places.free.release();
+      leave(taken.merchant);
     }
   }
 
@@ -171,8 +234,23 @@ final class MerchantListShare implements Filter {
     return merchants.size();
   }
 
+  /** Lists holding a place of the total now: for tests that check each place is given back once. */
+  int listsServed() {
+    totalLock.lock();
+    try {
+      return served;
+    } finally {
+      totalLock.unlock();
+    }
+  }
+
   private static DomainException.Unavailable busy() {
     return new DomainException.Unavailable("Too many list requests of your merchant are being served at once; "
         + "retry shortly, or send fewer at a time");
+  }
+
+  private static DomainException.Unavailable busyInAll() {
+    return new DomainException.Unavailable("Too many merchants' list requests are being served at once; "
+        + "retry shortly");
   }
 }

@@ -62,7 +62,7 @@ public final class Tollgate implements AutoCloseable {
   /** How long a large list page waits for its rows of the budget before it is a 503. */
   private static final Duration LARGE_PAGE_WAIT = Duration.ofSeconds(2);
 
-  /** How long a merchant API list waits for a place of its merchant's share before it is a 503. */
+  /** How long a merchant API list waits for its places (its merchant's share, the total) before it is a 503. */
   private static final Duration MERCHANT_LIST_WAIT = Duration.ofSeconds(2);
 
   /** How long a stop waits for the requests in flight to finish. */
@@ -156,8 +156,9 @@ public final class Tollgate implements AutoCloseable {
       context.addFilter(budget, "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
       context.addFilter(budget, "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     }
-    // The merchant API's lists only: the gateway's requests never wait for a merchant's share.
-    this.listShare = new MerchantListShare(Math.max(1, config.merchantListShare()), MERCHANT_LIST_WAIT);
+    // The merchant API's lists only: the gateway's requests never wait for a merchant's share or the total.
+    this.listShare = new MerchantListShare(Math.max(1, config.merchantListShare()),
+        config.merchantListShare() > 0 ? config.merchantListsTotal() : 0, MERCHANT_LIST_WAIT);
     if (config.merchantListShare() > 0) {
       context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(listShare), "/merchant-api/*",
           java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
@@ -291,6 +292,11 @@ public final class Tollgate implements AutoCloseable {
   /** Merchants with merchant API lists served or waiting now: for tests that check none is kept after. */
   int merchantsWithListsInFlight() {
     return listShare.merchantsInFlight();
+  }
+
+  /** Merchant API lists holding a place of the total now: for tests that check each is given back once. */
+  int merchantListsServed() {
+    return listShare.listsServed();
   }
 
   /** Requests being served now: for tests that stop the service with one in flight. */

@@ -19,14 +19,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * One merchant's lists hold at most its share of the database (here 8 of the test database's 20
- * connections): a flood of them, as deep pages within the rate limit would be, once held every
- * connection, and another merchant's list and the gateway's payments waited 5 s for one and were
- * a 503. The flood is held in flight here, as in {@link LargePagesTest}, by a lock on the shop
- * groups' members, which a page of one group's operations waits for.
+ * connections), and all merchants' lists at most the total (here 12): a flood of them, as deep pages
+ * within the rate limit would be, once held every connection, and another merchant's list and the
+ * gateway's payments waited 5 s for one and were a 503. The flood is held in flight here, as in
+ * {@link LargePagesTest}, by a lock on the shop groups' members, which a page of one group's
+ * operations waits for.
  */
 class MerchantListShareTest {
 
   static final int SHARE = 8;
+  static final int TOTAL = 12;
   static TestGateway gw;
   static String[] flooder;
   static String[] other;
@@ -39,7 +41,8 @@ class MerchantListShareTest {
 
   @BeforeAll
   static void start() throws Exception {
-    gw = TestGateway.start(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", Integer.toString(SHARE)));
+    gw = TestGateway.start(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", Integer.toString(SHARE),
+        "TOLLGATE_MERCHANT_LISTS_TOTAL", Integer.toString(TOTAL)));
     flooder = gw.merchantUser(gw.merchant, "flood@shop.example");
     gw.completedDeposit("5.00", "EUR", gw.apiKey);
     long group = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "All", Instant.now());
@@ -124,6 +127,87 @@ class MerchantListShareTest {
   }
 
   @Test
+  void heavy_merchants_at_their_share_each_leave_another_merchants_list_and_the_gateway_their_connections()
+      throws Exception {
+    // at their share, three merchants' lists would hold 24 connections: more than the 18 the lock and the watch leave
+    List<HeavyMerchant> heavy = List.of(heavyMerchant("heavy-a"), heavyMerchant("heavy-b"), heavyMerchant("heavy-c"));
+    for (HeavyMerchant merchant : heavy) {
+      assertThat(gw.merchantGet("/merchant-api/v1/payments", merchant.user()).status()).isEqualTo(200);
+    }
+    assertThat(gw.merchantGet("/merchant-api/v1/payments", other).status()).isEqualTo(200);
+    int flood = heavy.size() * SHARE;
+    // one share in all, and the first list of each merchant that had none when that share was reached
+    int mostServed = SHARE + heavy.size() - 1;
+    List<Future<TestGateway.Answer>> answers = new ArrayList<>();
+    ExecutorService clients = Executors.newFixedThreadPool(flood);
+    try {
+      int held;
+      try (Handle lock = HeldPages.lockShopGroups(gw.database)) {
+        for (HeavyMerchant merchant : heavy) {
+          for (int i = 0; i < SHARE; i++) {
+            answers.add(clients.submit(() -> gw.merchantGet(merchant.heldPage(), merchant.user())));
+          }
+        }
+        awaitWaitingOnTheLock(SHARE);
+        // the rest of the flood arrives meanwhile: without a total, it took the remaining connections
+        Thread.sleep(500);
+
+        long t0 = System.nanoTime();
+        TestGateway.Answer otherList = gw.merchantGet("/merchant-api/v1/payments?limit=500&offset=100", other);
+        assertThat(otherList.status()).as(otherList.body()).isEqualTo(200);
+        TestGateway.Answer payment = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.00,"
+            + "\"currency\":\"EUR\",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\","
+            + "\"expiryYear\":\"2045\"}}");
+        assertThat(payment.status()).as(payment.body()).isEqualTo(200);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("another merchant's list and the gateway's payment "
+            + "did not wait for a connection").isLessThan(Duration.ofMillis(1500));
+        held = waitingOnTheLock();
+        assertThat(held).as("no more of the heavy merchants' lists reached the database than the total lets them")
+            .isBetween(SHARE, mostServed);
+
+        // the lists waiting for a place of the total are refused after 2 s, holding nothing
+        long refusedBy = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (answers.stream().filter(Future::isDone).count() < flood - held) {
+          assertThat(System.nanoTime()).as("the lists beyond the total are refused").isLessThan(refusedBy);
+          Thread.sleep(20);
+        }
+        assertThat(waitingOnTheLock()).isEqualTo(held);
+        for (Future<TestGateway.Answer> answer : answers) {
+          if (answer.isDone()) {
+            TestGateway.Answer refused = answer.get();
+            assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+            assertThat(refused.header("Retry-After")).isNotBlank();
+            assertThat(refused.json().get("message").asText())
+                .startsWith("Too many merchants' list requests are being served at once");
+          }
+        }
+        lock.rollback();
+      }
+      int served = 0;
+      for (Future<TestGateway.Answer> answer : answers) {
+        if (answer.get(10, TimeUnit.SECONDS).status() == 200) {
+          served++;
+        }
+      }
+      assertThat(served).as("the lists held were served once the lock was gone").isEqualTo(held);
+      // each place of the total was given back once: none is missing, none given back twice
+      assertThat(gw.app.merchantListsServed()).isZero();
+      assertThat(gw.app.merchantsWithListsInFlight()).isZero();
+      List<Future<TestGateway.Answer>> again = new ArrayList<>();
+      for (int i = 0; i < TOTAL; i++) {
+        HeavyMerchant merchant = heavy.get(i % heavy.size());
+        again.add(clients.submit(() -> gw.merchantGet(merchant.heldPage(), merchant.user())));
+      }
+      for (Future<TestGateway.Answer> answer : again) {
+        assertThat(answer.get(10, TimeUnit.SECONDS).status()).isEqualTo(200);
+      }
+      assertThat(gw.app.merchantListsServed()).isZero();
+    } finally {
+      clients.shutdownNow();
+    }
+  }
+
+  @Test
   void a_list_whose_request_fails_gives_its_place_back() throws Exception {
     ExecutorService clients = Executors.newFixedThreadPool(SHARE);
     try {
@@ -143,10 +227,22 @@ class MerchantListShareTest {
       clients.shutdownNow();
     }
     assertThat(gw.app.merchantsWithListsInFlight()).isZero();
+    assertThat(gw.app.merchantListsServed()).isZero();
     long t0 = System.nanoTime();
     assertThat(gw.merchantGet(heldPage, flooder).status()).isEqualTo(200);
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("did not wait for a place")
         .isLessThan(Duration.ofMillis(1500));
+  }
+
+  /** A merchant of its own, with a user and a page of its operations that the lock holds. */
+  private record HeavyMerchant(String[] user, String heldPage) {}
+
+  private static HeavyMerchant heavyMerchant(String name) {
+    MerchantId merchant = gw.app.services().shops().createMerchant(name);
+    gw.createShop(merchant, name + " shop", false);
+    long group = gw.app.services().persistence().referenceData().createShopGroup(merchant, "All", Instant.now());
+    return new HeavyMerchant(gw.merchantUser(merchant, "lists@" + name + ".example"),
+        "/merchant-api/v1/operations?offset=900000&shopGroupId.eq=" + group);
   }
 
   private static int waitingOnTheLock() {
