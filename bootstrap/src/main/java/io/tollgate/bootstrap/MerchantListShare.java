@@ -40,8 +40,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * and then one of the total; it waits for the total holding its merchant's place, which no request
  * holding a place of the total ever waits for, so the two cannot deadlock. A merchant's second and
  * further lists are served only while fewer than {@code share} lists are in all: the rest of the
- * total stays with merchants that have none being served, and a merchant arriving while heavy ones
- * wait gets its list at once. A list waits for both places within the one {@code wait}.
+ * total stays with merchants that have none being served, however many lists heavy merchants have
+ * waiting. A list waits for both places within the one {@code wait}.
  *
  * <p>Wired as {@link LargePageBudget} is: the Jersey filter {@link #binding} puts on every list
  * takes a place once the user is authenticated (so made-up credentials hold none), before the
