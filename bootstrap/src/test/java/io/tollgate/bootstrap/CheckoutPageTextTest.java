@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -134,12 +135,14 @@ class CheckoutPageTextTest {
   }
 
   /**
-   * The sentence for 45 minutes from {@code since}: 44 once the clock's minute has turned since
-   * then; the date after the time when that is tomorrow.
+   * The sentence for 45 minutes from {@code since}, as the server writes it: 44 once the clock's
+   * minute has turned since then; the time in UTC, marked up with its instant for the page's
+   * script, and the date after the time when that is tomorrow.
    */
   private static String payBy(Instant since) {
-    String clock = DateTimeFormatter.ofPattern("HH:mm")
-        .format(since.plus(Duration.ofMinutes(45)).atZone(ZoneOffset.UTC));
-    return "Please pay within 4[45] minutes \\(by " + clock + " UTC( on [0-9]+ [A-Z][a-z]+)?\\)\\.";
+    Instant by = since.plus(Duration.ofMinutes(45)).truncatedTo(ChronoUnit.MINUTES);
+    String clock = DateTimeFormatter.ofPattern("HH:mm").format(by.atZone(ZoneOffset.UTC));
+    return "Please pay within 4[45] minutes \\(by <time id=\"pay-by-time\"\\s+datetime=\"" + by + "\">" + clock
+        + " UTC( on [0-9]+ [A-Z][a-z]+)?</time>\\)\\.";
   }
 }

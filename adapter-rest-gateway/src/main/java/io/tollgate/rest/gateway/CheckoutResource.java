@@ -602,9 +602,11 @@ public final class CheckoutResource {
    * How long the customer has to pay, and until when, as their clock reads it: both to the
    * minute, the time in UTC (a page without script knows no customer's zone), with the date
    * once it is not today's. The minutes say it at a glance; the time stays true however long
-   * the page is left open.
+   * the page is left open. The sentence comes in three parts, {@code before}, {@code time} and
+   * {@code after}, so that the page can mark the time up with its instant ({@code datetime}),
+   * for its script to write again in the customer's own zone.
    */
-  static String timeToPay(Instant now, Instant payBy) {
+  static Map<String, String> timeToPay(Instant now, Instant payBy) {
     ZonedDateTime from = now.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES);
     ZonedDateTime by = payBy.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES);
     long minutes = ChronoUnit.MINUTES.between(from, by);
@@ -612,10 +614,13 @@ public final class CheckoutResource {
     if (!by.toLocalDate().equals(from.toLocalDate())) {
       time += by.format(DateTimeFormatter.ofPattern(" 'on' d MMMM", java.util.Locale.ENGLISH));
     }
+    String datetime = DateTimeFormatter.ISO_INSTANT.format(by);
     if (minutes < 1) {
-      return "Please pay now: the time to pay ends at " + time + ".";
+      return Map.of("before", "Please pay now: the time to pay ends at ", "time", time, "datetime", datetime,
+          "after", ".");
     }
-    return "Please pay within " + span(minutes) + " (by " + time + ").";
+    return Map.of("before", "Please pay within " + span(minutes) + " (by ", "time", time, "datetime", datetime,
+        "after", ").");
   }
 
   /** A number of minutes as people say it: {@code 30 minutes}, {@code 1 hour 30 minutes}, {@code 2 days}. */
