@@ -5,12 +5,22 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.bootstrap.TestGateway.Answer;
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.domain.shop.ShopId;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -780,10 +790,77 @@ class CheckoutPageBrowserTest {
   @Test
   void the_page_is_served_with_strict_security_headers() {
     Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + deposit(""))).GET());
-    assertThat(a.header("Content-Security-Policy")).contains("default-src 'none'").contains("frame-ancestors 'none'");
+    assertThat(a.header("Content-Security-Policy")).contains("default-src 'none'").contains("frame-ancestors 'none'")
+        .as("the page's one script by its hash, and no other").containsPattern("script-src 'sha256-[A-Za-z0-9+/]+=*';")
+        .doesNotContain("unsafe-inline").doesNotContain("strict-dynamic");
     assertThat(a.header("Cache-Control")).isEqualTo("no-store");
     assertThat(a.header("X-Content-Type-Options")).isEqualTo("nosniff");
     assertThat(a.body()).contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; tea");
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + "0".repeat(32))).GET()).status()).isEqualTo(404);
+  }
+
+  /**
+   * The page writes the deadline in UTC, all that a page without script can know, and its script
+   * writes it again in the customer's own zone, with that zone, and with the date once it is not
+   * the customer's today. Asia/Kolkata's half hour leaves no doubt which of the two is shown.
+   */
+  @Test
+  void the_deadline_shows_in_the_customers_time_zone_and_without_script_in_utc() {
+    String soon = deposit("");
+    ShopId shop = gw.createShop(gw.merchant, "Two days to pay", false, false, Duration.ofDays(2));
+    Answer created = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":5,\"currency\":\"EUR\"}",
+        gw.issueKey(shop, Environment.SANDBOX), null);
+    String later = created.json().at("/result/id").asText();
+
+    java.util.Map<String, Instant> deadlines = new java.util.HashMap<>();
+    ChromeDriver chromium = (ChromeDriver) browser;
+    chromium.executeCdpCommand("Emulation.setTimezoneOverride", java.util.Map.of("timezoneId", KOLKATA.getId()));
+    try {
+      open(soon);
+      Instant by = deadline();
+      deadlines.put(soon, by);
+      assertThat(browser.findElement(By.id("pay-by")).getText())
+          .matches("Please pay within (29|30) minutes \\(by " + Pattern.quote(inKolkata(by)) + "\\)\\.");
+
+      open(later);
+      by = deadline();
+      deadlines.put(later, by);
+      assertThat(inKolkata(by)).as("two days on: never the customer's today").endsWith(
+          DateTimeFormatter.ofPattern(" 'on' d MMMM", Locale.ENGLISH).format(by.atZone(KOLKATA)));
+      assertThat(browser.findElement(By.id("pay-by")).getText())
+          .matches("Please pay within (2 days|47 hours 59 minutes) \\(by " + Pattern.quote(inKolkata(by)) + "\\)\\.");
+    } finally {
+      chromium.executeCdpCommand("Emulation.setTimezoneOverride", java.util.Map.of("timezoneId", ""));
+    }
+
+    // without script, the server's own words: the same deadline, in UTC
+    deadlines.forEach((id, by) -> {
+      String utc = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT).format(by.atZone(ZoneOffset.UTC)) + " UTC";
+      assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body()).containsPattern(
+          "<time id=\"pay-by-time\"\\s+datetime=\"" + by + "\">" + utc + "( on [0-9]+ [A-Z][a-z]+)?</time>");
+    });
+  }
+
+  private static final ZoneId KOLKATA = ZoneId.of("Asia/Kolkata");
+
+  /** The deadline of the page in the browser, as its {@code <time>} gives it, shown in the customer's zone. */
+  private static Instant deadline() {
+    WebElement time = browser.findElement(By.id("pay-by-time"));
+    Instant by = Instant.parse(time.getAttribute("datetime"));
+    assertThat(time.getText()).as("the deadline in Kolkata's time").isEqualTo(inKolkata(by));
+    return by;
+  }
+
+  /**
+   * The deadline as a customer in Kolkata (+05:30 all year) reads it: the time and the zone, and
+   * the date once it is not their today.
+   */
+  private static String inKolkata(Instant by) {
+    ZonedDateTime local = by.atZone(KOLKATA);
+    String text = DateTimeFormatter.ofPattern("HH:mm", Locale.ROOT).format(local) + " GMT+5:30";
+    if (!local.toLocalDate().equals(LocalDate.now(KOLKATA))) {
+      text += DateTimeFormatter.ofPattern(" 'on' d MMMM", Locale.ENGLISH).format(local);
+    }
+    return text;
   }
 }

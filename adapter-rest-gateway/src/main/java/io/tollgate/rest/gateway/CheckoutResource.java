@@ -40,8 +40,10 @@ import java.util.function.UnaryOperator;
 
 /**
  * The hosted checkout page ({@code /checkout/{id}}): the card form, the simulated 3-D Secure
- * challenge, cancel, and the way back to the merchant. Server-rendered, no script; every form
- * carries a CSRF token bound to the payment, and every answer strict security headers.
+ * challenge, cancel, and the way back to the merchant. Server-rendered, and whole without script:
+ * its one script, which its Content-Security-Policy allows by hash and nothing else, only shows
+ * the deadline in the customer's own time zone. Every form carries a CSRF token bound to the
+ * payment, and every answer strict security headers.
  */
 @Path("")
 public final class CheckoutResource {
@@ -51,6 +53,8 @@ public final class CheckoutResource {
   private final PageSeal seal;
   private final CheckoutPage page = new CheckoutPage();
   private final byte[] stylesheet;
+  private final String localTimeScript;
+  private final String contentSecurityPolicy;
 
   /**
    * @param csrfTokens the CSRF token of a payment id (a keyed digest only the server can make)
@@ -60,10 +64,29 @@ public final class CheckoutResource {
     this.checkout = checkout;
     this.csrfTokens = csrfTokens;
     this.seal = seal;
-    try (InputStream in = getClass().getResourceAsStream("checkout/checkout.css")) {
-      this.stylesheet = in.readAllBytes();
+    this.stylesheet = resource("checkout/checkout.css");
+    this.localTimeScript = new String(resource("checkout/local-time.js"), StandardCharsets.UTF_8);
+    // no script but this one, inline (as the page has it, one request fewer) and allowed by its
+    // own hash: no other script, inline or from anywhere, runs on the page that takes the card
+    this.contentSecurityPolicy = "default-src 'none'; script-src '" + sha256(localTimeScript) + "'; "
+        + "style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  }
+
+  private byte[] resource(String name) {
+    try (InputStream in = getClass().getResourceAsStream(name)) {
+      return in.readAllBytes();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A script's hash source for a Content-Security-Policy: the digest of its text as the page has it. */
+  static String sha256(String script) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(script.getBytes(StandardCharsets.UTF_8));
+      return "sha256-" + java.util.Base64.getEncoder().encodeToString(digest);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 
@@ -427,6 +450,7 @@ public final class CheckoutResource {
     if (awaitingCard || awaitingChallenge || choosingTransfer) {
       if (view.payBy() != null) {
         scope.put("payBy", timeToPay(Instant.now(), view.payBy()));
+        scope.put("localTimeScript", localTimeScript);
       }
       scope.put("cancellable", true);
       scope.put("cancelAction", base + "/cancel");
@@ -437,8 +461,7 @@ public final class CheckoutResource {
     return Response.status(status)
         .type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8"))
         .entity(page.render(scope))
-        .header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; "
-            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+        .header("Content-Security-Policy", contentSecurityPolicy)
         .header("Cache-Control", "no-store")
         .header("X-Content-Type-Options", "nosniff")
         .header("X-Frame-Options", "DENY")
@@ -600,11 +623,11 @@ public final class CheckoutResource {
 
   /**
    * How long the customer has to pay, and until when, as their clock reads it: both to the
-   * minute, the time in UTC (a page without script knows no customer's zone), with the date
-   * once it is not today's. The minutes say it at a glance; the time stays true however long
-   * the page is left open. The sentence comes in three parts, {@code before}, {@code time} and
-   * {@code after}, so that the page can mark the time up with its instant ({@code datetime}),
-   * for its script to write again in the customer's own zone.
+   * minute, the time in UTC (the server knows no customer's zone), with the date once it is not
+   * today's. The minutes say it at a glance; the time stays true however long the page is left
+   * open. The sentence comes in three parts, {@code before}, {@code time} and {@code after}, so
+   * that the page can mark the time up with its instant ({@code datetime}), for its script to
+   * write again in the customer's own zone; without script, the UTC time stays.
    */
   static Map<String, String> timeToPay(Instant now, Instant payBy) {
     ZonedDateTime from = now.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.MINUTES);
@@ -678,8 +701,9 @@ public final class CheckoutResource {
    * to the merchant, and uses it up. The browser keeps the result page in its history, so Back
    * from the merchant's page comes to it again; without the cookie it then shows the result and
    * the way back, instead of sending the customer on at once, which made the first press of Back
-   * seem to do nothing. (A script could take the page out of the history, but the card page runs
-   * none.) It holds no secret: one made by hand only sends its maker to the merchant.
+   * seem to do nothing. (A script could take the page out of the history, but the page works
+   * without script, and its one script only shows the deadline.) It holds no secret: one made by
+   * hand only sends its maker to the merchant.
    */
   static final String RETURNING = "tollgate_returning";
 
