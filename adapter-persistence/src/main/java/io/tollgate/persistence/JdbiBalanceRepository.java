@@ -7,6 +7,7 @@ import io.tollgate.domain.money.Money;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Instant;
 import java.util.List;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 
 final class JdbiBalanceRepository implements BalanceRepository {
@@ -60,6 +61,51 @@ final class JdbiBalanceRepository implements BalanceRepository {
           .map(sum -> new ShopBalance(shop, currency, sum[0].stripTrailingZeros(), sum[1].stripTrailingZeros()))
           .orElseThrow();
     });
+  }
+
+  /** The shop's transfer lock, keyed by a 64-bit hash of its name seeded with the shop, as a card's lock is. */
+  private static final String LOCK_TRANSFERS =
+      "SELECT 1 FROM pg_advisory_xact_lock(hashtextextended('tollgate: balance transfers', :shop))";
+
+  @Override
+  public void lockTransfers(ShopId shop) {
+    jdbi.useTransaction(h -> lockTransfers(h, shop.value()));
+  }
+
+  private static void lockTransfers(Handle h, long shop) {
+    h.createQuery(LOCK_TRANSFERS).bind("shop", shop).mapTo(Integer.class).one();
+  }
+
+  /**
+   * Writes a payout's transfer in the transaction of its step: the shop's transfer lock first,
+   * then each balance moved, in the order of the currency codes (slot 0, as everything that
+   * takes money away), then the two entries, release before hold.
+   */
+  static void transfer(Handle h, Transfer transfer) {
+    lockTransfers(h, transfer.hold().shop().value());
+    List<LedgerEntry> byCurrency = java.util.stream.Stream.of(transfer.release(), transfer.hold())
+        .sorted(java.util.Comparator.comparing(e -> e.currency().code())).toList();
+    for (LedgerEntry e : byCurrency) {
+      h.createUpdate("""
+              INSERT INTO balances (shop_id, currency, slot, available, reserved, updated)
+              VALUES (:shop, :currency, 0, :available, :reserved, :at)
+              ON CONFLICT (shop_id, currency, slot) DO UPDATE
+                  SET available = balances.available + excluded.available,
+                      reserved = balances.reserved + excluded.reserved,
+                      updated = excluded.updated
+              """)
+          .bind("shop", e.shop().value()).bind("currency", e.currency().code()).bind("available", e.available())
+          .bind("reserved", e.reserved()).bind("at", e.at()).execute();
+    }
+    for (LedgerEntry e : List.of(transfer.release(), transfer.hold())) {
+      h.createUpdate("""
+              INSERT INTO ledger_entries (shop_id, currency, available, reserved, payment_id, reason, created)
+              VALUES (:shop, :currency, :available, :reserved, :payment, :reason, :at)
+              """)
+          .bind("shop", e.shop().value()).bind("currency", e.currency().code()).bind("available", e.available())
+          .bind("reserved", e.reserved()).bind("payment", e.payment().value()).bind("reason", e.reason())
+          .bind("at", e.at()).execute();
+    }
   }
 
   @Override

@@ -130,6 +130,10 @@ final class JdbiPaymentRepository implements PaymentRepository {
     if (customer != null && expected != null) {
       throw new IllegalArgumentException("a customer is recorded with a new payment only");
     }
+    BalanceRepository.Transfer transfer = effects.transfer();
+    if (transfer != null && expected == null) {
+      throw new IllegalArgumentException("a transfer is written with a step of a stored payment only");
+    }
     String sql = WRITES.computeIfAbsent(new Shape(written, operations.size(), card != null, event != null,
         entry != null, customer != null), JdbiPaymentRepository::sqlOf);
     PaymentRow row = toRow(p);
@@ -176,13 +180,21 @@ final class JdbiPaymentRepository implements PaymentRepository {
       return done;
     };
     // One statement is atomic by itself; inside a TransactionRunner's transaction it joins it.
-    // The first write of a currency in this process records it in the same transaction.
-    return jdbi.withHandle(h -> unrecorded.isEmpty() ? statement.withHandle(h) : h.inTransaction(t -> {
-      t.createUpdate("INSERT INTO currencies_in_use (code) SELECT unnest(CAST(:codes AS text[])) ON CONFLICT DO NOTHING")
-          .bindArray("codes", String.class, unrecorded).execute();
-      t.afterCommit(() -> recordedCurrencies.addAll(unrecorded));
-      return statement.withHandle(t);
-    }));
+    // The first write of a currency in this process records it in the same transaction, and a
+    // payout's transfer is written in it after the row.
+    return jdbi.withHandle(h -> unrecorded.isEmpty() && transfer == null ? statement.withHandle(h)
+        : h.inTransaction(t -> {
+          if (!unrecorded.isEmpty()) {
+            t.createUpdate("INSERT INTO currencies_in_use (code) SELECT unnest(CAST(:codes AS text[])) "
+                + "ON CONFLICT DO NOTHING").bindArray("codes", String.class, unrecorded).execute();
+            t.afterCommit(() -> recordedCurrencies.addAll(unrecorded));
+          }
+          Written done = statement.withHandle(t);
+          if (transfer != null && done.rows() == 1) {
+            JdbiBalanceRepository.transfer(t, transfer);
+          }
+          return done;
+        }));
   }
 
   private List<String> unrecordedCurrencies(PaymentRow row) {

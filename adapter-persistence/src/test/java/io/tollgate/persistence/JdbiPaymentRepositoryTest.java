@@ -390,6 +390,39 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     assertThat(events).isZero();
   }
 
+  /**
+   * A payout routed to a terminal in another currency moves what it holds with the routing: the
+   * currency it was asked in gets it back and the terminal's currency holds the converted amount,
+   * two ledger entries in that order, in the routing's write; a routing refused as stale moves
+   * nothing.
+   */
+  @Test
+  void a_payout_routed_into_another_currency_moves_what_it_holds_with_the_routing() {
+    ShopId own = TestShops.create(adapters, "transfer");
+    PaymentWriter writer = writer();
+    Payment.Draft card = draft(own, "5.00", "transfer-1");
+    Payment p = writer.create(Payment.create(new Payment.Draft(card.id(), own, PaymentType.WITHDRAWAL,
+        PaymentMethod.BASIC_CARD, card.amount(), "transfer-1", null, null, false, card.card(), card.customer(), null,
+        null, null, Map.of()), PaymentState.PENDING, T0));
+    Payment routed = p.withRouting(io.tollgate.domain.money.Money.of("5.43", CURRENCIES.require("USD")), p.amount(),
+        42L, "Dollar acquirer");
+
+    writer.route(null, new Payment.Transition(p, routed, null));
+    assertThatThrownBy(() -> writer.route(null, new Payment.Transition(p, routed, null)))
+        .isInstanceOf(DomainException.Conflict.class);
+
+    assertThat(adapters.balances().balances(own)).extracting(b -> b.currency().code() + " "
+            + b.available().toPlainString() + " " + b.reserved().toPlainString())
+        .containsExactly("EUR 0.00 0.00", "USD -5.43 5.43");
+    List<String> entries = db.jdbi().withHandle(h -> h.createQuery(
+            "SELECT currency || ' ' || available::numeric(10, 2) || ' ' || reason FROM ledger_entries "
+                + "WHERE payment_id = :id ORDER BY id")
+        .bind("id", p.id().value()).mapTo(String.class).list());
+    assertThat(entries).containsExactly("EUR -5.00 reserved for withdrawal",
+        "EUR 5.00 released: withdrawal routed to Dollar acquirer in USD",
+        "USD -5.43 reserved: withdrawal routed to Dollar acquirer in USD");
+  }
+
   /** The writer over this repository, with an empty webhook document. */
   private PaymentWriter writer() {
     return new PaymentWriter(repository(), stored -> "{}".getBytes(StandardCharsets.UTF_8), PaymentMetrics.NONE);

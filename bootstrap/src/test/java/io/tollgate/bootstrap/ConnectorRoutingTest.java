@@ -553,14 +553,14 @@ class ConnectorRoutingTest {
     assertThat(lastOperation(shop, large).get("rawPaymentData").asText())
         .contains("500.00 USD is outside the limits of terminal Payout routing USD")
         .contains("460.85 EUR is outside the limits of terminal Payout routing EUR");
-    assertThat(ledger(shop, "USD")).as("the 50.00 and the 300.00 paid out, the 500.00 released")
-        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-350.00"), BigDecimal.ZERO);
-    assertThat(ledger(shop, "EUR")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-30.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "USD")).as("the 50.00 paid out, the 300.00 moved to EUR, the 500.00 released")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-50.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "EUR")).as("the 30.00, and the 300.00 USD paid out of EUR as 276.51")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-306.51"), BigDecimal.ZERO);
   }
 
   @Test
-  void a_withdrawal_in_a_currency_no_connector_has_is_converted_and_debits_the_currency_it_reserved()
+  void a_withdrawal_in_a_currency_no_connector_has_is_converted_and_paid_out_of_the_terminals_currency()
       throws Exception {
     KeyedShop shop = shop("Payout conversion");
     card(shop, "Payout conversion USD", "USD", 1, null);
@@ -572,18 +572,43 @@ class ConnectorRoutingTest {
     assertThat(paid.get("currency").asText()).isEqualTo("USD");
     assertThat(paid.get("customerAmount").decimalValue()).isEqualByComparingTo("5.00");
     assertThat(paid.get("customerCurrency").asText()).isEqualTo("GBP");
-    assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-5.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "USD")).as("paid out of the dollars its terminal paid")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-6.35"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "GBP")).as("the pounds it held until routed given back")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
 
-    // declined by the issuer after conversion: the GBP it reserved is released, no USD is touched
+    // declined by the issuer after conversion: the USD it held there is released
     JsonNode declined = withdraw(shop, "7.00", "GBP", "4000000000000416");
     assertThat(declined.get("state").asText()).isEqualTo("DECLINED");
     assertThat(declined.get("currency").asText()).isEqualTo("USD");
     assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-5.00"), BigDecimal.ZERO);
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-6.35"), BigDecimal.ZERO);
+    JsonNode balances = gw.get("/api/v1/balances", shop.key()).json().get("result");
+    assertThat(balances.findValuesAsText("currency")).contains("GBP", "USD");
+  }
+
+  /**
+   * The money review's F1: a deposit and a withdrawal asked in one currency and converted by the
+   * same terminal both book in the currency the terminal charged and paid, so they net out there;
+   * before, the deposit credited USD and the withdrawal took GBP the shop never had.
+   */
+  @Test
+  void a_converted_deposit_and_a_converted_withdrawal_through_one_terminal_net_out_in_its_currency()
+      throws Exception {
+    KeyedShop shop = shop("Payout nets out");
+    card(shop, "Payout nets out USD", "USD", 1, null);
+
+    JsonNode deposit = pay(shop, "10.00", "GBP");
+    assertThat(deposit.get("amount").decimalValue()).isEqualByComparingTo("12.70");
+    JsonNode payout = withdraw(shop, "10.00", "GBP", "4000000000000408");
+    assertThat(payout.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(payout.get("amount").decimalValue()).isEqualByComparingTo("12.70");
+
     assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
-    JsonNode balances = gw.get("/api/v1/balances", shop.key()).json().get("result");
-    assertThat(balances.findValuesAsText("currency")).contains("GBP").doesNotContain("USD");
+    assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 }

@@ -141,8 +141,6 @@ class MoneyInvariantsTest {
     /** What it was asked as, in another currency than {@link #currency}, when routing converted it. */
     volatile BigDecimal asked;
     volatile String askedCurrency;
-    /** A withdrawal's amount and currency as its terminal pays it, when converted (its ledger stays in its own). */
-    volatile BigDecimal paidOut;
     /** Whether a bank transfer deposit may still wait for the sandbox bank to settle it. */
     volatile boolean awaitsBank;
     /** The states the merchant is told of by webhook, in order, once it has settled. */
@@ -739,7 +737,8 @@ class MoneyInvariantsTest {
   /**
    * Payments converted for a terminal in another currency: deposits charged (and credited) in
    * USD, captured in either currency, refunded in either at the deposit's own rate; withdrawals
-   * booked in the currency they were asked in and paid out converted.
+   * held in the currency they were asked in until routed, then paid out of USD, converted, as
+   * the deposits were credited to it.
    */
   private void convertedStep() {
     // the cascading shop converts what its first terminal declines 4.02 and its next one pays, in EUR only
@@ -768,9 +767,10 @@ class MoneyInvariantsTest {
       JsonNode w = ok(post("/api/v1/payments", withdrawalBody(currency, amount, card), shop.key(), null),
           "converted withdrawal");
       assertThat(w.get("state").asText()).isEqualTo("PENDING");
-      Tracked t = track(w.get("id").asText(), shop, PaymentType.WITHDRAWAL, currency, amount, null, false, card,
-          Set.of("COMPLETED"));
-      t.paidOut = toUsd(amount, currency);
+      Tracked t = track(w.get("id").asText(), shop, PaymentType.WITHDRAWAL, "USD", toUsd(amount, currency), null,
+          false, card, Set.of("COMPLETED"));
+      t.asked = amount;
+      t.askedCurrency = currency;
       t.announced.add("COMPLETED");
       note("converted withdrawal " + t);
     } else {
@@ -1619,14 +1619,9 @@ class MoneyInvariantsTest {
       Row row = rows.get(t.id);
       JsonNode api = ok(get("/api/v1/payments/" + t.id, t.shop.key()), "payment");
       assertThat(api.get("state").asText()).as("state of " + t).isIn(t.ends).isEqualTo(row.state());
-      BigDecimal amount = t.paidOut != null ? t.paidOut : t.amount;
-      assertThat(row.amount()).as("amount of " + t).isEqualByComparingTo(amount);
-      assertThat(api.get("amount").decimalValue()).as("amount of " + t).isEqualByComparingTo(amount);
-      assertThat(row.currency()).isEqualTo(t.paidOut != null ? "USD" : t.currency);
-      if (t.paidOut != null) {
-        assertThat(api.get("customerAmount").decimalValue()).as("booked amount of " + t).isEqualByComparingTo(t.amount);
-        assertThat(api.get("customerCurrency").asText()).isEqualTo(t.currency);
-      }
+      assertThat(row.amount()).as("amount of " + t).isEqualByComparingTo(t.amount);
+      assertThat(api.get("amount").decimalValue()).as("amount of " + t).isEqualByComparingTo(t.amount);
+      assertThat(row.currency()).isEqualTo(t.currency);
       if (t.asked != null) {
         assertThat(api.get("customerAmount").decimalValue()).as("asked amount of " + t).isEqualByComparingTo(t.asked);
         assertThat(api.get("customerCurrency").asText()).isEqualTo(t.askedCurrency);
@@ -1659,7 +1654,9 @@ class MoneyInvariantsTest {
 
   /**
    * A completed deposit is credited once, and nothing else of a deposit moves money; a
-   * withdrawal or refund holds its amount once, and then is paid out or released once.
+   * withdrawal or refund holds its amount once, and then is paid out or released once; a
+   * converted withdrawal holds what it was asked for until it is routed, then gives that back
+   * and holds, and pays out, its converted amount.
    */
   private void everyLedgerEntryIsItsPaymentsOwn() {
     Map<String, List<Entry>> entries = new HashMap<>();
@@ -1677,11 +1674,18 @@ class MoneyInvariantsTest {
       String end = t.ends.iterator().next();
       BigDecimal a = t.amount;
       List<BigDecimal[]> expected = new ArrayList<>();
+      List<String> currencies = new ArrayList<>();
       if (t.type == PaymentType.DEPOSIT) {
         if (end.equals("COMPLETED")) {
           expected.add(new BigDecimal[] {a, BigDecimal.ZERO});
         }
       } else {
+        if (t.type == PaymentType.WITHDRAWAL && t.asked != null) {
+          expected.add(new BigDecimal[] {t.asked.negate(), t.asked});
+          expected.add(new BigDecimal[] {t.asked, t.asked.negate()});
+          currencies.add(t.askedCurrency);
+          currencies.add(t.askedCurrency);
+        }
         expected.add(new BigDecimal[] {a.negate(), a});
         if (end.equals("COMPLETED")) {
           expected.add(new BigDecimal[] {BigDecimal.ZERO, a.negate()});
@@ -1692,7 +1696,8 @@ class MoneyInvariantsTest {
       assertThat(own).as("ledger entries of " + t).hasSize(expected.size());
       for (int i = 0; i < own.size(); i++) {
         Entry e = own.get(i);
-        assertThat(e.currency()).isEqualTo(t.currency);
+        assertThat(e.currency()).as("currency of entry " + i + " of " + t)
+            .isEqualTo(i < currencies.size() ? currencies.get(i) : t.currency);
         assertThat(e.available()).as("entry " + i + " of " + t).isEqualByComparingTo(expected.get(i)[0]);
         assertThat(e.reserved()).as("entry " + i + " of " + t).isEqualByComparingTo(expected.get(i)[1]);
       }

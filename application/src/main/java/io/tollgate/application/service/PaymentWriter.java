@@ -1,5 +1,6 @@
 package io.tollgate.application.service;
 
+import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.PaymentMetrics;
@@ -23,8 +24,12 @@ import java.util.UUID;
  * <p>The ledger: a completed deposit adds to the available balance, in the currency the
  * terminal charged; a withdrawal or refund moves its amount from available to reserved when it
  * is created, and out of reserved when it completes, or back to available when it is declined
- * or cancelled, always in the currency and amount it reserved, even when routing sent it
- * converted into a terminal's currency.
+ * or cancelled. A withdrawal routed (or cascaded) to a terminal in another currency moves what
+ * it holds there with the step that routes it: it gives back what it held and holds its amount
+ * as converted for that terminal, so that it is paid out of the balance in the currency the
+ * terminal pays, as a converted deposit is credited to the balance in the currency the
+ * terminal charged. A refund goes back through its deposit's terminal, in the deposit's
+ * currency, which is what it holds from the start.
  *
  * <p>Webhooks: entering a state the merchant is told about (COMPLETED, DECLINED, CANCELLED,
  * AUTHORIZED) writes an outbox event with the payment's document as it is at that moment.
@@ -104,7 +109,8 @@ public final class PaymentWriter {
           step.operation());
       earlier = List.of(held.step().operation());
     }
-    Payment stored = payments.update(whole, earlier, p -> PaymentRepository.Effects.NONE);
+    Payment before = step.before();
+    Payment stored = payments.update(whole, earlier, p -> moving(before, p));
     if (step.before().state() != stored.state()) {
       metrics.moved(step.before().state(), stored);
     }
@@ -127,12 +133,32 @@ public final class PaymentWriter {
   private Payment store(Payment.Transition step, List<PaymentOperation> earlier) {
     PaymentState from = step.before().state();
     if (from == step.after().state()) {
-      return payments.update(step, earlier, p -> PaymentRepository.Effects.NONE);
+      return payments.update(step, earlier, p -> moving(step.before(), p));
     }
     // The payment, its operations, its outbox row and its ledger entry in one write.
     Payment stored = payments.update(step, earlier, p -> new PaymentRepository.Effects(notification(p), ledgerEntry(p)));
     metrics.moved(from, stored);
     return stored;
+  }
+
+  /**
+   * The effects of a step that keeps a payment's state: none, or for a payout that routing sends
+   * in another amount or currency than it holds, the transfer of what it holds to that.
+   */
+  private static PaymentRepository.Effects moving(Payment before, Payment stored) {
+    if (stored.type() != PaymentType.WITHDRAWAL || sameMoney(before.amount(), stored.amount())) {
+      return PaymentRepository.Effects.NONE;
+    }
+    Money held = before.amount();
+    Money now = stored.amount();
+    String why = describe(stored) + " routed to " + stored.terminalName() + " in " + now.currency();
+    return PaymentRepository.Effects.moving(new BalanceRepository.Transfer(
+        entry(stored, held, held.amount(), held.amount().negate(), "released: " + why),
+        entry(stored, now, now.amount().negate(), now.amount(), "reserved: " + why)));
+  }
+
+  private static boolean sameMoney(Money a, Money b) {
+    return a.currency().equals(b.currency()) && a.amount().compareTo(b.amount()) == 0;
   }
 
   /** The ledger entry of entering the stored payment's state, or null when the state moves no money. */
@@ -171,14 +197,14 @@ public final class PaymentWriter {
   }
 
   /**
-   * What a withdrawal or refund holds back: the amount it was created with. For a withdrawal
-   * that is its {@code customerAmount} once routing converted it for a terminal in another
-   * currency; a refund is created in its deposit's currency, which its deposit added to the
-   * balance, even when it was asked in the currency the deposit was asked in (its
-   * {@code customerAmount} then).
+   * What a withdrawal or refund holds back: its amount. For a withdrawal that is the amount it
+   * was created with until routing sends it in another currency, and its amount as converted
+   * for its terminal from the step that routed it there; a refund is created in its deposit's
+   * currency, which its deposit added to the balance, even when it was asked in the currency
+   * the deposit was asked in (its {@code customerAmount} then).
    */
   private static Money reserved(Payment p) {
-    return p.type() == PaymentType.WITHDRAWAL && p.customerAmount() != null ? p.customerAmount() : p.amount();
+    return p.amount();
   }
 
   private static LedgerEntry entry(Payment p, Money account, BigDecimal available, BigDecimal reserved, String reason) {

@@ -112,10 +112,7 @@ final class CommittedStore {
   private Payment write(Payment p, List<PaymentOperation> ops, Function<Payment, PaymentRepository.Effects> effects) {
     rows.put(p.id(), p);
     operations.addAll(ops);
-    PaymentRepository.Effects e = effects.apply(p);
-    if (e.entry() != null) {
-      ledger.add(e.entry());
-    }
+    ledger.addAll(effects.apply(p).entries());
     return p;
   }
 

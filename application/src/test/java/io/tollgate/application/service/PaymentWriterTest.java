@@ -53,9 +53,7 @@ class PaymentWriterTest {
   }
 
   private void record(PaymentRepository.Effects effects) {
-    if (effects.entry() != null) {
-      ledger.add(effects.entry());
-    }
+    ledger.addAll(effects.entries());
   }
 
   private static Money money(String amount, String currency) {
@@ -74,26 +72,69 @@ class PaymentWriterTest {
   }
 
   @Test
-  void a_withdrawal_converted_for_its_terminal_pays_out_the_amount_and_currency_it_reserved() {
+  void a_withdrawal_routed_to_a_terminal_in_another_currency_is_paid_out_of_that_currency() {
     Payment created = withdrawal(money("5.00", "GBP"));
-    Payment routed = created.withRouting(money("6.35", "USD"), money("5.00", "GBP"), 3L, "Dollar terminal");
-    writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.COMPLETED, Outcome.NONE, Instant.now()));
+    Payment routed = writer.route(null, new Payment.Transition(created,
+        created.withRouting(money("6.35", "USD"), money("5.00", "GBP"), 3L, "Dollar terminal"), null));
 
-    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-5.00"), BigDecimal.ZERO);
+    assertThat(sum("GBP")).as("given back").usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(sum("USD")).as("held where the terminal pays").usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-6.35"), new BigDecimal("6.35"));
+
+    writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.COMPLETED, Outcome.NONE, Instant.now()));
     assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-6.35"), BigDecimal.ZERO);
+    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
   @Test
-  void a_withdrawal_converted_for_its_terminal_and_declined_releases_what_it_reserved() {
+  void a_withdrawal_converted_for_its_terminal_and_declined_releases_what_it_holds_there() {
     Payment created = withdrawal(money("7.00", "GBP"));
-    Payment routed = created.withRouting(money("8.89", "USD"), money("7.00", "GBP"), 3L, "Dollar terminal");
+    Payment routed = writer.route(null, new Payment.Transition(created,
+        created.withRouting(money("8.89", "USD"), money("7.00", "GBP"), 3L, "Dollar terminal"), null));
     writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
         Outcome.error(ErrorCode.E4_00_DECLINED_BY_ISSUER), Instant.now()));
 
     assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
-    assertThat(ledger).allSatisfy(e -> assertThat(e.currency().code()).isEqualTo("GBP"));
+    assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(ledger).extracting(e -> e.currency().code()).containsExactly("GBP", "GBP", "USD", "USD");
+  }
+
+  @Test
+  void a_withdrawal_cascaded_to_a_terminal_in_a_third_currency_moves_what_it_holds_again() {
+    Payment created = withdrawal(money("10.00", "EUR"));
+    Payment dollars = writer.route(null, new Payment.Transition(created,
+        created.withRouting(money("10.85", "USD"), money("10.00", "EUR"), 3L, "Dollar terminal"), null));
+    Payment.Transition cascading = dollars.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE,
+        Instant.now());
+    Payment pounds = writer.update(new Payment.Transition(cascading.before(),
+        cascading.after().withRouting(money("8.50", "GBP"), money("10.00", "EUR"), 4L, "Pound terminal"),
+        cascading.operation()));
+
+    assertThat(sum("USD")).as("nothing left held in dollars").usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-8.50"), new BigDecimal("8.50"));
+
+    // and back to a terminal in the currency it was asked in: held there as when it was created
+    Payment.Transition back = pounds.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE, Instant.now());
+    writer.update(new Payment.Transition(back.before(),
+        back.after().withRouting(money("10.00", "EUR"), null, 5L, "Euro terminal"), back.operation()));
+    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-10.00"), new BigDecimal("10.00"));
+  }
+
+  @Test
+  void a_step_that_keeps_a_withdrawals_amount_moves_nothing() {
+    Payment created = withdrawal(money("5.00", "EUR"));
+    writer.route(null, new Payment.Transition(created,
+        created.withRouting(money("5.00", "EUR"), null, 3L, "Euro terminal"), null));
+    assertThat(ledger).hasSize(1);
   }
 }

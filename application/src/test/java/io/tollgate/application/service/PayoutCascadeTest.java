@@ -386,7 +386,7 @@ class PayoutCascadeTest {
   }
 
   @Test
-  void a_payout_converted_for_the_first_terminal_and_paid_by_the_next_takes_the_currency_it_reserved() {
+  void a_payout_converted_for_the_first_terminal_and_paid_by_the_next_is_paid_out_of_the_nexts_currency() {
     rate("EUR", "USD", "1.0850");
     rate("EUR", "GBP", "0.8500");
     shopHas(connector("Dollars", "USD", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
@@ -401,9 +401,14 @@ class PayoutCascadeTest {
     assertThat(paid.amount()).as("converted from the euros asked, not from the dollars sent before")
         .isEqualTo(money("8.50", "GBP"));
     assertThat(paid.customerAmount()).isEqualTo(money("10.00", "EUR"));
-    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-10.00"), BigDecimal.ZERO);
-    assertThat(store.ledger).allSatisfy(e -> assertThat(e.currency().code()).isEqualTo("EUR"));
+    assertThat(store.sum("GBP")).as("paid out of the pounds of the terminal that paid it")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-8.50"), BigDecimal.ZERO);
+    assertThat(store.sum("EUR")).as("the euros it held at first given back")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(store.sum("USD")).as("the dollars it held for the first terminal given back")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(store.ledger).extracting(e -> e.currency().code())
+        .containsExactly("EUR", "EUR", "USD", "USD", "GBP", "GBP");
   }
 
   private static Connector twin(long terminal, String name, int priority, Long cascadeGroup) {

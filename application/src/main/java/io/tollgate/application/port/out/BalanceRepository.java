@@ -18,6 +18,14 @@ public interface BalanceRepository {
   /** The shop's balance in the currency, locked until the transaction ends (zero if none yet). */
   ShopBalance lock(ShopId shop, Currency currency);
 
+  /**
+   * Takes the shop's lock for moving what a payout holds from one currency to another, until the
+   * transaction ends. Every transaction that locks or writes balances of two of the shop's
+   * currencies takes it before the first of them, so that two such transactions never each hold
+   * one currency while waiting for the other's; one that touches a single currency needs none.
+   */
+  void lockTransfers(ShopId shop);
+
   List<ShopBalance> balances(ShopId shop);
 
   /**
@@ -34,6 +42,13 @@ public interface BalanceRepository {
    */
   record LedgerEntry(ShopId shop, Currency currency, BigDecimal available, BigDecimal reserved,
       PaymentId payment, String reason, Instant at) {}
+
+  /**
+   * What a payout holds, moved when routing changes the amount or currency it is paid in: what
+   * it held is given back to the available balance ({@code release}) and what it is paid in is
+   * held instead ({@code hold}), in one write with the payment's step.
+   */
+  record Transfer(LedgerEntry release, LedgerEntry hold) {}
 
   record ShopBalance(ShopId shop, Currency currency, BigDecimal available, BigDecimal reserved) {}
 

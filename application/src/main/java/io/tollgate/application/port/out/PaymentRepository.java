@@ -61,15 +61,41 @@ public interface PaymentRepository {
    * customer a new payment names by its reference id (added to the shop's customers, or the
    * fields it gives written over the ones stored before), and the card number behind a new
    * payment's card token (stored in the vault unless the shop has it: when the shop's stored
-   * token differs, the payment is stored and returned with that one). The last two only with
-   * {@link #insert}.
+   * token differs, the payment is stored and returned with that one). The customer and card only with
+   * {@link #insert}; and a payout's transfer of what it holds to the amount and currency routing
+   * changed it to (its two ledger entries, written after the shop's
+   * {@link BalanceRepository#lockTransfers transfer lock} and the balances in the order of their
+   * currency codes), only with {@link #update}.
    */
   record Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry,
-      io.tollgate.domain.payment.Customer customer, CardVault.Sealed card) {
-    public static final Effects NONE = new Effects(null, null, null, null);
+      io.tollgate.domain.payment.Customer customer, CardVault.Sealed card, BalanceRepository.Transfer transfer) {
+    public static final Effects NONE = new Effects(null, null, null, null, null);
 
     public Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry) {
-      this(event, entry, null, null);
+      this(event, entry, null, null, null);
+    }
+
+    public Effects(WebhookOutbox.NewEvent event, BalanceRepository.LedgerEntry entry,
+        io.tollgate.domain.payment.Customer customer, CardVault.Sealed card) {
+      this(event, entry, customer, card, null);
+    }
+
+    /** A step that moves what a payout holds, and tells the merchant nothing. */
+    public static Effects moving(BalanceRepository.Transfer transfer) {
+      return new Effects(null, null, null, null, transfer);
+    }
+
+    /** The ledger entries written, in their order: the entry, then a transfer's release and hold. */
+    public List<BalanceRepository.LedgerEntry> entries() {
+      List<BalanceRepository.LedgerEntry> all = new java.util.ArrayList<>(3);
+      if (entry != null) {
+        all.add(entry);
+      }
+      if (transfer != null) {
+        all.add(transfer.release());
+        all.add(transfer.hold());
+      }
+      return all;
     }
   }
 
