@@ -611,4 +611,43 @@ class ConnectorRoutingTest {
     assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
+
+  /**
+   * A shop that checks its withdrawals' balance has the currency a withdrawal is asked in
+   * checked when it is created, and the currency of the terminal that would pay it converted
+   * when it is routed there: a connector whose currency's balance cannot pay it is passed over
+   * (1.10), and when none is left the withdrawal is declined 1.10, holding nothing anywhere.
+   */
+  @Test
+  void a_checking_shop_passes_over_a_connector_whose_currency_cannot_pay_the_converted_withdrawal()
+      throws Exception {
+    KeyedShop shop = gw.keyedShop("Payout funds", true);
+    connector(shop, "Payout funds GBP in", "BASIC_CARD", "GBP", 1, null, List.of("DEPOSIT"));
+    card(shop, "Payout funds EUR", "EUR", 1, null);
+    card(shop, "Payout funds USD", "USD", 2, null);
+    pay(shop, "4.00", "GBP");
+    pay(shop, "2.00", "EUR");
+    pay(shop, "5.00", "USD");
+
+    JsonNode paid = withdraw(shop, "3.00", "GBP", "4000000000000408");
+    assertThat(paid.get("state").asText()).as(paid.toString()).isEqualTo("COMPLETED");
+    assertThat(paid.get("terminalName").asText()).as("3.51 EUR is more than the 2.00 the shop has")
+        .isEqualTo("Payout funds USD");
+    assertThat(paid.get("amount").decimalValue()).isEqualByComparingTo("3.81");
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("1.19"), BigDecimal.ZERO);
+
+    JsonNode declined = withdraw(shop, "3.00", "GBP", "4000000000000408");
+    assertThat(declined.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(declined.get("errorCode").asText()).isEqualTo("1.10");
+    assertThat(lastOperation(shop, declined).get("rawPaymentData").asText())
+        .contains("Check Withdrawal Balance: 2 EUR available, 3.51 EUR to pay out for terminal Payout funds EUR")
+        .contains("Check Withdrawal Balance: 1.19 USD available, 3.81 USD to pay out for terminal Payout funds USD");
+    assertThat(ledger(shop, "GBP")).as("the pounds it held at creation given back")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("4.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("2.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("1.19"), BigDecimal.ZERO);
+  }
 }

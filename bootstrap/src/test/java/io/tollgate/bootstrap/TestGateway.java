@@ -186,7 +186,12 @@ final class TestGateway implements AutoCloseable {
 
   /** A new shop of {@link #merchant} and its API key in this gateway's environment. */
   KeyedShop keyedShop(String name) {
-    ShopId id = createShop(merchant, name, false);
+    return keyedShop(name, false);
+  }
+
+  /** The same, for a shop that checks its withdrawals' balance when {@code checkBalance}. */
+  KeyedShop keyedShop(String name, boolean checkBalance) {
+    ShopId id = createShop(merchant, name, false, checkBalance, null);
     return new KeyedShop(id, issueKey(id, app.services().environment()));
   }
 

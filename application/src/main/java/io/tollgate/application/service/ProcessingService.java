@@ -543,7 +543,7 @@ public final class ProcessingService
       if (p.state().isFinal()) {
         return Stepped.MOVED;
       }
-      Routing.Plan plan = routing.plan(p);
+      Routing.Plan plan = routing.plan(p).checking(funds(p));
       Optional<Routing.Routed> taker = plan.next();
       if (taker.isEmpty()) {
         writer.update(screened.held(), p.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED, plan.refusal(),
@@ -557,7 +557,7 @@ public final class ProcessingService
     }
     List<PaymentOperation> sent = payments.operations(due.id()).stream()
         .filter(o -> o.operation() == OperationType.WITHDRAWAL).toList();
-    Routing.Plan plan = routing.resume(due, sent);
+    Routing.Plan plan = routing.resume(due, sent).checking(funds(due));
     int attempt = sent.size() + 1;
     Routing.Routed routed = plan.next().orElseThrow();
     Payment payout = routed.applyTo(due);
@@ -581,6 +581,28 @@ public final class ProcessingService
     // the step is the declining terminal's; the payment leaves it routed to the next one
     return Stepped.andThen(writer.update(new Payment.Transition(cascading.before(),
         next.get().applyTo(cascading.after()), cascading.operation())));
+  }
+
+  /**
+   * The balance check of a payout's routing, for a shop that checks its withdrawals' balance
+   * (null for one that does not): what the payout holds was checked when it was created, in the
+   * currency it was asked in; a connector that would pay it in another currency, or more of
+   * it, is checked against the available balance there, which the step routing it there then
+   * takes it from. The balance stays locked, with the shop's transfer lock taken before it, until
+   * the step is stored, so that two payouts can never both pass on the same money.
+   */
+  private Routing.Funds funds(Payment payout) {
+    if (!shops.find(payout.shopId()).map(Shop::checkWithdrawalBalance).orElse(false)) {
+      return null;
+    }
+    return (held, routed) -> {
+      balances.lockTransfers(payout.shopId());
+      BigDecimal available = balances.lock(payout.shopId(), routed.currency()).available();
+      BigDecimal needed = held.currency().equals(routed.currency())
+          ? routed.amount().subtract(held.amount()) : routed.amount();
+      return available.compareTo(needed) >= 0 ? null : "Check Withdrawal Balance: "
+          + available.toPlainString() + " " + routed.currency() + " available, " + routed + " to pay out";
+    };
   }
 
   @Override

@@ -139,6 +139,19 @@ final class Routing {
     return terminalId != null ? c.terminalId() == terminalId : c.terminalName().equals(terminalName);
   }
 
+  /**
+   * Whether the shop's balance can hold a payout as a connector would take it, asked only of a
+   * connector that would move what the payout holds into another currency or raise it.
+   */
+  @FunctionalInterface
+  interface Funds {
+    /**
+     * Why the payout's balance cannot hold {@code routed}, given that it holds {@code held} now;
+     * null when it can.
+     */
+    String shortOf(Money held, Money routed);
+  }
+
   /** The connectors of one payment, tried in order; remembers why each passed over could not take it. */
   final class Plan {
     private final Payment payment;
@@ -147,11 +160,23 @@ final class Routing {
     private Routed resumed;
     private int next;
     private final List<Routed> passedOver = new ArrayList<>();
+    private Funds funds;
 
     private Plan(Payment payment, List<Connector> candidates, boolean toDefaultTerminal) {
       this.payment = payment;
       this.candidates = candidates;
       this.defaultTerminalLeft = toDefaultTerminal;
+    }
+
+    /**
+     * Passes over, with 1.10, each connector whose currency's balance cannot hold the payment as
+     * it would take it: for a payout that holds its amount (in {@code payment.amount()}) and
+     * moves it to the currency of the connector that pays it. The terminal a resumed payout was
+     * routed to holds it already, and the default terminal never converts.
+     */
+    Plan checking(Funds funds) {
+      this.funds = funds;
+      return this;
     }
 
     /** The next connector that can take the payment, after the ones passed over; empty when none is left. */
@@ -168,6 +193,12 @@ final class Routing {
       }
       while (next < candidates.size()) {
         Routed r = route(payment, candidates.get(next++));
+        String shortfall = r.refusal() == null && funds != null && moves(payment.amount(), r.amount())
+            ? funds.shortOf(payment.amount(), r.amount()) : null;
+        if (shortfall != null) {
+          r = refused(r.connector(), ErrorCode.E1_10_INSUFFICIENT_BALANCE,
+              shortfall + " for terminal " + r.terminalName());
+        }
         if (r.refusal() == null) {
           return Optional.of(r);
         }
@@ -206,6 +237,11 @@ final class Routing {
       return Outcome.error(passedOver.get(0).refusal()).withDetails("no connector can take the payment: "
           + passedOver.stream().map(Routed::why).collect(Collectors.joining("; ")));
     }
+  }
+
+  /** Whether a payout holding {@code held} would hold more, or another currency, once routed as {@code routed}. */
+  static boolean moves(Money held, Money routed) {
+    return !held.currency().equals(routed.currency()) || routed.amount().compareTo(held.amount()) > 0;
   }
 
   private static Money requested(Payment p) {

@@ -288,4 +288,35 @@ class RoutingTest {
   void the_draw_is_splitmix64_whatever_the_jvm() {
     assertThat(Routing.mix(0)).isEqualTo(0xE220A8397B1DCDAFL);
   }
+
+  /**
+   * A payout's balance check is asked only of connectors that would move what it holds into
+   * another currency: one it refuses is passed over with 1.10 and its reason, and one in the
+   * currency the payout holds is never asked.
+   */
+  @Test
+  void a_connector_the_balance_cannot_pay_is_passed_over_and_one_in_the_held_currency_is_not_asked() {
+    rate("EUR", "USD", "1.0850");
+    rate("EUR", "GBP", "0.8500");
+    shopHas(connector("Dollars", "USD", 1, null, null), connector("Pounds", "GBP", 2, null, null));
+    List<String> asked = new java.util.ArrayList<>();
+    Routing.Plan plan = routing.plan(deposit(money("10.00", "EUR"))).checking((held, routed) -> {
+      asked.add(held + " to " + routed);
+      return routed.currency().code().equals("USD") ? "2.00 USD available" : null;
+    });
+
+    assertThat(terminal(plan.next())).isEqualTo("Pounds");
+    assertThat(asked).containsExactly("10.00 EUR to 10.85 USD", "10.00 EUR to 8.50 GBP");
+    assertThat(plan.passedOver()).contains("2.00 USD available for terminal Dollars");
+
+    shopHas(connector("Euros", "EUR", 1, null, null));
+    asked.clear();
+    Routing.Plan same = routing.plan(deposit(money("10.00", "EUR"))).checking((held, routed) -> "never");
+    assertThat(terminal(same.next())).isEqualTo("Euros");
+
+    shopHas(connector("Dollars", "USD", 1, null, null));
+    Routing.Plan none = routing.plan(deposit(money("10.00", "EUR"))).checking((held, routed) -> "0 USD available");
+    assertThat(none.next()).isEmpty();
+    assertThat(none.refusal().errorCode()).isEqualTo(io.tollgate.domain.error.ErrorCode.E1_10_INSUFFICIENT_BALANCE);
+  }
 }
