@@ -1,5 +1,6 @@
 package io.tollgate.persistence;
 
+import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentState;
@@ -242,11 +243,28 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
             FROM webhook_attempts WHERE payment_id = :payment ORDER BY id DESC
             """)
         .bind("payment", payment.value())
-        .map((rs, ctx) -> new Attempt(rs.getString("event_id"), PaymentState.valueOf(rs.getString("payment_state")),
-            rs.getInt("attempt"), rs.getString("url"), rs.getTimestamp("started").toInstant(),
-            Duration.ofMillis(rs.getLong("duration_ms")), (Integer) rs.getObject("status_code"),
-            rs.getString("error"), Status.valueOf(rs.getString("event_status"))))
+        .map(JdbiWebhookOutbox::attempt)
         .list());
+  }
+
+  @Override
+  public Page<Attempt> attempts(PaymentId payment, int offset, int limit) {
+    List<Attempt> rows = jdbi.withHandle(h -> h.createQuery("""
+            SELECT event_id, payment_state, attempt, url, started, duration_ms, status_code, error, event_status
+            FROM webhook_attempts WHERE payment_id = :payment ORDER BY id DESC LIMIT :limit OFFSET :offset
+            """)
+        .bind("payment", payment.value()).bind("limit", limit + 1).bind("offset", offset)
+        .map(JdbiWebhookOutbox::attempt)
+        .list());
+    return new Page<>(rows.subList(0, Math.min(limit, rows.size())), rows.size() > limit);
+  }
+
+  private static Attempt attempt(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+      throws java.sql.SQLException {
+    return new Attempt(rs.getString("event_id"), PaymentState.valueOf(rs.getString("payment_state")),
+        rs.getInt("attempt"), rs.getString("url"), rs.getTimestamp("started").toInstant(),
+        Duration.ofMillis(rs.getLong("duration_ms")), (Integer) rs.getObject("status_code"),
+        rs.getString("error"), Status.valueOf(rs.getString("event_status")));
   }
 
   @Override

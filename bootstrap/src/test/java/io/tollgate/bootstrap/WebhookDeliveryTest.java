@@ -278,6 +278,21 @@ class WebhookDeliveryTest {
       JsonNode after = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor).json().get("result");
       assertThat(after).hasSize(5);
       assertThat(after.get(0).get("status").asText()).isEqualTo("DELIVERED");
+
+      // paged as the other lists are, since resends add to the log without end
+      JsonNode newest = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks?limit=2", editor).json();
+      assertThat(newest.get("result")).extracting(a -> a.get("attempt").asInt()).containsExactly(5, 4);
+      assertThat(newest.get("hasMore").asBoolean()).isTrue();
+      JsonNode last = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks?offset=4&limit=2", editor).json();
+      assertThat(last.get("result")).extracting(a -> a.get("attempt").asInt()).containsExactly(1);
+      assertThat(last.get("hasMore").asBoolean()).isFalse();
+      TestGateway.Answer bad = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks?limit=0", editor);
+      assertThat(bad.status()).as(bad.body()).isEqualTo(400);
+      assertThat(bad.body()).contains("limit");
+      String[] stranger = gw.merchantUser(gw.app.services().shops().createMerchant("Paging Stranger"),
+          "paging@else.example");
+      assertThat(gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks?limit=0", stranger).status())
+          .as("another merchant's payment is not found, whatever the page").isEqualTo(404);
     }
   }
 

@@ -6,11 +6,13 @@ import io.tollgate.domain.DomainException;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.ParametersCheckedAfterAccess;
 import io.tollgate.rest.common.Timestamps;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
@@ -45,10 +47,14 @@ public final class WebhookLogResource {
     this.webhooks = webhooks;
   }
 
+  /** A page of the attempts, newest first: paged as the other lists are, a bad page a 400 only for a visible payment. */
   @GET
-  public Envelope attempts(@PathParam("id") String id, @Context ContainerRequestContext request) {
+  @ParametersCheckedAfterAccess
+  public Envelope attempts(@PathParam("id") String id, @QueryParam("offset") String offset,
+      @QueryParam("limit") String limit, @Context ContainerRequestContext request) {
     MerchantUser user = BasicAuthFilter.user(request);
-    return Envelope.list(webhooks.attempts(user, paymentId(id)).stream().map(AttemptJson::of).toList());
+    return Envelope.page(webhooks.attempts(user, paymentId(id), Paging.request(request, offset, limit))
+        .map(AttemptJson::of));
   }
 
   @POST

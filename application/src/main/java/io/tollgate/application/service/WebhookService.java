@@ -1,7 +1,9 @@
 package io.tollgate.application.service;
 
 import io.tollgate.application.port.in.WebhookDeliveryUseCase;
+import io.tollgate.application.port.in.PageRequest;
 import io.tollgate.application.port.in.WebhookLogUseCase;
+import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.ShopRepository;
@@ -146,9 +148,10 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   }
 
   @Override
-  public List<Attempt> attempts(MerchantUser user, PaymentId payment) {
+  public Page<Attempt> attempts(MerchantUser user, PaymentId payment, PageRequest page) {
     visibleTo(user, payment);
-    return outbox.attempts(payment);
+    page.requireValid();
+    return outbox.attempts(payment, page.offset(), page.limit());
   }
 
   @Override

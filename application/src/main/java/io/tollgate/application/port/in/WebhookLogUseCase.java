@@ -1,18 +1,19 @@
 package io.tollgate.application.port.in;
 
+import io.tollgate.application.port.out.Page;
 import io.tollgate.application.port.out.WebhookOutbox.Attempt;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.user.MerchantUser;
-import java.util.List;
 
 /** The delivery log of a payment's webhooks, and resending on a merchant's request. */
 public interface WebhookLogUseCase {
 
   /**
-   * Every attempt, newest first; 404 when the payment is not the user's merchant's, or, for a
-   * user scoped to a shop group, not of a shop in that group.
+   * A page of the attempts, newest first; 404 when the payment is not the user's merchant's, or,
+   * for a user scoped to a shop group, not of a shop in that group, and only then the page's 400
+   * when it cannot be used. Paged because resends add to it without end until the log's retention.
    */
-  List<Attempt> attempts(MerchantUser user, PaymentId payment);
+  Page<Attempt> attempts(MerchantUser user, PaymentId payment, PageRequest page);
 
   /**
    * Queues the payment's latest event again. A payment that is not the user's merchant's (or

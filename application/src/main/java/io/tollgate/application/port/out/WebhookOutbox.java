@@ -68,6 +68,9 @@ public interface WebhookOutbox {
   /** Every attempt for the payment, newest first. */
   List<Attempt> attempts(PaymentId payment);
 
+  /** A page of the payment's attempts, newest first: {@code limit} of them after the {@code offset} newest. */
+  Page<Attempt> attempts(PaymentId payment, int offset, int limit);
+
   /** The newest event of the payment. */
   Optional<EventSummary> latestEvent(PaymentId payment);
 
