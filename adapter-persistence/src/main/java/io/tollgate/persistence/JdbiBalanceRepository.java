@@ -50,17 +50,27 @@ final class JdbiBalanceRepository implements BalanceRepository {
               ON CONFLICT (shop_id, currency, slot) DO NOTHING
               """)
           .bind("shop", shop.value()).bind("currency", currency.code()).bind("now", Instant.now()).execute();
-      return h.createQuery("""
-              SELECT available, reserved FROM balances WHERE shop_id = :shop AND currency = :currency
-              ORDER BY slot FOR UPDATE
-              """)
-          .bind("shop", shop.value()).bind("currency", currency.code())
-          .map((rs, ctx) -> new java.math.BigDecimal[] {rs.getBigDecimal("available"), rs.getBigDecimal("reserved")})
-          .list().stream()
-          .reduce((a, b) -> new java.math.BigDecimal[] {a[0].add(b[0]), a[1].add(b[1])})
-          .map(sum -> new ShopBalance(shop, currency, sum[0].stripTrailingZeros(), sum[1].stripTrailingZeros()))
-          .orElseThrow();
+      return lockRows(h, shop, currency);
     });
+  }
+
+  @Override
+  public ShopBalance lockHeld(ShopId shop, Currency currency) {
+    return jdbi.inTransaction(h -> lockRows(h, shop, currency));
+  }
+
+  /** Every slot row of the shop's balance in the currency, locked in slot order, and their sum (zero for none). */
+  private static ShopBalance lockRows(Handle h, ShopId shop, Currency currency) {
+    return h.createQuery("""
+            SELECT available, reserved FROM balances WHERE shop_id = :shop AND currency = :currency
+            ORDER BY slot FOR UPDATE
+            """)
+        .bind("shop", shop.value()).bind("currency", currency.code())
+        .map((rs, ctx) -> new java.math.BigDecimal[] {rs.getBigDecimal("available"), rs.getBigDecimal("reserved")})
+        .list().stream()
+        .reduce((a, b) -> new java.math.BigDecimal[] {a[0].add(b[0]), a[1].add(b[1])})
+        .map(sum -> new ShopBalance(shop, currency, sum[0].stripTrailingZeros(), sum[1].stripTrailingZeros()))
+        .orElse(new ShopBalance(shop, currency, java.math.BigDecimal.ZERO, java.math.BigDecimal.ZERO));
   }
 
   /** The shop's transfer lock, keyed by a 64-bit hash of its name seeded with the shop, as a card's lock is. */

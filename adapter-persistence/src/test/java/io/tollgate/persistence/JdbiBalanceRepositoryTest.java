@@ -46,6 +46,50 @@ class JdbiBalanceRepositoryTest extends FreshDatabaseTest {
         .hasSize(2);
   }
 
+  /**
+   * The check of a currency a payout might be paid in locks what the shop has there, every slot,
+   * until its transaction ends, and adds nothing: a currency only checked opens no accounts.
+   */
+  @Test
+  void a_checked_currency_is_locked_until_the_transaction_ends_and_gets_no_row() throws Exception {
+    ShopId shop = TestShops.create(adapters, "checked");
+    assertThat(adapters.balances().lockHeld(shop, CURRENCIES.require("USD")).available()).isZero();
+    assertThat(adapters.balances().accounts(shop)).as("no USD accounts opened").isEmpty();
+
+    addToSlots(shop, "EUR", "4.00", 3);
+    java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Thread holder = new Thread(() -> adapters.transactionRunner().inTransaction(() -> {
+      assertThat(adapters.balances().lockHeld(shop, CURRENCIES.require("EUR")).available())
+          .isEqualByComparingTo("12.00");
+      locked.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return null;
+    }));
+    holder.start();
+    assertThat(locked.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    try {
+      int waiting = db.jdbi().withHandle(h -> {
+        h.execute("SET lock_timeout = '200ms'");
+        try {
+          h.execute("UPDATE balances SET available = available + 1 WHERE shop_id = ? AND currency = 'EUR' "
+              + "AND slot = 2", shop.value());
+          return 0;
+        } catch (org.jdbi.v3.core.statement.UnableToExecuteStatementException e) {
+          return 1;
+        }
+      });
+      assertThat(waiting).as("a deposit's slot waits for the check's transaction").isEqualTo(1);
+    } finally {
+      release.countDown();
+      holder.join();
+    }
+  }
+
   /** {@code count} slot rows (1..count) of the currency, each holding {@code each} more. */
   private void addToSlots(ShopId shop, String currency, String each, int count) {
     db.jdbi().useHandle(h -> h.execute("""

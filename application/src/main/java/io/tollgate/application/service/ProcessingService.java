@@ -597,11 +597,13 @@ public final class ProcessingService
     }
     return (held, routed) -> {
       balances.lockTransfers(payout.shopId());
-      BigDecimal available = balances.lock(payout.shopId(), routed.currency()).available();
-      BigDecimal needed = held.currency().equals(routed.currency())
-          ? routed.amount().subtract(held.amount()) : routed.amount();
-      return available.compareTo(needed) >= 0 ? null : "Check Withdrawal Balance: "
-          + available.toPlainString() + " " + routed.currency() + " available, " + routed + " to pay out";
+      // the rows there are, none added: a currency only checked is no currency the shop holds
+      BigDecimal available = balances.lockHeld(payout.shopId(), routed.currency()).available();
+      boolean more = held.currency().equals(routed.currency());
+      BigDecimal needed = more ? routed.amount().subtract(held.amount()) : routed.amount();
+      return available.compareTo(needed) >= 0 ? null : "Check Withdrawal Balance: " + available.toPlainString() + " "
+          + routed.currency() + " available, " + needed.toPlainString() + " " + routed.currency()
+          + (more ? " more" : "") + " to pay out";
     };
   }
 

@@ -62,6 +62,8 @@ class PayoutCascadeTest {
   private final CardVault vault = mock(CardVault.class);
   private final Acquirers acquirers = new Acquirers();
   private final CommittedStore store = new CommittedStore();
+  private final ShopRepository shops = mock(ShopRepository.class);
+  private final BalanceRepository balances = mock(BalanceRepository.class);
   private ProcessingService service;
 
   /**
@@ -189,9 +191,8 @@ class PayoutCascadeTest {
     when(vault.reveal(any(), anyString())).thenReturn(Optional.of("4000000000000424"));
     when(reference.hasConnectors(1)).thenReturn(true);
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);
-    ShopRepository shops = mock(ShopRepository.class);
     service = new ProcessingService(store.tx, payments, new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE),
-        mock(BalanceRepository.class), shops, vault, acquirers, reference, groups, null,
+        balances, shops, vault, acquirers, reference, groups, null,
         CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes(), new RecentShops(shops));
   }
 
@@ -501,5 +502,101 @@ class PayoutCascadeTest {
     assertThat(acquirers.asked).containsExactly("A #1", "B #2");
     assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  /**
+   * The shop checks its withdrawals' balance, and had {@code available} of each currency named
+   * before the test's payouts, which the ledger then moves.
+   */
+  private void shopChecks(Map<String, String> available) {
+    when(shops.find(SHOP)).thenReturn(Optional.of(new io.tollgate.domain.shop.Shop(SHOP,
+        new io.tollgate.domain.shop.MerchantId(4), "Shop", null, null,
+        io.tollgate.domain.shop.Shop.DEFAULT_CHECKOUT_TIMEOUT, true, false, "EUR")));
+    org.mockito.Mockito.doAnswer(call -> {
+      io.tollgate.domain.money.Currency c = call.getArgument(1);
+      return new BalanceRepository.ShopBalance(SHOP, c, new BigDecimal(available.getOrDefault(c.code(), "0"))
+          .add(store.sum(c.code())[0]), BigDecimal.ZERO);
+    }).when(balances).lockHeld(any(), any());
+  }
+
+  /**
+   * A checking shop's payout cascading to a terminal that would pay it converted is checked there
+   * too: with too little in that currency the next terminal is passed over, and the payout is
+   * declined with the code of the one that declined it, holding nothing.
+   */
+  @Test
+  void a_cascade_to_a_currency_the_balance_cannot_pay_is_passed_over() {
+    rate("EUR", "GBP", "0.8500");
+    shopChecks(Map.of("GBP", "8.49"));
+    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
+    acquirers.declining.add("A");
+    Payment p = withdrawal("10.00", "EUR");
+
+    service.processPayouts(10);
+
+    Payment declined = store.rows.get(p.id());
+    assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(declined.errorCode()).isEqualTo(ErrorCode.E4_02_DO_NOT_HONOR);
+    assertThat(acquirers.asked).containsExactly("A #1");
+    assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(store.sum("GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  @Test
+  void a_cascade_to_a_currency_the_balance_can_pay_takes_it_from_there() {
+    rate("EUR", "GBP", "0.8500");
+    shopChecks(Map.of("GBP", "8.50"));
+    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
+    acquirers.declining.add("A");
+    Payment p = withdrawal("10.00", "EUR");
+
+    service.processPayouts(10);
+
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(acquirers.asked).containsExactly("A #1", "Pounds #2");
+    assertThat(store.sum("GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-8.50"), BigDecimal.ZERO);
+  }
+
+  /**
+   * Converted again into the currency it holds, at a rate that rose meanwhile, a payout needs only
+   * the difference from the balance: 0.05 more USD than the 10.85 it holds. With 10.90 USD the
+   * shop pays it; with 10.89 it has 0.04 left once the payout holds 10.85, and the next terminal
+   * is passed over.
+   */
+  @Test
+  void a_cascade_into_the_held_currency_at_a_higher_rate_needs_only_the_difference() {
+    Payment p = cascadeAtAHigherRate("10.90");
+
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    assertThat(store.rows.get(p.id()).amount()).isEqualTo(money("10.90", "USD"));
+    assertThat(store.sum("USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-10.90"), BigDecimal.ZERO);
+  }
+
+  @Test
+  void a_cascade_into_the_held_currency_at_a_higher_rate_is_passed_over_without_the_difference() {
+    Payment p = cascadeAtAHigherRate("10.89");
+
+    assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.DECLINED);
+    assertThat(store.operations).last().satisfies(o -> assertThat(o.details())
+        .contains("Check Withdrawal Balance: 0.04 USD available, 0.05 USD more to pay out for terminal Dollars B"));
+    assertThat(store.sum("USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  /** A 10.00 EUR payout of a shop with {@code dollars} USD, routed at 1.0850, cascaded at 1.0900. */
+  private Payment cascadeAtAHigherRate(String dollars) {
+    when(reference.currencyRate("EUR", "USD")).thenReturn(
+        Optional.of(new ReferenceData.CurrencyRate("EUR", "USD", new BigDecimal("1.0850"), Instant.now())),
+        Optional.of(new ReferenceData.CurrencyRate("EUR", "USD", new BigDecimal("1.0900"), Instant.now())));
+    shopChecks(Map.of("USD", dollars));
+    shopHas(connector("Dollars A", "USD", 1, CASCADE_ON_402), connector("Dollars B", "USD", 2, null));
+    acquirers.declining.add("Dollars A");
+    Payment p = withdrawal("10.00", "EUR");
+    service.processPayouts(10);
+    return p;
   }
 }

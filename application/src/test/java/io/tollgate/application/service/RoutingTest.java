@@ -319,4 +319,12 @@ class RoutingTest {
     assertThat(none.next()).isEmpty();
     assertThat(none.refusal().errorCode()).isEqualTo(io.tollgate.domain.error.ErrorCode.E1_10_INSUFFICIENT_BALANCE);
   }
+
+  @Test
+  void a_payout_moves_what_it_holds_into_another_currency_or_for_more_never_for_less() {
+    assertThat(Routing.moves(money("10.00", "GBP"), money("11.70", "EUR"))).isTrue();
+    assertThat(Routing.moves(money("10.85", "USD"), money("10.90", "USD"))).isTrue();
+    assertThat(Routing.moves(money("10.85", "USD"), money("10.85", "USD"))).isFalse();
+    assertThat(Routing.moves(money("10.85", "USD"), money("10.80", "USD"))).isFalse();
+  }
 }

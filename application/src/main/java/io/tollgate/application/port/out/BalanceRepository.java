@@ -19,6 +19,13 @@ public interface BalanceRepository {
   ShopBalance lock(ShopId shop, Currency currency);
 
   /**
+   * As {@link #lock}, without adding a row for a currency the shop has none in (zero then): for a
+   * check of a currency that may not be used in the end, which would otherwise open the shop's
+   * accounts in it for good and count it as a currency in use.
+   */
+  ShopBalance lockHeld(ShopId shop, Currency currency);
+
+  /**
    * Takes the shop's lock for moving what a payout holds from one currency to another, until the
    * transaction ends. Every transaction that locks or writes balances of two of the shop's
    * currencies takes it before the first of them, so that two such transactions never each hold
