@@ -650,4 +650,31 @@ class ConnectorRoutingTest {
     assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("1.19"), BigDecimal.ZERO);
   }
+
+  /**
+   * A checking shop whose only payout terminal pays in USD has its GBP deposits credited in USD
+   * and nothing in GBP: a GBP withdrawal is checked where it is paid, in USD, and not declined
+   * for the GBP that only holds it until it is routed.
+   */
+  @Test
+  void a_checking_shop_that_pays_out_only_converted_has_withdrawals_checked_where_they_are_paid()
+      throws Exception {
+    KeyedShop shop = gw.keyedShop("Payout converted only", true);
+    card(shop, "Payout converted only USD", "USD", 1, null);
+    pay(shop, "10.00", "GBP");
+
+    JsonNode paid = withdraw(shop, "5.00", "GBP", "4000000000000408");
+    assertThat(paid.get("state").asText()).as(paid.toString()).isEqualTo("COMPLETED");
+    assertThat(paid.get("amount").decimalValue()).isEqualByComparingTo("6.35");
+
+    JsonNode declined = withdraw(shop, "6.00", "GBP", "4000000000000408");
+    assertThat(declined.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(declined.get("errorCode").asText()).isEqualTo("1.10");
+    assertThat(lastOperation(shop, declined).get("rawPaymentData").asText())
+        .contains("Check Withdrawal Balance: 6.35 USD available, 7.62 USD to pay out");
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("6.35"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
 }

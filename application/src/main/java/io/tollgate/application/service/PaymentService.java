@@ -70,12 +70,14 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private final DestinationPolicy destinations;
   private final CardProfiles cards;
   private final SecurityCodes securityCodes;
+  private final ReferenceData reference;
 
   public PaymentService(TransactionRunner tx, PaymentRepository payments, PaymentWriter writer,
       BalanceRepository balances, ShopRepository shops, IdempotencyRepository idempotency,
       CardVault cardVault, SecretBox secrets, Currencies currencies, DestinationPolicy destinations,
       ReferenceData referenceData, Clock clock, SecurityCodes securityCodes) {
     this.securityCodes = securityCodes;
+    this.reference = referenceData;
     this.cards = new CardProfiles(referenceData);
     this.destinations = destinations;
     this.writer = writer;
@@ -88,6 +90,20 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     this.cardVault = cardVault;
     this.clock = clock;
     this.rules = new PaymentRequestRules(currencies, clock);
+  }
+
+  /**
+   * Whether every connector of the shop that could pay the withdrawal pays it in another currency
+   * than it was asked in. Its balance is then checked where it is paid, when routing converts it
+   * (ProcessingService), and not in the currency it was asked in, which only holds it until it
+   * is routed: a shop whose deposits were all converted into its terminal's currency has nothing
+   * in the currency its customers ask in, and would have every withdrawal declined 1.10.
+   */
+  private boolean paidConvertedOnly(Shop shop, PaymentRequestRules.Valid valid) {
+    List<ReferenceData.Connector> payers = reference.connectorsOf(shop.id().value()).stream()
+        .filter(c -> c.paymentMethod().equals(valid.method().name()) && c.takes(PaymentType.WITHDRAWAL)).toList();
+    return !payers.isEmpty()
+        && payers.stream().noneMatch(c -> c.terminalCurrency().equals(valid.amount().currency().code()));
   }
 
   /**
@@ -140,7 +156,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         payments.lockCustomer(shop.id(), valid.customer(), now);
       }
       java.math.BigDecimal available = valid.type() == PaymentType.WITHDRAWAL && shop.checkWithdrawalBalance()
-          ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
+          && !paidConvertedOnly(shop, valid) ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
       boolean balanceShort = available != null && available.compareTo(valid.amount().amount()) < 0;
       PaymentState initial = switch (valid.type()) {
         case DEPOSIT -> PaymentState.CHECKOUT;
