@@ -93,9 +93,10 @@ public final class PaymentWriter {
 
   /**
    * Stores where a payment is to be sent, before it is sent there: {@code step} leaves it with
-   * its terminal and amounts as routed, by a step that moves no money and tells the merchant
-   * nothing (none at all for a payout: its operation is null), with the held step before it when
-   * there is one. No event, no ledger entry.
+   * its terminal and amounts as routed, by a step that tells the merchant nothing (none at all
+   * for a payout: its operation is null), with the held step before it when there is one. No
+   * event; no ledger entry, but for a payout routed in another amount or currency than it holds
+   * the transfer of what it holds there.
    */
   public Payment route(Held held, Payment.Transition step) {
     Payment.Transition whole = step;
@@ -152,9 +153,13 @@ public final class PaymentWriter {
     Money held = before.amount();
     Money now = stored.amount();
     String why = describe(stored) + " routed to " + stored.terminalName() + " in " + now.currency();
+    // when it is routed: a routing step keeps the payment's time of its last operation
+    java.time.Instant at = java.time.Instant.now();
     return PaymentRepository.Effects.moving(new BalanceRepository.Transfer(
-        entry(stored, held, held.amount(), held.amount().negate(), "released: " + why),
-        entry(stored, now, now.amount().negate(), now.amount(), "reserved: " + why)));
+        new LedgerEntry(stored.shopId(), held.currency(), held.amount(), held.amount().negate(), stored.id(),
+            "released: " + why, at),
+        new LedgerEntry(stored.shopId(), now.currency(), now.amount().negate(), now.amount(), stored.id(),
+            "reserved: " + why, at)));
   }
 
   private static boolean sameMoney(Money a, Money b) {
