@@ -65,7 +65,10 @@ public interface WebhookOutbox {
    */
   void release(String owner);
 
-  /** Every attempt for the payment, newest first. */
+  /**
+   * Every attempt for the payment, newest first, however many: what users read goes by
+   * {@link #attempts(PaymentId, int, int)}.
+   */
   List<Attempt> attempts(PaymentId payment);
 
   /** A page of the payment's attempts, newest first: {@code limit} of them after the {@code offset} newest. */
