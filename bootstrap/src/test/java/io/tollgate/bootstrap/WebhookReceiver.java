@@ -12,13 +12,13 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntSupplier;
+import java.util.function.ToIntBiFunction;
 
 /** A merchant's webhook endpoint on a free port: records what arrives, answers as scripted. */
 final class WebhookReceiver implements AutoCloseable {
 
-  /** One request as received: the raw body bytes and the headers (names lower-case). */
-  record Received(byte[] body, Map<String, String> headers, String path) {
+  /** One request as received: the raw body bytes, the headers (names lower-case) and the status it was answered. */
+  record Received(byte[] body, Map<String, String> headers, String path, int status) {
     String header(String name) {
       return headers.get(name.toLowerCase(java.util.Locale.ROOT));
     }
@@ -34,7 +34,8 @@ final class WebhookReceiver implements AutoCloseable {
   /** Where a delivery differed from the gateway document's {@code paymentResult} webhook; {@link #close} fails on any. */
   private final List<String> contractProblems = new CopyOnWriteArrayList<>();
   private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
-  private volatile IntSupplier defaultStatus = () -> 200;
+  /** The answer to a request that no script is left for, decided from its headers and body. */
+  private volatile ToIntBiFunction<Map<String, String>, byte[]> defaultStatus = (headers, body) -> 200;
   private volatile Duration delay = Duration.ZERO;
 
   WebhookReceiver() throws IOException {
@@ -50,8 +51,8 @@ final class WebhookReceiver implements AutoCloseable {
           Thread.sleep(delay.toMillis());
         }
         Integer scripted = script.poll();
-        int status = scripted != null ? scripted : defaultStatus.getAsInt();
-        Received r = new Received(body, headers, exchange.getRequestURI().getPath());
+        int status = scripted != null ? scripted : defaultStatus.applyAsInt(headers, body);
+        Received r = new Received(body, headers, exchange.getRequestURI().getPath(), status);
         contractProblems.addAll(OpenApiContract.INSTANCE.webhookProblems(r.bodyText()));
         if (r.header("Signature") == null || !r.header("Signature").matches("[0-9a-f]{64}")
             || r.header("Webhook-Id") == null || r.header("Webhook-Timestamp") == null) {
@@ -86,7 +87,16 @@ final class WebhookReceiver implements AutoCloseable {
   }
 
   WebhookReceiver answerAlways(int status) {
-    defaultStatus = () -> status;
+    defaultStatus = (headers, body) -> status;
+    return this;
+  }
+
+  /**
+   * Answers each request as {@code status} decides from its headers (names lower-case) and body,
+   * once the scripted answers are used up.
+   */
+  WebhookReceiver answerBy(ToIntBiFunction<Map<String, String>, byte[]> status) {
+    defaultStatus = status;
     return this;
   }
 
