@@ -10,6 +10,7 @@ import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentTransitions;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.ShopId;
+import io.tollgate.domain.user.Permission;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.net.URI;
@@ -32,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -46,7 +48,9 @@ import org.junit.jupiter.api.Test;
  * converted for a terminal in another currency or cascaded to one, retries with one
  * Idempotency-Key, and races of several requests on one payment or one balance), sent to either
  * of two instances on one database, checked against a model of what must hold, during the run
- * and once the payouts have settled.
+ * and once the payouts have settled. The shops' webhook receiver refuses some deliveries (and a
+ * few every time, until the gateway gives up and the merchant API resends them), and the
+ * merchant API resends some settled payments' webhooks.
  *
  * <p>The run is drawn from a seed, printed at the start; {@code -Dtollgate.money.seed=<seed>}
  * replays it, {@code -Dtollgate.money.operations=<n>} makes it longer or shorter.
@@ -83,16 +87,24 @@ class MoneyInvariantsTest {
   static final Map<String, BigDecimal> TO_USD =
       Map.of("EUR", new BigDecimal("1.0850"), "JPY", new BigDecimal("0.0067"));
 
+  /** What TOLLGATE_WEBHOOK_RETRY_SCHEDULE is set to: an event is tried once, and again after each delay. */
+  static final List<String> RETRY_SCHEDULE = List.of("PT1S", "PT2S", "PT4S", "PT8S");
+  /** What the receiver answers a delivery it refuses: any answer but a 2xx is retried, a 4xx too. */
+  static final List<Integer> REFUSALS = List.of(500, 502, 503, 400, 404, 429);
+  static final Set<String> FINAL_STATES = Set.of("COMPLETED", "DECLINED", "CANCELLED");
+
   static TestGateway gw;
   /** A second instance on the same database: requests go to either, and both run the background jobs. */
   static Tollgate second;
   static WebhookReceiver hooks;
+  /** The merchant API's credentials of a user of the shops' merchant. */
+  static String[] merchantUser;
   static final ExecutorService pool = Executors.newFixedThreadPool(8);
 
   @BeforeAll
   static void start() throws Exception {
     // a delivery that fails on a busy machine is sent again within the run's wait, not a minute later
-    Map<String, String> retries = Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT1S,PT2S,PT4S,PT8S");
+    Map<String, String> retries = Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", String.join(",", RETRY_SCHEDULE));
     gw = TestGateway.start(retries);
     Map<String, String> env = new HashMap<>(TestGateway.environment(gw.database, "tollgate-money-second"));
     env.putAll(retries);
@@ -101,6 +113,8 @@ class MoneyInvariantsTest {
     env.put("TOLLGATE_RATE_LIMIT", "0");
     second = Tollgate.start(TollgateConfig.from(env), gw.database);
     hooks = new WebhookReceiver();
+    // SHOP_EDIT for the resends
+    merchantUser = gw.merchantUser(gw.merchant, "money@merchant.example", Permission.SHOP_EDIT);
   }
 
   @AfterAll
@@ -118,7 +132,7 @@ class MoneyInvariantsTest {
   }
 
   /** A shop of the run, with the settings that decide what a withdrawal does. */
-  record Shop(String name, ShopId id, String key, boolean approval, boolean checkBalance) {}
+  record Shop(String name, ShopId id, String key, String signingKey, boolean approval, boolean checkBalance) {}
 
   /** What the model knows of one payment. */
   static final class Tracked {
@@ -175,11 +189,31 @@ class MoneyInvariantsTest {
   final Map<String, String> idempotencyKeys = new ConcurrentHashMap<>();
   final List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
   int keys;
+  /** The attempts of each webhook event that reached the receiver, by Webhook-Id. */
+  final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+  /** Events whose every attempt the receiver refuses, until the gateway gives up on them and the test resends them. */
+  final Set<String> refusedForGood = ConcurrentHashMap.newKeySet();
+  /** Whether an event may still be refused for good: only early, so that its whole schedule runs out within the run. */
+  volatile boolean refusingForGood = true;
+  /** The events the test had sent again, by Webhook-Id, each to be taken by the receiver once more. */
+  final Map<String, Resent> resent = new ConcurrentHashMap<>();
+  /**
+   * For choices made from what the receiver has taken so far, which differs from run to run: drawn
+   * from apart from {@link #random}, they leave the seed's operations as they were.
+   */
+  final Random webhookRandom = new Random(~SEED);
+
+  /**
+   * An event resent for {@code payment}, in {@code state}, after the receiver had taken it
+   * {@code takenBefore} times; {@code givenUp} when the gateway had given up on it.
+   */
+  record Resent(Tracked payment, String state, long takenBefore, boolean givenUp) {}
 
   @Test
   void money_is_neither_lost_nor_doubled_and_balances_follow_the_ledger() throws Exception {
     System.out.println("MoneyInvariantsTest seed " + SEED + " (replay with -Dtollgate.money.seed=" + SEED + ")");
     long began = System.nanoTime();
+    hooks.answerBy(this::answer);
     shops.add(shop("plain", false, false));
     shops.add(shop("approving", true, false));
     shops.add(shop("checking", false, true));
@@ -190,10 +224,15 @@ class MoneyInvariantsTest {
     shops.add(limitedShop());
     try {
       for (int i = 0; i < OPERATIONS; i++) {
+        if (i == OPERATIONS / 4) {
+          refusingForGood = false;
+        }
         step(i);
         if (i % 40 == 39) {
           balancesFollowTheLedger("after operation " + i);
           settledBankTransfers();
+          resendSettledWebhooks(2);
+          resendGivenUpWebhooks(false);
         }
       }
       long ran = System.nanoTime();
@@ -206,7 +245,8 @@ class MoneyInvariantsTest {
       refundsNeverExceedTheirDeposit();
       checkedShopsNeverPayOutMoreThanTheyHold();
       everyStepIsOneTheContractAllows();
-      everyAnnouncedStateHasOneWebhook();
+      resendGivenUpWebhooks(true);
+      everyAnnouncedStateHasOneWebhookDeliveredInOrder();
       everyIdempotencyKeyNamesOnePayment();
     } catch (AssertionError | RuntimeException e) {
       List<String> last;
@@ -216,6 +256,12 @@ class MoneyInvariantsTest {
       throw new AssertionError("seed " + SEED + " (replay with -Dtollgate.money.seed=" + SEED + "); last steps:\n  "
           + String.join("\n  ", last) + "\n" + e.getMessage(), e);
     }
+    long refused = hooks.received().stream().filter(r -> r.status() / 100 != 2).map(r -> r.header("Webhook-Id"))
+        .distinct().count();
+    long givenUp = resent.values().stream().filter(Resent::givenUp).count();
+    System.out.println("MoneyInvariantsTest webhooks: " + attempts.size() + " events, " + refused
+        + " refused at first, " + givenUp + " given up on and resent, " + (resent.size() - givenUp)
+        + " settled ones resent");
     System.out.println("MoneyInvariantsTest seed " + SEED + ": " + tracked.size() + " payments in "
         + Duration.ofNanos(System.nanoTime() - began).toMillis() + " ms");
   }
@@ -229,7 +275,8 @@ class MoneyInvariantsTest {
   private Shop shop(String name, boolean approval, boolean checkBalance, Duration checkoutTimeout) {
     ShopId id = gw.app.services().shops().createShop(new CreateShopCommand(gw.merchant, "Money " + name,
         hooks.url("/" + name.replace(' ', '-')), null, checkoutTimeout, checkBalance, approval, "EUR"));
-    return new Shop(name, id, gw.issueKey(id, gw.app.services().environment()), approval, checkBalance);
+    var keys = gw.app.services().shops().issueKeys(id, gw.app.services().environment());
+    return new Shop(name, id, keys.apiKey(), keys.signingKey(), approval, checkBalance);
   }
 
   private void step(int i) throws Exception {
@@ -1498,6 +1545,176 @@ class MoneyInvariantsTest {
     }
   }
 
+  // ---- webhooks -----------------------------------------------------------------------------
+
+  /**
+   * The receiver's answer to a delivery. Some events are refused a few times first, answered a
+   * 4xx or 5xx, which the gateway must retry; a few early final ones (a payment's last) every
+   * time, until the gateway gives up on them and {@link #resendGivenUpWebhooks} sends them again.
+   * The plan is drawn per event from the seed, the payment and its state, so every attempt of an
+   * event follows one plan, whichever instance sends it and whenever.
+   */
+  private int answer(Map<String, String> headers, byte[] body) {
+    String event = headers.get("webhook-id");
+    JsonNode payment;
+    try {
+      payment = TestGateway.JSON.readTree(body);
+    } catch (java.io.IOException unreadable) {
+      return 200; // the receiver reports a body unlike the document, and the checks a payment unknown
+    }
+    if (event == null || !payment.hasNonNull("id")) {
+      return 200;
+    }
+    int attempt = attempts.computeIfAbsent(event, e -> new AtomicInteger()).incrementAndGet();
+    String state = payment.path("state").asText();
+    Random plan = new Random(SEED * 31 + (payment.get("id").asText() + " " + state).hashCode());
+    boolean forGood = plan.nextInt(8) == 0;
+    int dice = plan.nextInt(100);
+    // three refusals at most: a fourth and fifth attempt are left for a delivery a busy machine fails
+    int refusals = dice < 75 ? 0 : dice < 90 ? 1 : dice < 97 ? 2 : 3;
+    int refusal = REFUSALS.get(plan.nextInt(REFUSALS.size()));
+    if (attempt == 1 && forGood && refusingForGood && FINAL_STATES.contains(state)) {
+      refusedForGood.add(event);
+    }
+    return refusedForGood.contains(event) || attempt <= refusals ? refusal : 200;
+  }
+
+  static Answer merchantGet(String path) {
+    return gw.send(HttpRequest.newBuilder(uri(path)).GET().header("Authorization", TestGateway.basic(merchantUser)));
+  }
+
+  static Answer merchantPost(String path) {
+    return gw.send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.noBody())
+        .header("Authorization", TestGateway.basic(merchantUser)));
+  }
+
+  /** Asks the merchant API to send the payment's latest webhook event again. */
+  private static void resend(Tracked t) {
+    Answer a = merchantPost("/merchant-api/v1/payments/" + t.id + "/webhooks/resend");
+    assertThat(a.status()).as("resend of the webhook of " + t + ": " + a.body()).isEqualTo(202);
+  }
+
+  /** One delivery the receiver has answered, read. */
+  record Taken(String event, String payment, String state, int status, WebhookReceiver.Received received) {
+    boolean accepted() {
+      return status / 100 == 2;
+    }
+  }
+
+  private static List<Taken> taken() {
+    List<Taken> all = new ArrayList<>();
+    for (WebhookReceiver.Received r : hooks.received()) {
+      JsonNode body;
+      try {
+        body = TestGateway.JSON.readTree(r.body());
+      } catch (java.io.IOException e) {
+        throw new AssertionError("a webhook that is no JSON: " + r.bodyText(), e);
+      }
+      all.add(new Taken(r.header("Webhook-Id"), body.path("id").asText(), body.path("state").asText(), r.status(),
+          r));
+    }
+    return all;
+  }
+
+  /**
+   * Asks the merchant API to resend the last webhook of {@code n} settled payments whose last
+   * event the receiver has taken: each is to be taken again, checked with the others at the end.
+   */
+  private void resendSettledWebhooks(int n) {
+    Map<String, Long> acceptedTimes = new HashMap<>();
+    Map<String, String> lastEvent = new HashMap<>();
+    for (Taken d : taken()) {
+      if (d.accepted()) {
+        acceptedTimes.merge(d.event(), 1L, Long::sum);
+        lastEvent.put(d.payment() + " " + d.state(), d.event());
+      }
+    }
+    List<Tracked> candidates = tracked.values().stream().filter(t -> {
+      if (t.ends.size() != 1 || !FINAL_STATES.containsAll(t.ends)) {
+        return false;
+      }
+      synchronized (t) {
+        String last = t.announced.isEmpty() ? null : t.announced.get(t.announced.size() - 1);
+        String event = lastEvent.get(t.id + " " + last);
+        return t.ends.contains(last) && event != null && !resent.containsKey(event);
+      }
+    }).sorted(java.util.Comparator.comparingLong(t -> t.seq)).toList();
+    for (int i = 0; i < n && !candidates.isEmpty(); i++) {
+      Tracked t = candidates.get(webhookRandom.nextInt(candidates.size()));
+      String state = t.ends.iterator().next();
+      String event = lastEvent.get(t.id + " " + state);
+      if (resent.putIfAbsent(event, new Resent(t, state, acceptedTimes.get(event), false)) == null) {
+        resend(t);
+        note("webhook " + event + " resent of " + t);
+      }
+    }
+  }
+
+  record EventRecord(String id, String payment, String state, String status, int attempts) {}
+
+  private static Map<String, EventRecord> eventRecords(Set<String> ids) {
+    Map<String, EventRecord> found = new HashMap<>();
+    gw.database.jdbi().useHandle(h -> h.createQuery("""
+            SELECT CAST(id AS text) id, payment_id, payment_state, status, attempts FROM webhook_events
+             WHERE CAST(id AS text) = ANY(:ids)""")
+        .bind("ids", ids.toArray(new String[0]))
+        .map((rs, ctx) -> new EventRecord(rs.getString("id"), rs.getString("payment_id"),
+            rs.getString("payment_state"), rs.getString("status"), rs.getInt("attempts")))
+        .forEach(e -> found.put(e.id(), e)));
+    return found;
+  }
+
+  /**
+   * The events the receiver refused every time: once the gateway has tried one as often as its
+   * schedule says and marked it failed, which its delivery log shows too, the receiver takes it
+   * again and the test resends it, to be delivered as any other. Mid-run only those failed by
+   * then; at the end every one, waiting for the schedule to run out.
+   */
+  private void resendGivenUpWebhooks(boolean all) throws InterruptedException {
+    int tries = RETRY_SCHEDULE.size() + 1;
+    // refused for good only in the run's first quarter: the schedule runs out well within this
+    long end = System.nanoTime() + Duration.ofSeconds(45).toNanos();
+    while (!refusedForGood.isEmpty()) {
+      for (EventRecord e : eventRecords(Set.copyOf(refusedForGood)).values()) {
+        if (!e.status().equals("FAILED")) {
+          continue;
+        }
+        Tracked t = tracked.get(e.payment());
+        assertThat(t).as("payment " + e.payment() + " of a webhook event the model does not know").isNotNull();
+        String what = "webhook " + e.id() + " of " + t + " in " + e.state() + ", refused every time";
+        assertThat(attempts.get(e.id()).get()).as("attempts of " + what + " until the gateway gave up")
+            .isEqualTo(tries);
+        assertThat(e.attempts()).as("attempts the gateway counted of " + what).isEqualTo(tries);
+        List<JsonNode> logged = new ArrayList<>();
+        Answer log = merchantGet("/merchant-api/v1/payments/" + t.id + "/webhooks");
+        assertThat(log.status()).as("the webhook log of " + t + ": " + log.body()).isEqualTo(200);
+        log.json().get("result").forEach(a -> {
+          if (a.get("webhookId").asText().equals(e.id())) {
+            logged.add(a);
+          }
+        });
+        List<String> statuses = new ArrayList<>(java.util.Collections.nCopies(tries - 1, "PENDING"));
+        statuses.add(0, "FAILED");
+        assertThat(logged.stream().map(a -> a.get("status").asText()).toList())
+            .as("the delivery log of " + what + ", newest first").isEqualTo(statuses);
+        assertThat(logged.stream().map(a -> a.get("statusCode").asInt() / 100).toList())
+            .as("answers logged of " + what).doesNotContain(2);
+        refusedForGood.remove(e.id());
+        resent.put(e.id(), new Resent(t, e.state(), 0, true));
+        resend(t);
+        note("webhook " + e.id() + " failed and resent of " + t);
+      }
+      if (!all || refusedForGood.isEmpty() || System.nanoTime() > end) {
+        break;
+      }
+      Thread.sleep(200);
+    }
+    if (all) {
+      assertThat(eventRecords(Set.copyOf(refusedForGood)).values()).as("webhook events refused every time that "
+          + "the gateway has not given up on after " + RETRY_SCHEDULE).isEmpty();
+    }
+  }
+
   // ---- settling -----------------------------------------------------------------------------
 
   /** Waits, boundedly, until no payout the model expects to end is still on its way. */
@@ -1826,21 +2043,27 @@ class MoneyInvariantsTest {
 
   /**
    * Exactly one webhook event per announced state a payment entered (COMPLETED, DECLINED,
-   * CANCELLED, AUTHORIZED), in order, each delivered to the shop's receiver.
+   * CANCELLED, AUTHORIZED), in order, each taken (answered 2xx) by the shop's receiver however
+   * often it refused it first, and recorded delivered by the gateway; each one resent taken once
+   * more, as the payment's latest state. Every webhook that arrived is of a payment the model
+   * knows, one of its events, signed with its shop's signing key.
    */
-  private void everyAnnouncedStateHasOneWebhook() throws InterruptedException {
+  private void everyAnnouncedStateHasOneWebhookDeliveredInOrder() throws InterruptedException {
     List<Long> ids = shops.stream().map(s -> s.id().value()).toList();
     Map<String, List<Event>> events = new HashMap<>();
+    Map<String, Event> byId = new HashMap<>();
     gw.database.jdbi().useHandle(h -> h.createQuery("""
             SELECT CAST(id AS text) id, payment_id, payment_state, status FROM webhook_events
              WHERE shop_id = ANY(:shops) ORDER BY seq""")
         .bind("shops", ids.toArray(new Long[0]))
         .map((rs, ctx) -> new Event(rs.getString("id"), rs.getString("payment_id"), rs.getString("payment_state"),
             rs.getString("status")))
-        .forEach(e -> events.computeIfAbsent(e.payment(), p -> new ArrayList<>()).add(e)));
+        .forEach(e -> {
+          events.computeIfAbsent(e.payment(), p -> new ArrayList<>()).add(e);
+          byId.put(e.id(), e);
+        }));
     assertThat(events.keySet()).as("events of payments the run did not make").isSubsetOf(tracked.keySet());
     Map<String, List<Step>> steps = operations();
-    Set<String> all = new HashSet<>();
     for (Tracked t : tracked.values()) {
       List<String> states = events.getOrDefault(t.id, List.of()).stream().map(Event::state).toList();
       assertThat(states).as("webhook events of " + t).isEqualTo(t.announced);
@@ -1853,27 +2076,101 @@ class MoneyInvariantsTest {
         before = s.state();
       }
       assertThat(states).as("webhook events of " + t + " against the states it entered").isEqualTo(entered);
-      events.getOrDefault(t.id, List.of()).forEach(e -> all.add(e.id()));
     }
-    boolean delivered = WebhookReceiver.await(() -> hooks.received().stream()
-        .map(r -> r.header("Webhook-Id")).collect(java.util.stream.Collectors.toSet()).containsAll(all),
-        Duration.ofSeconds(30));
-    Set<String> arrived = new HashSet<>();
-    hooks.received().forEach(r -> arrived.add(r.header("Webhook-Id")));
-    assertThat(delivered)
-        .as("events not delivered: " + all.stream().filter(e -> !arrived.contains(e)).limit(5).toList())
-        .isTrue();
+    boolean delivered = WebhookReceiver.await(() -> notTaken(byId.keySet()).isEmpty(), Duration.ofSeconds(30));
+    assertThat(delivered).as("events not taken by the receiver (answered 2xx), or resent and not taken again: "
+        + notTaken(byId.keySet()).stream().limit(5).map(e -> e + " (" + byId.get(e) + ", " + attempts.get(e)
+            + " attempts)").toList()).isTrue();
+    // the gateway records an attempt once the receiver's answer is back, a moment after it was taken
+    List<Event> unsettled = List.of();
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    do {
+      unsettled = gw.database.jdbi().withHandle(h -> h.createQuery("""
+              SELECT CAST(id AS text) id, payment_id, payment_state, status FROM webhook_events
+               WHERE shop_id = ANY(:shops) AND status <> 'DELIVERED'""")
+          .bind("shops", ids.toArray(new Long[0]))
+          .map((rs, ctx) -> new Event(rs.getString("id"), rs.getString("payment_id"),
+              rs.getString("payment_state"), rs.getString("status")))
+          .list());
+      if (unsettled.isEmpty()) {
+        break;
+      }
+      Thread.sleep(100);
+    } while (System.nanoTime() < end);
+    assertThat(unsettled).as("webhook events taken by the receiver that the gateway has not recorded delivered")
+        .isEmpty();
+
+    Map<String, List<String>> takenStates = new HashMap<>();
+    Map<String, Taken> lastTaken = new HashMap<>();
+    for (Taken d : taken()) {
+      Tracked t = tracked.get(d.payment());
+      assertThat(t).as("a webhook of a payment the model does not know: " + d.received().bodyText()).isNotNull();
+      String what = "webhook " + d.event() + " of " + t;
+      assertThat(d.received().path()).as("where the " + what + " went").endsWith(t.shop.name().replace(' ', '-'));
+      Event e = byId.get(d.event());
+      assertThat(e).as(what + ", which the gateway has no event of").isNotNull();
+      assertThat(e.payment()).as("the payment of " + what).isEqualTo(t.id);
+      assertThat(d.state()).as("the state sent in " + what).isEqualTo(e.state());
+      assertThat(d.received().header("Signature")).as("Signature of " + what)
+          .isEqualTo(signature(t.shop, d.received()));
+      assertThat(d.received().header("Webhook-Signature")).as("Webhook-Signature of " + what)
+          .isEqualTo(standardSignature(t.shop, d.received()));
+      if (d.accepted()) {
+        takenStates.computeIfAbsent(t.id, p -> new ArrayList<>()).add(d.state());
+        lastTaken.put(d.event(), d);
+      }
+    }
+    for (Tracked t : tracked.values()) {
+      // a retry repeats the state it retries, a resend the last: one run of each, in the order entered
+      List<String> inOrder = new ArrayList<>();
+      for (String state : takenStates.getOrDefault(t.id, List.of())) {
+        if (inOrder.isEmpty() || !inOrder.get(inOrder.size() - 1).equals(state)) {
+          inOrder.add(state);
+        }
+      }
+      assertThat(inOrder).as("states of the webhooks of " + t + " the receiver took, in order").isEqualTo(t.announced);
+    }
+    for (Map.Entry<String, Resent> r : resent.entrySet()) {
+      Tracked t = r.getValue().payment();
+      assertThat(t.announced).as("states announced of " + t + ", whose webhook " + r.getKey() + " was resent in "
+          + r.getValue().state()).last().isEqualTo(r.getValue().state());
+      assertThat(lastTaken.get(r.getKey()).state()).as("state of the resent webhook " + r.getKey() + " of " + t)
+          .isEqualTo(r.getValue().state());
+    }
+  }
+
+  /** Events of {@code all} the receiver has not taken, and resent ones it has not taken again. */
+  private List<String> notTaken(Set<String> all) {
+    Map<String, Long> accepted = new HashMap<>();
     for (WebhookReceiver.Received r : hooks.received()) {
-      JsonNode body;
-      try {
-        body = TestGateway.JSON.readTree(r.body());
-      } catch (java.io.IOException e) {
-        throw new AssertionError(e);
+      if (r.status() / 100 == 2) {
+        accepted.merge(r.header("Webhook-Id"), 1L, Long::sum);
       }
-      Tracked t = tracked.get(body.get("id").asText());
-      if (t != null) {
-        assertThat(r.path()).as("where the webhook of " + t + " went").endsWith(t.shop.name().replace(' ', '-'));
+    }
+    List<String> missing = new ArrayList<>();
+    for (String e : all) {
+      Resent again = resent.get(e);
+      if (accepted.getOrDefault(e, 0L) <= (again == null ? 0 : again.takenBefore())) {
+        missing.add(e);
       }
+    }
+    return missing;
+  }
+
+  private static String signature(Shop shop, WebhookReceiver.Received r) {
+    try {
+      return WebhookDeliveryTest.hmacHex(shop.signingKey(), r.body());
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static String standardSignature(Shop shop, WebhookReceiver.Received r) {
+    try {
+      return WebhookDeliveryTest.standardSignature(shop.signingKey(), r.header("Webhook-Id"),
+          r.header("Webhook-Timestamp"), r.body());
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
   }
 
