@@ -49,8 +49,8 @@ import org.junit.jupiter.api.Test;
  * Idempotency-Key, and races of several requests on one payment or one balance), sent to either
  * of two instances on one database, checked against a model of what must hold, during the run
  * and once the payouts have settled. The shops' webhook receiver refuses some deliveries (and a
- * few every time, until the gateway gives up and the merchant API resends them), and the
- * merchant API resends some settled payments' webhooks.
+ * few every time, until the gateway gives up and the merchant API resends them), the merchant
+ * API resends some settled payments' webhooks, and its balances are held to the ledger too.
  *
  * <p>The run is drawn from a seed, printed at the start; {@code -Dtollgate.money.seed=<seed>}
  * replays it, {@code -Dtollgate.money.operations=<n>} makes it longer or shorter.
@@ -113,7 +113,7 @@ class MoneyInvariantsTest {
     env.put("TOLLGATE_RATE_LIMIT", "0");
     second = Tollgate.start(TollgateConfig.from(env), gw.database);
     hooks = new WebhookReceiver();
-    // SHOP_EDIT for the resends
+    // SHOP_EDIT for the resends; the balances need no permission
     merchantUser = gw.merchantUser(gw.merchant, "money@merchant.example", Permission.SHOP_EDIT);
   }
 
@@ -132,7 +132,13 @@ class MoneyInvariantsTest {
   }
 
   /** A shop of the run, with the settings that decide what a withdrawal does. */
-  record Shop(String name, ShopId id, String key, String signingKey, boolean approval, boolean checkBalance) {}
+  record Shop(String name, ShopId id, String key, String signingKey, boolean approval, boolean checkBalance) {
+
+    /** The name the shop was created with, which its balances are named after. */
+    String fullName() {
+      return "Money " + name;
+    }
+  }
 
   /** What the model knows of one payment. */
   static final class Tracked {
@@ -1736,9 +1742,9 @@ class MoneyInvariantsTest {
   // ---- the invariants -----------------------------------------------------------------------
 
   /**
-   * Each shop's balances, as both its ledger and the gateway API show them, are what the
-   * model's payments add up to once settled; mid-run, the API shows what the ledger says (read
-   * twice around it, so that a payout the worker finishes meanwhile cannot make it differ).
+   * Each shop's balances, as its ledger, the gateway API and the merchant API show them, are what
+   * the model's payments add up to once settled; mid-run, the APIs show what the ledger says (read
+   * twice around them, so that a payout the worker finishes meanwhile cannot make them differ).
    */
   private void balancesFollowTheLedger(String when) {
     for (Shop shop : shops) {
@@ -1747,6 +1753,8 @@ class MoneyInvariantsTest {
         BigDecimal[] table = balanceRows(shop, currency);
         Map<String, BigDecimal> api = apiBalances(shop, currency);
         BigDecimal withdrawable = withdrawable(shop, currency);
+        Map<String, BigDecimal> merchant = merchantBalances(shop, currency);
+        BigDecimal merchantWithdrawable = merchantWithdrawable(shop, currency);
         BigDecimal[] after = gw.ledgerSum(shop.id(), currency);
         if (before[0].compareTo(after[0]) != 0 || before[1].compareTo(after[1]) != 0) {
           continue; // the worker moved it in between: compared next time
@@ -1759,6 +1767,12 @@ class MoneyInvariantsTest {
         assertThat(api.getOrDefault("WITHDRAWAL", BigDecimal.ZERO)).as("WITHDRAWAL balance of " + what)
             .isEqualByComparingTo(before[1]);
         assertThat(withdrawable).as("available-withdrawal balance of " + what)
+            .isEqualByComparingTo(before[0].max(BigDecimal.ZERO));
+        assertThat(merchant.getOrDefault("AVAILABLE", BigDecimal.ZERO))
+            .as("AVAILABLE balance in the merchant API of " + what).isEqualByComparingTo(before[0]);
+        assertThat(merchant.getOrDefault("WITHDRAWAL", BigDecimal.ZERO))
+            .as("WITHDRAWAL balance in the merchant API of " + what).isEqualByComparingTo(before[1]);
+        assertThat(merchantWithdrawable).as("available-withdrawal balance in the merchant API of " + what)
             .isEqualByComparingTo(before[0].max(BigDecimal.ZERO));
         if (when.equals("once settled")) {
           BigDecimal[] model = modelBalance(shop, currency);
@@ -1813,6 +1827,46 @@ class MoneyInvariantsTest {
       }
     }
     return found;
+  }
+
+  /**
+   * A shop's balances in a currency as the merchant API lists them for all the merchant's shops,
+   * told apart by the names they are given, with the account ids the gateway API shows.
+   */
+  private static Map<String, BigDecimal> merchantBalances(Shop shop, String currency) {
+    Map<String, BigDecimal> found = new HashMap<>();
+    Map<String, String> names = Map.of(shop.fullName() + " available " + currency, "AVAILABLE",
+        shop.fullName() + " held for pending withdrawals and refunds " + currency, "WITHDRAWAL");
+    Answer a = merchantGet("/merchant-api/v1/balances");
+    for (JsonNode b : ok(a, "merchant balances")) {
+      String type = names.get(b.get("name").asText());
+      if (type == null) {
+        continue;
+      }
+      assertThat(b.get("accountType").asText()).as("type of the balance " + b).isEqualTo(type);
+      assertThat(b.get("currency").asText()).as("currency of the balance " + b).isEqualTo(currency);
+      String account = shop.name() + " " + currency + " " + type;
+      Long first = accountIds.putIfAbsent(account, b.get("id").asLong());
+      assertThat(b.get("id").asLong()).as("id in the merchant API of the balance " + account)
+          .isEqualTo(first == null ? b.get("id").asLong() : first);
+      BigDecimal earlier = found.put(type, b.get("amount").decimalValue());
+      assertThat(earlier).as("one " + type + " balance of " + shop.name() + " in " + currency).isNull();
+    }
+    return found;
+  }
+
+  private static BigDecimal merchantWithdrawable(Shop shop, String currency) {
+    BigDecimal found = null;
+    for (JsonNode b : ok(merchantGet("/merchant-api/v1/available-withdrawal-balances"),
+        "merchant withdrawal balances")) {
+      assertThat(b.get("amount").decimalValue().signum()).as("an available-withdrawal balance " + b).isPositive();
+      if (b.get("shopId").asLong() == shop.id().value() && b.get("currency").asText().equals(currency)) {
+        assertThat(found).as("one available-withdrawal balance of " + shop.name() + " in " + currency).isNull();
+        assertThat(b.get("shopName").asText()).isEqualTo(shop.fullName());
+        found = b.get("amount").decimalValue();
+      }
+    }
+    return found == null ? BigDecimal.ZERO : found;
   }
 
   private static BigDecimal withdrawable(Shop shop, String currency) {
