@@ -2132,11 +2132,11 @@ class MoneyInvariantsTest {
       assertThat(states).as("webhook events of " + t + " against the states it entered").isEqualTo(entered);
     }
     boolean delivered = WebhookReceiver.await(() -> notTaken(byId.keySet()).isEmpty(), Duration.ofSeconds(30));
-    assertThat(delivered).as("events not taken by the receiver (answered 2xx), or resent and not taken again: "
-        + notTaken(byId.keySet()).stream().limit(5).map(e -> e + " (" + byId.get(e) + ", " + attempts.get(e)
-            + " attempts)").toList()).isTrue();
+    assertThat(delivered).as("events not taken by the receiver (answered 2xx), or resent and not taken again:\n  "
+        + String.join("\n  ", notTaken(byId.keySet()).stream().limit(5).map(e -> described(byId.get(e))).toList()))
+        .isTrue();
     // the gateway records an attempt once the receiver's answer is back, a moment after it was taken
-    List<Event> unsettled = List.of();
+    List<Event> unsettled;
     long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     do {
       unsettled = gw.database.jdbi().withHandle(h -> h.createQuery("""
@@ -2191,6 +2191,13 @@ class MoneyInvariantsTest {
       assertThat(lastTaken.get(r.getKey()).state()).as("state of the resent webhook " + r.getKey() + " of " + t)
           .isEqualTo(r.getValue().state());
     }
+  }
+
+  private String described(Event e) {
+    Resent again = resent.get(e.id());
+    return e.id() + " in " + e.state() + " of " + tracked.get(e.payment()) + ", " + e.status() + " after "
+        + attempts.get(e.id()) + " attempts"
+        + (again == null ? "" : ", resent after it was taken " + again.takenBefore() + " times");
   }
 
   /** Events of {@code all} the receiver has not taken, and resent ones it has not taken again. */
