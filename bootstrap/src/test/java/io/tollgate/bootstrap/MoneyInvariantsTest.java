@@ -1636,13 +1636,14 @@ class MoneyInvariantsTest {
       }
     }
     List<Tracked> candidates = tracked.values().stream().filter(t -> {
-      if (t.ends.size() != 1 || !FINAL_STATES.containsAll(t.ends)) {
-        return false;
-      }
       synchronized (t) {
-        String last = t.announced.isEmpty() ? null : t.announced.get(t.announced.size() - 1);
+        Set<String> ends = t.ends;
+        if (ends.size() != 1 || !FINAL_STATES.containsAll(ends) || t.announced.isEmpty()) {
+          return false;
+        }
+        String last = t.announced.get(t.announced.size() - 1);
         String event = lastEvent.get(t.id + " " + last);
-        return t.ends.contains(last) && event != null && !resent.containsKey(event);
+        return ends.contains(last) && event != null && !resent.containsKey(event);
       }
     }).sorted(java.util.Comparator.comparingLong(t -> t.seq)).toList();
     for (int i = 0; i < n && !candidates.isEmpty(); i++) {
@@ -1862,7 +1863,7 @@ class MoneyInvariantsTest {
       assertThat(b.get("amount").decimalValue().signum()).as("an available-withdrawal balance " + b).isPositive();
       if (b.get("shopId").asLong() == shop.id().value() && b.get("currency").asText().equals(currency)) {
         assertThat(found).as("one available-withdrawal balance of " + shop.name() + " in " + currency).isNull();
-        assertThat(b.get("shopName").asText()).isEqualTo(shop.fullName());
+        assertThat(b.get("shopName").asText()).as("shop name of " + b).isEqualTo(shop.fullName());
         found = b.get("amount").decimalValue();
       }
     }
