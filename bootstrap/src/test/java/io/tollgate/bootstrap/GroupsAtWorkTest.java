@@ -663,7 +663,7 @@ class GroupsAtWorkTest {
   }
 
   @Test
-  void a_payout_declined_in_the_cascading_group_is_paid_by_the_next_connector_from_the_balance_it_reserved()
+  void a_payout_declined_in_the_cascading_group_is_paid_by_the_next_connector_out_of_its_currency()
       throws Exception {
     Routes r = twoTerminals("Payout cascade", "USD");
     reference.upsertCurrencyRate(new ReferenceData.CurrencyRate("EUR", "USD", new BigDecimal("1.0850"), Instant.now()));
@@ -689,10 +689,10 @@ class GroupsAtWorkTest {
     assertThat(ops.get(1).get("rawPaymentData").asText()).contains("Payout cascade terminal A declined 4.02");
     assertThat(ops.get(2).get("rawPaymentData").asText()).contains("moving on to Payout cascade terminal B");
     assertThat(ops.get(3).get("paymentState").asText()).isEqualTo("COMPLETED");
-    assertThat(gw.ledgerSum(r.shop().id(), "EUR")).as("paid out of the euros it reserved")
-        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-20.00"), BigDecimal.ZERO);
-    assertThat(gw.ledgerSum(r.shop().id(), "USD")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(gw.ledgerSum(r.shop().id(), "USD")).as("paid out of the dollars terminal B paid")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(new BigDecimal("-21.70"), BigDecimal.ZERO);
+    assertThat(gw.ledgerSum(r.shop().id(), "EUR")).as("the euros it held until the cascade given back")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
   /**
