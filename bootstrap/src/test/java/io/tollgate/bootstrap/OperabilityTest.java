@@ -198,12 +198,24 @@ class OperabilityTest {
         .anyMatch(m -> m.matches("GET /api/v1/payments/c{495}…\\(7009 more\\) -> 400 in [0-9]+ms"));
   }
 
-  /** The access log's lines, kept while it is open. */
+  /**
+   * The access log's lines, kept while it is open. Kept by the root logger, after its console
+   * appender: kept by the access logger, a line reached the test before the console had written
+   * it, and a test that then took over the console's stream (as
+   * {@link LoggingConfigurationTest#log} does) found the service's own line in it as well.
+   */
   static final class AccessLog implements AutoCloseable {
-    private final Logger logger = (Logger) LoggerFactory.getLogger("io.tollgate.access");
+    private final Logger logger = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
     private final ListAppender<ILoggingEvent> captured = capturing();
 
     private AccessLog() {
+      captured.addFilter(new ch.qos.logback.core.filter.Filter<>() {
+        @Override
+        public ch.qos.logback.core.spi.FilterReply decide(ILoggingEvent e) {
+          return e.getLoggerName().equals("io.tollgate.access") ? ch.qos.logback.core.spi.FilterReply.NEUTRAL
+              : ch.qos.logback.core.spi.FilterReply.DENY;
+        }
+      });
       captured.start();
       logger.addAppender(captured);
     }
