@@ -39,9 +39,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * at their share each held the whole pool as one had before. A list holds its merchant's place
  * and then one of the total; it waits for the total holding its merchant's place, which no request
  * holding a place of the total ever waits for, so the two cannot deadlock. A merchant's second and
- * further lists are served only while fewer than {@code share} lists are in all: the rest of the
- * total stays with merchants that have none being served, however many lists heavy merchants have
- * waiting. A list waits for both places within the one {@code wait}.
+ * further lists are served only while fewer than {@code share} lists are in all, and never in the
+ * total's last place: the rest of the total stays with merchants that have none being served,
+ * however many lists heavy merchants have waiting. A list waits for both places within the one
+ * {@code wait}.
  *
  * <p>Wired as {@link LargePageBudget} is: the Jersey filter {@link #binding} puts on every list
  * takes a place once the user is authenticated (so made-up credentials hold none), before the
@@ -68,6 +69,12 @@ final class MerchantListShare implements Filter {
 
   private final int share;
   private final int total;
+  /**
+   * A merchant's second and further lists are served only while fewer than this are in all: its
+   * share, and at least one place of the total below it, kept for merchants with none served
+   * even when the total is set to the share.
+   */
+  private final int secondListsBelow;
   private final long waitNanos;
   private final ConcurrentHashMap<MerchantId, Places> merchants = new ConcurrentHashMap<>();
   // fair: the list waiting longest for a place of the total is the first to look at a freed one
@@ -86,6 +93,7 @@ final class MerchantListShare implements Filter {
     }
     this.share = share;
     this.total = total;
+    this.secondListsBelow = Math.min(share, total - 1);
     this.waitNanos = wait.toNanos();
   }
 
@@ -191,7 +199,7 @@ final class MerchantListShare implements Filter {
   private boolean takeOfTotal(Places places, long deadline) throws InterruptedException {
     totalLock.lock();
     try {
-      while (total > 0 && (served >= total || places.serving > 0 && served >= share)) {
+      while (total > 0 && (served >= total || places.serving > 0 && served >= secondListsBelow)) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return false;
@@ -212,10 +220,17 @@ final class MerchantListShare implements Filter {
       taken.places = null;
       totalLock.lock();
       try {
+        boolean wasFull = served >= total;
         served--;
         places.serving--;
-        // all: a freed place may suit a merchant's first list and none of the others waiting
-        placeFreed.signalAll();
+        // Only when a list waiting may now go: a first list waits only while the total is full,
+        // a second one while secondListsBelow are served, and this merchant's lists waiting are
+        // first lists again once it has none served. All then, since the one woken could be a
+        // second list that must wait on; under overload a signal per place given back woke some
+        // hundred waiting threads to go back to sleep.
+        if (wasFull || served < secondListsBelow || places.serving == 0) {
+          placeFreed.signalAll();
+        }
       } finally {
         totalLock.unlock();
       }

@@ -102,8 +102,9 @@ public record TollgateConfig(
       new Setting("TOLLGATE_MERCHANT_LISTS_TOTAL", "(three quarters of `TOLLGATE_DB_POOL_SIZE`)",
           "merchant API list requests of all merchants served at once, per instance, at least "
               + "`TOLLGATE_MERCHANT_LIST_SHARE`; a merchant's second and further lists are served only while fewer "
-              + "than `TOLLGATE_MERCHANT_LIST_SHARE` are in all, the rest is kept for merchants with none; a list "
-              + "waits for its place within the same 2 s, then is a 503 with `Retry-After`; 0 switches the total off"),
+              + "than `TOLLGATE_MERCHANT_LIST_SHARE` are in all and never in the total's last place, the rest is kept "
+              + "for merchants with none; a list waits for its place within the same 2 s, then is a 503 with "
+              + "`Retry-After`; 0, or a share of 0, switches the total off"),
       new Setting("TOLLGATE_TRUSTED_PROXIES", "",
           "comma-separated addresses or CIDR blocks of your load balancers or proxies: a request from one is "
               + "limited by the nearest address in its `X-Forwarded-For` that is not one (the pages, refused "
