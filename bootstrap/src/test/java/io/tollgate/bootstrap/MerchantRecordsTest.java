@@ -454,6 +454,14 @@ class MerchantRecordsTest {
       assertThat(bad.status()).as(list + "?" + query).isEqualTo(400);
       assertThat(bad.json().get("errors")).hasSize(problems);
     }
+    // a payment's webhook log: another merchant's payment is not found, whatever the page
+    String log = "/merchant-api/v1/payments/" + gw.completedDeposit("3.00", "EUR", gw.apiKey) + "/webhooks";
+    TestGateway.Answer hidden = gw.merchantGet(log + "?" + query, stranger);
+    assertThat(hidden.status()).as(log + "?" + query).isEqualTo(404);
+    assertThat(hidden.json().get("message").asText()).isEqualTo("Payment not found");
+    TestGateway.Answer bad = gw.merchantGet(log + "?" + query, reader);
+    assertThat(bad.status()).as(log + "?" + query).isEqualTo(400);
+    assertThat(bad.json().get("errors")).hasSize(problems);
   }
 
   /**
