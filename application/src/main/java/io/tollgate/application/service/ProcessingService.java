@@ -300,7 +300,10 @@ public final class ProcessingService
     String code = blankToNull(card.cardSecurityCode());
     return sendKeepingCodeForChallenge(tx.inTransaction(() -> {
       Payment p = lockCheckout(paymentId);
-      if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD) {
+      // a deposit whose card came with the request is charged on that card (processCardOnFile),
+      // whose page shows no card form: one typed in by hand does not replace the merchant's
+      if (p.state() != PaymentState.CHECKOUT || p.method() != PaymentMethod.BASIC_CARD
+          || (p.card() != null && p.card().cardToken() != null)) {
         throw PaymentTransitions.illegal();
       }
       Payment timedOut = cancelledIfTimedOut(p);

@@ -17,11 +17,16 @@ public interface CheckoutUseCase {
    * The customer entered a card: CHECKOUT, then processing (or the 3-D Secure step). A card the
    * checks refuse is {@link io.tollgate.domain.DomainException.Invalid}, each violation named by
    * the {@link CardInput} field to correct, or {@code expiryDate} for a month and year that are
-   * each well formed but together already past.
+   * each well formed but together already past. A deposit whose card came with the request
+   * takes no other (a conflict).
    */
   Payment submitCard(String paymentId, CardInput card);
 
-  /** A card given with the request (StS mode): processing starts without the card form. */
+  /**
+   * A card given with the request (StS mode): processing starts without the card form. The
+   * customer's own act (the page's form, which its script sends at once), never a look at the
+   * page, which a link preview or a mail scanner may take first.
+   */
   Payment processCardOnFile(String paymentId);
 
   /** The customer chose to pay a BANKTRANSFER deposit: PENDING with the bank details in {@code externalRefs}. */
