@@ -81,6 +81,10 @@ class CheckoutPageBrowserTest {
     return a.json().at("/result/id").asText();
   }
 
+  /** A card sent with the deposit's request (StS mode), as the merchant sends it: the page takes no card. */
+  private static final String CARD_SENT =
+      ",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
+
   private static void open(String id) {
     browser.get(gw.app.publicUrl() + "/checkout/" + id);
   }
@@ -282,8 +286,8 @@ class CheckoutPageBrowserTest {
   /**
    * Every state of the page passes axe-core's automated WCAG 2.1 A and AA checks: the card form,
    * the form with its errors, the 3-D Secure challenge, a bank transfer's details, each result,
-   * and the page of an unknown payment. (Automated checks find a part of what a person with a
-   * screen reader would; they catch what a change breaks.)
+   * the page of an unknown payment, and that of a card sent with the request. (Automated checks
+   * find a part of what a person with a screen reader would; they catch what a change breaks.)
    */
   @Test
   void every_state_of_the_page_passes_the_automated_accessibility_checks() {
@@ -323,6 +327,16 @@ class CheckoutPageBrowserTest {
     found.put("cancelled", accessibilityViolations());
     open("00000000000000000000000000000000");
     found.put("unknown payment", accessibilityViolations());
+    // the page of a card sent with the request, as a customer without script sees it
+    ChromeDriver chromium = (ChromeDriver) browser;
+    chromium.executeCdpCommand("Emulation.setScriptExecutionDisabled", java.util.Map.of("value", true));
+    try {
+      open(deposit(CARD_SENT));
+      browser.findElement(By.id("process"));
+    } finally {
+      chromium.executeCdpCommand("Emulation.setScriptExecutionDisabled", java.util.Map.of("value", false));
+    }
+    found.put("card sent with the request", accessibilityViolations());
     assertThat(found).allSatisfy((page, violations) -> assertThat(violations).as(page).isEmpty());
   }
 
@@ -729,13 +743,93 @@ class CheckoutPageBrowserTest {
     assertThat(p.get("errorCode").asText()).isEqualTo("2.00");
   }
 
+  /**
+   * The page of a card sent with the request charges nothing when it is opened (a preview may
+   * open it first) but sends a form, by its script, at once: the customer goes straight to the
+   * result, and the page's Content-Security-Policy lets that script run and blocks nothing.
+   */
   @Test
   void a_card_sent_with_the_request_skips_the_form() {
-    String id = deposit(",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}");
-    open(id);
-    assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    String id = deposit(CARD_SENT);
+    List<String> blocked = blockedByThePolicy(() -> {
+      open(id);
+      assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    });
+    assertThat(blocked).as("what the Content-Security-Policy blocked").isEmpty();
     assertThat(browser.getPageSource()).doesNotContain("id=\"cardNumber\"");
     assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+  }
+
+  /** Opening the merchant's link takes the customer on to the merchant, as it did when the GET charged the card. */
+  @Test
+  void a_card_sent_with_the_request_takes_the_customer_straight_back_to_the_merchant() throws Exception {
+    atMerchant(thanks -> {
+      String id = deposit(",\"returnUrl\":\"" + thanks + "?state={state}\"," + CARD_SENT.substring(1));
+      open(id);
+      new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(10))
+          .until(org.openqa.selenium.support.ui.ExpectedConditions.urlContains("/thanks"));
+      assertThat(browser.getCurrentUrl()).isEqualTo(thanks + "?state=COMPLETED");
+      assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+    });
+  }
+
+  /** Without script the page waits for the customer, who sends the card on with its button. */
+  @Test
+  void without_script_a_card_sent_with_the_request_is_sent_on_by_the_button() {
+    String id = deposit(CARD_SENT);
+    ChromeDriver chromium = (ChromeDriver) browser;
+    chromium.executeCdpCommand("Emulation.setScriptExecutionDisabled", java.util.Map.of("value", true));
+    try {
+      open(id);
+      assertThat(browser.findElement(By.id("heading")).getText()).isEqualTo("Processing your payment");
+      assertThat(payment(id).get("state").asText()).isEqualTo("CHECKOUT");
+      browser.findElement(By.id("process")).click();
+      assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    } finally {
+      chromium.executeCdpCommand("Emulation.setScriptExecutionDisabled", java.util.Map.of("value", false));
+    }
+    assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+  }
+
+  /**
+   * What the pages the browser opens while {@code steps} run find their Content-Security-Policy
+   * blocks (a console error the customer never sees, and a script that does not run), each as
+   * its directive and what it blocked; the pages must stay on the gateway's origin, where it is
+   * kept.
+   */
+  private static List<String> blockedByThePolicy(Runnable steps) {
+    ChromeDriver chromium = (ChromeDriver) browser;
+    // run by the browser itself on every page before the page's own, whatever its policy allows
+    Object listener = chromium.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", java.util.Map.of("source",
+        "document.addEventListener('securitypolicyviolation', function (e) {"
+        + " var seen = JSON.parse(localStorage.getItem('blocked') || '[]');"
+        + " seen.push(e.violatedDirective + ' ' + e.blockedURI); localStorage.setItem('blocked', JSON.stringify(seen));"
+        + " });")).get("identifier");
+    try {
+      steps.run();
+      Object seen = ((org.openqa.selenium.JavascriptExecutor) browser).executeScript(
+          "var seen = localStorage.getItem('blocked'); localStorage.removeItem('blocked'); return seen || '[]';");
+      List<String> blocked = new ArrayList<>();
+      TestGateway.JSON.readTree((String) seen).forEach(v -> blocked.add(v.asText()));
+      return blocked;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } finally {
+      chromium.executeCdpCommand("Page.removeScriptToEvaluateOnNewDocument", java.util.Map.of("identifier", listener));
+    }
+  }
+
+  /** The listener of {@link #blockedByThePolicy} hears what the page's policy blocks: a script of no allowed hash. */
+  @Test
+  void what_the_pages_policy_blocks_is_heard() {
+    List<String> blocked = blockedByThePolicy(() -> {
+      open(deposit(""));
+      ((org.openqa.selenium.JavascriptExecutor) browser).executeScript("var s = document.createElement('script');"
+          + " s.textContent = 'document.title = 1'; document.body.appendChild(s);");
+      new org.openqa.selenium.support.ui.WebDriverWait(browser, Duration.ofSeconds(5)).until(driver -> ((org.openqa
+          .selenium.JavascriptExecutor) driver).executeScript("return localStorage.getItem('blocked')") != null);
+    });
+    assertThat(blocked).singleElement().asString().startsWith("script-src");
   }
 
   @Test
@@ -791,7 +885,8 @@ class CheckoutPageBrowserTest {
   void the_page_is_served_with_strict_security_headers() {
     Answer a = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + deposit(""))).GET());
     assertThat(a.header("Content-Security-Policy")).contains("default-src 'none'").contains("frame-ancestors 'none'")
-        .as("the page's one script by its hash, and no other").containsPattern("script-src 'sha256-[A-Za-z0-9+/]+=*';")
+        .as("the page's scripts by their hashes, and no other")
+        .containsPattern("script-src 'sha256-[A-Za-z0-9+/]+=*'( 'sha256-[A-Za-z0-9+/]+=*')*;")
         .doesNotContain("unsafe-inline").doesNotContain("strict-dynamic");
     assertThat(a.header("Cache-Control")).isEqualTo("no-store");
     assertThat(a.header("X-Content-Type-Options")).isEqualTo("nosniff");

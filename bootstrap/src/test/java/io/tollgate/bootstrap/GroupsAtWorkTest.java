@@ -342,8 +342,9 @@ class GroupsAtWorkTest {
     for (int i = 0; i < at; i++) {
       shown.add(created(onFile, ",\"card\":{\"cardNumber\":\"" + card + "\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}"));
     }
-    assertThat(race(shown, id -> gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).status()))
-        .containsOnly(200);
+    java.util.Map<String, String> tokens = new java.util.HashMap<>();
+    shown.forEach(id -> tokens.put(id, gw.checkoutCsrf(id)));
+    assertThat(race(shown, id -> gw.processCard(id, tokens.get(id)).status())).containsOnly(303);
     assertThat(outcomes(onFile, shown)).containsEntry("COMPLETED", 3L).containsEntry("DECLINED 6.22", (long) at - 3)
         .hasSize(2);
 
@@ -378,7 +379,7 @@ class GroupsAtWorkTest {
     String card = ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
 
     String first = created(shop, card);
-    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + first)).GET()).status()).isEqualTo(200);
+    assertThat(gw.openWithCardOnFile(first).status()).isEqualTo(200);
     assertThat(state(shop, first)).as("screened on the page, not against itself").isEqualTo("PENDING");
     JsonNode meanwhile = pay(shop, "4000000000000002", "5.00", "EUR", "");
     assertThat(meanwhile.get("errorCode").asText()).as(meanwhile.toString()).isEqualTo("6.22");

@@ -125,9 +125,9 @@ class HttpEdgeCasesTest {
   }
 
   /**
-   * A deposit whose card came with the request is charged when its page is opened. A HEAD of
-   * the page (a link checker, a chat app's preview) charged it too: Jersey answers a HEAD with
-   * the GET's method.
+   * A deposit whose card came with the request is charged by the form its page's script sends,
+   * never by a look at the page. A HEAD of the page (a link checker, a chat app's preview) once
+   * charged it: Jersey answers a HEAD with the GET's method, which then charged the card.
    */
   @Test
   void a_head_of_the_checkout_page_charges_nothing() {
@@ -145,7 +145,7 @@ class HttpEdgeCasesTest {
     assertThat(head.status()).isEqualTo(200);
     assertThat(unknown.status()).isEqualTo(404);
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
-    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).status()).isEqualTo(200);
+    assertThat(gw.openWithCardOnFile(id).status()).isEqualTo(200);
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText())
         .as("opened by the customer").isEqualTo("COMPLETED");
   }

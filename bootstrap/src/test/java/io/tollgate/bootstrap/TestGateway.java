@@ -302,6 +302,45 @@ final class TestGateway implements AutoCloseable {
     return send(HttpRequest.newBuilder(uri(posted.header("Location"))).GET());
   }
 
+  /** The CSRF token the forms of payment {@code id}'s checkout page carry, read from the page. */
+  String checkoutCsrf(String id) {
+    Answer page = send(HttpRequest.newBuilder(uri("/checkout/" + id)).GET());
+    java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+        .matcher(page.body());
+    if (!csrf.find()) {
+      throw new AssertionError("no form on the page: " + page);
+    }
+    return csrf.group(1);
+  }
+
+  /** The POST of the form that sends on the card that came with deposit {@code id}, with the token given. */
+  Answer processCard(String id, String csrf) {
+    return send(HttpRequest.newBuilder(uri("/checkout/" + id + "/process"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + java.net.URLEncoder.encode(csrf, StandardCharsets.UTF_8))));
+  }
+
+  /**
+   * Opens the checkout page of a deposit whose card came with the request as a browser does: the
+   * page's GET charges nothing and shows a form, which its script sends at once; this sends it as
+   * the script would and opens the page its redirect names, with the cookie it set. The answer is
+   * that page: the result (with the way back to the merchant) or the 3-D Secure challenge.
+   */
+  Answer openWithCardOnFile(String id) {
+    Answer page = send(HttpRequest.newBuilder(uri("/checkout/" + id)).GET());
+    if (page.status() != 200 || !page.body().contains("action=\"/checkout/" + id + "/process\"")) {
+      throw new AssertionError("no form that sends the card on: " + page);
+    }
+    Answer sent = processCard(id, checkoutCsrf(id));
+    if (sent.status() != 303 || sent.header("Location") == null) {
+      throw new AssertionError("the card was not sent on: " + sent);
+    }
+    HttpRequest.Builder next = HttpRequest.newBuilder(app.baseUri().resolve(sent.header("Location"))).GET();
+    sent.response().headers().allValues("Set-Cookie").stream().filter(c -> !c.contains("Max-Age=0"))
+        .map(c -> c.split(";", 2)[0]).reduce((a, b) -> a + "; " + b).ifPresent(c -> next.header("Cookie", c));
+    return send(next);
+  }
+
   record Answer(int status, String body, HttpResponse<String> response) {
     JsonNode json() {
       try {

@@ -41,9 +41,11 @@ import java.util.function.UnaryOperator;
 /**
  * The hosted checkout page ({@code /checkout/{id}}): the card form, the simulated 3-D Secure
  * challenge, cancel, and the way back to the merchant. Server-rendered, and whole without script:
- * its one script, which its Content-Security-Policy allows by hash and nothing else, only shows
- * the deadline in the customer's own time zone. Every form carries a CSRF token bound to the
- * payment, and every answer strict security headers.
+ * its two scripts, which its Content-Security-Policy allows by hash and nothing else, show the
+ * deadline in the customer's own time zone and send on a card that came with the payment, which
+ * a button does as well. Every form carries a CSRF token bound to the payment, and every answer
+ * strict security headers. A GET changes nothing but a checkout past its timeout, which it
+ * cancels: whoever opens a link first, a person or a preview, charges no card by it.
  */
 @Path("")
 public final class CheckoutResource {
@@ -54,6 +56,7 @@ public final class CheckoutResource {
   private final CheckoutPage page = new CheckoutPage();
   private final byte[] stylesheet;
   private final String localTimeScript;
+  private final String processCardScript;
   private final String contentSecurityPolicy;
 
   /**
@@ -66,9 +69,11 @@ public final class CheckoutResource {
     this.seal = seal;
     this.stylesheet = resource("checkout/checkout.css");
     this.localTimeScript = new String(resource("checkout/local-time.js"), StandardCharsets.UTF_8);
-    // no script but this one, inline (as the page has it, one request fewer) and allowed by its
-    // own hash: no other script, inline or from anywhere, runs on the page that takes the card
-    this.contentSecurityPolicy = "default-src 'none'; script-src '" + sha256(localTimeScript) + "'; "
+    this.processCardScript = new String(resource("checkout/process-card.js"), StandardCharsets.UTF_8);
+    // no script but these, inline (as the page has them, one request fewer) and allowed by their
+    // own hashes: no other script, inline or from anywhere, runs on the page that takes the card
+    this.contentSecurityPolicy = "default-src 'none'; script-src '" + sha256(localTimeScript) + "' '"
+        + sha256(processCardScript) + "'; "
         + "style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
   }
 
@@ -118,9 +123,8 @@ public final class CheckoutResource {
   public Response show(@PathParam("id") String id, @QueryParam("form") String form,
       @QueryParam("looked") String looked, @CookieParam(RETURNING) String returning) {
     // back to the merchant at once only from the customer's first view of the result after a
-    // page of the payment in flight (or this very request charging the card that came with the
-    // payment); a result opened again, by Back from the merchant's page above all, shows itself
-    // and the way back
+    // page of the payment in flight, or a form of theirs; a result opened again, by Back from the
+    // merchant's page above all, shows itself and the way back
     boolean returnNow = returning != null;
     CheckoutView view;
     try {
@@ -128,18 +132,8 @@ public final class CheckoutResource {
     } catch (DomainException.NotFound e) {
       return notFound();
     }
-    Payment p = view.payment();
-    if (p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD
-        && p.card() != null && p.card().cardToken() != null) {
-      // Card data came with the request (StS mode): straight to processing, no form.
-      try {
-        checkout.processCardOnFile(id);
-      } catch (DomainException.Conflict raced) {
-        // another tab of the page got there first: shown as it is now
-      }
-      returnNow = true;
-      view = checkout.view(id);
-    }
+    // a card that came with the request (StS mode) is not charged here but by the form this
+    // page's script sends at once (see processCard)
     RefusedForm again = form == null ? null : RefusedForm.open(seal, id, form);
     if (again == null || again.keptUntil() <= System.currentTimeMillis() || !awaitingCard(view.payment())) {
       again = null;
@@ -215,9 +209,9 @@ public final class CheckoutResource {
   }
 
   /**
-   * A HEAD (a link checker, a preview, a prefetch) charges nothing: without this, Jersey answers
-   * it with {@link #show}, which sends a deposit whose card came with the request to be charged.
-   * (Like any view, it cancels a checkout past its timeout, as the expiry job would.)
+   * A HEAD (a link checker, a preview, a prefetch) answers the headers alone, without rendering
+   * the page as Jersey would by {@link #show}; like a GET it charges nothing. (Like any view, it
+   * cancels a checkout past its timeout, as the expiry job would.)
    */
   @HEAD
   @Path("{id}")
@@ -273,6 +267,34 @@ public final class CheckoutResource {
       return notFound();
     } catch (DomainException.Conflict alreadyMoved) {
       // A second submit of the same form, or one from another tab: show where the payment stands.
+      return movedOn(id);
+    }
+    return acted(id);
+  }
+
+  /**
+   * The card that came with the payment (StS mode) sent to be charged: the form its page's
+   * script sends as soon as the page is shown, so that a browser goes straight on to the result
+   * or the 3-D Secure challenge, as if the page had not been there. The charge waits for this
+   * POST, never the page's GET, which a link preview, a mail scanner, a security proxy or a
+   * prefetch may send before the customer does, and which must neither charge the card nor use up
+   * the customer's way back to the merchant. Answered as the card form is.
+   */
+  @POST
+  @Path("{id}/process")
+  @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+  @Produces(MediaType.TEXT_HTML)
+  public Response processCard(@PathParam("id") String id, @FormParam("csrf") String csrf) {
+    if (!validCsrf(id, csrf)) {
+      return forbidden();
+    }
+    try {
+      checkout.processCardOnFile(id);
+    } catch (DomainException.NotFound e) {
+      return notFound();
+    } catch (DomainException.Conflict alreadyMoved) {
+      // sent again (the button pressed while the script's POST was on its way, another tab of
+      // the page, a form sent long after): where the payment stands, charged once
       return movedOn(id);
     }
     return acted(id);
@@ -372,12 +394,23 @@ public final class CheckoutResource {
     scope.put("formError", formError);
     String base = "/checkout/" + p.id().value();
     boolean awaitingCard = awaitingCard(p);
+    boolean cardOnFile = cardOnFile(p);
     // only a deposit whose terminal asked for a challenge: not one being charged at this moment
     boolean awaitingChallenge = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD
         && !view.unanswered() && view.challengeAttempt() > 0;
     boolean choosingTransfer = p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BANKTRANSFER;
     boolean awaitingTransfer = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BANKTRANSFER;
-    if (awaitingCard) {
+    if (cardOnFile) {
+      // what a browser shows for a moment, and a customer without script reads
+      scope.put("title", "Processing your payment");
+      Map<String, String> process = new HashMap<>(Map.of("action", base + "/process"));
+      String masked = p.card().maskedNumber();
+      if (masked != null && masked.matches(".*[0-9]{4}")) {
+        process.put("lastDigits", masked.substring(masked.length() - 4));
+      }
+      scope.put("cardOnFile", process);
+      scope.put("processCardScript", processCardScript);
+    } else if (awaitingCard) {
       scope.put("title", "Pay by card");
       scope.put("cardForm", cardForm(base, errors, values));
       if (!errors.isEmpty()) {
@@ -447,7 +480,7 @@ public final class CheckoutResource {
       scope.put("message", "This payment is being completed by " + view.shop().name()
           + ". You can close this page.");
     }
-    if (awaitingCard || awaitingChallenge || choosingTransfer) {
+    if (awaitingCard || cardOnFile || awaitingChallenge || choosingTransfer) {
       if (view.payBy() != null) {
         scope.put("payBy", timeToPay(Instant.now(), view.payBy()));
         scope.put("localTimeScript", localTimeScript);
@@ -469,8 +502,18 @@ public final class CheckoutResource {
         .build();
   }
 
+  /** A card deposit whose customer is to type their card into the page's form. */
   private static boolean awaitingCard(Payment p) {
-    return p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD;
+    return p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD && !hasCard(p);
+  }
+
+  /** A card deposit whose card came with the request (StS mode), to be sent to be charged by {@link #processCard}. */
+  private static boolean cardOnFile(Payment p) {
+    return p.state() == PaymentState.CHECKOUT && p.method() == PaymentMethod.BASIC_CARD && hasCard(p);
+  }
+
+  private static boolean hasCard(Payment p) {
+    return p.card() != null && p.card().cardToken() != null;
   }
 
   /**
@@ -702,8 +745,8 @@ public final class CheckoutResource {
    * from the merchant's page comes to it again; without the cookie it then shows the result and
    * the way back, instead of sending the customer on at once, which made the first press of Back
    * seem to do nothing. (A script could take the page out of the history, but the page works
-   * without script, and its one script only shows the deadline.) It holds no secret: one made by
-   * hand only sends its maker to the merchant.
+   * without script, and its scripts only show the deadline and send on a card that came with the
+   * payment.) It holds no secret: one made by hand only sends its maker to the merchant.
    */
   static final String RETURNING = "tollgate_returning";
 
