@@ -86,22 +86,7 @@ class MerchantListShareTest {
             .isEqualTo(SHARE);
 
         // the 4 beyond those served and those waiting are refused at once, those waiting after 2 s
-        long refusedBy = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (answers.stream().filter(Future::isDone).count() < flood - SHARE) {
-          assertThat(System.nanoTime()).as("the flood beyond the share is refused").isLessThan(refusedBy);
-          Thread.sleep(20);
-        }
-        assertThat(waitingOnTheLock()).isEqualTo(SHARE);
-        for (Future<TestGateway.Answer> answer : answers) {
-          if (answer.isDone()) {
-            TestGateway.Answer refused = answer.get();
-            assertThat(refused.status()).as(refused.body()).isEqualTo(503);
-            assertThat(refused.header("Retry-After")).isNotBlank();
-            assertThat(refused.json().get("message").asText())
-                .startsWith("Too many list requests of your merchant are being served at once");
-            assertThat(refused.json().get("path").asText()).isEqualTo("/merchant-api/v1/operations");
-          }
-        }
+        allButHeldRefused(answers, SHARE, "Too many list requests of your merchant are being served at once");
         lock.rollback();
       }
       int served = 0;
@@ -168,21 +153,7 @@ class MerchantListShareTest {
         awaitWaitingOnTheLock(held);
 
         // the lists waiting for a place of the total are refused after 2 s, holding nothing
-        long refusedBy = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (answers.stream().filter(Future::isDone).count() < flood - held) {
-          assertThat(System.nanoTime()).as("the lists beyond the total are refused").isLessThan(refusedBy);
-          Thread.sleep(20);
-        }
-        assertThat(waitingOnTheLock()).isEqualTo(held);
-        for (Future<TestGateway.Answer> answer : answers) {
-          if (answer.isDone()) {
-            TestGateway.Answer refused = answer.get();
-            assertThat(refused.status()).as(refused.body()).isEqualTo(503);
-            assertThat(refused.header("Retry-After")).isNotBlank();
-            assertThat(refused.json().get("message").asText())
-                .startsWith("Too many merchants' list requests are being served at once");
-          }
-        }
+        allButHeldRefused(answers, held, "Too many merchants' list requests are being served at once");
         lock.rollback();
       }
       int served = 0;
@@ -276,6 +247,30 @@ class MerchantListShareTest {
         assertThat(own.app.merchantListsServed()).isZero();
       } finally {
         clients.shutdownNow();
+      }
+    }
+  }
+
+  /**
+   * Waits (at most 10 s) until every list but the {@code held} ones has its answer, and checks
+   * each is a 503 with {@code Retry-After} and {@code message}, while the held ones still wait on
+   * the lock.
+   */
+  private static void allButHeldRefused(List<Future<TestGateway.Answer>> answers, int held, String message)
+      throws Exception {
+    long refusedBy = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (answers.stream().filter(Future::isDone).count() < answers.size() - held) {
+      assertThat(System.nanoTime()).as("the lists beyond those held are refused").isLessThan(refusedBy);
+      Thread.sleep(20);
+    }
+    assertThat(waitingOnTheLock()).isEqualTo(held);
+    for (Future<TestGateway.Answer> answer : answers) {
+      if (answer.isDone()) {
+        TestGateway.Answer refused = answer.get();
+        assertThat(refused.status()).as(refused.body()).isEqualTo(503);
+        assertThat(refused.header("Retry-After")).isNotBlank();
+        assertThat(refused.json().get("message").asText()).startsWith(message);
+        assertThat(refused.json().get("path").asText()).isEqualTo("/merchant-api/v1/operations");
       }
     }
   }
