@@ -526,13 +526,7 @@ class PayoutCascadeTest {
    */
   @Test
   void a_cascade_to_a_currency_the_balance_cannot_pay_is_passed_over() {
-    rate("EUR", "GBP", "0.8500");
-    shopChecks(Map.of("GBP", "8.49"));
-    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
-    acquirers.declining.add("A");
-    Payment p = withdrawal("10.00", "EUR");
-
-    service.processPayouts(10);
+    Payment p = cascadeToPounds("8.49");
 
     Payment declined = store.rows.get(p.id());
     assertThat(declined.state()).isEqualTo(PaymentState.DECLINED);
@@ -546,13 +540,7 @@ class PayoutCascadeTest {
 
   @Test
   void a_cascade_to_a_currency_the_balance_can_pay_takes_it_from_there() {
-    rate("EUR", "GBP", "0.8500");
-    shopChecks(Map.of("GBP", "8.50"));
-    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
-    acquirers.declining.add("A");
-    Payment p = withdrawal("10.00", "EUR");
-
-    service.processPayouts(10);
+    Payment p = cascadeToPounds("8.50");
 
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.asked).containsExactly("A #1", "Pounds #2");
@@ -585,6 +573,17 @@ class PayoutCascadeTest {
         .contains("Check Withdrawal Balance: 0.04 USD available, 0.05 USD more to pay out for terminal Dollars B"));
     assertThat(store.sum("USD")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  /** A 10.00 EUR payout of a shop with {@code pounds} GBP, declined 4.02 in EUR and cascaded to GBP at 0.85. */
+  private Payment cascadeToPounds(String pounds) {
+    rate("EUR", "GBP", "0.8500");
+    shopChecks(Map.of("GBP", pounds));
+    shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
+    acquirers.declining.add("A");
+    Payment p = withdrawal("10.00", "EUR");
+    service.processPayouts(10);
+    return p;
   }
 
   /** A 10.00 EUR payout of a shop with {@code dollars} USD, routed at 1.0850, cascaded at 1.0900. */
