@@ -310,6 +310,34 @@ class ConnectorRoutingTest {
     assertThat(pay(shop, "100.00", "EUR").get("terminalName").asText()).isEqualTo("Limits small");
   }
 
+  /**
+   * A payout is routed in a step of its own, committed before its terminal is asked; when it
+   * passed connectors over, that step is a CASCADING operation saying why, which the worker
+   * paying it later could no longer tell.
+   */
+  @Test
+  void a_payout_routed_past_a_connector_says_why_in_its_routing_step() throws Exception {
+    KeyedShop shop = shop("Payout limits");
+    card(shop, "Payout limits small", "EUR", 1, "100");
+    card(shop, "Payout limits large", "EUR", 2, null);
+    pay(shop, "300.00", "EUR");
+
+    JsonNode large = withdraw(shop, "200.00", "EUR", "4000000000000408");
+    assertThat(large.get("state").asText()).as(large.toString()).isEqualTo("COMPLETED");
+    assertThat(large.get("terminalName").asText()).isEqualTo("Payout limits large");
+    List<JsonNode> ops = operations(shop, large.get("id").asText());
+    assertThat(ops).extracting(o -> o.get("operation").asText())
+        .containsExactly("CREATE_PAYMENT", "CASCADING", "WITHDRAWAL");
+    assertThat(ops.get(1).get("rawPaymentData").asText()).contains("routed via terminal Payout limits large")
+        .contains("passed over: 200.00 EUR is outside the limits of terminal Payout limits small");
+    assertThat(ops.get(1).has("errorCode")).as("nothing declined it").isFalse();
+
+    JsonNode small = withdraw(shop, "50.00", "EUR", "4000000000000408");
+    assertThat(small.get("terminalName").asText()).isEqualTo("Payout limits small");
+    assertThat(operations(shop, small.get("id").asText())).extracting(o -> o.get("operation").asText())
+        .containsExactly("CREATE_PAYMENT", "WITHDRAWAL");
+  }
+
   @Test
   void a_connector_without_a_rate_for_the_payments_currency_is_passed_over_for_one_with_a_rate() {
     KeyedShop shop = shop("Rates");
@@ -634,6 +662,11 @@ class ConnectorRoutingTest {
     assertThat(paid.get("terminalName").asText()).as("3.51 EUR is more than the 2.00 the shop has")
         .isEqualTo("Payout funds USD");
     assertThat(paid.get("amount").decimalValue()).isEqualByComparingTo("3.81");
+    assertThat(operations(shop, paid.get("id").asText())).as("the step routing it past the euros says why")
+        .filteredOn(o -> o.get("operation").asText().equals("CASCADING")).singleElement()
+        .satisfies(o -> assertThat(o.get("rawPaymentData").asText()).contains("routed via terminal Payout funds USD")
+            .contains("passed over: Check Withdrawal Balance: 2 EUR available, 3.51 EUR to pay out for terminal "
+                + "Payout funds EUR"));
     assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("1.19"), BigDecimal.ZERO);
 

@@ -556,7 +556,7 @@ public final class ProcessingService
       // Committed before the terminal is asked, as a cascade's next terminal is: a worker that
       // stops while the terminal pays takes the payout up again at that terminal, even when the
       // operator has changed connectors, rates or API types in between, and never at another.
-      return Stepped.andThen(writer.route(screened.held(), new Payment.Transition(p, taker.get().applyTo(p), null)));
+      return Stepped.andThen(writer.route(screened.held(), routedTo(p, taker.get(), plan)));
     }
     List<PaymentOperation> sent = payments.operations(due.id()).stream()
         .filter(o -> o.operation() == OperationType.WITHDRAWAL).toList();
@@ -584,6 +584,23 @@ public final class ProcessingService
     // the step is the declining terminal's; the payment leaves it routed to the next one
     return Stepped.andThen(writer.update(new Payment.Transition(cascading.before(),
         next.get().applyTo(cascading.after()), cascading.operation())));
+  }
+
+  /**
+   * The step that routes a payout to the terminal that will pay it: none of its own when the
+   * terminal is the first the payout could go to; a CASCADING step that says why the connectors
+   * before it were passed over otherwise (their limits, no rate, too little balance), as a
+   * deposit's operation does. The payout's own operation is written later, by the worker that
+   * takes it up at that terminal, which no longer knows why.
+   */
+  private Payment.Transition routedTo(Payment p, Routing.Routed taker, Routing.Plan plan) {
+    String passedOver = plan.passedOver();
+    if (passedOver.isEmpty()) {
+      return new Payment.Transition(p, taker.applyTo(p), null);
+    }
+    Payment.Transition past = p.apply(OperationType.CASCADING, PaymentState.PENDING,
+        Outcome.NONE.withDetails("routed" + taker.via() + passedOver), clock.instant());
+    return new Payment.Transition(past.before(), taker.applyTo(past.after()), past.operation());
   }
 
   /**
