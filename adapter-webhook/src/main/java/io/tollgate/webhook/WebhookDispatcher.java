@@ -123,6 +123,13 @@ public final class WebhookDispatcher implements AutoCloseable {
    * other shops. A shop goes past its share only when no other shop has an event due.
    */
   private final int shopCeiling;
+  /**
+   * Slots kept for shops that send nothing yet: the quarter above {@link #shopCeiling}. Each shop
+   * stays within its ceiling, but two shops whose receivers hang could hold every slot between
+   * them; once only the reserve is free, claims pass over every shop already sending, and a shop
+   * that sends already gets no slot of the reserve from a claim.
+   */
+  private final int reserve;
   private volatile boolean running = true;
   private final MeterRegistry metrics;
   private final Timer lag;
@@ -150,6 +157,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     this.slots = new Semaphore(settings.parallelism());
     this.shopShare = Math.max(1, settings.parallelism() / 2);
     this.shopCeiling = Math.max(shopShare, settings.parallelism() - Math.max(1, settings.parallelism() / 4));
+    this.reserve = settings.parallelism() - shopCeiling;
     AtomicInteger n = new AtomicInteger();
     this.senders = Executors.newFixedThreadPool(settings.parallelism(), r -> {
       Thread t = new Thread(r, "webhook-sender-" + n.incrementAndGet());
@@ -224,32 +232,44 @@ public final class WebhookDispatcher implements AutoCloseable {
       try {
         slots.acquire();
         free = 1 + slots.drainPermits();
+        // only the reserve is left: it is claimed for shops that send nothing yet
+        boolean reserveOnly = free <= reserve;
         // a token per claim: an attempt whose lease ran out cannot settle the event leased again
-        List<ShopId> busy = shopsSending(shopShare);
+        List<ShopId> busy = shopsSending(reserveOnly ? 1 : shopShare);
         // the leases run from the database's claim, after this: their end is no earlier than this
         long leasedUntil = System.nanoTime() + settings.lease().toNanos();
         List<Delivery> due = running
             ? deliveries.claim(leaseToken + ":" + ++claims, free, settings.lease(), busy) : List.of();
-        if (running && due.size() < free && !busy.isEmpty()) {
-          // Nothing else is due: a shop past its share may have the slots left, but a reserve.
+        int room = free - due.size() - reserve;
+        if (running && !reserveOnly && room > 0 && !busy.isEmpty()) {
+          // Nothing else is due: a shop past its share may have the slots left, but the reserve.
           // Capped at its share alone, one shop could not send faster than half the slots'
           // round trips allow (the bench's S1 outran that and its webhooks fell behind).
           List<ShopId> full = shopsSending(shopCeiling);
           if (full.size() < busy.size()) {
-            List<Delivery> more = deliveries.claim(leaseToken + ":" + ++claims, free - due.size(), settings.lease(),
-                full);
+            List<Delivery> more = deliveries.claim(leaseToken + ":" + ++claims, room, settings.lease(), full);
             if (!more.isEmpty()) {
               due = new ArrayList<>(due);
               due.addAll(more);
             }
           }
         }
-        List<Delivery> now = admit(due, leasedUntil);
+        List<Delivery> now = admit(due, leasedUntil, settings.parallelism() - free);
         slots.release(free - now.size());
         inFlight.addAndGet(now.size());
         free = 0;
+        // A claim slow to answer (signing keys read one shop at a time, a pool short of
+        // connections) may have used up the leases: those events are left to the next claim,
+        // as a parked delivery is, not sent beside it.
+        boolean inTime = outlasts(leasedUntil);
         for (Delivery d : now) {
-          send(d);
+          if (inTime) {
+            send(d);
+          } else {
+            LOG.debug("webhook event {} was claimed too late to send in its lease; left to the next claim",
+                d.eventId());
+            done(d);
+          }
         }
         if (due.isEmpty()) {
           if (busy.isEmpty()) {
@@ -257,7 +277,7 @@ public final class WebhookDispatcher implements AutoCloseable {
           } else {
             // a busy shop's events may be due: claim again as soon as one of its slots frees up
             // (a permit left from before the claim only costs one claim more)
-            if (anyBusyShop()) {
+            if (reserveOnly || anyBusyShop()) {
               slotFreed.tryAcquire(settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
             }
             slotFreed.drainPermits();
@@ -266,10 +286,16 @@ public final class WebhookDispatcher implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         // the slots taken for a claim that failed are free again: kept, they would stall the dispatcher
         slots.release(free);
-        LOG.warn("could not lease webhook events; trying again shortly: {}", e.toString());
+        if (e instanceof Error) {
+          // Nothing may end this thread, an Error neither (a class the jar replaced under a running
+          // service, memory short for a moment): no webhook would go out of this instance again.
+          LOG.error("leasing webhook events failed with an error; trying again shortly", e);
+        } else {
+          LOG.warn("could not lease webhook events; trying again shortly: {}", e.toString());
+        }
         sleepQuietly(Math.max(1000, settings.pollInterval().toMillis()));
       }
     }
@@ -297,14 +323,18 @@ public final class WebhookDispatcher implements AutoCloseable {
    * once, and once it sends {@link #shopShare} the claims pass its events over unless no other
    * shop's are due: a receiver that hangs holds up its own shop's webhooks, not every shop's
    * (with one queue for all, 160 webhooks to a receiver that never answered held another
-   * shop's for 99 s, in review).
+   * shop's for 99 s, in review). Nor does a shop that sends already get a slot of the
+   * {@link #reserve}, whatever its share: two shops whose receivers hang would hold them all.
+   *
+   * @param inUse the slots taken before these deliveries (sending, or recording their attempts)
    */
-  private synchronized List<Delivery> admit(List<Delivery> due, long leasedUntil) {
+  private synchronized List<Delivery> admit(List<Delivery> due, long leasedUntil, int inUse) {
     List<Delivery> now = new ArrayList<>(due.size());
     for (Delivery d : due) {
       ShopLoad load = shopLoads.computeIfAbsent(d.event().shopId(), id -> new ShopLoad());
-      if (load.sending < shopCeiling) {
+      if (load.sending < shopCeiling && (load.sending == 0 || inUse < shopCeiling)) {
         load.sending++;
+        inUse++;
         now.add(d);
       } else {
         load.waiting.add(new Parked(d, leasedUntil));
@@ -325,13 +355,17 @@ public final class WebhookDispatcher implements AutoCloseable {
   private Delivery nextSendable(ShopLoad load) {
     Parked next;
     while ((next = load.waiting.poll()) != null) {
-      // the attempt's timeout, and half as long again to record it before the lease ends
-      if (next.leasedUntilNanos() - System.nanoTime() > settings.requestTimeout().toNanos() * 3 / 2) {
+      if (outlasts(next.leasedUntilNanos())) {
         return next.delivery();
       }
       LOG.debug("webhook event {} waited past its lease; it is left to the next claim", next.delivery().eventId());
     }
     return null;
+  }
+
+  /** Whether a lease ending then leaves an attempt its timeout, and half as long again to record it. */
+  private boolean outlasts(long leasedUntilNanos) {
+    return leasedUntilNanos - System.nanoTime() > settings.requestTimeout().toNanos() * 3 / 2;
   }
 
   private synchronized boolean anyBusyShop() {

@@ -445,6 +445,105 @@ class WebhookDispatcherTest {
   }
 
   /**
+   * Two shops whose receivers hang, each within its own ceiling, do not take every slot
+   * between them: a quarter is kept for shops that send nothing yet, so a third shop's webhook
+   * goes out at once, not when a hanging attempt times out.
+   */
+  @Test
+  void two_shops_whose_receivers_hang_do_not_hold_up_a_third_shops_webhooks() throws Exception {
+    java.util.concurrent.ConcurrentLinkedDeque<ClaimedEvent> due = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    for (int i = 0; i < 3; i++) {
+      due.add(event("lease-1", "/slow-body-500", 1));
+      due.add(event("lease-1", "/slow-body-500", 2));
+    }
+    ClaimedEvent third = event("lease-1", "/hooks", 3);
+    FakeOutbox outbox = new FakeOutbox(n -> List.of()) {
+      @Override
+      public synchronized List<Delivery> claim(String leaseToken, int limit, Duration lease, List<ShopId> skippedShops) {
+        skipped.add(skippedShops);
+        List<Delivery> claimed = new java.util.ArrayList<>();
+        for (java.util.Iterator<ClaimedEvent> it = due.iterator(); it.hasNext() && claimed.size() < limit; ) {
+          ClaimedEvent e = it.next();
+          if (!skippedShops.contains(e.shopId())) {
+            it.remove();
+            claimed.add(new Delivery(e, e.url(), "whsec_test"));
+          }
+        }
+        return claimed;
+      }
+    };
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(5), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("the two shops' receivers hang with three attempts", () -> received.size() == 3);
+      Thread.sleep(200);
+      assertThat(received).as("the last slot is kept for a shop that sends nothing yet").hasSize(3);
+      long added = System.nanoTime();
+      due.add(third);
+      await("the third shop's webhook is delivered", () -> outbox.reported.stream()
+          .anyMatch(r -> r.delivery().eventId().equals(third.id()) && r.result().delivered()));
+      assertThat(Duration.ofNanos(System.nanoTime() - added)).as("before any hanging attempt timed out")
+          .isLessThan(Duration.ofMillis(4_000));
+      assertThat(outbox.skipped).as("with only the reserve free, both sending shops were passed over")
+          .anyMatch(l -> l.containsAll(List.of(new ShopId(1), new ShopId(2))));
+    }
+  }
+
+  /**
+   * An Error in the poller (a class the jar replaced under a running service, memory short for
+   * a moment) does not end it: with the thread gone, no webhook would leave this instance again
+   * until someone restarted it.
+   */
+  @Test
+  void an_error_while_claiming_does_not_stop_the_deliveries() throws Exception {
+    ClaimedEvent later = event("lease-2");
+    FakeOutbox outbox = new FakeOutbox(n -> {
+      if (n == 1) {
+        throw new OutOfMemoryError("a moment without memory (test)");
+      }
+      return n == 2 ? List.of(later) : List.of();
+    });
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(2, Duration.ofMillis(20), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC()).start()) {
+      await("the next claim's webhook is delivered", () -> outbox.reported.stream()
+          .anyMatch(r -> r.delivery().eventId().equals(later.id()) && r.result().delivered()));
+      assertThat(dispatcher.isRunning()).isTrue();
+    }
+  }
+
+  /**
+   * A claim that took so long to answer (signing keys read one shop at a time, a pool short of
+   * connections) that its leases would end before an attempt could is not sent: another claim
+   * may take the same events once the leases end, and the receiver would get each twice at once.
+   */
+  @Test
+  void a_claim_that_answered_too_late_for_its_lease_is_left_to_the_next_claim() throws Exception {
+    ClaimedEvent late = event("lease-1");
+    ClaimedEvent next = event("lease-2");
+    FakeOutbox outbox = new FakeOutbox(n -> {
+      if (n == 1) {
+        try {
+          Thread.sleep(700);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return List.of(late);
+      }
+      return n == 2 ? List.of(next) : List.of();
+    });
+    // a 1 s timeout wants 1.5 s of the 2 s lease left; the first claim leaves 1.3 s at most
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(2, Duration.ofMillis(20), Duration.ofSeconds(1), Duration.ofSeconds(2), "test"),
+        Clock.systemUTC()).start()) {
+      await("the next claim's webhook is delivered", () -> outbox.reported.stream()
+          .anyMatch(r -> r.delivery().eventId().equals(next.id()) && r.result().delivered()));
+    }
+    assertThat(received).as("the late claim's event was not sent").containsExactly(next.id());
+    assertThat(outbox.reported).as("nor reported: its lease runs out and a later claim sends it").hasSize(1);
+  }
+
+  /**
    * A delivery that waited for its shop's slot until its lease would end before its attempt
    * could is not sent: once the lease ends another claim may send the same event, and the two
    * would reach the receiver at once, out of order. The next claim takes it.
