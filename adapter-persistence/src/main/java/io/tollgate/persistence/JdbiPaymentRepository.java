@@ -553,9 +553,14 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
-  public Money refundedTotal(PaymentId parent, Money zero) {
-    return new Money(jdbi.withHandle(h -> h.createQuery(PaymentSql.REFUNDED_TOTAL).bind("parent", parent.value())
-        .mapTo(BigDecimal.class).one()), zero.currency());
+  public Refunded refunded(PaymentId parent, io.tollgate.domain.money.Currency charged,
+      io.tollgate.domain.money.Currency asked) {
+    return jdbi.withHandle(h -> h.createQuery(PaymentSql.REFUNDED).bind("parent", parent.value())
+        .bind("asked", asked == null ? null : asked.code())
+        .map((rs, ctx) -> new Refunded(new Money(rs.getBigDecimal("total"), charged),
+            asked == null ? Money.zero(charged) : new Money(rs.getBigDecimal("asked_for"), asked),
+            new Money(rs.getBigDecimal("rest"), charged)))
+        .one());
   }
 
   private static PaymentRow toRow(Payment p) {

@@ -227,8 +227,11 @@ final class PaymentSql {
   static final String OPERATIONS =
       "SELECT " + OPERATION_COLUMNS + " FROM payment_operations WHERE payment_id = :id ORDER BY id DESC";
 
-  static final String REFUNDED_TOTAL = """
-      SELECT coalesce(sum(amount), 0) FROM payments
+  static final String REFUNDED = """
+      SELECT coalesce(sum(amount), 0) AS total,
+          coalesce(sum(customer_amount) FILTER (WHERE customer_currency = CAST(:asked AS text)), 0) AS asked_for,
+          coalesce(sum(amount) FILTER (WHERE NOT coalesce(customer_currency = CAST(:asked AS text), false)), 0) AS rest
+      FROM payments
       WHERE parent_payment_id = :parent AND payment_type = 'REFUND' AND state NOT IN ('DECLINED', 'CANCELLED')
       """;
 }

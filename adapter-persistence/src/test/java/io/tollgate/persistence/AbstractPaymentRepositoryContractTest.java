@@ -9,6 +9,7 @@ import io.tollgate.application.port.out.PaymentRepository.PaymentFilter;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Currencies;
+import io.tollgate.domain.money.Currency;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.CardDetails;
@@ -167,12 +168,48 @@ abstract class AbstractPaymentRepositoryContractTest {
   void the_refunded_total_counts_only_refunds_that_can_still_succeed() {
     Payment parent = insert(shop(), "10", "parent", T0);
     Payment completed = repository().update(parent.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0));
-    Money eur0 = Money.zero(CURRENCIES.require("EUR"));
-    assertThat(repository().refundedTotal(completed.id(), eur0).amount()).isEqualByComparingTo("0");
+    Currency eur = CURRENCIES.require("EUR");
+    assertThat(repository().refunded(completed.id(), eur, null).total().amount()).isEqualByComparingTo("0");
     Payment r1 = refund(completed, "3");
     refund(completed, "2");
     repository().update(r1.apply(OperationType.REFUND, PaymentState.DECLINED, Outcome.error(ErrorCode.E4_00_DECLINED_BY_ISSUER), T0));
-    assertThat(repository().refundedTotal(completed.id(), eur0).amount()).isEqualByComparingTo("2.00");
+    PaymentRepository.Refunded refunded = repository().refunded(completed.id(), eur, null);
+    assertThat(refunded.total().amount()).isEqualByComparingTo("2.00");
+    assertThat(refunded.rest().amount()).isEqualByComparingTo("2.00");
+    assertThat(refunded.askedFor().amount()).isEqualByComparingTo("0");
+  }
+
+  /**
+   * A deposit converted for its terminal is refunded in either currency: the refunds asked in
+   * the currency it was asked in are summed as asked, apart from the others, so that what is
+   * left to refund as asked does not carry each refund's rounding.
+   */
+  @Test
+  void the_refunds_asked_in_the_currency_the_deposit_was_asked_in_are_summed_as_asked() {
+    Payment parent = insert(shop(), "12.71", "converted", T0);
+    Payment completed = repository().update(parent.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0));
+    Currency eur = CURRENCIES.require("EUR");
+    Currency gbp = CURRENCIES.require("GBP");
+    refundAsked(completed, "1.40", Money.of("1.10", gbp));
+    refundAsked(completed, "1.40", Money.of("1.10", gbp));
+    refund(completed, "2.00");
+    Payment declined = refundAsked(completed, "5.00", Money.of("3.94", gbp));
+    repository().update(declined.apply(OperationType.REFUND, PaymentState.DECLINED,
+        Outcome.error(ErrorCode.E4_00_DECLINED_BY_ISSUER), T0));
+
+    PaymentRepository.Refunded refunded = repository().refunded(completed.id(), eur, gbp);
+    assertThat(refunded.total()).isEqualTo(Money.of("4.80", eur));
+    assertThat(refunded.askedFor()).isEqualTo(Money.of("2.20", gbp));
+    assertThat(refunded.rest()).isEqualTo(Money.of("2.00", eur));
+  }
+
+  Payment refundAsked(Payment parent, String amount, Money asked) {
+    Payment.Draft d = new Payment.Draft(PaymentId.random(), parent.shopId(), PaymentType.REFUND, parent.method(),
+        Money.of(amount, CURRENCIES.require("EUR")), null, null, parent.id(), false, parent.card(), null, null,
+        null, null, Map.of());
+    Payment.Transition created = Payment.create(d, PaymentState.PENDING, T0);
+    return repository().insert(new Payment.Transition(null, created.after().withRouting(created.after().amount(), asked,
+        null, null), created.operation()));
   }
 
   Payment refund(Payment parent, String amount) {

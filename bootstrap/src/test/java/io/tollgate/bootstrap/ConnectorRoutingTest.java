@@ -225,6 +225,41 @@ class ConnectorRoutingTest {
   }
 
   /**
+   * Partial refunds in the currency a converted deposit was asked in add up to what was asked,
+   * however each one rounds: what is left as asked is what was asked less what they asked for,
+   * not what is left as charged converted back with every refund's rounding in it. Here each
+   * refund of 2.50 GBP rounds down (3.1743 to 3.17 USD): read from the dollars left, 0.02 GBP
+   * would still be there where only 0.01 is. Each refund of 1.10 GBP rounds up (1.3967 to
+   * 1.40 USD): read so, the last 0.11 GBP would be refused, only 0.09 left.
+   */
+  @Test
+  void partial_refunds_as_asked_add_up_to_what_was_asked_whatever_each_rounds() throws Exception {
+    KeyedShop shop = shop("Refunds add up");
+    card(shop, "Refunds add up USD", "USD", 1, null);
+    JsonNode down = pay(shop, "10.01", "GBP");
+    for (int i = 0; i < 4; i++) {
+      assertThat(refundIn(shop, down, "2.50", "GBP").get("amount").decimalValue()).isEqualByComparingTo("3.17");
+    }
+    TestGateway.Answer past = askRefund(shop, down, "0.02", "GBP");
+    assertThat(past.status()).as(past.body()).isEqualTo(400);
+    assertThat(past.body()).contains("exceeds what is left to refund of the deposit (0.01 GBP, 0.03 USD as charged)");
+    JsonNode last = refundIn(shop, down, "0.01", "GBP");
+    assertThat(last.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(last.get("amount").decimalValue()).as("the last of what was asked takes the last of what was charged")
+        .isEqualByComparingTo("0.03");
+
+    JsonNode up = pay(shop, "10.01", "GBP");
+    for (int i = 0; i < 9; i++) {
+      assertThat(refundIn(shop, up, "1.10", "GBP").get("amount").decimalValue()).isEqualByComparingTo("1.40");
+    }
+    JsonNode rest = refundIn(shop, up, "0.11", "GBP");
+    assertThat(rest.get("state").asText()).as(rest.toString()).isEqualTo("COMPLETED");
+    assertThat(rest.get("amount").decimalValue()).isEqualByComparingTo("0.11");
+    assertThat(ledger(shop, "USD")).as("both deposits taken back whole")
+        .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  /**
    * A pre-authorization converted for its terminal is captured in the currency the merchant
    * asked in, when it says so, at the payment's own rate; without a currency the amount is the
    * authorized one's, as the reference has it, and any other currency is refused, changing nothing.

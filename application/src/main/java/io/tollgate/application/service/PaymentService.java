@@ -33,6 +33,7 @@ import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
+import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.Duration;
@@ -378,7 +379,12 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
    * when routing converted it) is converted back at the deposit's own rate, its
    * {@code amount} against its {@code customerAmount}, half-even to the currency's decimals, so
    * that refunding all of what was asked takes back exactly what was charged; when rounding alone
-   * would take more than is left, it takes what is left.
+   * would take more than is left, it takes what is left. What is left to refund as asked is what
+   * was asked less what the refunds asked in that currency asked for (and the others converted
+   * back at the same rate), not what is left as charged converted back: each refund is rounded
+   * on its own, and converted back, the roundings added up, so that ten refunds of a tenth of
+   * what was asked could refuse the tenth, or let an eleventh through. A refund of all that is
+   * left as asked takes all that is left as charged.
    */
   private Refundable refundableParent(ShopId shop, PaymentId parentId, Money requested) {
     Payment parent = payments.findForUpdate(parentId)
@@ -399,7 +405,9 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
                   ? ", or " + asked.currency() + " in which it was asked" : "") + ")",
           requested.currency().code()));
     }
-    Money left = charged.minus(payments.refundedTotal(parentId, Money.zero(charged.currency())));
+    PaymentRepository.Refunded refunded = payments.refunded(parentId, charged.currency(),
+        asked != null && !asked.currency().equals(charged.currency()) ? asked.currency() : null);
+    Money left = charged.minus(refunded.total());
     if (!inAsked) {
       if (requested.isGreaterThan(left)) {
         throw new DomainException.Invalid(Violation.of("amount",
@@ -407,9 +415,13 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       }
       return new Refundable(parent, requested, null);
     }
-    Money leftAsked = asked.amount().signum() == 0 || charged.amount().signum() == 0 ? Money.zero(asked.currency())
-        : new Money(left.amount().multiply(asked.amount())
-            .divide(charged.amount(), asked.currency().scale(), RoundingMode.HALF_EVEN), asked.currency());
+    Money leftAsked = Money.zero(asked.currency());
+    if (asked.amount().signum() > 0 && charged.amount().signum() > 0 && left.amount().signum() > 0) {
+      BigDecimal restAsAsked = refunded.rest().amount().multiply(asked.amount())
+          .divide(charged.amount(), java.math.MathContext.DECIMAL128);
+      leftAsked = new Money(asked.amount().subtract(refunded.askedFor().amount()).subtract(restAsAsked)
+          .setScale(asked.currency().scale(), RoundingMode.HALF_EVEN).max(BigDecimal.ZERO), asked.currency());
+    }
     if (requested.isGreaterThan(leftAsked)) {
       throw new DomainException.Invalid(Violation.of("amount",
           "exceeds what is left to refund of the deposit (" + leftAsked + ", " + left + " as charged)",
@@ -417,7 +429,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     }
     Money back = new Money(requested.amount().multiply(charged.amount())
         .divide(asked.amount(), charged.currency().scale(), RoundingMode.HALF_EVEN), charged.currency());
-    if (back.isGreaterThan(left)) {
+    if (back.isGreaterThan(left) || requested.amount().compareTo(leftAsked.amount()) == 0) {
       back = left;
     }
     if (back.amount().signum() <= 0 && requested.amount().signum() > 0) {

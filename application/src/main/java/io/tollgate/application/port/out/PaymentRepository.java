@@ -162,8 +162,21 @@ public interface PaymentRepository {
   /** The payment's operations, most recent first. */
   List<PaymentOperation> operations(PaymentId id);
 
-  /** The sum of the refunds of {@code parent} that are not DECLINED or CANCELLED. */
-  Money refundedTotal(PaymentId parent, Money zero);
+  /**
+   * What the refunds of {@code parent} that are not DECLINED or CANCELLED take back.
+   *
+   * @param charged the deposit's currency, which every refund takes back
+   * @param asked the currency the deposit was asked in before routing converted it, or null
+   */
+  Refunded refunded(PaymentId parent, io.tollgate.domain.money.Currency charged,
+      io.tollgate.domain.money.Currency asked);
+
+  /**
+   * The refunds of a deposit: {@code total}, all they take back in the deposit's currency;
+   * {@code askedFor}, what those asked in the currency the deposit was asked in asked for (zero
+   * without one); {@code rest}, what the others take back in the deposit's currency.
+   */
+  record Refunded(Money total, Money askedFor, Money rest) {}
 
   /**
    * Up to {@code limit} due payments of a background job's kind that no other transaction
