@@ -103,8 +103,13 @@ class GroupEntryRulesTest {
   @Test
   void emails_must_have_one_at_sign_and_a_real_domain_and_are_kept_lower_case() {
     assertThat(new EmailAddress("Ann.Lee+shop@Example.COM").value()).isEqualTo("ann.lee+shop@example.com");
+    assertThat(new EmailAddress("ivan@example.xn--p1ai").value()).as("an IDN top-level domain, as the DNS has it")
+        .isEqualTo("ivan@example.xn--p1ai");
+    assertThat(new EmailAddress("Ivan@Пример.РФ").value()).as("and in Unicode").isEqualTo("ivan@пример.рф");
+    assertThat(new EmailAddress("kim@bücher.de").value()).isEqualTo("kim@bücher.de");
     for (String bad : List.of("ann.example.com", "ann@@example.com", "ann@example", "@example.com",
-        "ann@-example.com", "ann lee@example.com", "ann@example.c", "ann..lee@example.com")) {
+        "ann@-example.com", "ann lee@example.com", "ann@example.c", "ann..lee@example.com", "ann@example.xn--",
+        "ann@example.1a", "ann@exa mple.com", "ann@" + "a".repeat(250) + ".com")) {
       assertThatThrownBy(() -> new EmailAddress(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
     }
   }
