@@ -1,0 +1,220 @@
+package io.tollgate.bootstrap;
+
+import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.application.service.ProcessingService;
+import io.tollgate.domain.money.Money;
+import io.tollgate.domain.payment.Customer;
+import io.tollgate.domain.payment.PaymentId;
+import java.lang.reflect.Field;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The acquirer behind the sandbox as the processor port describes a real one, put in front of
+ * a running gateway's sandbox: it de-duplicates a call made again (same step, payment, terminal
+ * and attempt) by answering what it answered the first time, and it records every charge, payout
+ * and refund it made, so that a test can hold the gateway's states to what the acquirer did.
+ *
+ * <p>Payments of its two tardy cards, and refunds of deposits paid with one, are not answered at
+ * once: the first calls of one ({@link Plan#silent}), or every call ({@link Plan#never}), answer
+ * PENDING (the acquirer still waits on the issuer) or time out, having reached the acquirer or
+ * not. Once a call reached it the acquirer has decided, as the sandbox decides for {@link #PAYS}
+ * or {@link #DECLINES}, and answers that decision to every call it answers after.
+ */
+final class TardyAcquirer implements PaymentProcessor {
+
+  /** A tardy card the acquirer approves once it answers. */
+  static final String TARDY = withCheckDigit("400000000000777");
+  /** A tardy card the acquirer declines (4.00) once it answers. */
+  static final String TARDY_DECLINED = withCheckDigit("400000000000778");
+  static final String PAYS = "4000000000000408";
+  static final String DECLINES = "4000000000000416";
+
+  /**
+   * How the acquirer treats the calls for one payment: the first {@code silent} are answered
+   * PENDING or time out; with {@code never}, all of them.
+   */
+  record Plan(int silent, boolean never) {}
+
+  private final PaymentProcessor sandbox;
+  private final long seed;
+  /** What the acquirer decided, by step, payment, terminal and attempt: a call made again is answered this. */
+  private final Map<String, Result> decided = new ConcurrentHashMap<>();
+  /** The steps in which the acquirer moved money of a payment (charged, paid out, refunded), by payment id. */
+  private final Map<String, List<String>> moved = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+  private final Set<String> tardyDeposits = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger unanswered = new AtomicInteger();
+
+  TardyAcquirer(PaymentProcessor sandbox, long seed) {
+    this.sandbox = sandbox;
+    this.seed = seed;
+  }
+
+  /** Puts {@code acquirer} in front of the processor {@code app}'s payments go to; answers the one it replaced. */
+  static PaymentProcessor install(Tollgate app, PaymentProcessor acquirer) {
+    try {
+      Field field = ProcessingService.class.getDeclaredField("processor");
+      field.setAccessible(true);
+      PaymentProcessor replaced = (PaymentProcessor) field.get(app.services().processing());
+      field.set(app.services().processing(), acquirer);
+      return replaced;
+    } catch (ReflectiveOperationException e) {
+      throw new AssertionError("the processing service keeps its processor elsewhere now", e);
+    }
+  }
+
+  static boolean tardy(String card) {
+    return TARDY.equals(card) || TARDY_DECLINED.equals(card);
+  }
+
+  /** The plan of the payment {@code paymentId}, the same for the acquirer and the test's model. */
+  static Plan plan(long seed, String paymentId) {
+    Random r = new Random(seed * 131 + paymentId.hashCode());
+    return new Plan(1 + r.nextInt(3), r.nextInt(6) == 0);
+  }
+
+  /** The steps in which the acquirer moved money of the payment. */
+  List<String> moved(String paymentId) {
+    return List.copyOf(moved.getOrDefault(paymentId, List.of()));
+  }
+
+  /** The payments the acquirer was asked about. */
+  Set<String> asked() {
+    return Set.copyOf(calls.keySet());
+  }
+
+  /** How many calls the acquirer left unanswered (PENDING or timed out). */
+  int unanswered() {
+    return unanswered.get();
+  }
+
+  @Override
+  public String terminalName() {
+    return sandbox.terminalName();
+  }
+
+  @Override
+  public Result authorize(CardCharge charge) {
+    boolean tardy = tardy(charge.cardNumber());
+    if (tardy) {
+      tardyDeposits.add(charge.payment().value());
+    }
+    return ask("authorize " + charge.payment().value() + " " + charge.terminal() + " " + charge.attempt(),
+        charge.payment(), tardy, () -> sandbox.authorize(decided(charge)));
+  }
+
+  @Override
+  public Result completeChallenge(CardCharge charge, boolean customerPassed) {
+    return ask("challenge " + charge.payment().value() + " " + charge.terminal() + " " + charge.attempt(),
+        charge.payment(), false, () -> sandbox.completeChallenge(charge, customerPassed));
+  }
+
+  @Override
+  public Result capture(PaymentId payment, Terminal terminal, String externalId, Money amount) {
+    return sandbox.capture(payment, terminal, externalId, amount);
+  }
+
+  @Override
+  public Result voidAuthorization(PaymentId payment, Terminal terminal, String externalId) {
+    return sandbox.voidAuthorization(payment, terminal, externalId);
+  }
+
+  @Override
+  public Result payout(CardCharge payout) {
+    return ask("payout " + payout.payment().value() + " " + payout.terminal() + " " + payout.attempt(),
+        payout.payment(), tardy(payout.cardNumber()), () -> sandbox.payout(decided(payout)));
+  }
+
+  @Override
+  public Result bankPayout(PaymentId payout, Terminal terminal, Money amount, Customer account) {
+    return ask("bank payout " + payout.value() + " " + terminal, payout, false,
+        () -> sandbox.bankPayout(payout, terminal, amount, account));
+  }
+
+  @Override
+  public Result refund(PaymentId refund, PaymentId deposit, Terminal terminal, String depositExternalId,
+      Money amount) {
+    return ask("refund " + refund.value() + " " + terminal, refund, tardyDeposits.contains(deposit.value()),
+        () -> sandbox.refund(refund, deposit, terminal, depositExternalId, amount));
+  }
+
+  @Override
+  public Result startBankTransfer(PaymentId payment, Terminal terminal, Money amount,
+      Map<String, String> additionalParameters) {
+    return sandbox.startBankTransfer(payment, terminal, amount, additionalParameters);
+  }
+
+  @Override
+  public Result bankTransferStatus(PaymentId payment, Terminal terminal, String externalId, Money expected,
+      Map<String, String> additionalParameters) {
+    return sandbox.bankTransferStatus(payment, terminal, externalId, expected, additionalParameters);
+  }
+
+  /**
+   * A call of {@code step} for {@code payment}: answered what the acquirer decided, once it has
+   * (deciding now if it has not), unless the payment is tardy and this call is one its plan leaves
+   * unanswered.
+   */
+  private Result ask(String step, PaymentId payment, boolean tardy, Supplier<Result> decide) {
+    int call = calls.computeIfAbsent(payment.value(), p -> new AtomicInteger()).incrementAndGet();
+    Plan plan = plan(seed, payment.value());
+    if (!tardy || (!plan.never() && call > plan.silent())) {
+      return decide(step, payment, decide);
+    }
+    unanswered.incrementAndGet();
+    Random r = new Random(seed * 37 + (payment.value() + " " + call).hashCode());
+    boolean reached = r.nextInt(3) != 0;
+    boolean alreadyDecided = decided.containsKey(step);
+    if (reached) {
+      decide(step, payment, decide);
+    }
+    if (!alreadyDecided && r.nextBoolean()) {
+      // the acquirer took it and waits on the issuer or the bank: no decision yet, as far as the gateway is told
+      return new Result(Result.Status.PENDING, null, null, "IN_PROGRESS", Map.of(), null);
+    }
+    throw new IllegalStateException("the terminal did not answer " + step + " in time"
+        + (reached ? " (it had received it)" : ""), new SocketTimeoutException("Read timed out"));
+  }
+
+  private Result decide(String step, PaymentId payment, Supplier<Result> decide) {
+    return decided.computeIfAbsent(step, s -> {
+      Result r = decide.get();
+      if (r.status() == Result.Status.APPROVED) {
+        moved.computeIfAbsent(payment.value(), p -> new CopyOnWriteArrayList<>()).add(step);
+      }
+      return r;
+    });
+  }
+
+  /** A tardy card's charge as the sandbox is to decide it: with the test card of the outcome it stands for. */
+  private static CardCharge decided(CardCharge c) {
+    if (!tardy(c.cardNumber())) {
+      return c;
+    }
+    return new CardCharge(c.payment(), c.amount(), TARDY.equals(c.cardNumber()) ? PAYS : DECLINES, c.expiryMonth(),
+        c.expiryYear(), c.cardholderName(), c.securityCode(), c.capture(), c.terminal(), c.attempt());
+  }
+
+  private static String withCheckDigit(String digits) {
+    int sum = 0;
+    for (int i = 0; i < digits.length(); i++) {
+      int d = digits.charAt(digits.length() - 1 - i) - '0';
+      if (i % 2 == 0) {
+        d *= 2;
+        if (d > 9) {
+          d -= 9;
+        }
+      }
+      sum += d;
+    }
+    return digits + (10 - sum % 10) % 10;
+  }
+}
