@@ -75,7 +75,8 @@ public final class Tollgate implements AutoCloseable {
       .orElse("dev");
 
   private Tollgate(TollgateConfig config, Database database, boolean ownsDatabase,
-      java.util.function.BiConsumer<DemoSeed.Demo, String> demoSeeded) throws Exception {
+      java.util.function.BiConsumer<DemoSeed.Demo, String> demoSeeded,
+      java.util.function.UnaryOperator<io.tollgate.application.port.out.PaymentProcessor> acquirer) throws Exception {
     this.config = config;
     this.database = database;
     this.ownsDatabase = ownsDatabase;
@@ -114,7 +115,7 @@ public final class Tollgate implements AutoCloseable {
     this.publicUrl = config.publicUrlFor(connector.getLocalPort());
     this.observability = new Observability();
     database.publishPoolMetrics(observability.registry);
-    this.services = Services.wire(config, database, publicUrl, observability.paymentMetrics());
+    this.services = Services.wire(config, database, publicUrl, observability.paymentMetrics(), acquirer);
     observability.cachedGauge("tollgate.webhooks.outbox.pending", "webhook events not yet delivered",
         () -> services.persistence().webhookOutbox().pendingCount());
     observability.cachedGauge("tollgate.payments.unanswered",
@@ -253,7 +254,7 @@ public final class Tollgate implements AutoCloseable {
     Database db = Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword(),
         config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, config.dbPoolSize()));
     try {
-      return new Tollgate(config, db, true, demoSeeded);
+      return new Tollgate(config, db, true, demoSeeded, java.util.function.UnaryOperator.identity());
     } catch (Exception e) {
       db.close();
       throw e;
@@ -262,7 +263,16 @@ public final class Tollgate implements AutoCloseable {
 
   /** Starts on a database someone else owns (tests), seeding no demo merchant. */
   public static Tollgate start(TollgateConfig config, Database database) throws Exception {
-    return new Tollgate(config, database, false, null);
+    return start(config, database, java.util.function.UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #start(TollgateConfig, Database)}, its payments sent to the acquirer {@code acquirer}
+   * makes of the configured one: for tests of acquirers that answer late or not at all.
+   */
+  static Tollgate start(TollgateConfig config, Database database,
+      java.util.function.UnaryOperator<io.tollgate.application.port.out.PaymentProcessor> acquirer) throws Exception {
+    return new Tollgate(config, database, false, null, acquirer);
   }
 
   /** The demo merchant this start seeded, in a fresh sandbox; its keys are shown only now. */
@@ -373,11 +383,13 @@ public final class Tollgate implements AutoCloseable {
     static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
 
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
-      return wire(config, database, publicUrl, io.tollgate.application.port.out.PaymentMetrics.NONE);
+      return wire(config, database, publicUrl, io.tollgate.application.port.out.PaymentMetrics.NONE,
+          java.util.function.UnaryOperator.identity());
     }
 
     static Services wire(TollgateConfig config, Database database, String publicUrl,
-        io.tollgate.application.port.out.PaymentMetrics metrics) {
+        io.tollgate.application.port.out.PaymentMetrics metrics,
+        java.util.function.UnaryOperator<io.tollgate.application.port.out.PaymentProcessor> acquirer) {
       Clock clock = CLOCK;
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(new io.tollgate.persistence.MasterKeyRing(database.jdbi())
@@ -404,7 +416,7 @@ public final class Tollgate implements AutoCloseable {
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,
           currencies, destinations, adapters.referenceData(), clock, securityCodes);
       ProcessingService processing = new ProcessingService(adapters.transactionRunner(), adapters.payments(),
-          writer, adapters.balances(), adapters.shops(), adapters.cardVault(), processor(config, clock),
+          writer, adapters.balances(), adapters.shops(), adapters.cardVault(), acquirer.apply(processor(config, clock)),
           adapters.referenceData(), adapters.groups(), secrets, currencies, clock, config.sandboxBankDelay(),
           securityCodes, recentShops);
       ShopService shops = new ShopService(adapters.transactionRunner(), adapters.shops(), secrets,

@@ -112,19 +112,17 @@ class MoneyInvariantsTest {
   static void start() throws Exception {
     // a delivery that fails on a busy machine is sent again within the run's wait, not a minute later
     Map<String, String> retries = Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", String.join(",", RETRY_SCHEDULE));
-    gw = TestGateway.start(retries);
+    acquirer = new TardyAcquirer(new io.tollgate.processor.sandbox.SandboxProcessor(Tollgate.Services.CLOCK), SEED);
+    gw = TestGateway.start(retries, sandbox -> acquirer);
     Map<String, String> env = new HashMap<>(TestGateway.environment(gw.database, "tollgate-money-second"));
     env.putAll(retries);
     env.put("TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY);
     env.put("TOLLGATE_JOB_INTERVAL", "PT0.1S");
     env.put("TOLLGATE_RATE_LIMIT", "0");
-    second = Tollgate.start(TollgateConfig.from(env), gw.database);
+    second = Tollgate.start(TollgateConfig.from(env), gw.database, sandbox -> acquirer);
     hooks = new WebhookReceiver();
     // SHOP_EDIT for the resends; the balances need no permission
     merchantUser = gw.merchantUser(gw.merchant, "money@merchant.example", Permission.SHOP_EDIT);
-    acquirer = new TardyAcquirer(new io.tollgate.processor.sandbox.SandboxProcessor(Tollgate.Services.CLOCK), SEED);
-    TardyAcquirer.install(gw.app, acquirer);
-    TardyAcquirer.install(second, acquirer);
   }
 
   @AfterAll

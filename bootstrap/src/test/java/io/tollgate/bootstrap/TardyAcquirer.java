@@ -1,11 +1,9 @@
 package io.tollgate.bootstrap;
 
 import io.tollgate.application.port.out.PaymentProcessor;
-import io.tollgate.application.service.ProcessingService;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Customer;
 import io.tollgate.domain.payment.PaymentId;
-import java.lang.reflect.Field;
 import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.Map;
@@ -17,10 +15,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The acquirer behind the sandbox as the processor port describes a real one, put in front of
- * a running gateway's sandbox: it de-duplicates a call made again (same step, payment, terminal
- * and attempt) by answering what it answered the first time, and it records every charge, payout
- * and refund it made, so that a test can hold the gateway's states to what the acquirer did.
+ * The acquirer behind the sandbox as the processor port describes a real one, which a gateway
+ * started with it sends its payments to (in place of its sandbox): it de-duplicates a call made
+ * again (same step, payment, terminal and attempt) by answering what it answered the first time,
+ * and it records every charge, payout and refund it made, so that a test can hold the gateway's
+ * states to what the acquirer did.
  *
  * <p>Payments of its two tardy cards, and refunds of deposits paid with one, are not answered at
  * once: the first calls of one ({@link Plan#silent}), or every call ({@link Plan#never}), answer
@@ -56,19 +55,6 @@ final class TardyAcquirer implements PaymentProcessor {
   TardyAcquirer(PaymentProcessor sandbox, long seed) {
     this.sandbox = sandbox;
     this.seed = seed;
-  }
-
-  /** Puts {@code acquirer} in front of the processor {@code app}'s payments go to; answers the one it replaced. */
-  static PaymentProcessor install(Tollgate app, PaymentProcessor acquirer) {
-    try {
-      Field field = ProcessingService.class.getDeclaredField("processor");
-      field.setAccessible(true);
-      PaymentProcessor replaced = (PaymentProcessor) field.get(app.services().processing());
-      field.set(app.services().processing(), acquirer);
-      return replaced;
-    } catch (ReflectiveOperationException e) {
-      throw new AssertionError("the processing service keeps its processor elsewhere now", e);
-    }
   }
 
   static boolean tardy(String card) {

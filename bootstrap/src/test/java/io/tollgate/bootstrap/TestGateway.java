@@ -39,7 +39,8 @@ final class TestGateway implements AutoCloseable {
   /** The master key a test gateway seals its secrets with, unless its settings name another. */
   static final String MASTER_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
-  private TestGateway(Map<String, String> env) throws Exception {
+  private TestGateway(Map<String, String> env,
+      java.util.function.UnaryOperator<io.tollgate.application.port.out.PaymentProcessor> acquirer) throws Exception {
     this.dataDirectory = ScratchDirectories.create("tollgate-test");
     Map<String, String> all = new HashMap<>(env);
     all.putIfAbsent("TOLLGATE_PORT", "0");
@@ -54,7 +55,7 @@ final class TestGateway implements AutoCloseable {
       all.putIfAbsent("TOLLGATE_PUBLIC_URL", "https://pay.example.com");
     }
     this.database = TestDatabase.fresh();
-    this.app = Tollgate.start(TollgateConfig.from(all), database);
+    this.app = Tollgate.start(TollgateConfig.from(all), database, acquirer);
     this.merchant = app.services().shops().createMerchant("Test Merchant");
     this.shop = createShop(merchant, "Test Shop", false);
     IssuedKeys keys = app.services().shops().issueKeys(shop, app.services().environment());
@@ -63,11 +64,17 @@ final class TestGateway implements AutoCloseable {
   }
 
   static TestGateway start() throws Exception {
-    return new TestGateway(Map.of());
+    return start(Map.of());
   }
 
   static TestGateway start(Map<String, String> env) throws Exception {
-    return new TestGateway(env);
+    return new TestGateway(env, java.util.function.UnaryOperator.identity());
+  }
+
+  /** A gateway whose payments go to the acquirer {@code acquirer} makes of the sandbox. */
+  static TestGateway start(Map<String, String> env,
+      java.util.function.UnaryOperator<io.tollgate.application.port.out.PaymentProcessor> acquirer) throws Exception {
+    return new TestGateway(env, acquirer);
   }
 
   /**
