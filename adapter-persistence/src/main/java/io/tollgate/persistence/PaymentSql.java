@@ -102,13 +102,19 @@ final class PaymentSql {
         """.formatted(values);
   }
 
-  /** The outbox row of the step, written only with the row. */
+  /**
+   * The outbox row of the step, written only with the row: due at once, or, behind an earlier
+   * event of the payment that waits for its retry, with that retry (it cannot go before, and due
+   * now it would be looked at and passed over by every claim until then).
+   */
   static final String EVENT = """
       event AS (
         INSERT INTO webhook_events (id, payment_id, shop_id, payment_state, target_url, body, next_attempt_at,
             created)
         SELECT CAST(:eventId AS uuid), written.id, CAST(:eventShop AS bigint), CAST(:eventState AS text),
-            CAST(:eventUrl AS text), CAST(:eventBody AS bytea), CAST(:eventAt AS timestamptz),
+            CAST(:eventUrl AS text), CAST(:eventBody AS bytea),
+            greatest(CAST(:eventAt AS timestamptz), (SELECT max(earlier.next_attempt_at) FROM webhook_events earlier
+                WHERE earlier.payment_id = written.id AND earlier.status = 'PENDING')),
             CAST(:eventAt AS timestamptz)
         FROM written)
       """;

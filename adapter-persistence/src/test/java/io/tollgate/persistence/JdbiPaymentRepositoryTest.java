@@ -490,6 +490,47 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A payment's event written while an earlier one of it waits for its retry is due no earlier
+   * than that retry: it cannot be sent before, and left due now it sat at the head of the due
+   * index, looked at and passed over by every claim of every instance until then (hours, for a
+   * receiver that is down during an authorize-then-capture).
+   */
+  @Test
+  void an_event_written_behind_one_waiting_for_its_retry_is_due_with_that_retry() {
+    ShopId own = TestShops.create(adapters, "behind a retry");
+    Payment p = repository().insert(Payment.create(draft(own, "4.20", "wh-behind"), PaymentState.CHECKOUT, T0));
+    java.util.function.Function<Payment, PaymentRepository.Effects> event = stored -> new PaymentRepository.Effects(
+        new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(), stored.shopId(), stored.state(),
+            "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8), stored.updated()), null);
+    Payment authorized = repository().update(p.apply(OperationType.DEPOSIT, PaymentState.AUTHORIZED, Outcome.NONE,
+        T0.plusSeconds(1)), event);
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    Instant now = Instant.now();
+    WebhookOutbox.ClaimedEvent first = outbox.claim("instance-a", now, java.time.Duration.ofMinutes(2), 100).stream()
+        .filter(e -> e.paymentId().equals(p.id())).findFirst().orElseThrow();
+    Instant retryAt = now.plus(java.time.Duration.ofHours(3)).truncatedTo(ChronoUnit.MILLIS);
+    assertThat(outbox.recordAttempt(first, new WebhookOutbox.Attempt(first.id(), PaymentState.AUTHORIZED, 1,
+        first.url(), now, java.time.Duration.ofMillis(40), 503, null, WebhookOutbox.Status.PENDING),
+        WebhookOutbox.Status.PENDING, retryAt)).isTrue();
+
+    repository().update(authorized.apply(OperationType.CAPTURE, PaymentState.COMPLETED, Outcome.NONE,
+        T0.plusSeconds(2)), event);
+    List<Instant> due = db.jdbi().withHandle(h -> h.createQuery(
+            "SELECT next_attempt_at FROM webhook_events WHERE payment_id = :payment ORDER BY seq")
+        .bind("payment", p.id().value()).mapTo(Instant.class).list());
+    assertThat(due).hasSize(2);
+    assertThat(due.get(1)).as("the capture's event, due with the authorization's retry").isEqualTo(retryAt);
+
+    Payment other = repository().insert(Payment.create(draft(own, "4.30", "wh-alone"), PaymentState.CHECKOUT, T0));
+    repository().update(other.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(3)),
+        event);
+    Instant alone = db.jdbi().withHandle(h -> h.createQuery(
+            "SELECT next_attempt_at FROM webhook_events WHERE payment_id = :payment")
+        .bind("payment", other.id().value()).mapTo(Instant.class).one());
+    assertThat(alone).as("an event with none before it: due at once").isEqualTo(T0.plusSeconds(3));
+  }
+
+  /**
    * A delivery attempt is logged exactly when it settled its event: with the lease still held
    * both change, and once the lease is lost (released, or taken by another instance) neither.
    * A payment's later event waits for the earlier one, and for its retry time when it failed.
