@@ -41,6 +41,9 @@ final class BackgroundJobs implements AutoCloseable {
   private volatile long progressed;
   /** The job running now, or null between rounds. */
   private volatile String running;
+  /** Set by {@link #close}: no job starts, and none takes another batch, after it. */
+  private volatile boolean stopping;
+  private final BackgroundWorkUseCase work;
 
   /**
    * @param forgetExpiredKeys forgets a batch of Idempotency-Keys past their time, answering how
@@ -57,6 +60,7 @@ final class BackgroundJobs implements AutoCloseable {
 
   BackgroundJobs(BackgroundWorkUseCase work, IntUnaryOperator forgetExpiredKeys, IntUnaryOperator forgetOldDeliveries,
       IntUnaryOperator forgetUnusedCards, Duration interval, java.util.function.LongSupplier nanoTime) {
+    this.work = work;
     this.nanoTime = nanoTime;
     this.progressed = nanoTime.getAsLong();
     this.intervalNanos = interval.toNanos();
@@ -95,10 +99,13 @@ final class BackgroundJobs implements AutoCloseable {
    * running service cannot load, memory ran out for a moment) is logged and the jobs go on.
    */
   private void drain(String name, IntUnaryOperator job) {
+    if (stopping) {
+      return;
+    }
     running = name;
     try {
       int rounds = 0;
-      while (batch(job) == BATCH && ++rounds < 100) {
+      while (batch(job) == BATCH && ++rounds < 100 && !stopping) {
         // a full batch: there may be more
       }
     } catch (RuntimeException e) {
@@ -129,8 +136,15 @@ final class BackgroundJobs implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops: the round under way takes no further batch and starts no further job, and the
+   * batch in hand ends with the payment being taken up (the others stay due, for another
+   * instance or the next start); waits for that, then cuts off a job still running after 10 s.
+   */
   @Override
   public void close() {
+    stopping = true;
+    work.stopTakingUp();
     timer.shutdown();
     try {
       if (!timer.awaitTermination(10, TimeUnit.SECONDS)) {

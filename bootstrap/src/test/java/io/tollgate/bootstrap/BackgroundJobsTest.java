@@ -154,6 +154,43 @@ class BackgroundJobsTest {
   }
 
   /** Work whose payouts do {@code payouts} and whose checkout expiries do {@code expiries}; the rest find nothing. */
+  /**
+   * A stop takes up no more work: the service is told at once to take up no more payments, and
+   * the round under way takes no further batch, however full the last one was, and starts no
+   * further job. Before, a stopping service drained up to a hundred more batches of every job,
+   * sending payouts to terminals for the stop to cut off midway.
+   */
+  @Test
+  void a_stop_takes_no_further_batch_and_starts_no_further_job() throws Exception {
+    CountDownLatch inBatch = new CountDownLatch(1);
+    CountDownLatch told = new CountDownLatch(1);
+    AtomicInteger batches = new AtomicInteger();
+    AtomicInteger expiries = new AtomicInteger();
+    BackgroundWorkUseCase base = work(batch -> {
+      batches.incrementAndGet();
+      inBatch.countDown();
+      try {
+        told.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return batch; // a full batch: there may be more
+    }, expiries::incrementAndGet);
+    BackgroundWorkUseCase work = (BackgroundWorkUseCase) java.lang.reflect.Proxy.newProxyInstance(
+        getClass().getClassLoader(), new Class<?>[] {BackgroundWorkUseCase.class}, (proxy, method, args) -> {
+          if (method.getName().equals("stopTakingUp")) {
+            told.countDown();
+          }
+          return method.invoke(base, args);
+        });
+    BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, batch -> 0, Duration.ofMillis(10));
+    assertThat(inBatch.await(5, TimeUnit.SECONDS)).isTrue();
+    jobs.close();
+    assertThat(told.getCount()).as("the service was told to take up no more payments").isZero();
+    assertThat(batches.get()).as("no batch after the full one in hand").isEqualTo(1);
+    assertThat(expiries.get()).as("no job after it").isZero();
+  }
+
   static BackgroundWorkUseCase work(java.util.function.IntUnaryOperator payouts, Runnable expiries) {
     return new BackgroundWorkUseCase() {
       @Override
@@ -185,6 +222,10 @@ class BackgroundJobsTest {
       @Override
       public int forgetUnusedCards(Duration retention, int batch) {
         return 0;
+      }
+
+      @Override
+      public void stopTakingUp() {
       }
     };
   }

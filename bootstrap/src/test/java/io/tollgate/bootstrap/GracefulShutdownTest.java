@@ -2,6 +2,7 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
 import java.io.OutputStream;
@@ -10,7 +11,11 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +58,57 @@ class GracefulShutdownTest {
         gw.close();
       }
       stop.join();
+    }
+  }
+
+  /**
+   * A stopping service takes up no more payouts: the batch in hand ends with the payout whose
+   * terminal is being asked, and the others stay PENDING and due, for another instance or the
+   * next start, instead of being sent to their terminals for the stop to cut off midway.
+   */
+  @Test
+  void a_stopping_service_takes_up_no_more_payouts_of_the_batch_in_hand() throws Exception {
+    CountDownLatch asking = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    List<String> asked = new CopyOnWriteArrayList<>();
+    // the jobs' first round is an hour away: the test runs the batch itself
+    TestGateway gw = TestGateway.start(Map.of("TOLLGATE_JOB_INTERVAL", "PT1H"), sandbox ->
+        (PaymentProcessor) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {PaymentProcessor.class}, (proxy, method, args) -> {
+              if (method.getName().equals("payout")) {
+                asked.add(((PaymentProcessor.CardCharge) args[0]).payment().value());
+                asking.countDown();
+                answer.await(10, TimeUnit.SECONDS);
+              }
+              try {
+                return method.invoke(sandbox, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            }));
+    try {
+      List<String> payouts = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        TestGateway.Answer created = gw.post("/api/v1/payments", """
+            {"paymentType":"WITHDRAWAL","amount":2.00,"currency":"EUR",
+             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""");
+        assertThat(created.status()).as(created.body()).isEqualTo(200);
+        payouts.add(created.json().at("/result/id").asText());
+      }
+      Thread batch = new Thread(() -> gw.app.services().processing().processPayouts(50), "payouts");
+      batch.start();
+      assertThat(asking.await(10, TimeUnit.SECONDS)).isTrue();
+      gw.app.services().processing().stopTakingUp();
+      answer.countDown();
+      batch.join(10_000);
+
+      assertThat(asked).as("only the payout being taken up when the stop came was sent").hasSize(1);
+      for (String id : payouts) {
+        String state = gw.get("/api/v1/payments/" + id).json().at("/result/state").asText();
+        assertThat(state).as(id).isEqualTo(id.equals(asked.get(0)) ? "COMPLETED" : "PENDING");
+      }
+    } finally {
+      gw.close();
     }
   }
 

@@ -69,6 +69,8 @@ public final class ProcessingService
   private final ShopRepository shops;
   private final CardVault cardVault;
   private final PaymentProcessor processor;
+  /** Set when the service stops: the jobs' batches take up no more payments. */
+  private volatile boolean stopping;
   private final Clock clock;
   private final Duration bankTransferDelay;
 
@@ -473,6 +475,11 @@ public final class ProcessingService
   // ---- background jobs --------------------------------------------------------------------
 
   @Override
+  public void stopTakingUp() {
+    stopping = true;
+  }
+
+  @Override
   public int processPayouts(int batch) {
     return eachDueInSteps(DueWork.PAYOUTS, clock.instant(), batch, p -> {
       if (p.type() == PaymentType.WITHDRAWAL) {
@@ -779,6 +786,9 @@ public final class ProcessingService
     List<String> failed = new ArrayList<>();
     List<RuntimeException> causes = new ArrayList<>();
     for (Due candidate : candidates) {
+      if (stopping) {
+        break;
+      }
       try {
         boolean movedOn = false;
         Due from = candidate;

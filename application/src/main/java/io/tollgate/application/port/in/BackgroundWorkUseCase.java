@@ -37,4 +37,11 @@ public interface BackgroundWorkUseCase {
    * from then on; a payment that names one is refused, and the card given again is kept anew.
    */
   int forgetUnusedCards(java.time.Duration retention, int batch);
+
+  /**
+   * Takes up no more payments, for a service that is stopping: a batch in hand ends with the
+   * payment being taken up, and leaves the rest due, for another instance or the next start,
+   * rather than sending them to their terminals to have the stop cut them off midway.
+   */
+  void stopTakingUp();
 }
