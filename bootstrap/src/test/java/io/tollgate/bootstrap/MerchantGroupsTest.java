@@ -209,6 +209,12 @@ class MerchantGroupsTest {
     TestGateway.Answer removed = edit("DELETE", path + "/cards", "{\"cardNumbers\":[\"400000******0408\"]}", editor);
     assertThat(removed.status()).as(removed.body()).isEqualTo(204);
     assertThat(entries(path)).containsExactly("400000******0002");
+
+    // a 12-digit card is shown hiding 5 digits, as every card is, and that form takes it out too
+    assertThat(edit("POST", path + "/cards", "{\"cardNumbers\":[\"500000123454\"]}", editor).status()).isEqualTo(201);
+    assertThat(entries(path)).containsExactlyInAnyOrder("400000******0002", "500*****3454");
+    assertThat(edit("DELETE", path + "/cards", "{\"cardNumbers\":[\"500*****3454\"]}", editor).status()).isEqualTo(204);
+    assertThat(entries(path)).containsExactly("400000******0002");
   }
 
   @Test

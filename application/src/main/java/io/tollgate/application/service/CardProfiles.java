@@ -1,6 +1,7 @@
 package io.tollgate.application.service;
 
 import io.tollgate.application.port.out.ReferenceData;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.payment.CardBrands;
 import io.tollgate.domain.payment.CardDetails;
 
@@ -19,7 +20,7 @@ final class CardProfiles {
     String brand = bin.map(ReferenceData.BinRecord::cardBrand).flatMap(CardBrands::find)
         .orElseGet(() -> CardBrands.detect(digits));
     String country = bin.map(ReferenceData.BinRecord::issuingCountryCode).orElse(null);
-    return new CardDetails(CardBrands.mask(digits), token, holder, expiryMonth, expiryYear, brand, country,
+    return new CardDetails(Pan.mask(digits), token, holder, expiryMonth, expiryYear, brand, country,
         bin.map(ReferenceData.BinRecord::cardType).orElse(null),
         bin.map(ReferenceData.BinRecord::issuingOrganization).orElse(null));
   }

@@ -8,7 +8,7 @@ import io.tollgate.application.port.out.ReferenceData.AntifraudRule;
 import io.tollgate.domain.antifraud.AntifraudRuleType;
 import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.group.MaskedCardNumber;
-import io.tollgate.domain.payment.CardBrands;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.shop.ShopId;
@@ -188,9 +188,9 @@ final class FraudScreen {
         yield null;
       }
       case CARD_BLACKLIST -> digits != null && holdsCard(group, digits, held)
-          ? "card " + CardBrands.mask(digits) + inGroup : null;
+          ? "card " + Pan.mask(digits) + inGroup : null;
       case CARD_WHITELIST -> digits != null && !holdsCard(group, digits, held)
-          ? "card " + CardBrands.mask(digits) + " is not in group" + inGroup.substring(" is in group".length()) : null;
+          ? "card " + Pan.mask(digits) + " is not in group" + inGroup.substring(" is in group".length()) : null;
       case EMAIL_BLACKLIST -> {
         String email = email(p);
         yield email != null && held.contains(new Member(group.id(), email)) ? "e-mail " + email + inGroup : null;

@@ -116,8 +116,8 @@ public final class GroupService implements GroupsUseCase {
     }
   }
 
-  /** A whole card number as the API shows it: its first six and last four digits around its masked middle. */
-  private static final java.util.regex.Pattern SHOWN_CARD = java.util.regex.Pattern.compile("\\d{6}\\*{2,9}\\d{4}");
+  /** A whole card number as the API shows it ({@link Pan#mask}): first digits and last four around a masked middle. */
+  private static final java.util.regex.Pattern SHOWN_CARD = java.util.regex.Pattern.compile("\\d{3,6}\\*{5,9}\\d{4}");
 
   @Override
   public GroupRecord create(MerchantId merchant, GroupKind kind, String name, boolean masked) {

@@ -31,9 +31,25 @@ public final class Pan {
     return digits;
   }
 
-  /** First 6 and last 4 digits, the rest as '*'. */
+  /** As it may be shown: {@link #mask}. */
   public String masked() {
-    return digits.substring(0, 6) + "*".repeat(digits.length() - 10) + digits.substring(digits.length() - 4);
+    return mask(digits);
+  }
+
+  /** The fewest digits of a card number a masked one hides: with the Luhn check, 10,000 numbers fit. */
+  private static final int HIDDEN = 5;
+
+  /**
+   * A card number's digits as they may be shown, the rest as '*': the first 6 (its BIN) and the
+   * last 4 when that hides 5 or more, as for 15 digits or more; a shorter number shows fewer of
+   * its first digits, to hide 5 all the same. Shown as 6 and 4, a 12-digit number kept 10 of its
+   * 12 digits, and the Luhn check left 10 numbers to try.
+   */
+  public static String mask(String digits) {
+    int n = digits.length();
+    int last = Math.max(0, Math.min(4, n - HIDDEN));
+    int first = Math.max(0, Math.min(6, n - HIDDEN - last));
+    return digits.substring(0, first) + "*".repeat(n - first - last) + digits.substring(n - last);
   }
 
   public static boolean luhnValid(String digits) {
@@ -146,7 +162,7 @@ public final class Pan {
       }
       out = out == null ? new StringBuilder(text.length()) : out;
       out.append(text, copied, run.start())
-          .append(digits, 0, 6).append("*".repeat(digits.length() - 10)).append(digits, digits.length() - 4, digits.length());
+          .append(mask(digits));
       copied = run.end();
     }
     return out == null ? null : out.append(text, copied, text.length()).toString();
@@ -371,7 +387,7 @@ public final class Pan {
         out = out == null ? new StringBuilder(n) : out;
         run = run == null ? digitsOf(text.substring(start, i)) : run;
         out.append(text, copied, start)
-            .append(run, 0, 6).append("*".repeat(run.length() - 10)).append(run, run.length() - 4, run.length());
+            .append(mask(run));
         copied = i;
       }
     }
@@ -469,15 +485,14 @@ public final class Pan {
   /**
    * How a value refused from a field meant for a card number is echoed: there, 20 digits or
    * more are most likely a card number with a digit or two too many, so a value with 12 digits
-   * or more is shown as its digits with all but the first 6 and last 4 masked, whatever their
-   * count; a value with fewer is shown as it is.
+   * or more is shown as its digits masked ({@link #mask}), whatever their count; a value with
+   * fewer is shown as it is.
    */
   public static String maskCardField(String value) {
     if (value == null || digits(value) < MIN_DIGITS) {
       return value;
     }
-    String digits = value.replaceAll("[^0-9]", "");
-    return digits.substring(0, 6) + "*".repeat(digits.length() - 10) + digits.substring(digits.length() - 4);
+    return mask(value.replaceAll("[^0-9]", ""));
   }
 
   private static final int MIN_DIGITS = 12;

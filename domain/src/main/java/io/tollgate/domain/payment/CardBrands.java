@@ -67,12 +67,4 @@ public final class CardBrands {
     }
     return "UNKNOWN";
   }
-
-  /** First 6 and last 4 digits visible, the rest as '*'. */
-  public static String mask(String digits) {
-    if (digits.length() < 10) {
-      return "*".repeat(digits.length());
-    }
-    return digits.substring(0, 6) + "*".repeat(digits.length() - 10) + digits.substring(digits.length() - 4);
-  }
 }

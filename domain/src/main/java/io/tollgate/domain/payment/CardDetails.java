@@ -3,7 +3,7 @@ package io.tollgate.domain.payment;
 /**
  * What we keep of a card: never the full number, never the security code.
  *
- * @param maskedNumber first 6 and last 4 digits, the rest as '*'
+ * @param maskedNumber as {@link io.tollgate.domain.group.Pan#mask} shows it
  * @param cardType as the BIN data has it (CREDIT, DEBIT...); null when unknown, and for cards
  *     kept before it was
  * @param issuingOrganization the issuing bank, as the BIN data has it; likewise
@@ -31,7 +31,4 @@ public record CardDetails(
     this(maskedNumber, cardToken, cardholderName, expiryMonth, expiryYear, brand, issuingCountry, null, null);
   }
 
-  public String bin() {
-    return maskedNumber == null || maskedNumber.length() < 6 ? null : maskedNumber.substring(0, 6);
-  }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.shop.ShopId;
@@ -110,7 +111,23 @@ class PaymentTest {
   void a_card_number_in_clear_is_refused_as_card_details() {
     assertThatThrownBy(() -> new CardDetails("4000000000000002", null, null, "12", "2045", "VISA", null))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThat(CardBrands.mask("4000000000000002")).isEqualTo("400000******0002");
+    assertThat(Pan.mask("4000000000000002")).isEqualTo("400000******0002");
+  }
+
+  /**
+   * A masked card number hides at least five digits, so that with the Luhn check 10,000 numbers
+   * or more fit it: first 6 and last 4 from 15 digits on; a shorter one shows fewer of its first.
+   */
+  @Test
+  void a_masked_card_number_hides_five_digits_or_more_whatever_its_length() {
+    assertThat(Pan.mask("4000000000000002123")).isEqualTo("400000*********2123");
+    assertThat(Pan.mask("378282246310005")).isEqualTo("378282*****0005");
+    assertThat(Pan.mask("30569309025904")).isEqualTo("30569*****5904");
+    assertThat(Pan.mask("6759649826438")).isEqualTo("6759*****6438");
+    assertThat(Pan.mask("500000123454")).isEqualTo("500*****3454");
+    assertThat(Pan.mask("123456")).isEqualTo("*****6");
+    assertThat(new Pan("500000123454").masked()).isEqualTo("500*****3454");
+    assertThat(Pan.maskForDisplay("card 5000 0012 3454 refused")).isEqualTo("card 500*****3454 refused");
     assertThat(CardBrands.detect("5555000000000008")).isEqualTo("MASTERCARD");
     assertThat(CardBrands.detect("4000000000000002")).isEqualTo("VISA");
   }
