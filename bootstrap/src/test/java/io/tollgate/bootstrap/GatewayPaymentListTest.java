@@ -105,6 +105,24 @@ class GatewayPaymentListTest {
     assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + now.plusMinutes(5).toInstant()))).isEmpty();
   }
 
+  /**
+   * A time as Python's {@code datetime.isoformat()} and Java's {@code LocalDateTime.toString()} write it in UTC:
+   * with fractions of a second when there are some, without seconds when they are 0. Read as UTC.
+   */
+  @Test
+  void filters_take_times_without_an_offset_as_python_and_java_write_them() {
+    LocalDateTime now = LocalDateTime.now(ZoneOffset.UTC);
+    String past = now.minusMinutes(30).withSecond(0).withNano(500_000_000).toString();
+    String future = now.plusMinutes(5).withSecond(0).withNano(0).toString();
+    assertThat(past).endsWith(":00.500");
+    assertThat(future).hasSize("2026-11-28T00:00".length());
+    Answer a = gw.get("/api/v1/payments?created.gte=" + past + "&created.lt=" + future);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(idsOf(a)).hasSize(5);
+    assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + future))).isEmpty();
+    assertThat(idsOf(gw.get("/api/v1/payments?updated.gte=" + past + "&updated.lt=" + future))).hasSize(5);
+  }
+
   @Test
   void the_default_window_is_the_last_24_hours() {
     // Restored afterwards to exactly what it was: the timeout sweeper may touch `updated` meanwhile.
@@ -124,7 +142,8 @@ class GatewayPaymentListTest {
   @ParameterizedTest
   @ValueSource(strings = {"offset=-1", "offset=1000001", "limit=0", "limit=1001", "limit=abc", "offset=1.5",
       "created.gte=2026-01-01", "created.lt=yesterday", "updated.gte=2026-13-01T00:00:00",
-      "updated.lt=2026-02-30T00:00:00",
+      "updated.lt=2026-02-30T00:00:00", "created.gte=2026-11-28T00:00:00.", "created.lt=2026-11-28T00",
+      "created.gte=2026-11-28T00:00:00.1234567891", "created.lt=%20",
       // another script's digits (an Arabic-Indic and a full-width one) and padding are no integer
       "limit=%D9%A3", "limit=%EF%BC%91", "limit=%201", "limit=1%20", "offset=%091"})
   void out_of_range_or_malformed_parameters_are_400s(String query) {

@@ -4,11 +4,15 @@ import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
 import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.time.format.ResolverStyle;
+import java.time.temporal.ChronoField;
 import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAccessor;
 
 /** The two time formats of our APIs, always UTC. */
 public final class Timestamps {
@@ -22,16 +26,23 @@ public final class Timestamps {
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withResolverStyle(ResolverStyle.STRICT);
 
   /**
-   * Filters: {@link #RECORD}'s form with a year of exactly four digits. {@code uuuu} would also
-   * take a sign and more digits, years PostgreSQL cannot compare with.
+   * Filters: {@link #RECORD}'s form, or RFC 3339's, with a year of exactly four digits ({@code uuuu} would
+   * also take a sign and more digits, years PostgreSQL cannot compare with). Seconds and their fraction may
+   * be left out, with an offset or without one, as {@code datetime.isoformat()} and
+   * {@code LocalDateTime.toString()} leave them out: {@code 2026-11-22T09:13}, {@code 2026-11-22T09:13:07.5}.
    */
-  private static final DateTimeFormatter FILTER = new java.time.format.DateTimeFormatterBuilder()
-      .appendValue(java.time.temporal.ChronoField.YEAR, 4).appendLiteral('-')
-      .appendValue(java.time.temporal.ChronoField.MONTH_OF_YEAR, 2).appendLiteral('-')
-      .appendValue(java.time.temporal.ChronoField.DAY_OF_MONTH, 2).appendLiteral('T')
-      .appendValue(java.time.temporal.ChronoField.HOUR_OF_DAY, 2).appendLiteral(':')
-      .appendValue(java.time.temporal.ChronoField.MINUTE_OF_HOUR, 2).appendLiteral(':')
-      .appendValue(java.time.temporal.ChronoField.SECOND_OF_MINUTE, 2)
+  private static final DateTimeFormatter FILTER = new DateTimeFormatterBuilder()
+      .parseCaseInsensitive()
+      .appendValue(ChronoField.YEAR, 4).appendLiteral('-')
+      .appendValue(ChronoField.MONTH_OF_YEAR, 2).appendLiteral('-')
+      .appendValue(ChronoField.DAY_OF_MONTH, 2).appendLiteral('T')
+      .appendValue(ChronoField.HOUR_OF_DAY, 2).appendLiteral(':')
+      .appendValue(ChronoField.MINUTE_OF_HOUR, 2)
+      .optionalStart().appendLiteral(':').appendValue(ChronoField.SECOND_OF_MINUTE, 2)
+      .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 1, 9, true).optionalEnd()
+      .optionalEnd()
+      // as DateTimeFormatter.ISO_OFFSET_DATE_TIME reads offsets: Z, +01:00, also +0100 and +01
+      .optionalStart().parseLenient().appendOffsetId().parseStrict()
       .toFormatter().withResolverStyle(ResolverStyle.STRICT);
 
   private Timestamps() {}
@@ -73,26 +84,20 @@ public final class Timestamps {
   }
 
   /**
-   * Parses a filter value; a malformed one is a 400, never ignored. Our own form, UTC without
-   * an offset, or an RFC 3339 date-time with one ({@code Z}, {@code +01:00}) and fractions of
-   * a second, as the {@code date-time} of our OpenAPI documents makes generated clients send.
+   * Parses a filter value; a malformed one is a 400, never ignored. Our own form, read as UTC,
+   * or an RFC 3339 date-time with its offset ({@code Z}, {@code +01:00}), as the {@code date-time}
+   * of our OpenAPI documents makes generated clients send; either with or without fractions of a
+   * second, or without the seconds.
    */
   public static Instant parseFilter(String field, String value) {
     if (value == null) {
       return null;
     }
     try {
-      return LocalDateTime.parse(value, FILTER).toInstant(ZoneOffset.UTC);
+      TemporalAccessor parsed = FILTER.parseBest(value, OffsetDateTime::from, LocalDateTime::from);
+      return parsed instanceof OffsetDateTime withOffset ? withOffset.toInstant()
+          : ((LocalDateTime) parsed).toInstant(ZoneOffset.UTC);
     } catch (DateTimeParseException e) {
-      // a four-digit year, as in our own form: PostgreSQL compares no other
-      if (value.length() > 4 && Character.isDigit(value.charAt(0)) && value.charAt(4) == '-') {
-        try {
-          return java.time.OffsetDateTime.parse(value, java.time.format.DateTimeFormatter.ISO_OFFSET_DATE_TIME)
-              .toInstant();
-        } catch (DateTimeParseException notWithAnOffset) {
-          // refused below
-        }
-      }
       throw new DomainException.Invalid(Violation.of(field,
           "must be a date-time in the form YYYY-MM-DDTHH:MM:SS (UTC), or with an offset (Z, +01:00)", value));
     }

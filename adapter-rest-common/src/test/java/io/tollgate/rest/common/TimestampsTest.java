@@ -61,8 +61,39 @@ class TimestampsTest {
     assertThat(Timestamps.parseFilter("created.gte", "2026-11-25T00:00:00.000Z")).isEqualTo(t);
     assertThat(Timestamps.parseFilter("created.gte", "2026-11-25T01:00:00+01:00")).isEqualTo(t);
     assertThat(Timestamps.parseFilter("created.gte", "2026-11-24T19:00:00.250-05:00")).isEqualTo(t.plusMillis(250));
-    for (String bad : new String[] {"2026-11-25T00:00:00.000", "2026-11-25 00:00:00Z", "+2026-11-25T00:00:00Z",
-        "20260-11-25T00:00:00Z", "2026-11-25T00:00:00+25:00", "2026-11-25"}) {
+    for (String bad : new String[] {"2026-11-25 00:00:00Z", "+2026-11-25T00:00:00Z", "20260-11-25T00:00:00Z",
+        "2026-11-25T00:00:00+25:00", "2026-11-25", "2026-11-25T00:00:00.Z"}) {
+      assertThatThrownBy(() -> Timestamps.parseFilter("created.gte", bad)).as(bad)
+          .isInstanceOf(io.tollgate.domain.DomainException.Invalid.class);
+    }
+  }
+
+  /**
+   * What Python's {@code datetime.isoformat()} and Java's {@code LocalDateTime.toString()} write for a
+   * time in UTC: fractions of a second when there are some, no seconds when they are 0. Read as UTC, as
+   * our own form is, and as the same times with an offset are.
+   */
+  @Test
+  void filtersWithoutAnOffsetTakeFractionsOfASecondOrNoSecondsAsUtc() {
+    Instant t = Instant.parse("2026-11-28T00:00:00Z");
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-28T00:00:00.500")).isEqualTo(t.plusMillis(500));
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-28T00:00:00.5")).isEqualTo(t.plusMillis(500));
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-28T00:00:00.000001")).isEqualTo(t.plusNanos(1000));
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-28T00:00:00.123456789"))
+        .isEqualTo(t.plusNanos(123_456_789));
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-28T00:00")).isEqualTo(t);
+    assertThat(Timestamps.parseFilter("created.gte", "2026-11-28T00:00Z")).isEqualTo(t);
+    LocalDateTime local = LocalDateTime.of(2026, 11, 28, 9, 13, 0, 250_000_000);
+    assertThat(Timestamps.parseFilter("created.gte", local.toString())).isEqualTo(local.toInstant(ZoneOffset.UTC));
+    assertThat(Timestamps.parseFilter("created.gte", local.withNano(0).toString()))
+        .isEqualTo(local.withNano(0).toInstant(ZoneOffset.UTC));
+  }
+
+  @Test
+  void filtersWithoutAnOffsetStillRefuseWhatIsMalformed() {
+    for (String bad : new String[] {"2026-11-28T00:00:00.", "2026-11-28T00:00:", "2026-11-28T00", "2026-11-28T",
+        "2026-11-28T00:00:00.1234567891", "2026-11-28T00:00:00,5", "2026-11-28T00:00:60", "2026-11-28T24:00",
+        "2026-11-28T0:00", "2026-11-28T00:00:5", "2026-02-30T00:00", "2026-11-28T00:00:00.5 ", "-2026-11-28T00:00"}) {
       assertThatThrownBy(() -> Timestamps.parseFilter("created.gte", bad)).as(bad)
           .isInstanceOf(io.tollgate.domain.DomainException.Invalid.class);
     }
