@@ -154,6 +154,19 @@ class GatewayPaymentListTest {
     assertThat(errors.get(0).get("field").asText()).isEqualTo(query.substring(0, query.indexOf('=')));
   }
 
+  /**
+   * An optional parameter sent empty, as a client that writes every parameter it knows sends those it has no
+   * value for, is as if not sent: no filter, the default page.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"referenceId.eq=", "offset=", "limit=", "created.gte=", "created.lt=", "updated.gte=",
+      "updated.lt=", "offset=&limit=&created.gte=&created.lt=&updated.gte=&updated.lt=&referenceId.eq="})
+  void a_parameter_sent_empty_counts_as_not_sent(String query) {
+    Answer a = gw.get("/api/v1/payments?" + query);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(idsOf(a)).as(query).isEqualTo(idsOf(gw.get("/api/v1/payments"))).hasSizeGreaterThanOrEqualTo(5);
+  }
+
   @Test
   void several_bad_parameters_are_reported_together() {
     Answer a = gw.get("/api/v1/payments?offset=-1&limit=0&created.gte=x");
@@ -168,7 +181,9 @@ class GatewayPaymentListTest {
   @ParameterizedTest
   @ValueSource(strings = {"limit=1&limit=abc", "offset=0&offset=0", "created.gte=2026-01-01T00:00:00&created.gte=x",
       "created.lt=2099-01-01T00:00:00&created.lt=2099-01-01T00:00:00", "updated.gte=x&updated.gte=y",
-      "updated.lt=2099-01-01T00:00:00&updated.lt=x", "referenceId.eq=ref-1&limit=2&referenceId.eq=ref-0"})
+      "updated.lt=2099-01-01T00:00:00&updated.lt=x", "referenceId.eq=ref-1&limit=2&referenceId.eq=ref-0",
+      // sent empty, a parameter counts as not sent, but given twice it is still refused
+      "limit=&limit=2", "referenceId.eq=&referenceId.eq=", "created.gte=&created.gte=2026-01-01T00:00:00"})
   void a_parameter_given_twice_is_a_400(String query) {
     String name = query.substring(query.lastIndexOf('&') + 1, query.lastIndexOf('='));
     Answer a = gw.get("/api/v1/payments?" + query);

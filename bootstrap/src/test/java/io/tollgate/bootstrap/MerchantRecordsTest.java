@@ -153,7 +153,7 @@ class MerchantRecordsTest {
     assertThat(refused.get("errorCode").asText()).isEqualTo("4.00 Declined by Issuer");
 
     for (String bad : new String[] {"operation.in=FOO", "operation.in=DEPOSIT,deposit", "paymentState.in=DONE",
-        "operation.in=", "completed.gte=2026-13-01T00:00:00", "completed.lt=x"}) {
+        "operation.in=DEPOSIT,", "paymentState.in=,", "completed.gte=2026-13-01T00:00:00", "completed.lt=x"}) {
       TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/operations?" + bad, reader);
       assertThat(a.status()).as(bad).isEqualTo(400);
       assertThat(a.json().get("errors").get(0).get("field").asText()).isEqualTo(bad.substring(0, bad.indexOf('=')));
@@ -218,6 +218,23 @@ class MerchantRecordsTest {
     assertThat(result("/merchant-api/v1/customers", stranger)).isEmpty();
     assertThat(gw.merchantGet("/merchant-api/v1/customers?shopId.eq=abc", reader).status()).isEqualTo(400);
     assertThat(gw.merchantGet("/merchant-api/v1/customers?id.gt=-1", reader).status()).isEqualTo(400);
+  }
+
+  /**
+   * An optional parameter sent empty, as a client that writes every parameter it knows sends those it has no
+   * value for, is as if not sent: the spec's "default null" of {@code shopId.eq} and {@code id.gt}, the
+   * default page and dates, no filter by name, state or group.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"customers?shopId.eq=&id.gt=", "customers?offset=&limit=",
+      "payments?created.gte=&created.lt=&shopGroupId.eq=&offset=&limit=",
+      "operations?completed.gte=&completed.lt=&operation.in=&paymentState.in=&shopGroupId.eq=",
+      "operations?paymentState.in=", "shops?offset=&limit=", "bin-groups?offset=&limit=", "bins?limit="})
+  void a_parameter_sent_empty_counts_as_not_sent(String query) {
+    String list = "/merchant-api/v1/" + query.substring(0, query.indexOf('?'));
+    JsonNode asIfNotSent = result(list, reader);
+    assertThat(asIfNotSent).isNotEmpty();
+    assertThat(result("/merchant-api/v1/" + query, reader)).isEqualTo(asIfNotSent);
   }
 
   @Test
@@ -472,7 +489,9 @@ class MerchantRecordsTest {
   @ParameterizedTest
   @ValueSource(strings = {"payments?limit=1&limit=abc", "payments?created.gte=2026-01-01T00:00:00&created.gte=x",
       "operations?operation.in=DEPOSIT&operation.in=REFUND", "customers?shopId.eq=1&id.gt=1&shopId.eq=2",
-      "shops?offset=0&offset=1", "bin-groups?limit=5&limit=5"})
+      "shops?offset=0&offset=1", "bin-groups?limit=5&limit=5",
+      // sent empty, a parameter counts as not sent, but given twice it is still refused
+      "customers?shopId.eq=&shopId.eq=1", "payments?created.gte=&created.gte=", "bin-groups?limit=&limit=5"})
   void a_parameter_given_twice_is_a_400(String query) {
     String name = query.substring(query.lastIndexOf('&') + 1, query.lastIndexOf('='));
     TestGateway.Answer a = gw.merchantGet("/merchant-api/v1/" + query, boss);

@@ -9,7 +9,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** Reads query parameters, collecting every malformed one so a 400 lists them all. */
+/**
+ * Reads query parameters, collecting every malformed one so a 400 lists them all. Every parameter read
+ * here is optional, and one sent empty ({@code name=}) is read as not sent, as clients that write every
+ * field of a query send the ones they have no value for; one sent twice is still refused.
+ */
 public final class QueryParams {
 
   private final List<Violation> violations = new ArrayList<>();
@@ -33,9 +37,14 @@ public final class QueryParams {
     return params;
   }
 
+  /** {@code raw}, or null when it is not sent or sent empty. */
+  public static String given(String raw) {
+    return raw == null || raw.isEmpty() ? null : raw;
+  }
+
   /** An integer within bounds, or the default when absent. */
   public int integer(String name, String raw, int min, int max, int defaultValue) {
-    if (raw == null || repeated.contains(name)) {
+    if (given(raw) == null || repeated.contains(name)) {
       return defaultValue;
     }
     try {
@@ -54,7 +63,7 @@ public final class QueryParams {
 
   /** An optional positive id. */
   public Long id(String name, String raw) {
-    if (raw == null || repeated.contains(name)) {
+    if (given(raw) == null || repeated.contains(name)) {
       return null;
     }
     try {
@@ -100,7 +109,7 @@ public final class QueryParams {
       return null;
     }
     try {
-      return Timestamps.parseFilter(name, raw);
+      return Timestamps.parseFilter(name, given(raw));
     } catch (DomainException.Invalid e) {
       violations.addAll(e.violations());
       return null;
@@ -108,7 +117,7 @@ public final class QueryParams {
   }
 
   public String text(String name, String raw, int maxLength) {
-    if (repeated.contains(name)) {
+    if (given(raw) == null || repeated.contains(name)) {
       return null;
     }
     // characters as the request's own limits count them: by code point, so that a value a

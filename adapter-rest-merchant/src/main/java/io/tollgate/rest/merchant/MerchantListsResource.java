@@ -95,7 +95,7 @@ public final class MerchantListsResource {
       @QueryParam(SHOP_GROUP) String shopGroupEq, @Context ContainerRequestContext request) {
     QueryParams params = new QueryParams();
     Paging paging = Paging.read(params, offset, limit);
-    Instant from = createdGte == null ? startOfToday() : params.dateTime("created.gte", createdGte);
+    Instant from = QueryParams.given(createdGte) == null ? startOfToday() : params.dateTime("created.gte", createdGte);
     Instant before = params.dateTime("created.lt", createdLt);
     MerchantUser user = BasicAuthFilter.user(request);
     Long shopGroup = shopGroup(params, user, shopGroupEq);
@@ -121,14 +121,15 @@ public final class MerchantListsResource {
       @QueryParam(SHOP_GROUP) String shopGroupEq, @Context ContainerRequestContext request) {
     QueryParams params = new QueryParams();
     Paging paging = Paging.read(params, offset, limit);
-    Instant from = completedGte == null ? startOfToday() : params.dateTime("completed.gte", completedGte);
+    Instant from = QueryParams.given(completedGte) == null ? startOfToday()
+        : params.dateTime("completed.gte", completedGte);
     Instant before = params.dateTime("completed.lt", completedLt);
     Set<OperationType> operations = names(params, "operation.in", operationIn, OperationType.class);
     Set<PaymentState> states = names(params, "paymentState.in", stateIn, PaymentState.class, REFERENCE_ONLY_STATES);
     MerchantUser user = BasicAuthFilter.user(request);
     Long shopGroup = shopGroup(params, user, shopGroupEq);
     params.validate();
-    if (stateIn != null && states.isEmpty()) {
+    if (QueryParams.given(stateIn) != null && states.isEmpty()) {
       // only states of the reference this gateway never puts a payment in: nothing matches
       return Envelope.page(new io.tollgate.application.port.out.Page<>(java.util.List.of(), false));
     }
@@ -146,7 +147,10 @@ public final class MerchantListsResource {
       "AWAITING_CONFIRMATION", "CASCADING_CONFIRMATION", "CASCADING_CONTINUE", "AWAITING_REDIRECT", "AWAITING_RETURN",
       "AWAITING_PRE_PROCESSING_RETURN", "RECONCILIATION", "AWAITING_WEBHOOK", "ERROR", "OPENED");
 
-  /** A comma-separated list of enum names; an empty or unknown name is a violation. */
+  /**
+   * A comma-separated list of enum names, none when it is not sent or sent empty; an empty or
+   * unknown name in the list is a violation.
+   */
   static <E extends Enum<E>> Set<E> names(QueryParams params, String field, String raw, Class<E> type) {
     return names(params, field, raw, type, Set.of());
   }
@@ -163,7 +167,7 @@ public final class MerchantListsResource {
   static <E extends Enum<E>> Set<E> names(QueryParams params, String field, String raw, Class<E> type,
       Set<String> alsoKnown) {
     Set<E> result = EnumSet.noneOf(type);
-    if (raw == null) {
+    if (QueryParams.given(raw) == null) {
       return result;
     }
     Set<String> unknown = new LinkedHashSet<>();
