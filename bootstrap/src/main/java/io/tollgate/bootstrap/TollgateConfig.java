@@ -26,6 +26,7 @@ public record TollgateConfig(
     Path dataDirectory,
     String masterKey,
     Map<String, Integer> cryptoCurrencies,
+    String baseCurrency,
     int bodyLimitBytes,
     boolean gatewayBalances,
     java.time.Duration jobInterval,
@@ -69,6 +70,10 @@ public record TollgateConfig(
       new Setting("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,ETH:8,USDT:8",
           "crypto symbols accepted besides ISO 4217 codes, with their decimals; a symbol payments or balances "
               + "are kept in must stay (the service refuses to start without it)"),
+      new Setting("TOLLGATE_BASE_CURRENCY", "EUR",
+          "the platform's base currency: the merchant API shows each payment's amount in it too (`baseAmount`, "
+              + "`paymentBaseAmount`) at today's imported rate, an estimate; an ISO 4217 code or one of "
+              + "`TOLLGATE_CRYPTO_CURRENCIES`"),
       new Setting("TOLLGATE_BODY_LIMIT_BYTES", "65536", "largest request body accepted (413 above)"),
       new Setting("TOLLGATE_GATEWAY_BALANCES", "true", "`false` switches `GET /api/v1/balances` off (404)"),
       new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",
@@ -136,6 +141,11 @@ public record TollgateConfig(
     int bodyLimit = integer(get.apply("TOLLGATE_BODY_LIMIT_BYTES"), 64 * 1024, 1024, 16 * 1024 * 1024,
         "TOLLGATE_BODY_LIMIT_BYTES", problems);
     Map<String, Integer> crypto = cryptoCurrencies(get.apply("TOLLGATE_CRYPTO_CURRENCIES"), problems);
+    String baseCurrency = get.apply("TOLLGATE_BASE_CURRENCY") == null ? "EUR" : get.apply("TOLLGATE_BASE_CURRENCY");
+    if (new io.tollgate.domain.money.Currencies(crypto).find(baseCurrency).isEmpty()) {
+      problems.add("TOLLGATE_BASE_CURRENCY must be an ISO 4217 code or one of TOLLGATE_CRYPTO_CURRENCIES (got '"
+          + baseCurrency + "')");
+    }
     String balances = get.apply("TOLLGATE_GATEWAY_BALANCES");
     if (balances != null && !balances.equals("true") && !balances.equals("false")) {
       problems.add("TOLLGATE_GATEWAY_BALANCES must be true or false");
@@ -232,6 +242,7 @@ public record TollgateConfig(
         Path.of(dataDir == null ? "tollgate-data" : dataDir).toAbsolutePath(),
         masterKey,
         crypto,
+        baseCurrency,
         bodyLimit,
         !"false".equals(balances),
         jobInterval,

@@ -107,6 +107,19 @@ class ConfigurationReferenceTest {
   }
 
   @Test
+  void the_platforms_base_currency_is_eur_unless_set_and_must_be_a_currency_payments_can_be_in() {
+    assertThat(TollgateConfig.from(Map.of()).baseCurrency()).isEqualTo("EUR");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_BASE_CURRENCY", "USD")).baseCurrency()).isEqualTo("USD");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_BASE_CURRENCY", "BTC")).baseCurrency()).isEqualTo("BTC");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_BASE_CURRENCY", "eur")))
+        .hasMessageContaining("TOLLGATE_BASE_CURRENCY must be an ISO 4217 code or one of TOLLGATE_CRYPTO_CURRENCIES");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_BASE_CURRENCY", "DOGE")))
+        .hasMessageContaining("TOLLGATE_BASE_CURRENCY");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_BASE_CURRENCY", "DOGE", "TOLLGATE_CRYPTO_CURRENCIES", "DOGE:2"))
+        .baseCurrency()).isEqualTo("DOGE");
+  }
+
+  @Test
   void bad_values_are_all_reported_at_once() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_PORT", "http", "TOLLGATE_ENVIRONMENT", "staging",
         "TOLLGATE_CRYPTO_CURRENCIES", "BTC")))
