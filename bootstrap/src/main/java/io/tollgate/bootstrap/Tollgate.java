@@ -427,7 +427,7 @@ public final class Tollgate implements AutoCloseable {
           adapters.referenceData(), new BcryptPasswordHasher(), secrets, clock);
       GroupService groups = new GroupService(adapters.groups(), adapters.shops(), secrets, clock);
       MerchantRecordsService merchantRecords = new MerchantRecordsService(adapters.payments(), adapters.referenceData(),
-          adapters.shops(), adapters.balances(), currencies, clock);
+          adapters.shops(), adapters.balances(), currencies, config.baseCurrency(), clock);
       return new Services(payments, shops, processing, webhooks, users, groups, merchantRecords, destinations,
           adapters, config.environment(), secrets, recentShops);
     }

@@ -109,7 +109,7 @@ public final class MerchantListsResource {
           Shop shop = shopsById.get(p.payment().shopId().value());
           String base = shop == null ? null : shop.baseCurrency();
           return MerchantPaymentJson.payment(p, user.merchantId().value(), user.merchantName(), names,
-              rates.convert(p.payment().amount(), base));
+              rates.toBaseCurrency(p.payment().amount()), rates.convert(p.payment().amount(), base));
         }));
   }
 
@@ -134,9 +134,11 @@ public final class MerchantListsResource {
       return Envelope.page(new io.tollgate.application.port.out.Page<>(java.util.List.of(), false));
     }
     Map<Long, String> names = shopNames(user);
+    var rates = queries.currentRates();
     return Envelope.page(queries.operations(user, from, before, operations, states, shopGroup, paging.offset(),
         paging.limit())
-        .map(o -> MerchantPaymentJson.operation(o, user.merchantId().value(), user.merchantName(), names)));
+        .map(o -> MerchantPaymentJson.operation(o, user.merchantId().value(), user.merchantName(), names,
+            rates.toBaseCurrency(o.payment().amount()))));
   }
 
   /**

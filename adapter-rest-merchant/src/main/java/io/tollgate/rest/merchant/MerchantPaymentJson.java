@@ -23,7 +23,7 @@ final class MerchantPaymentJson {
       String method, String description, String referenceId, String parentPaymentId, Boolean preAuth,
       long merchantId, String merchantName, long shopId, String shopName, Long terminalId, String terminalName,
       String externalId,
-      String externalResultCode, BigDecimal amount, BigDecimal refundedAmount, String currency,
+      String externalResultCode, BigDecimal amount, BigDecimal refundedAmount, String currency, BigDecimal baseAmount,
       BigDecimal shopBaseAmount, String shopBaseCurrency,
       BigDecimal customerAmount, String customerCurrency, String customerReferenceId, String customerAccountNumber, String customerBank,
       String customerBankCode, String customerBankBranch, String customerBankBranchCode,
@@ -34,9 +34,12 @@ final class MerchantPaymentJson {
       String billingAddressLine1, String billingAddressLine2, String cardholderName, String cardBrand,
       String cardType, String cardCountryCode, String cardIssuingOrganization) {}
 
-  /** @param shopBase the payment's amount in its shop's base currency at today's rate, or null */
+  /**
+   * @param base the payment's amount in the platform's base currency at today's rate, or null
+   * @param shopBase the payment's amount in its shop's base currency at today's rate, or null
+   */
   static PaymentJson payment(PaymentWithRefunds listed, long merchantId, String merchantName,
-      Map<Long, String> shopNames, Money shopBase) {
+      Map<Long, String> shopNames, Money base, Money shopBase) {
     Payment p = listed.payment();
     Customer c = p.customer();
     BillingAddress b = p.billingAddress();
@@ -47,6 +50,7 @@ final class MerchantPaymentJson {
         p.preAuth(), merchantId, merchantName, p.shopId().value(), shopNames.get(p.shopId().value()),
         p.terminalId(), p.terminalName(), p.externalId(), p.externalResultCode(), p.amount().amount(),
         listed.refunded() == null ? null : listed.refunded().amount(), p.amount().currency().code(),
+        base == null ? null : base.amount(),
         shopBase == null ? null : shopBase.amount(), shopBase == null ? null : shopBase.currency().code(),
         p.customerAmount() == null ? null : p.customerAmount().amount(),
         p.customerAmount() == null ? null : p.customerAmount().currency().code(),
@@ -76,11 +80,12 @@ final class MerchantPaymentJson {
       String completed, String rawPaymentData, Long terminalId, String terminalName, String paymentCreated,
       String paymentType, String paymentMethod,
       String paymentDescription, String paymentReferenceId, BigDecimal paymentAmount, String paymentCurrency,
-      String parentPaymentId, long merchantId, String merchantName, long shopId, String shopName, String errorCode,
-      String externalResultCode, String externalId) {}
+      BigDecimal paymentBaseAmount, String parentPaymentId, long merchantId, String merchantName, long shopId,
+      String shopName, String errorCode, String externalResultCode, String externalId) {}
 
+  /** @param paymentBase the payment's amount in the platform's base currency at today's rate, or null */
   static OperationJson operation(OperationWithPayment ow, long merchantId, String merchantName,
-      Map<Long, String> shopNames) {
+      Map<Long, String> shopNames, Money paymentBase) {
     PaymentOperation o = ow.operation();
     Payment p = ow.payment();
     // each step's own terminal and processor answer, not the payment's latest
@@ -88,7 +93,7 @@ final class MerchantPaymentJson {
         Timestamps.record(o.started()), Timestamps.record(o.completed()), o.details(), o.terminalId(),
         o.terminalName(),
         Timestamps.record(p.created()), p.type().name(), p.method().name(), p.description(), p.referenceId(),
-        p.amount().amount(), p.amount().currency().code(),
+        p.amount().amount(), p.amount().currency().code(), paymentBase == null ? null : paymentBase.amount(),
         p.parentPaymentId() == null ? null : p.parentPaymentId().value(), merchantId, merchantName,
         p.shopId().value(), shopNames.get(p.shopId().value()),
         errorCode(o.errorCode()), o.externalResultCode(), o.externalId());

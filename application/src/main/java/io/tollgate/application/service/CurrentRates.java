@@ -13,18 +13,25 @@ import java.util.Optional;
  * Amounts shown in another currency at today's rates (the imported currency rates, as routing
  * converts with them: half-even, to the target currency's decimals), for one answer: each pair's
  * rate is read once however many payments ask for it. What the merchant API shows as a
- * payment's {@code shopBaseAmount} is so an estimate at today's rate, as the reference
- * describes its base amounts, never what was charged.
+ * payment's {@code shopBaseAmount} and {@code baseAmount} are so estimates at today's rate, as
+ * the reference describes its base amounts, never what was charged.
  */
 final class CurrentRates implements io.tollgate.application.port.in.TodaysRates {
 
   private final ReferenceData reference;
   private final Currencies currencies;
+  private final String baseCurrency;
   private final Map<String, Optional<java.math.BigDecimal>> rates = new HashMap<>();
 
-  CurrentRates(ReferenceData reference, Currencies currencies) {
+  CurrentRates(ReferenceData reference, Currencies currencies, String baseCurrency) {
     this.reference = reference;
     this.currencies = currencies;
+    this.baseCurrency = baseCurrency;
+  }
+
+  @Override
+  public Money toBaseCurrency(Money amount) {
+    return convert(amount, baseCurrency);
   }
 
   @Override

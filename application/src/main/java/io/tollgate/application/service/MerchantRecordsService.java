@@ -38,23 +38,26 @@ public final class MerchantRecordsService implements MerchantQueries {
   private final ShopRepository shops;
   private final BalanceRepository balances;
   private final Currencies currencies;
+  private final String baseCurrency;
   private final ShopScope scope;
   private final java.time.Clock clock;
 
+  /** @param baseCurrency the platform's base currency, in which each payment's {@code baseAmount} is shown */
   public MerchantRecordsService(PaymentRepository payments, ReferenceData reference, ShopRepository shops,
-      BalanceRepository balances, Currencies currencies, java.time.Clock clock) {
+      BalanceRepository balances, Currencies currencies, String baseCurrency, java.time.Clock clock) {
     this.clock = clock;
     this.payments = payments;
     this.reference = reference;
     this.shops = shops;
     this.balances = balances;
     this.currencies = currencies;
+    this.baseCurrency = currencies.require(baseCurrency).code();
     this.scope = new ShopScope(shops, reference);
   }
 
   @Override
   public io.tollgate.application.port.in.TodaysRates currentRates() {
-    return new CurrentRates(reference, currencies);
+    return new CurrentRates(reference, currencies, baseCurrency);
   }
 
   @Override

@@ -48,7 +48,10 @@ public interface MerchantQueries {
   /** The merchant's shops the user sees, in id order. */
   List<Shop> shops(MerchantUser user);
 
-  /** Today's rates, read once a pair, for showing the amounts of one answer in another currency. */
+  /**
+   * Today's rates, read once a pair, for showing the amounts of one answer in another currency,
+   * the platform's base currency among them.
+   */
   TodaysRates currentRates();
 
   List<ReferenceData.Counterparty> counterparties(MerchantUser user, int offset, int limit);

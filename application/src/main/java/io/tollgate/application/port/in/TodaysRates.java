@@ -13,4 +13,10 @@ public interface TodaysRates {
    * own currency; null when {@code currency} is null or unknown, or no rate to it is known.
    */
   Money convert(Money amount, String currency);
+
+  /**
+   * {@code amount} in the platform's base currency (the merchant API's {@code baseAmount}), as
+   * {@link #convert}: null when no rate to it is known.
+   */
+  Money toBaseCurrency(Money amount);
 }
