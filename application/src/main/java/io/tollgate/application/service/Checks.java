@@ -79,8 +79,11 @@ final class Checks {
     }
   }
 
-  /** Runs of digit groups, split by spaces or dashes, as a card number is written. */
-  private static final Pattern DIGIT_GROUPS = Pattern.compile("[0-9]+(?:[ -][0-9]+)*");
+  /**
+   * Runs of digit groups, split by spaces or dashes as a card number is written, or by the dots,
+   * plus signs and underscores an e-mail address's local part takes in their place.
+   */
+  private static final Pattern DIGIT_GROUPS = Pattern.compile("[0-9]+(?:[ ._+-][0-9]+)*");
 
   /**
    * Whether {@code value} holds consecutive digit groups that make a card number by its shape
@@ -90,7 +93,7 @@ final class Checks {
   static boolean holdsCardShapedNumber(String value) {
     Matcher run = DIGIT_GROUPS.matcher(value);
     while (run.find()) {
-      String[] groups = run.group().split("[ -]");
+      String[] groups = run.group().split("[ ._+-]");
       for (int first = 0; first < groups.length; first++) {
         StringBuilder digits = new StringBuilder();
         for (int last = first; last < groups.length && digits.length() + groups[last].length() <= 19; last++) {

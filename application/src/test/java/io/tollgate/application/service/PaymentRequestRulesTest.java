@@ -176,6 +176,16 @@ class PaymentRequestRulesTest {
           .containsExactlyInAnyOrder("customer.email", "customer.phone");
     }
 
+    // grouped as an e-mail address's local part allows, by dots, plus signs or underscores
+    for (String grouped : new String[] {"4000.0000.0000.0408@example.com", "4000+0000+0000+0408@example.com",
+        "4000_0000_0000_0408@example.com"}) {
+      Customer dotted = new Customer("c-1", null, null, null, null, grouped, null, null, null);
+      DomainException.Invalid refusedGrouped = catchThrowableOfType(
+          () -> rules.check(deposit(null, dotted, null, Map.of())), DomainException.Invalid.class);
+      assertThat(refusedGrouped).as(grouped).isNotNull();
+      assertThat(refusedGrouped.violations()).as(grouped).extracting(Violation::field).containsExactly("customer.email");
+    }
+
     // 13 digits passing the Luhn check: a phone number as they come
     Customer phone = new Customer("c-1", null, null, null, null, "4930123456786@example.com", "493012345678 6", null, null);
     assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> rules.check(deposit(null, phone, null, Map.of()))))
