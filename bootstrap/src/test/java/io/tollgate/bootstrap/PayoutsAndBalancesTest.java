@@ -310,6 +310,15 @@ class PayoutsAndBalancesTest {
     assertThat(gw.post("/api/v1/payments/" + second + "/approve", "", shop.key(), null).status()).isEqualTo(409);
     var ledger = gw.ledgerSum(shop.id(), "EUR");
     assertThat(ledger[1]).as("nothing held any more").isEqualByComparingTo("0");
+
+    // staff quoting the card they refused: kept, answered and sent with the number masked
+    String third = withdraw(shop, "7.00").json().at("/result/id").asText();
+    Answer quoting = gw.post("/api/v1/payments/" + third + "/reject",
+        "{\"rejectReason\":\"stolen card 4000 0000 0000 0408\"}", shop.key(), null);
+    assertThat(quoting.status()).as(quoting.body()).isEqualTo(200);
+    assertThat(quoting.json().at("/result/externalResultCode").asText()).isEqualTo("stolen card 400000******0408");
+    assertThat(gw.merchantOperations(shop.id(), third)).extracting(o -> o.path("rawPaymentData").asText())
+        .noneMatch(d -> d.contains("0000 0000")).anyMatch(d -> d.contains("stolen card 400000******0408"));
   }
 
   @Test

@@ -24,6 +24,7 @@ import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.CardDetails;
 import io.tollgate.domain.payment.OperationType;
@@ -245,10 +246,13 @@ public final class ProcessingService
     if (reason != null && Checks.longerThan(reason, 256)) {
       throw new DomainException.Invalid(Violation.of("rejectReason", "must be at most 256 characters", null));
     }
+    // kept, answered and sent in the webhook as written, but for a card number in it, masked as
+    // a description's is: the merchant's staff may quote the card they refused
+    String kept = reason == null ? null : Pan.maskLuhnValid(reason);
     return tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
-      Outcome rejected = Outcome.error(ErrorCode.E8_00_REJECTED_BY_MERCHANT).withExternal(null, reason)
-          .withDetails(reason == null ? "rejected by the merchant" : "rejected by the merchant: " + reason);
+      Outcome rejected = Outcome.error(ErrorCode.E8_00_REJECTED_BY_MERCHANT).withExternal(null, kept)
+          .withDetails(kept == null ? "rejected by the merchant" : "rejected by the merchant: " + kept);
       return writer.update(p.apply(OperationType.REJECT, PaymentState.CANCELLED, rejected, clock.instant()));
     });
   }
