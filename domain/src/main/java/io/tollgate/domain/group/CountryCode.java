@@ -6,7 +6,8 @@ import java.util.Set;
 /**
  * An assigned ISO 3166-1 alpha-2 country code, given in either case, kept upper-case; and XK,
  * Kosovo's user-assigned code, which card schemes, banks and the EU use though ISO has not
- * assigned it.
+ * assigned it; and UK, reserved by ISO for the United Kingdom at its request and sent for it as
+ * often as GB, kept as GB, the code card data, IP data and country groups know it by.
  */
 public record CountryCode(String value) {
 
@@ -20,6 +21,9 @@ public record CountryCode(String value) {
 
   public CountryCode {
     String upper = value == null ? null : value.strip().toUpperCase(Locale.ROOT);
+    if ("UK".equals(upper)) {
+      upper = "GB";
+    }
     if (upper == null || upper.length() != 2 || !ASSIGNED.contains(upper)) {
       throw new IllegalArgumentException("not an ISO 3166-1 alpha-2 country code");
     }

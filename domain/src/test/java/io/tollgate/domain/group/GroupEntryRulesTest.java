@@ -119,6 +119,8 @@ class GroupEntryRulesTest {
     assertThat(new CountryCode("us").value()).isEqualTo("US");
     assertThat(new CountryCode("De").value()).isEqualTo("DE");
     assertThat(new CountryCode("xk").value()).as("Kosovo, user-assigned but in use").isEqualTo("XK");
+    assertThat(new CountryCode("UK").value()).as("reserved for the United Kingdom, kept as GB").isEqualTo("GB");
+    assertThat(new CountryCode("uk").value()).isEqualTo("GB");
     for (String bad : List.of("XX", "usa", "U", "1A", "")) {
       assertThatThrownBy(() -> new CountryCode(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
     }
