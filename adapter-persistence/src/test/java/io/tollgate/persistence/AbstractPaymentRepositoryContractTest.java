@@ -187,7 +187,8 @@ abstract class AbstractPaymentRepositoryContractTest {
   @Test
   void the_refunds_asked_in_the_currency_the_deposit_was_asked_in_are_summed_as_asked() {
     Payment parent = insert(shop(), "12.71", "converted", T0);
-    Payment completed = repository().update(parent.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0));
+    Payment completed = repository().update(parent.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE,
+        T0));
     Currency eur = CURRENCIES.require("EUR");
     Currency gbp = CURRENCIES.require("GBP");
     refundAsked(completed, "1.40", Money.of("1.10", gbp));

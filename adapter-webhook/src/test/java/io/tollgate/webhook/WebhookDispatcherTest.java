@@ -459,7 +459,8 @@ class WebhookDispatcherTest {
     ClaimedEvent third = event("lease-1", "/hooks", 3);
     FakeOutbox outbox = new FakeOutbox(n -> List.of()) {
       @Override
-      public synchronized List<Delivery> claim(String leaseToken, int limit, Duration lease, List<ShopId> skippedShops) {
+      public synchronized List<Delivery> claim(String leaseToken, int limit, Duration lease,
+          List<ShopId> skippedShops) {
         skipped.add(skippedShops);
         List<Delivery> claimed = new java.util.ArrayList<>();
         for (java.util.Iterator<ClaimedEvent> it = due.iterator(); it.hasNext() && claimed.size() < limit; ) {

@@ -183,7 +183,8 @@ class PaymentRequestRulesTest {
       DomainException.Invalid refusedGrouped = catchThrowableOfType(
           () -> rules.check(deposit(null, dotted, null, Map.of())), DomainException.Invalid.class);
       assertThat(refusedGrouped).as(grouped).isNotNull();
-      assertThat(refusedGrouped.violations()).as(grouped).extracting(Violation::field).containsExactly("customer.email");
+      assertThat(refusedGrouped.violations()).as(grouped).extracting(Violation::field)
+          .containsExactly("customer.email");
     }
 
     // 13 digits passing the Luhn check: a phone number as they come
