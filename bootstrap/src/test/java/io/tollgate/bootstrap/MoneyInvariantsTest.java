@@ -792,7 +792,7 @@ class MoneyInvariantsTest {
   }
 
   /** The check digit that makes {@code digits} and it pass the Luhn check. */
-  private static int luhnDigit(String digits) {
+  static int luhnDigit(String digits) {
     int sum = 0;
     for (int i = 0; i < digits.length(); i++) {
       int d = digits.charAt(digits.length() - 1 - i) - '0';
