@@ -350,6 +350,26 @@ class MerchantRecordsTest {
     assertThat(attached.get("antiFraudProfileId").asLong()).isEqualTo(profile);
   }
 
+  /**
+   * A shop's webhook URL with credentials (sent as Basic authentication) is listed with its
+   * password as {@code ***}, as the delivery log shows it: every user of the merchant reads the
+   * shops, and with the password one could send forged webhooks to the merchant's receiver.
+   */
+  @Test
+  void a_shops_webhook_url_is_listed_without_its_password() {
+    var guarded = gw.app.services().shops().createShop(new io.tollgate.application.port.in.ProvisioningUseCase
+        .CreateShopCommand(gw.merchant, "Guarded hooks", "https://hookuser:S3cretHookPw@hooks.example/tg", null,
+        null, false, false, null));
+    JsonNode listed = null;
+    for (JsonNode shop : result("/merchant-api/v1/shops", reader)) {
+      if (shop.get("id").asLong() == guarded.value()) {
+        listed = shop;
+      }
+    }
+    assertThat(listed).isNotNull();
+    assertThat(listed.get("webhookUrl").asText()).isEqualTo("https://hookuser:***@hooks.example/tg");
+  }
+
   @Test
   void shop_groups_need_their_permissions_and_the_merchants_own_shops() {
     String path = "/merchant-api/v1/shop-groups/" + shopGroup;

@@ -31,7 +31,8 @@ public final class MerchantRecordsResource {
    * as one. A shop has one name, which is also the name it is displayed by. The operator's
    * settings the reference has no field for (the withdrawal balance check, approval of
    * withdrawals) are shown by {@code shop list}, not here: a client generated from the
-   * reference refuses a field it does not define.
+   * reference refuses a field it does not define. A password in the webhook URL's user part is
+   * shown as {@code ***}, as in the delivery log: every user of the merchant reads the shops.
    */
   record ShopJson(long id, String name, String displayName, String state, long merchantId, String merchantName,
       String webhookUrl, String returnUrl, String baseCurrency, long checkoutTimeout, Long antiFraudProfileId,
@@ -40,7 +41,7 @@ public final class MerchantRecordsResource {
     static ShopJson of(Shop s, String merchantName) {
       long seconds = s.checkoutTimeout().toSeconds();
       return new ShopJson(s.id().value(), s.name(), s.name(), "ACTIVE", s.merchantId().value(), merchantName,
-          s.webhookUrl(), s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60,
+          Shop.withoutPassword(s.webhookUrl()), s.returnUrl(), s.baseCurrency(), (seconds + 59) / 60,
           s.antifraudProfileId(), Timestamps.record(s.created()));
     }
   }

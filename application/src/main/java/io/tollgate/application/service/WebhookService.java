@@ -115,31 +115,9 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
     } else {
       status = Status.FAILED;
     }
-    Attempt attempt = new Attempt(e.id(), e.paymentState(), delivery.attempt(), withoutPassword(delivery.url()),
+    Attempt attempt = new Attempt(e.id(), e.paymentState(), delivery.attempt(), io.tollgate.domain.shop.Shop.withoutPassword(delivery.url()),
         result.started(), result.duration(), result.statusCode(), result.error(), status);
     return new WebhookOutbox.Outcome(e, attempt, status, next);
-  }
-
-  /**
-   * The receiver's URL as the delivery log shows it: a password in its user part (which the
-   * webhook sends as Basic authentication) is the merchant's secret, and is shown as {@code ***}.
-   */
-  static String withoutPassword(String url) {
-    if (url == null) {
-      return null;
-    }
-    try {
-      java.net.URI uri = new java.net.URI(url);
-      String user = uri.getRawUserInfo();
-      if (user == null || user.indexOf(':') < 0) {
-        return url;
-      }
-      String masked = user.substring(0, user.indexOf(':')) + ":***";
-      return url.replaceFirst(java.util.regex.Pattern.quote(user + "@"),
-          java.util.regex.Matcher.quoteReplacement(masked + "@"));
-    } catch (java.net.URISyntaxException unreadable) {
-      return url;
-    }
   }
 
   @Override

@@ -42,4 +42,27 @@ public record Shop(
     Objects.requireNonNull(name, "name");
     checkoutTimeout = checkoutTimeout == null ? DEFAULT_CHECKOUT_TIMEOUT : checkoutTimeout;
   }
+
+  /**
+   * A webhook URL as the merchant API and the delivery log show it: a password in its user part
+   * (which the webhook sends as Basic authentication) is the secret of the merchant's receiver,
+   * shown as {@code ***} to every user of the merchant, whatever their permissions.
+   */
+  public static String withoutPassword(String url) {
+    if (url == null) {
+      return null;
+    }
+    try {
+      java.net.URI uri = new java.net.URI(url);
+      String user = uri.getRawUserInfo();
+      if (user == null || user.indexOf(':') < 0) {
+        return url;
+      }
+      String masked = user.substring(0, user.indexOf(':')) + ":***";
+      return url.replaceFirst(java.util.regex.Pattern.quote(user + "@"),
+          java.util.regex.Matcher.quoteReplacement(masked + "@"));
+    } catch (java.net.URISyntaxException unreadable) {
+      return url;
+    }
+  }
 }
