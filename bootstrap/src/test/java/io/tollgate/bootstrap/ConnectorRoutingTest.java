@@ -720,6 +720,41 @@ class ConnectorRoutingTest {
   }
 
   /**
+   * A withdrawal of a checking shop that paid out only converted when it was created (its
+   * currency unchecked then, and held below zero) meets a connector in that currency by the time
+   * it is routed: that connector is passed over (1.10), since the hold overdrew the balance it
+   * would pay out of, and the payout is paid where the balance can pay it, converted. Before, it
+   * was paid out of the balance below zero, the check never made.
+   */
+  @Test
+  void a_withdrawal_unchecked_at_creation_is_not_paid_out_of_the_balance_its_hold_overdrew() throws Exception {
+    io.tollgate.domain.shop.ShopId id = gw.createShop(gw.merchant, "Payout late pounds", true, true, null);
+    KeyedShop shop = new KeyedShop(id, gw.issueKey(id, gw.app.services().environment()));
+    card(shop, "Payout late pounds USD", "USD", 2, null);
+    pay(shop, "10.00", "GBP");
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"WITHDRAWAL","amount":5.00,"currency":"GBP",
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", shop.key(), null);
+    assertThat(created.json().at("/result/state").asText()).as(created.body()).isEqualTo("AWAITING_APPROVAL");
+    String payout = created.json().at("/result/id").asText();
+    assertThat(ledger(shop, "GBP")[0]).as("held, unchecked").isEqualByComparingTo("-5.00");
+
+    card(shop, "Payout late pounds GBP", "GBP", 1, null);
+    assertThat(gw.post("/api/v1/payments/" + payout + "/approve", "", shop.key(), null).status()).isEqualTo(200);
+    JsonNode paid = gw.awaitStateOtherThan(payout, "PENDING", Duration.ofSeconds(15), shop.key());
+    assertThat(paid.get("state").asText()).as(paid.toString()).isEqualTo("COMPLETED");
+    assertThat(paid.get("terminalName").asText()).isEqualTo("Payout late pounds USD");
+    assertThat(paid.get("amount").decimalValue()).isEqualByComparingTo("6.35");
+    assertThat(operations(shop, payout)).filteredOn(o -> o.get("operation").asText().equals("CASCADING"))
+        .singleElement().satisfies(o -> assertThat(o.get("rawPaymentData").asText())
+            .contains("GBP available with this payout held for terminal Payout late pounds GBP"));
+    assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("6.35"), BigDecimal.ZERO);
+  }
+
+  /**
    * A checking shop whose only payout terminal pays in USD has its GBP deposits credited in USD
    * and nothing in GBP: a GBP withdrawal is checked where it is paid, in USD, and not declined
    * for the GBP that only holds it until it is routed.

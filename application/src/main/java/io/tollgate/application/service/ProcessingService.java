@@ -619,8 +619,11 @@ public final class ProcessingService
    * (null for one that does not): what the payout holds was checked when it was created, in the
    * currency it was asked in; a connector that would pay it in another currency, or more of
    * it, is checked against the available balance there, which the step routing it there then
-   * takes it from. The balance stays locked, with the shop's transfer lock taken before it, until
-   * the step is stored, so that two payouts can never both pass on the same money.
+   * takes it from; one that would pay it as it is held, against a balance the hold overdrew (its
+   * check at creation passed over, the shop paying out only converted then, or a refund since
+   * taking what it left): a checking shop never pays out of a balance below zero. The balance
+   * stays locked, with the shop's transfer lock taken before it, until the step is stored, so that
+   * two payouts can never both pass on the same money.
    */
   private Routing.Funds funds(Payment payout) {
     if (!shops.find(payout.shopId()).map(Shop::checkWithdrawalBalance).orElse(false)) {
@@ -632,9 +635,16 @@ public final class ProcessingService
       BigDecimal available = balances.lockHeld(payout.shopId(), routed.currency()).available();
       boolean more = held.currency().equals(routed.currency());
       BigDecimal needed = more ? routed.amount().subtract(held.amount()) : routed.amount();
-      return available.compareTo(needed) >= 0 ? null : "Check Withdrawal Balance: " + available.toPlainString() + " "
-          + routed.currency() + " available, " + needed.toPlainString() + " " + routed.currency()
-          + (more ? " more" : "") + " to pay out";
+      if (available.compareTo(needed) >= 0) {
+        return null;
+      }
+      if (needed.signum() <= 0) {
+        // paid as it is held: the hold itself overdrew the balance
+        return "Check Withdrawal Balance: " + available.toPlainString() + " " + routed.currency()
+            + " available with this payout held";
+      }
+      return "Check Withdrawal Balance: " + available.toPlainString() + " " + routed.currency() + " available, "
+          + needed.toPlainString() + " " + routed.currency() + (more ? " more" : "") + " to pay out";
     };
   }
 

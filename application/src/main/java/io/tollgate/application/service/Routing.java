@@ -140,8 +140,8 @@ final class Routing {
   }
 
   /**
-   * Whether the shop's balance can hold a payout as a connector would take it, asked only of a
-   * connector that would move what the payout holds into another currency or raise it.
+   * Whether the shop's balance can hold a payout as a connector would take it: in another
+   * currency, or for more of the one it holds, or as it holds it.
    */
   @FunctionalInterface
   interface Funds {
@@ -170,9 +170,11 @@ final class Routing {
 
     /**
      * Passes over, with 1.10, each connector whose currency's balance cannot hold the payment as
-     * it would take it: for a payout that holds its amount (in {@code payment.amount()}) and
-     * moves it to the currency of the connector that pays it. The terminal a resumed payout was
-     * routed to holds it already, and the default terminal never converts.
+     * it would take it: for a payout that holds its amount (in {@code payment.amount()}), asked
+     * of every connector, whether it would move the payout to its currency or pay it where it is
+     * held (a hold that overdrew the balance, one whose check at creation was passed over as the
+     * shop paid out only converted then). The terminal a resumed payout was routed to holds it
+     * already, and the default terminal is not asked.
      */
     Plan checking(Funds funds) {
       this.funds = funds;
@@ -193,8 +195,7 @@ final class Routing {
       }
       while (next < candidates.size()) {
         Routed r = route(payment, candidates.get(next++));
-        String shortfall = r.refusal() == null && funds != null && moves(payment.amount(), r.amount())
-            ? funds.shortOf(payment.amount(), r.amount()) : null;
+        String shortfall = r.refusal() == null && funds != null ? funds.shortOf(payment.amount(), r.amount()) : null;
         if (shortfall != null) {
           r = refused(r.connector(), ErrorCode.E1_10_INSUFFICIENT_BALANCE,
               shortfall + " for terminal " + r.terminalName());
@@ -237,11 +238,6 @@ final class Routing {
       return Outcome.error(passedOver.get(0).refusal()).withDetails("no connector can take the payment: "
           + passedOver.stream().map(Routed::why).collect(Collectors.joining("; ")));
     }
-  }
-
-  /** Whether a payout holding {@code held} would hold more, or another currency, once routed as {@code routed}. */
-  static boolean moves(Money held, Money routed) {
-    return !held.currency().equals(routed.currency()) || routed.amount().compareTo(held.amount()) > 0;
   }
 
   private static Money requested(Payment p) {

@@ -578,7 +578,8 @@ class PayoutCascadeTest {
   /** A 10.00 EUR payout of a shop with {@code pounds} GBP, declined 4.02 in EUR and cascaded to GBP at 0.85. */
   private Payment cascadeToPounds(String pounds) {
     rate("EUR", "GBP", "0.8500");
-    shopChecks(Map.of("GBP", pounds));
+    // the 10.00 EUR it holds, which its first terminal would pay out as held
+    shopChecks(Map.of("GBP", pounds, "EUR", "10.00"));
     shopHas(connector("A", "EUR", 1, CASCADE_ON_402), connector("Pounds", "GBP", 2, null));
     acquirers.declining.add("A");
     Payment p = withdrawal("10.00", "EUR");

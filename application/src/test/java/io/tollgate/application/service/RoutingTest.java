@@ -290,12 +290,12 @@ class RoutingTest {
   }
 
   /**
-   * A payout's balance check is asked only of connectors that would move what it holds into
-   * another currency: one it refuses is passed over with 1.10 and its reason, and one in the
-   * currency the payout holds is never asked.
+   * A payout's balance check is asked of every connector: one it refuses is passed over with
+   * 1.10 and its reason, one in the currency the payout holds too (its hold may have overdrawn
+   * the balance), and the default terminal of a shop without connectors is not asked.
    */
   @Test
-  void a_connector_the_balance_cannot_pay_is_passed_over_and_one_in_the_held_currency_is_not_asked() {
+  void a_connector_the_balance_cannot_pay_is_passed_over_one_in_the_held_currency_too() {
     rate("EUR", "USD", "1.0850");
     rate("EUR", "GBP", "0.8500");
     shopHas(connector("Dollars", "USD", 1, null, null), connector("Pounds", "GBP", 2, null, null));
@@ -309,22 +309,18 @@ class RoutingTest {
     assertThat(asked).containsExactly("10.00 EUR to 10.85 USD", "10.00 EUR to 8.50 GBP");
     assertThat(plan.passedOver()).contains("2.00 USD available for terminal Dollars");
 
-    shopHas(connector("Euros", "EUR", 1, null, null));
-    asked.clear();
-    Routing.Plan same = routing.plan(deposit(money("10.00", "EUR"))).checking((held, routed) -> "never");
-    assertThat(terminal(same.next())).isEqualTo("Euros");
+    shopHas(connector("Euros", "EUR", 1, null, null), connector("Dollars", "USD", 2, null, null));
+    Routing.Plan same = routing.plan(deposit(money("10.00", "EUR"))).checking((held, routed) -> {
+      asked.add(held + " to " + routed);
+      return routed.currency().code().equals("EUR") ? "-3.00 EUR available with this payout held" : null;
+    });
+    assertThat(terminal(same.next())).isEqualTo("Dollars");
+    assertThat(asked).endsWith("10.00 EUR to 10.00 EUR", "10.00 EUR to 10.85 USD");
+    assertThat(same.passedOver()).contains("-3.00 EUR available with this payout held for terminal Euros");
 
     shopHas(connector("Dollars", "USD", 1, null, null));
     Routing.Plan none = routing.plan(deposit(money("10.00", "EUR"))).checking((held, routed) -> "0 USD available");
     assertThat(none.next()).isEmpty();
     assertThat(none.refusal().errorCode()).isEqualTo(io.tollgate.domain.error.ErrorCode.E1_10_INSUFFICIENT_BALANCE);
-  }
-
-  @Test
-  void a_payout_moves_what_it_holds_into_another_currency_or_for_more_never_for_less() {
-    assertThat(Routing.moves(money("10.00", "GBP"), money("11.70", "EUR"))).isTrue();
-    assertThat(Routing.moves(money("10.85", "USD"), money("10.90", "USD"))).isTrue();
-    assertThat(Routing.moves(money("10.85", "USD"), money("10.85", "USD"))).isFalse();
-    assertThat(Routing.moves(money("10.85", "USD"), money("10.80", "USD"))).isFalse();
   }
 }
