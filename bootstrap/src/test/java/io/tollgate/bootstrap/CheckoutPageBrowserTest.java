@@ -773,6 +773,33 @@ class CheckoutPageBrowserTest {
     });
   }
 
+  /**
+   * Out of sight (a tab opened in the background, a preview rendered off screen, as a scanner
+   * that runs scripts has it) the page sends nothing: the card is charged once it is shown.
+   */
+  @Test
+  void a_card_sent_with_the_request_is_charged_only_once_the_page_is_shown() throws Exception {
+    String id = deposit(CARD_SENT);
+    ChromeDriver chromium = (ChromeDriver) browser;
+    // the page takes itself for hidden until the test shows it
+    java.util.Map<String, Object> hidden = chromium.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument",
+        java.util.Map.of("source", "window.shownByTest = false; Object.defineProperty(document, 'visibilityState', "
+            + "{configurable: true, get: function () { return window.shownByTest ? 'visible' : 'hidden'; }});"));
+    try {
+      open(id);
+      assertThat(browser.findElement(By.id("heading")).getText()).isEqualTo("Processing your payment");
+      Thread.sleep(1_000); // room for a form sent by mistake to reach the gateway
+      assertThat(payment(id).get("state").asText()).as("nothing charged while hidden").isEqualTo("CHECKOUT");
+
+      chromium.executeScript("window.shownByTest = true; document.dispatchEvent(new Event('visibilitychange'));");
+      assertThat(browser.findElement(By.id("result")).getText()).isEqualTo("Thank you: your payment is complete.");
+    } finally {
+      chromium.executeCdpCommand("Page.removeScriptToEvaluateOnNewDocument",
+          java.util.Map.of("identifier", hidden.get("identifier")));
+    }
+    assertThat(operations(id)).containsExactly("DEPOSIT:COMPLETED", "CHECKOUT:PENDING", "CREATE_PAYMENT:CHECKOUT");
+  }
+
   /** Without script the page waits for the customer, who sends the card on with its button. */
   @Test
   void without_script_a_card_sent_with_the_request_is_sent_on_by_the_button() {
