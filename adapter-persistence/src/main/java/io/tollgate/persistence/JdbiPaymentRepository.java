@@ -466,6 +466,32 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
+  public void ask(PaymentId id, Asked asked, Instant at) {
+    jdbi.useHandle(h -> h.createUpdate("UPDATE payments SET asked_operation = :operation, asked_amount = :amount,"
+            + " asked_customer_amount = :customerAmount, asked_at = :at WHERE id = :id")
+        .bind("operation", asked == null ? null : asked.operation().name())
+        .bind("amount", asked == null ? null : asked.amount())
+        .bind("customerAmount", asked == null ? null : asked.customerAmount())
+        .bind("at", asked == null ? null : at)
+        .bind("id", id.value()).execute());
+  }
+
+  @Override
+  public Optional<Asked> asked(PaymentId id) {
+    return jdbi.withHandle(h -> h.createQuery("SELECT asked_operation, asked_amount, asked_customer_amount, asked_at,"
+            + " CASE WHEN checked >= asked_at THEN checked END AS looked"
+            + " FROM payments WHERE id = :id AND asked_operation IS NOT NULL")
+        .bind("id", id.value())
+        .map((rs, ctx) -> new Asked(io.tollgate.domain.payment.OperationType.valueOf(rs.getString(1)),
+            rs.getBigDecimal(2), rs.getBigDecimal(3), instant(rs.getTimestamp(4)), instant(rs.getTimestamp(5))))
+        .findOne());
+  }
+
+  private static Instant instant(java.sql.Timestamp t) {
+    return t == null ? null : t.toInstant();
+  }
+
+  @Override
   public List<Due> lockDue(DueWork work, Instant before, int limit) {
     return jdbi.withHandle(h -> h.createQuery(dueSql(work))
         .bind("before", before).bind("limit", limit)
@@ -515,9 +541,19 @@ final class JdbiPaymentRepository implements PaymentRepository {
           + " AND p.payment_method = 'BASIC_CARD' AND p.updated < :before"
           + " AND (p.checked IS NULL OR p.checked + (p.checked - p.updated) / 10 < :before)"
           + " AND " + LAST_STEP_UNANSWERED;
+      // asked again as an unanswered deposit is, through the index of the few with a step asked
+      case UNANSWERED_CAPTURES_AND_VOIDS -> "p.asked_operation IS NOT NULL AND p.state = 'AUTHORIZED'"
+          + " AND p.asked_at < :before"
+          + " AND (p.checked IS NULL OR p.checked < p.asked_at OR p.checked + (p.checked - p.asked_at) / 10 < :before)";
     };
     // the payments a job left as they were go behind those it has not looked at since
-    String order = work == DueWork.EXPIRED_CHECKOUTS ? "p.created" : "COALESCE(p.checked, p.updated)";
+    String order = switch (work) {
+      case EXPIRED_CHECKOUTS -> "p.created";
+      // asked long after the payment last changed: a step asked a day after its authorization
+      // comes after those asked before it, not before every payment of that day
+      case UNANSWERED_CAPTURES_AND_VOIDS -> "greatest(p.checked, p.asked_at)";
+      default -> "COALESCE(p.checked, p.updated)";
+    };
     return "SELECT p.id, p.version FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
         + " ORDER BY " + order + " LIMIT :limit FOR UPDATE OF p SKIP LOCKED";
   }
@@ -533,7 +569,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
       + " AND p.state = 'PENDING' AND p.payment_method = 'BASIC_CARD' AND p.updated < :before AND "
       + LAST_STEP_UNANSWERED + ") + (SELECT count(*) FROM payments p"
       + " WHERE p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING' AND p.checked IS NOT NULL"
-      + " AND p.updated < :before)";
+      + " AND p.updated < :before) + (SELECT count(*) FROM payments p WHERE p.asked_operation IS NOT NULL"
+      + " AND p.asked_at < :before)";
 
   /** The payment columns qualified with the {@code p} alias, for joins. */
   private static final String QUALIFIED_COLUMNS = """

@@ -31,8 +31,8 @@ final class BackgroundJobs implements AutoCloseable {
 
   /** The jobs, in the order each round runs them; the names the log and the metrics give them. */
   static final java.util.List<String> JOBS = java.util.List.of("payouts", "bank transfers",
-      "unanswered card deposits", "checkout timeouts", "expired idempotency keys", "old webhook deliveries",
-      "unused cards");
+      "unanswered card deposits", "unanswered captures and voids", "checkout timeouts", "expired idempotency keys",
+      "old webhook deliveries", "unused cards");
 
   private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> failures =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -70,10 +70,11 @@ final class BackgroundJobs implements AutoCloseable {
       drain(JOBS.get(0), work::processPayouts);
       drain(JOBS.get(1), work::settleBankTransfers);
       drain(JOBS.get(2), work::resumeUnansweredDeposits);
-      drain(JOBS.get(3), work::expireCheckouts);
-      drain(JOBS.get(4), forgetExpiredKeys);
-      drain(JOBS.get(5), forgetOldDeliveries);
-      drain(JOBS.get(6), forgetUnusedCards);
+      drain(JOBS.get(3), work::resumeUnansweredCapturesAndVoids);
+      drain(JOBS.get(4), work::expireCheckouts);
+      drain(JOBS.get(5), forgetExpiredKeys);
+      drain(JOBS.get(6), forgetOldDeliveries);
+      drain(JOBS.get(7), forgetUnusedCards);
       running = null;
       progressed = nanoTime.getAsLong();
     }, millis, millis, TimeUnit.MILLISECONDS);

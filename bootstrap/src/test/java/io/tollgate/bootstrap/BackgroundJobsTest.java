@@ -209,6 +209,11 @@ class BackgroundJobsTest {
       }
 
       @Override
+      public int resumeUnansweredCapturesAndVoids(int batch) {
+        return 0;
+      }
+
+      @Override
       public long overdueUnansweredPayments() {
         return 0;
       }

@@ -159,7 +159,7 @@ public final class ProcessingService
 
   @Override
   public Payment capture(ShopId shop, String paymentId, BigDecimal amount, String currency) {
-    return tx.inTransaction(() -> {
+    Asking asking = tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
       PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.CAPTURE);
       Money authorized = p.amount();
@@ -203,34 +203,159 @@ public final class ProcessingService
           captured = new Money(amount, authorized.currency());
         }
       }
-      Result r = processor.capture(p.id(), sentTo(p), p.externalId(), captured);
-      if (r.status() == Result.Status.APPROVED) {
-        Payment.Transition done = p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
-            external(r).withAmount(captured).withDetails("captured " + captured
-                + (capturedAsked != null ? " (" + capturedAsked + " as asked)" : "")), clock.instant());
-        if (capturedAsked != null) {
-          // what was asked is what the merchant captured, not that scaled back from the other currency
-          done = new Payment.Transition(done.before(), done.after().withRouting(done.after().amount(), capturedAsked,
-              done.after().terminalId(), done.after().terminalName()), done.operation());
-        }
-        return writer.update(done);
-      }
-      throw new DomainException.Conflict("capture_refused",
-          "The processor refused the capture: " + (r.errorCode() == null ? r.externalResultCode() : r.errorCode().describe()));
+      return ask(p, new PaymentRepository.Asked(OperationType.CAPTURE, captured.amount(),
+          capturedAsked == null ? null : capturedAsked.amount()));
     });
+    return tell(asking);
   }
 
   @Override
   public Payment voidAuthorization(ShopId shop, String paymentId) {
-    return tx.inTransaction(() -> {
+    Asking asking = tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
       PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.VOID);
-      Result r = processor.voidAuthorization(p.id(), sentTo(p), p.externalId());
-      if (r.status() != Result.Status.APPROVED) {
-        throw new DomainException.Conflict("void_refused", "The processor refused the void");
-      }
-      return writer.update(p.apply(OperationType.VOID, PaymentState.CANCELLED, external(r), clock.instant()));
+      return ask(p, new PaymentRepository.Asked(OperationType.VOID, null, null));
     });
+    return tell(asking);
+  }
+
+  /** A capture or void committed as asked of the payment's terminal, and the payment as it then was. */
+  private record Asking(Payment payment, PaymentRepository.Asked asked) {}
+
+  /**
+   * Commits, in the transaction that locked the AUTHORIZED payment, that {@code wanted} is asked
+   * of its terminal, before the terminal is asked: a request cut short after the terminal
+   * captured or voided (the service stopped, the database went away before the answer's commit)
+   * leaves the step asked, and the job for unanswered captures and voids asks the terminal
+   * again, which de-duplicates on the payment id, and stores its answer. The same step asked
+   * again while it waits for its answer (the merchant's retry) asks the terminal again; any
+   * other is refused until it has one, so that a void is never sent after a capture the terminal
+   * may have made, or the reverse. Not a step of the payment: its operations are the contract's,
+   * a CAPTURE or VOID once the terminal has done it.
+   */
+  private Asking ask(Payment p, PaymentRepository.Asked wanted) {
+    Optional<PaymentRepository.Asked> waiting = payments.asked(p.id());
+    Instant now = clock.instant();
+    if (waiting.isEmpty()) {
+      payments.ask(p.id(), wanted, now);
+      return new Asking(p, wanted);
+    }
+    PaymentRepository.Asked before = waiting.get();
+    // asked again once the terminal left it unanswered, or its request was cut short; while a
+    // request still waits on the terminal, a second one would only race it to store the answer
+    boolean leftUnanswered = before.looked() != null || before.since().isBefore(now.minus(UNANSWERED_FOR));
+    if (!before.sameAs(wanted) || !leftUnanswered) {
+      throw new DomainException.Conflict("illegal_workflow_state", PaymentTransitions.ILLEGAL_WORKFLOW_STATE
+          + ": " + describe(p, before) + " waits for the terminal's answer");
+    }
+    return new Asking(p, before);
+  }
+
+  /** "capture of 10.00 EUR (9.20 GBP as asked)", or "void". */
+  private static String describe(Payment p, PaymentRepository.Asked asked) {
+    if (asked.operation() == OperationType.VOID) {
+      return "void";
+    }
+    return "capture of " + new Money(asked.amount(), p.amount().currency()) + (asked.customerAmount() == null ? ""
+        : " (" + new Money(asked.customerAmount(), p.customerAmount().currency()) + " as asked)");
+  }
+
+  /**
+   * Asks the terminal for the step committed as asked, without the payment's lock, and stores
+   * its answer if the step is still asked: a refusal ends it, the payment AUTHORIZED as before,
+   * to capture or void again, and answered as the 409 it was; a terminal that has not answered
+   * leaves it asked, a 409 that says so, as a call that fails does (the failure is the answer).
+   * When another request, or the job, stored the answer first, this request did not act: the
+   * 409 any capture or void of a payment no longer AUTHORIZED is.
+   */
+  private Payment tell(Asking asking) {
+    Payment p = asking.payment();
+    PaymentRepository.Asked asked = asking.asked();
+    Result answer;
+    try {
+      answer = call(p, asked);
+    } catch (RuntimeException e) {
+      // the step stays asked, left unanswered: the merchant's retry asks again, as the job will
+      try {
+        payments.checked(p.id(), clock.instant());
+      } catch (RuntimeException unrecorded) {
+        e.addSuppressed(unrecorded);
+      }
+      throw e;
+    }
+    // waits for the lock: a capture or void refused meanwhile holds it for a moment, the job for
+    // as long as its own call to the terminal takes
+    Optional<Payment> stored = tx.inTransaction(() -> {
+      Payment locked = payments.findForUpdate(p.id()).orElseThrow(ProcessingService::notFound);
+      boolean stillAsked = locked.state() == PaymentState.AUTHORIZED
+          && payments.asked(p.id()).filter(asked::sameAs).isPresent();
+      return stillAsked ? Optional.of(answered(locked, asked, answer)) : Optional.empty();
+    });
+    if (stored.isEmpty()) {
+      // the job stored the answer to this step first (the terminal took longer than the job
+      // waits), or another request moved the payment: only the step done is this one's answer
+      Payment now = payments.find(p.id()).orElseThrow(ProcessingService::notFound);
+      PaymentState done = asked.operation() == OperationType.CAPTURE ? PaymentState.COMPLETED : PaymentState.CANCELLED;
+      List<PaymentOperation> steps = payments.operations(p.id());
+      if (now.state() == done && !steps.isEmpty() && steps.get(0).operation() == asked.operation()) {
+        return now;
+      }
+      throw PaymentTransitions.illegal();
+    }
+    if (stored.get().state() != PaymentState.AUTHORIZED) {
+      return stored.get();
+    }
+    throw unanswered(p, asked, answer);
+  }
+
+  private Result call(Payment p, PaymentRepository.Asked asked) {
+    if (asked.operation() == OperationType.CAPTURE) {
+      return processor.capture(p.id(), sentTo(p), p.externalId(), new Money(asked.amount(), p.amount().currency()));
+    }
+    return processor.voidAuthorization(p.id(), sentTo(p), p.externalId());
+  }
+
+  /** The 409 of a capture or void the terminal refused ({@code r} not PENDING) or has not answered. */
+  private static DomainException.Conflict unanswered(Payment p, PaymentRepository.Asked asked, Result r) {
+    boolean capture = asked.operation() == OperationType.CAPTURE;
+    if (r.status() != Result.Status.PENDING) {
+      return new DomainException.Conflict(capture ? "capture_refused" : "void_refused",
+          "The processor refused the " + (capture ? "capture" : "void") + ": " + describe(r));
+    }
+    return new DomainException.Conflict(capture ? "capture_unanswered" : "void_unanswered",
+        "The terminal has not answered the " + describe(p, asked) + " yet. It is asked again until it answers, and "
+            + (capture ? "the payment is COMPLETED" : "the payment is CANCELLED") + ", with its webhook, once it "
+            + (capture ? "captures" : "voids") + "; make this request again to ask it now");
+  }
+
+  /**
+   * Stores the terminal's answer to the step asked of the locked payment: APPROVED, the capture
+   * or void; refused, the end of the step, the payment AUTHORIZED as it was; PENDING, nothing
+   * but the look, and the step stays asked.
+   */
+  private Payment answered(Payment p, PaymentRepository.Asked asked, Result r) {
+    if (r.status() == Result.Status.PENDING) {
+      payments.checked(p.id(), clock.instant());
+      return p;
+    }
+    payments.ask(p.id(), null, null);
+    if (r.status() != Result.Status.APPROVED) {
+      return p;
+    }
+    if (asked.operation() == OperationType.VOID) {
+      return writer.update(p.apply(OperationType.VOID, PaymentState.CANCELLED, external(r), clock.instant()));
+    }
+    Money captured = new Money(asked.amount(), p.amount().currency());
+    Payment.Transition done = p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
+        external(r).withAmount(captured).withDetails(describe(p, asked).replaceFirst("^capture of", "captured")),
+        clock.instant());
+    if (asked.customerAmount() != null) {
+      // what was asked is what the merchant captured, not that scaled back from the other currency
+      Money capturedAsked = new Money(asked.customerAmount(), p.customerAmount().currency());
+      done = new Payment.Transition(done.before(), done.after().withRouting(done.after().amount(), capturedAsked,
+          done.after().terminalId(), done.after().terminalName()), done.operation());
+    }
+    return writer.update(done);
   }
 
   @Override
@@ -705,6 +830,25 @@ public final class ProcessingService
         return Stepped.andThen(a.next().payment());
       }
       return a.done().version() == p.version() ? Stepped.STAYED : Stepped.MOVED;
+    });
+  }
+
+  /**
+   * Captures and voids committed as asked of a pre-authorization's terminal whose answer was
+   * never stored (their request was cut short, or their terminal had not answered or failed):
+   * asked again of the same terminal, which de-duplicates on the payment id, once its answer is
+   * overdue, and its answer stored as the request would have stored it.
+   */
+  @Override
+  public int resumeUnansweredCapturesAndVoids(int batch) {
+    return eachDue(DueWork.UNANSWERED_CAPTURES_AND_VOIDS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
+      Optional<PaymentRepository.Asked> asked = payments.asked(p.id());
+      if (asked.isEmpty()) {
+        return false;
+      }
+      Result r = call(p, asked.get());
+      answered(p, asked.get(), r);
+      return r.status() != Result.Status.PENDING;
     });
   }
 

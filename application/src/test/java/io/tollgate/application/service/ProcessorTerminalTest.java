@@ -123,6 +123,18 @@ class ProcessorTerminalTest {
         .map(p -> new PaymentRepository.Due(p.id(), p.version())).toList());
     when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
         rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
+    // a capture or void asked of the terminal, as the payment's row keeps it until it is answered
+    Map<PaymentId, PaymentRepository.Asked> asked = new HashMap<>();
+    org.mockito.Mockito.doAnswer(call -> {
+      PaymentRepository.Asked a = call.getArgument(1);
+      if (a == null) {
+        asked.remove(call.<PaymentId>getArgument(0));
+      } else {
+        asked.put(call.getArgument(0), a);
+      }
+      return null;
+    }).when(payments).ask(any(), any(), any());
+    when(payments.asked(any())).thenAnswer(call -> Optional.ofNullable(asked.get(call.<PaymentId>getArgument(0))));
     when(vault.open(any())).thenReturn(CARD_NUMBER);
     when(vault.reveal(any(), anyString())).thenReturn(Optional.of(CARD_NUMBER));
     when(groups.contains(CASCADE_ON_402, "4.02")).thenReturn(true);

@@ -19,9 +19,16 @@ public interface BackgroundWorkUseCase {
   int resumeUnansweredDeposits(int batch);
 
   /**
+   * Asks again the terminal of each pre-authorization whose capture or void was asked of it and
+   * whose answer was never stored (its request was cut short, or the terminal had not answered),
+   * once that answer is overdue.
+   */
+  int resumeUnansweredCapturesAndVoids(int batch);
+
+  /**
    * How many payments sent to a terminal have had no answer stored for longer than
-   * {@link #resumeUnansweredDeposits} waits before asking again: card deposits, and withdrawals
-   * and refunds whose terminal has not decided or whose step failed. Each is being taken up
+   * {@link #resumeUnansweredDeposits} waits before asking again: card deposits, withdrawals
+   * and refunds whose terminal has not decided or whose step failed, and captures and voids. Each is being taken up
    * again, or its terminal keeps not deciding, or its step keeps failing (a processor that keeps
    * throwing, a card the vault cannot read) and it stays PENDING, its amount reserved, with no
    * webhook until someone looks. For the operators' alerts.

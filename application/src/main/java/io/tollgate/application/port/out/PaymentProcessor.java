@@ -21,13 +21,15 @@ import java.util.Map;
  * no answer, and asks the same terminal again later, with the same payment id and attempt
  * number, less and less often, until it is APPROVED or DECLINED; a card deposit so left is asked
  * again two minutes after it was sent, and the checkout page and the expiry job leave it alone.
- * To {@link #capture} and {@link #voidAuthorization}, whose merchant waits for the answer, a
- * PENDING answer or a throw is a refusal the merchant may retry.
+ * So does a pre-authorization whose {@link #capture} or {@link #voidAuthorization} was answered
+ * PENDING or threw: AUTHORIZED, with that step asked, and asked again with the same amount until
+ * it is answered; DECLINED leaves it AUTHORIZED, to capture or void again.
  *
  * <p>Tollgate calls it while it holds the payment's row lock, so one payment is not sent twice at once,
- * except for a card deposit's {@link #authorize}: the terminal it goes to is committed first, and
- * the call is made after that commit, without the lock; a deposit whose answer is not stored two
- * minutes later is sent to that terminal again, with the same attempt number, by a background
+ * except for a card deposit's {@link #authorize} and a merchant's capture or void: the terminal a
+ * deposit goes to, or the step asked of it, is committed first, and the call is made after that
+ * commit, without the lock; a deposit, capture or void whose answer is not stored two minutes
+ * later is sent to that terminal again (a deposit with the same attempt number) by a background
  * job, so an implementation must answer well within that time.
  *
  * <p>Every call names the {@link Terminal} it goes through, by id and name, so that an

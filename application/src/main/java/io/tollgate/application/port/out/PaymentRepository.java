@@ -196,9 +196,9 @@ public interface PaymentRepository {
   /**
    * How many payments last changed before {@code before} were sent to their terminal with no
    * answer stored, whether or not a job is due to take them up now: PENDING card deposits with
-   * one of {@link #UNANSWERED_AFTER} as their last step, and PENDING withdrawals and refunds a
+   * one of {@link #UNANSWERED_AFTER} as their last step, PENDING withdrawals and refunds a
    * job has looked at and left as they were ({@link #checked}: their terminal has not decided, or
-   * their step failed).
+   * their step failed), and payments with a capture or void {@link #ask}ed.
    */
   long countUnanswered(Instant before);
 
@@ -210,6 +210,41 @@ public interface PaymentRepository {
    * nothing a merchant sees; not a step of the payment.
    */
   void checked(PaymentId id, Instant at);
+
+  /**
+   * A capture or void of a pre-authorization, asked of its terminal with no answer stored yet:
+   * the amount to capture in the payment's currency and, for a payment asked for in another
+   * currency, in that one (null otherwise, and for a void). As read back, {@code since} is when
+   * it was asked and {@code looked} when its terminal last left it unanswered ({@link #checked}),
+   * null when it has not since; both null in one to {@link #ask}.
+   */
+  record Asked(io.tollgate.domain.payment.OperationType operation, java.math.BigDecimal amount,
+      java.math.BigDecimal customerAmount, Instant since, Instant looked) {
+
+    public Asked(io.tollgate.domain.payment.OperationType operation, java.math.BigDecimal amount,
+        java.math.BigDecimal customerAmount) {
+      this(operation, amount, customerAmount, null, null);
+    }
+
+    /** The same step for the same amounts, however many trailing zeros each was written with. */
+    public boolean sameAs(Asked other) {
+      return operation == other.operation && same(amount, other.amount) && same(customerAmount, other.customerAmount);
+    }
+
+    private static boolean same(java.math.BigDecimal a, java.math.BigDecimal b) {
+      return a == null ? b == null : b != null && a.compareTo(b) == 0;
+    }
+  }
+
+  /**
+   * Records, in the transaction that holds the payment's lock, that {@code asked} is being
+   * asked of its terminal from {@code at}; null: that its answer is stored. Changes nothing a
+   * merchant sees.
+   */
+  void ask(PaymentId id, Asked asked, Instant at);
+
+  /** The capture or void asked of the payment's terminal with no answer stored; empty when none. */
+  Optional<Asked> asked(PaymentId id);
 
   /**
    * Locks the payment in the current transaction if no other transaction holds it and it is
@@ -242,7 +277,12 @@ public interface PaymentRepository {
      * {@link #UNANSWERED_AFTER}: sent to their terminal by a request cut short before it stored
      * the answer.
      */
-    UNANSWERED_DEPOSITS
+    UNANSWERED_DEPOSITS,
+    /**
+     * AUTHORIZED payments last changed before the time given with a capture or void
+     * {@link #ask}ed of their terminal and no answer stored.
+     */
+    UNANSWERED_CAPTURES_AND_VOIDS
   }
 
   /** {@link #listForMerchant(MerchantId, Instant, Instant, Set, int, int)} across all the merchant's shops. */
