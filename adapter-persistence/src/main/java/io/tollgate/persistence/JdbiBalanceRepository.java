@@ -59,7 +59,12 @@ final class JdbiBalanceRepository implements BalanceRepository {
     return jdbi.inTransaction(h -> lockRows(h, shop, currency));
   }
 
-  /** Every slot row of the shop's balance in the currency, locked in slot order, and their sum (zero for none). */
+  /**
+   * Every slot row of the shop's balance in the currency, locked in slot order, and their sum (zero for none).
+   * Slot 0 is written with the first slot row of a shop and currency (V45__balance_slot_zero_first.sql), so a
+   * transaction that sees any slot sees slot 0 and locks it first: two lockers queue there, the second then
+   * reads what the first wrote to slot 0, and neither holds a slot above 0 while waiting for slot 0.
+   */
   private static ShopBalance lockRows(Handle h, ShopId shop, Currency currency) {
     return h.createQuery("""
             SELECT available, reserved FROM balances WHERE shop_id = :shop AND currency = :currency
