@@ -1,5 +1,6 @@
 package io.tollgate.domain.group;
 
+import java.net.IDN;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -7,6 +8,7 @@ import java.util.regex.Pattern;
  * An e-mail address, kept lower-case. Its domain may be internationalised, written in Unicode
  * (ivan@пример.рф) or as the DNS has it (ivan@xn--e1afmkfd.xn--p1ai): each label must be a host
  * name's once the domain is in ASCII, and the top-level one letters or an IDN's {@code xn--} form.
+ * The value is the address as written; {@link #key} is the one address every spelling names.
  */
 public record EmailAddress(String value) {
 
@@ -15,10 +17,23 @@ public record EmailAddress(String value) {
   private static final Pattern TLD = Pattern.compile("^(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})$");
 
   public EmailAddress {
-    if (value == null || !isValid(value.strip())) {
+    // the form kept is the one checked, so that key() takes the domain to ASCII as the check did
+    value = value == null ? null : value.strip().toLowerCase(Locale.ROOT);
+    if (value == null || !isValid(value)) {
       throw new IllegalArgumentException("not a valid e-mail address");
     }
-    value = value.strip().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The address as a list compares it: the local part lower-case, the domain in ASCII as
+   * {@link IDN#toASCII} has it (the form checked above, and the one mail is routed by),
+   * lower-case. One address written another way, in Unicode or punycode, with a soft hyphen or a
+   * zero-width space (dropped), an ideographic full stop (a dot), fullwidth letters or 'ß' ("ss"),
+   * has one key, so that a list that holds the address holds every spelling a customer could give.
+   */
+  public String key() {
+    int at = value.indexOf('@');
+    return value.substring(0, at) + "@" + IDN.toASCII(value.substring(at + 1)).toLowerCase(Locale.ROOT);
   }
 
   private static boolean isValid(String v) {
@@ -32,7 +47,7 @@ public record EmailAddress(String value) {
     String local = v.substring(0, at);
     String domain;
     try {
-      domain = java.net.IDN.toASCII(v.substring(at + 1));
+      domain = IDN.toASCII(v.substring(at + 1));
     } catch (IllegalArgumentException e) {
       return false;
     }

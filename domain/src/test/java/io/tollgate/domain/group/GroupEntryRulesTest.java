@@ -114,6 +114,28 @@ class GroupEntryRulesTest {
     }
   }
 
+  /**
+   * Every spelling of one address has one key: what a blacklist matches by, so that a customer
+   * cannot pass it by writing the domain another way. The value stays as written.
+   */
+  @Test
+  void an_email_written_another_way_has_the_same_key() {
+    assertThat(new EmailAddress("Ivan@Пример.РФ").key()).isEqualTo("ivan@xn--e1afmkfd.xn--p1ai")
+        .isEqualTo(new EmailAddress("ivan@xn--e1afmkfd.xn--p1ai").key())
+        .isEqualTo(new EmailAddress("IVAN@XN--E1AFMKFD.XN--P1AI").key());
+    assertThat(new EmailAddress("Ivan@Пример.РФ").value()).isEqualTo("ivan@пример.рф");
+    // escapes, so that characters one cannot see or tell from a dot are seen here
+    for (String spelling : List.of("fraud@exa\u00ADmple.com", "fraud@exa\u200Bmple.com", "fraud@example\u3002com",
+        "fraud@\uFF45\uFF58ample.com", "Fraud@EXAMPLE.com", " fraud@example.com ")) {
+      assertThat(new EmailAddress(spelling).key()).as(spelling).isEqualTo("fraud@example.com");
+    }
+    assertThat(new EmailAddress("kim@straße.de").key()).isEqualTo("kim@strasse.de");
+    assertThat(new EmailAddress("kim@bücher.de").key()).isEqualTo(new EmailAddress("kim@xn--bcher-kva.de").key());
+    assertThat(new EmailAddress("fraud@example.com").key()).as("another address is another key")
+        .isNotEqualTo(new EmailAddress("fraud@example.org").key())
+        .isNotEqualTo(new EmailAddress("fraud2@example.com").key());
+  }
+
   @Test
   void countries_are_assigned_alpha_2_codes_in_either_case_kept_upper_case() {
     assertThat(new CountryCode("us").value()).isEqualTo("US");
