@@ -7,6 +7,7 @@ import io.tollgate.application.port.out.ReferenceData.AntifraudProfile;
 import io.tollgate.application.port.out.ReferenceData.AntifraudRule;
 import io.tollgate.domain.antifraud.AntifraudRuleType;
 import io.tollgate.domain.error.ErrorCode;
+import io.tollgate.domain.group.EmailAddress;
 import io.tollgate.domain.group.MaskedCardNumber;
 import io.tollgate.domain.group.Pan;
 import io.tollgate.domain.payment.Payment;
@@ -145,12 +146,7 @@ final class FraudScreen {
           cardValues(false, digits).forEach(v -> out.add(new Member(id, v)));
         }
       }
-      case EMAIL_BLACKLIST -> {
-        String email = email(p);
-        if (email != null) {
-          out.add(new Member(id, email));
-        }
-      }
+      case EMAIL_BLACKLIST -> emails(p).forEach(v -> out.add(new Member(id, v)));
       case CARD_COUNTRY_RESTRICTED, BILLING_COUNTRY_RESTRICTED, CITIZENSHIP_COUNTRY_RESTRICTED -> {
         String code = countryOf(type, p);
         if (code != null) {
@@ -191,10 +187,8 @@ final class FraudScreen {
           ? "card " + Pan.mask(digits) + inGroup : null;
       case CARD_WHITELIST -> digits != null && !holdsCard(group, digits, held)
           ? "card " + Pan.mask(digits) + " is not in group" + inGroup.substring(" is in group".length()) : null;
-      case EMAIL_BLACKLIST -> {
-        String email = email(p);
-        yield email != null && held.contains(new Member(group.id(), email)) ? "e-mail " + email + inGroup : null;
-      }
+      case EMAIL_BLACKLIST -> emails(p).stream().anyMatch(v -> held.contains(new Member(group.id(), v)))
+          ? "e-mail " + email(p) + inGroup : null;
       case CARD_COUNTRY_RESTRICTED, BILLING_COUNTRY_RESTRICTED, CITIZENSHIP_COUNTRY_RESTRICTED -> {
         String code = countryOf(type, p);
         String what = switch (type) {
@@ -221,9 +215,31 @@ final class FraudScreen {
     return masked ? MaskedCardNumber.keysOf(digits) : List.of(GroupService.cardFingerprint(secrets, digits));
   }
 
+  /** The payment's e-mail as the customer wrote it, lower-case, or null. */
   private static String email(Payment p) {
     return p.customer() == null || p.customer().email() == null ? null
         : p.customer().email().strip().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The values an e-mail group may hold the payment's address as: its {@link EmailAddress#key},
+   * which every spelling of it shares, and the address as written, which entries added before
+   * they were keyed hold. An address that has no key (one the request rules would refuse, kept
+   * from before they did) is compared as written only: the screen declines by a list, never by
+   * an address it cannot read.
+   */
+  private static List<String> emails(Payment p) {
+    String written = email(p);
+    if (written == null) {
+      return List.of();
+    }
+    String key;
+    try {
+      key = new EmailAddress(written).key();
+    } catch (IllegalArgumentException e) {
+      return List.of(written);
+    }
+    return key.equals(written) ? List.of(key) : List.of(key, written);
   }
 
   private static String countryOf(AntifraudRuleType type, Payment p) {
