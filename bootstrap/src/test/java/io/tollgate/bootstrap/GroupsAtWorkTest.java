@@ -168,6 +168,36 @@ class GroupsAtWorkTest {
   }
 
   /**
+   * An address is one address however its domain is written: with a soft hyphen or a zero-width
+   * space, an ideographic full stop, fullwidth letters, in Unicode or as the DNS has it. Mail to
+   * each spelling reaches the same mailbox, so a blacklist that missed one would be no blacklist.
+   */
+  @Test
+  void an_e_mail_blacklist_declines_its_address_however_its_domain_is_written() {
+    KeyedShop shop = shop("Spelling shop");
+    long emails = group(GroupKind.EMAIL, "Bad e-mails, any spelling");
+    profile(shop, rule("EMAIL_BLACKLIST", emails));
+    String path = "/merchant-api/v1/email-groups/" + emails + "/emails";
+    edit("POST", path, "{\"emails\":[\"fraud@example.com\",\"ivan@пример.рф\",\"kim@xn--bcher-kva.de\"]}");
+    // JSON escapes, so that the characters one cannot see are seen here
+    for (String spelling : List.of("fraud@exa\\u00ADmple.com", "fraud@example\\u3002com", "fraud@exa\\u200Bmple.com",
+        "fraud@\\uFF45xample.com", "ivan@xn--e1afmkfd.xn--p1ai", "Ivan@Пример.РФ", "kim@bücher.de")) {
+      JsonNode p = pay(shop, "4000000000000408", "5", "EUR", "\"customer\":{\"email\":\"" + spelling + "\"},");
+      assertThat(p.path("errorCode").asText()).as(spelling).isEqualTo("6.02");
+      assertThat(fraudDetails(shop, p)).contains("EMAIL_BLACKLIST");
+    }
+    assertThat(pay(shop, "4000000000000408", "5", "EUR", "\"customer\":{\"email\":\"fraud@example.org\"},")
+        .get("state").asText()).isEqualTo("COMPLETED");
+
+    // taken off by another spelling, the address is off the list for every spelling
+    edit("DELETE", path, "{\"emails\":[\"fraud@exa\\u00ADmple.com\",\"ivan@xn--e1afmkfd.xn--p1ai\"]}");
+    for (String spelling : List.of("fraud@example.com", "ivan@пример.рф")) {
+      assertThat(pay(shop, "4000000000000408", "5", "EUR", "\"customer\":{\"email\":\"" + spelling + "\"},")
+          .get("state").asText()).as(spelling).isEqualTo("COMPLETED");
+    }
+  }
+
+  /**
    * The customer's result page does not say which of the shop's lists stopped the card: that
    * would tell whoever holds a stolen card that it is known. The merchant sees the code.
    */

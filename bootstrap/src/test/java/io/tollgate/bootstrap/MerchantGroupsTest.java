@@ -173,6 +173,29 @@ class MerchantGroupsTest {
     assertThat(entries(path)).containsExactly("ann.lee@example.com");
   }
 
+  /**
+   * An address whose domain is written another way (in Unicode or as the DNS has it, with an
+   * ideographic full stop) is the entry already there, and either spelling takes it out; the list
+   * shows the address as the merchant first wrote it.
+   */
+  @Test
+  void an_email_written_another_way_is_the_entry_already_there() {
+    long id = group(GroupKind.EMAIL, "Spellings", false);
+    String path = "/merchant-api/v1/email-groups/" + id;
+    String emails = path + "/emails";
+    // JSON escapes, so that characters one cannot see or tell from a dot are seen here; two
+    // spellings in one request are one entry too
+    assertThat(edit("POST", emails,
+        "{\"emails\":[\"Ivan@Пример.РФ\",\"fraud@example.com\",\"fraud@exa\\u200Bmple.com\"]}", editor).status())
+        .isEqualTo(201);
+    assertThat(edit("POST", emails, "{\"emails\":[\"ivan@xn--e1afmkfd.xn--p1ai\",\"fraud@example\\u3002com\"]}",
+        editor).status()).isEqualTo(201);
+    assertThat(entries(path)).containsExactly("fraud@example.com", "ivan@пример.рф");
+    assertThat(edit("DELETE", emails, "{\"emails\":[\"IVAN@xn--e1afmkfd.xn--p1ai\",\"fraud@exa\\u00ADmple.com\"]}",
+        editor).status()).isEqualTo(204);
+    assertThat(entries(path)).isEmpty();
+  }
+
   @Test
   void a_plain_card_group_never_holds_a_pan_in_clear() {
     long id = group(GroupKind.CARD, "Stolen cards", false);

@@ -92,7 +92,9 @@ public final class GroupService implements GroupsUseCase {
   /**
    * Entries go by their value; in a group of whole card numbers, known by fingerprint and shown
    * masked, an entry also goes by the masked form the API shows it in, since a merchant that
-   * keeps no card numbers has nothing else to name it by (every card shown so goes).
+   * keeps no card numbers has nothing else to name it by (every card shown so goes). An e-mail
+   * also goes by the address as written: an entry added before e-mails were keyed by
+   * {@link EmailAddress#key} has that for its value.
    */
   @Override
   public void remove(MerchantUser user, GroupKind kind, long groupId, SubmittedItems<String> raw) {
@@ -100,8 +102,12 @@ public final class GroupService implements GroupsUseCase {
     user.require(kind.editPermission());
     refuseScoped(user);
     List<Entry> entries = parse(group, raw, true);
-    groups.remove(group.id(), entries.stream().map(Entry::value).filter(java.util.Objects::nonNull).toList(),
-        entries.stream().filter(e -> e.value() == null).map(Entry::display).toList(), user.email(), clock.instant());
+    List<String> values = entries.stream()
+        .flatMap(e -> kind == GroupKind.EMAIL ? java.util.stream.Stream.of(e.value(), e.display())
+            : java.util.stream.Stream.of(e.value()))
+        .filter(java.util.Objects::nonNull).distinct().toList();
+    groups.remove(group.id(), values, entries.stream().filter(e -> e.value() == null).map(Entry::display).toList(),
+        user.email(), clock.instant());
   }
 
   /**
@@ -158,7 +164,11 @@ public final class GroupService implements GroupsUseCase {
         ? v -> Checks.abbreviate(Pan.maskCardField(v)) : v -> Checks.abbreviate(Pan.maskForDisplay(v));
     GroupEntries.Parsed<Entry> parsed = switch (group.kind()) {
       case BIN -> GroupEntries.parse(raw, same(v -> new Bin(v).value()), echo);
-      case EMAIL -> GroupEntries.parse(raw, same(v -> new EmailAddress(v).value()), echo);
+      case EMAIL -> GroupEntries.parse(raw, v -> {
+        // matched by the key that every spelling of the address shares, shown as the merchant wrote it
+        EmailAddress address = new EmailAddress(v);
+        return new Entry(address.key(), address.value());
+      }, echo);
       case COUNTRY -> GroupEntries.parse(raw, same(v -> new CountryCode(v).value()), echo);
       case ERROR_CODE -> GroupEntries.parse(raw, same(v -> new ErrorCodeEntry(v).value()), echo);
       case CARD -> group.masked()
