@@ -570,7 +570,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
       + LAST_STEP_UNANSWERED + ") + (SELECT count(*) FROM payments p"
       + " WHERE p.payment_type IN ('WITHDRAWAL', 'REFUND') AND p.state = 'PENDING' AND p.checked IS NOT NULL"
       + " AND p.updated < :before) + (SELECT count(*) FROM payments p WHERE p.asked_operation IS NOT NULL"
-      + " AND p.asked_at < :before)";
+      + " AND p.state = 'AUTHORIZED' AND p.asked_at < :before)";
 
   /** The payment columns qualified with the {@code p} alias, for joins. */
   private static final String QUALIFIED_COLUMNS = """

@@ -242,6 +242,58 @@ class CaptureUnansweredTest {
     assertThat(steps(id)).startsWith("CAPTURE:COMPLETED", "DEPOSIT:AUTHORIZED");
   }
 
+  /**
+   * Told to make the capture again to learn its answer, a merchant whose capture the job has
+   * since completed is answered the payment, with its Idempotency-Key or without, not the 409 of
+   * a capture of a payment no longer AUTHORIZED; another amount is that 409.
+   */
+  @Test
+  void a_capture_made_again_after_the_job_captured_it_is_answered_the_payment() throws Exception {
+    String id = authorized("9.00", Answering.UNDECIDED);
+    String path = "/api/v1/payments/" + id + "/capture";
+    assertThat(gw.post(path, "{\"amount\":5.00}", gw.apiKey, "late-" + id).status()).isEqualTo(409);
+    assertThat(unanswered()).as("not overdue yet").isZero();
+    overdue(id);
+    assertThat(unanswered()).as("overdue, for the operators' alert").isEqualTo(1);
+    acquirer.answering.remove(id);
+    gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10));
+    assertThat(unanswered()).isZero();
+
+    Answer keyed = gw.post(path, "{\"amount\":5.00}", gw.apiKey, "late-" + id);
+    assertThat(keyed.status()).as(keyed.body()).isEqualTo(200);
+    assertThat(keyed.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(keyed.json().at("/result/amount").decimalValue()).isEqualByComparingTo("5.00");
+    assertThat(gw.post(path, "{\"amount\":5.0}").status()).as("without a key").isEqualTo(200);
+    assertThat(gw.post(path, "{\"amount\":4.00}").status()).as("another capture").isEqualTo(409);
+    assertThat(gw.post("/api/v1/payments/" + id + "/void", "").status()).isEqualTo(409);
+    assertThat(acquirer.done.get(id)).containsExactly("captured 5.00 EUR");
+    assertThat(events(id, "COMPLETED")).isEqualTo(1);
+  }
+
+  /**
+   * A capture its terminal keeps leaving undecided when the job asks: the job asks again less
+   * and less often, as it does an unanswered deposit, not on every round.
+   */
+  @Test
+  void the_job_asks_a_terminal_that_has_not_decided_again_later_not_at_once() throws Exception {
+    String id = authorized("2.00", Answering.UNDECIDED);
+    assertThat(gw.post("/api/v1/payments/" + id + "/capture", "").status()).isEqualTo(409);
+    overdue(id);
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (acquirer.calls.get(id).size() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(acquirer.calls.get(id)).as("asked by the job").hasSize(2);
+    Thread.sleep(2_000);
+    assertThat(acquirer.calls.get(id)).as("not again on the next rounds").hasSize(2);
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+  }
+
+  /** The payments whose terminal's answer is overdue, as the operators' gauge counts them. */
+  private static long unanswered() {
+    return gw.app.services().persistence().payments().countUnanswered(java.time.Instant.now().minusSeconds(120));
+  }
+
   @Test
   void a_refused_capture_leaves_the_pre_auth_to_void() {
     String id = authorized("5.00", Answering.REFUSES);

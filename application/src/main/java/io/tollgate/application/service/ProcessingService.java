@@ -161,6 +161,9 @@ public final class ProcessingService
   public Payment capture(ShopId shop, String paymentId, BigDecimal amount, String currency) {
     Asking asking = tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
+      if (answeredSince(p, OperationType.CAPTURE, amount, currency)) {
+        return new Asking(p, null);
+      }
       PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.CAPTURE);
       Money authorized = p.amount();
       Money asked = p.customerAmount();
@@ -213,14 +216,46 @@ public final class ProcessingService
   public Payment voidAuthorization(ShopId shop, String paymentId) {
     Asking asking = tx.inTransaction(() -> {
       Payment p = lockOwn(shop, paymentId);
+      if (answeredSince(p, OperationType.VOID, null, null)) {
+        return new Asking(p, null);
+      }
       PaymentTransitions.checkAllowed(p.type(), p.state(), OperationType.VOID);
       return ask(p, new PaymentRepository.Asked(OperationType.VOID, null, null));
     });
     return tell(asking);
   }
 
-  /** A capture or void committed as asked of the payment's terminal, and the payment as it then was. */
+  /**
+   * A capture or void committed as asked of the payment's terminal, and the payment as it then
+   * was; {@code asked} null: the payment as the step asked before left it, the answer.
+   */
   private record Asking(Payment payment, PaymentRepository.Asked asked) {}
+
+  /**
+   * Whether the payment was captured or voided ({@code op}), for these amounts, by a step its
+   * terminal first left unanswered: its request was answered the 409 that says so (or a 500),
+   * which tells the merchant to make it again, and the job (or that request made again) has
+   * since stored the terminal's answer. The request made again is answered the payment, as the
+   * request would have been; one made again after a first answer is the 409 it always was.
+   */
+  private boolean answeredSince(Payment p, OperationType op, BigDecimal amount, String currency) {
+    PaymentState done = op == OperationType.CAPTURE ? PaymentState.COMPLETED : PaymentState.CANCELLED;
+    if (p.type() != PaymentType.DEPOSIT || p.state() != done) {
+      return false;
+    }
+    Optional<PaymentRepository.Asked> was = payments.asked(p.id());
+    if (was.isEmpty() || was.get().operation() != op || amount == null && currency == null) {
+      return was.isPresent() && was.get().operation() == op;
+    }
+    Money asked = p.customerAmount();
+    boolean inAsked = asked != null && currency != null && currency.equals(asked.currency().code())
+        && !asked.currency().equals(p.amount().currency());
+    if (currency != null && !inAsked && !currency.equals(p.amount().currency().code())) {
+      return false;
+    }
+    BigDecimal askedFor = inAsked ? was.get().customerAmount() : was.get().amount();
+    return amount == null || askedFor != null && askedFor.compareTo(amount) == 0;
+  }
 
   /**
    * Commits, in the transaction that locked the AUTHORIZED payment, that {@code wanted} is asked
@@ -271,6 +306,9 @@ public final class ProcessingService
   private Payment tell(Asking asking) {
     Payment p = asking.payment();
     PaymentRepository.Asked asked = asking.asked();
+    if (asked == null) {
+      return p;
+    }
     Result answer;
     try {
       answer = call(p, asked);
@@ -289,7 +327,8 @@ public final class ProcessingService
       Payment locked = payments.findForUpdate(p.id()).orElseThrow(ProcessingService::notFound);
       boolean stillAsked = locked.state() == PaymentState.AUTHORIZED
           && payments.asked(p.id()).filter(asked::sameAs).isPresent();
-      return stillAsked ? Optional.of(answered(locked, asked, answer)) : Optional.empty();
+      // a step asked again once its terminal left it unanswered: the merchant was told to
+      return stillAsked ? Optional.of(answered(locked, asked, answer, asked.looked() != null)) : Optional.empty();
     });
     if (stored.isEmpty()) {
       // the job stored the answer to this step first (the terminal took longer than the job
@@ -325,22 +364,31 @@ public final class ProcessingService
     return new DomainException.Conflict(capture ? "capture_unanswered" : "void_unanswered",
         "The terminal has not answered the " + describe(p, asked) + " yet. It is asked again until it answers, and "
             + (capture ? "the payment is COMPLETED" : "the payment is CANCELLED") + ", with its webhook, once it "
-            + (capture ? "captures" : "voids") + "; make this request again to ask it now");
+            + (capture ? "captures" : "voids") + " (it stays AUTHORIZED if the terminal refuses); make this request "
+            + "again to ask it now, or to learn its answer");
   }
 
   /**
    * Stores the terminal's answer to the step asked of the locked payment: APPROVED, the capture
    * or void; refused, the end of the step, the payment AUTHORIZED as it was; PENDING, nothing
    * but the look, and the step stays asked.
+   *
+   * @param told whether the merchant was answered that the terminal had not answered the step
+   *     (or was not answered at all): the step is then kept with the payment it completed or
+   *     cancelled, so that the request made again, as it was told to, is answered the payment
+   *     ({@link #answeredSince})
    */
-  private Payment answered(Payment p, PaymentRepository.Asked asked, Result r) {
+  private Payment answered(Payment p, PaymentRepository.Asked asked, Result r, boolean told) {
     if (r.status() == Result.Status.PENDING) {
       payments.checked(p.id(), clock.instant());
       return p;
     }
-    payments.ask(p.id(), null, null);
     if (r.status() != Result.Status.APPROVED) {
+      payments.ask(p.id(), null, null);
       return p;
+    }
+    if (!told) {
+      payments.ask(p.id(), null, null);
     }
     if (asked.operation() == OperationType.VOID) {
       return writer.update(p.apply(OperationType.VOID, PaymentState.CANCELLED, external(r), clock.instant()));
@@ -843,13 +891,31 @@ public final class ProcessingService
   public int resumeUnansweredCapturesAndVoids(int batch) {
     return eachDue(DueWork.UNANSWERED_CAPTURES_AND_VOIDS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
       Optional<PaymentRepository.Asked> asked = payments.asked(p.id());
-      if (asked.isEmpty()) {
+      Instant now = clock.instant();
+      // as found now, not as the batch found it minutes ago: a step answered since, and one
+      // asked after it, is not due yet, nor one another instance has just asked again
+      if (asked.isEmpty() || !overdue(asked.get(), now)) {
         return false;
       }
       Result r = call(p, asked.get());
-      answered(p, asked.get(), r);
+      answered(p, asked.get(), r, true);
       return r.status() != Result.Status.PENDING;
     });
+  }
+
+  /**
+   * Whether the terminal's answer to the step is overdue, as the job's query has it: asked over
+   * {@link #UNANSWERED_FOR} ago, and, once a look left it unanswered, as long and a tenth of the
+   * time since it was asked after that look.
+   */
+  private static boolean overdue(PaymentRepository.Asked asked, Instant now) {
+    Instant due = asked.since().plus(UNANSWERED_FOR);
+    if (asked.looked() != null) {
+      Instant again = asked.looked().plus(Duration.between(asked.since(), asked.looked()).dividedBy(10))
+          .plus(UNANSWERED_FOR);
+      due = again.isAfter(due) ? again : due;
+    }
+    return due.isBefore(now);
   }
 
   @Override
