@@ -556,7 +556,8 @@ public final class WebhookDispatcher implements AutoCloseable {
    * start to end; its body is read and dropped. The timeout holds for the body too: a receiver
    * that trickles or never ends its body would otherwise hold the delivery's slot past its lease,
    * and the event would be claimed and sent again while the first attempt still waited. A 2xx
-   * status that came in time is success (CONTRACT §6), however slowly its body follows.
+   * status that came in time is success (CONTRACT §6), however slowly its body follows and
+   * however it ends.
    */
   private Answer exchange(Request request) throws InterruptedException {
     AtomicInteger answered = new AtomicInteger();
@@ -574,7 +575,11 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     Throwable failure = result.getFailure();
     int status = answered.get();
-    if (failure instanceof TimeoutException && status >= 200 && status < 300) {
+    if (status >= 200 && status < 300) {
+      // The receiver took the event once its 2xx head came in time (a timeout ends the exchange
+      // before any later head is seen). Whatever cut the body short after it, a timeout, a close
+      // or a reset, counted as failure would send the event again, up to ten times, and show the
+      // merchant failed deliveries of a webhook it had accepted.
       return new Answer(status, null);
     }
     return new Answer(null, whyFailed(failure));

@@ -675,19 +675,74 @@ class WebhookDispatcherTest {
     }
   }
 
-  /** Reads a request's head and as much body as its Content-Length says. */
-  private static void readRequest(Socket s) throws java.io.IOException {
+  /**
+   * A 2xx head that came in time is success (CONTRACT §6) however its body ends: a receiver that
+   * closes the connection partway through the body has taken the event, and counted as failed it
+   * would be sent again up to ten times while the merchant's log showed failures. Any other
+   * status cut short so is still a failed attempt.
+   */
+  @Test
+  void a_2xx_whose_body_is_cut_short_is_delivered_at_the_first_attempt() throws Exception {
+    List<String> asked = new CopyOnWriteArrayList<>();
+    try (ServerSocket cutting = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread answering = new Thread(() -> {
+        while (!cutting.isClosed()) {
+          try (Socket s = cutting.accept()) {
+            String target = readRequest(s);
+            asked.add(target);
+            String status = target.endsWith("-500") ? "500 Internal Server Error" : "200 OK";
+            // 5 bytes of the 20 promised, then the connection closes
+            s.getOutputStream().write(("HTTP/1.1 " + status + "\r\nContent-Length: 20\r\n\r\n{\"ok\"")
+                .getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+          } catch (Exception e) {
+            return;
+          }
+        }
+      });
+      answering.start();
+      String base = "http://127.0.0.1:" + cutting.getLocalPort();
+      ClaimedEvent cut = new ClaimedEvent(UUID.randomUUID().toString(), "lease-1", new PaymentId("ab".repeat(16)),
+          new ShopId(1), PaymentState.COMPLETED, base + "/cut", null, "{}".getBytes(StandardCharsets.UTF_8), 0, 0,
+          Instant.now());
+      ClaimedEvent cutError = new ClaimedEvent(UUID.randomUUID().toString(), "lease-1",
+          new PaymentId("cd".repeat(16)), new ShopId(1), PaymentState.COMPLETED, base + "/cut-500", null,
+          "{}".getBytes(StandardCharsets.UTF_8), 0, 0, Instant.now());
+      FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(cut) : n == 2 ? List.of(cutError) : List.of());
+      // one slot, a timeout far off: only the cut body can end an attempt
+      try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+          new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(10), Duration.ofSeconds(30),
+              "test"), Clock.systemUTC()).start()) {
+        await("both attempts are reported", () -> outbox.reported.size() == 2);
+        assertThat(asked).containsExactly("/cut", "/cut-500");
+        assertThat(outbox.reported).filteredOn(r -> r.delivery().eventId().equals(cut.id())).singleElement()
+            .satisfies(r -> {
+              assertThat(r.result().delivered()).isTrue();
+              assertThat(r.result().statusCode()).isEqualTo(200);
+              assertThat(r.result().error()).isNull();
+              assertThat(r.result().duration()).isLessThan(Duration.ofSeconds(5));
+            });
+        assertThat(outbox.reported).filteredOn(r -> r.delivery().eventId().equals(cutError.id())).singleElement()
+            .satisfies(r -> assertThat(r.result().delivered()).isFalse());
+      }
+    }
+  }
+
+  /** Reads a request's head and as much body as its Content-Length says; answers its target. */
+  private static String readRequest(Socket s) throws java.io.IOException {
     java.io.InputStream in = s.getInputStream();
     StringBuilder head = new StringBuilder();
     while (!head.toString().endsWith("\r\n\r\n")) {
       int b = in.read();
       if (b < 0) {
-        return;
+        return null;
       }
       head.append((char) b);
     }
     java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
     in.readNBytes(length.find() ? Integer.parseInt(length.group(1)) : 0);
+    // the request line's target: "POST /hooks HTTP/1.1"
+    return head.toString().split(" ", 3)[1];
   }
 
   /**
