@@ -28,21 +28,51 @@ final class MasterKey {
     Path file = config.dataDirectory().resolve("master.key");
     try {
       if (Files.exists(file)) {
-        return decode(Files.readString(file, StandardCharsets.US_ASCII).strip(), "TOLLGATE_MASTER_KEY");
+        return read(file);
       }
       Files.createDirectories(file.getParent());
       byte[] key = SecretBox.randomKey();
-      Files.writeString(file, Base64.getEncoder().encodeToString(key) + "\n", StandardCharsets.US_ASCII);
+      // Written whole and readable by its owner only before it has its name, and named only if
+      // no other process named its own first: two starting at once (a service and a command on
+      // one data directory) each kept the key it wrote, one of them a key the file no longer
+      // held, and whatever it sealed could not be opened after its restart. A file created and
+      // then restricted was readable by anyone for a moment.
+      Path written = writeOwnerOnly(file.resolveSibling("master.key." + java.util.UUID.randomUUID() + ".new"), key);
       try {
-        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-      } catch (UnsupportedOperationException ignored) {
-        // not a POSIX file system; the directory's permissions apply
+        Files.createLink(file, written);
+      } catch (java.nio.file.FileAlreadyExistsException lost) {
+        return read(file);
+      } catch (UnsupportedOperationException noLinks) {
+        try {
+          Files.move(written, file);
+        } catch (java.nio.file.FileAlreadyExistsException lost) {
+          return read(file);
+        }
+      } finally {
+        Files.deleteIfExists(written);
       }
       LOG.info("generated a sandbox master key in {}", file);
       return key;
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read or create the master key file " + file, e);
     }
+  }
+
+  private static byte[] read(Path file) throws IOException {
+    return decode(Files.readString(file, StandardCharsets.US_ASCII).strip(), "the master key file " + file);
+  }
+
+  /** {@code key} written to a new file {@code path} readable by its owner only, on the disk. */
+  private static Path writeOwnerOnly(Path path, byte[] key) throws IOException {
+    try {
+      Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    } catch (UnsupportedOperationException notPosix) {
+      Files.createFile(path);
+    }
+    // on the disk before it has its name: a crash must not leave an empty file
+    Files.writeString(path, Base64.getEncoder().encodeToString(key) + "\n", StandardCharsets.US_ASCII,
+        java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SYNC);
+    return path;
   }
 
   /**
@@ -55,14 +85,7 @@ final class MasterKey {
     Path next = file.resolveSibling("master.key.new");
     try {
       Files.deleteIfExists(next);
-      try {
-        Files.createFile(next, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-      } catch (UnsupportedOperationException notPosix) {
-        Files.createFile(next);
-      }
-      // on the disk before it takes the old one's place: a crash must not leave an empty file
-      Files.writeString(next, Base64.getEncoder().encodeToString(key) + "\n", StandardCharsets.US_ASCII,
-          java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.SYNC);
+      writeOwnerOnly(next, key);
       Files.move(next, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
           java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       return file;
