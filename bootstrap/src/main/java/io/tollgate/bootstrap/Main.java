@@ -409,7 +409,9 @@ public final class Main implements Callable<Integer> {
         }
         var updated = services.shops().updateShop(new ShopId(shop), new ProvisioningUseCase.UpdateShopCommand(
             webhookUrl, returnUrl, checkoutTimeout, checkBalance, requiresApproval, baseCurrency));
-        out.println("shop " + shop + " updated: webhook URL " + (updated.webhookUrl() == null ? "none" : updated.webhookUrl())
+        // the receiver's password, a secret, as the merchant API and the delivery log show it
+        out.println("shop " + shop + " updated: webhook URL "
+            + (updated.webhookUrl() == null ? "none" : Shop.withoutPassword(updated.webhookUrl()))
             + ", return URL " + (updated.returnUrl() == null ? "none" : updated.returnUrl()) + ", checkout timeout "
             + updated.checkoutTimeout() + ", check withdrawal balance " + updated.checkWithdrawalBalance()
             + ", requires approval " + updated.requiresApproval() + ", base currency "
@@ -424,8 +426,9 @@ public final class Main implements Callable<Integer> {
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
-        for (Shop shop : services.shops().shopsOf(new MerchantId(merchant))) {
-          out.printf("%d\t%s\twebhook=%s%n", shop.id().value(), shop.name(), shop.webhookUrl());
+        // an unknown merchant is an error, as for the other lists, not a merchant with no shops
+        for (Shop shop : services.shops().shopsOf(existingMerchant(services, merchant))) {
+          out.printf("%d\t%s\twebhook=%s%n", shop.id().value(), shop.name(), Shop.withoutPassword(shop.webhookUrl()));
         }
         return 0;
       }
@@ -442,7 +445,12 @@ public final class Main implements Callable<Integer> {
 
       @Override
       int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
-        Environment env = environment == null ? config.environment() : Environment.parse(environment);
+        Environment env;
+        try {
+          env = environment == null ? config.environment() : Environment.parse(environment);
+        } catch (IllegalArgumentException e) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--environment: sandbox or production");
+        }
         IssuedKeys keys = services.shops().issueKeys(new ShopId(shop), env);
         out.println("shop " + shop + " (" + env.lowerName() + ")");
         out.println("  API key:     " + keys.apiKey());

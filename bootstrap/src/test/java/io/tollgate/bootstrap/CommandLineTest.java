@@ -52,6 +52,36 @@ class CommandLineTest {
     return m.group(1);
   }
 
+  /**
+   * The password of a shop's webhook receiver is a secret the operator gave once: the lists and
+   * answers of the command line show the URL without it, as the merchant API and the delivery log
+   * do; and a list of an unknown merchant, or a key for an unknown environment, is an error that
+   * says which option is wrong.
+   */
+  @Test
+  void the_shop_commands_never_print_the_webhook_password_and_refuse_what_does_not_exist() {
+    String merchantId = group(run("merchant", "create", "--name", "Hooked").out(), "merchant (\\d+) created");
+    CommandLineRun shop = run("shop", "create", "--merchant", merchantId, "--name", "Hooked Web",
+        "--webhook-url", "https://hooks:S3cretPw@hooked.example/in");
+    assertThat(shop.exit()).as(shop.err()).isZero();
+    String shopId = group(shop.out(), "shop (\\d+) created");
+    CommandLineRun listed = run("shop", "list", "--merchant", merchantId);
+    CommandLineRun updated = run("shop", "update", "--shop", shopId, "--requires-approval", "true");
+    assertThat(updated.exit()).as(updated.err()).isZero();
+    for (CommandLineRun r : java.util.List.of(shop, listed, updated)) {
+      assertThat(r.out() + r.err()).doesNotContain("S3cretPw");
+    }
+    assertThat(listed.out()).contains("webhook=https://hooks:***@hooked.example/in");
+    assertThat(updated.out()).contains("webhook URL https://hooks:***@hooked.example/in");
+
+    CommandLineRun unknown = run("shop", "list", "--merchant", "987654321");
+    assertThat(unknown.exit()).isNotZero();
+    assertThat(unknown.err()).contains("merchant").contains("does not exist");
+    CommandLineRun bogus = run("key", "issue", "--shop", shopId, "--environment", "bogus");
+    assertThat(bogus.exit()).isEqualTo(2);
+    assertThat(bogus.err()).contains("--environment: sandbox or production").doesNotContain("enum");
+  }
+
   @Test
   void provisions_a_merchant_shop_and_keys_that_the_api_accepts() throws Exception {
     CommandLineRun merchant = run("merchant", "create", "--name", "Acme");
