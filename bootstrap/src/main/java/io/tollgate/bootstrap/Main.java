@@ -169,9 +169,9 @@ public final class Main implements Callable<Integer> {
   private static String describe(Throwable t) {
     String message = t.getMessage() == null ? "" : t.getMessage().lines().findFirst().orElse("").strip();
     // a JDBC URL may carry the database password; the message goes to the console and container logs
-    // ("...?password=secret", or "postgres://user:secret@host/db" as pasted from elsewhere)
-    message = message.replaceFirst("^(FATAL|ERROR): ", "").replaceAll("(?i)(password=)[^&;\\s]*", "$1***")
-        .replaceAll("(//[^/:@\\s]+:)[^@/\\s]*@", "$1***@");
+    // ("...?password=secret", or "postgres://user:secret@host/db" as pasted from elsewhere), masked
+    // by the log's rule so that the two never differ
+    message = MaskedMessageConverter.maskPasswords(message.replaceFirst("^(FATAL|ERROR): ", ""));
     String type = t.getClass().getSimpleName().replaceFirst("Exception$", "")
         .replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(Locale.ROOT);
     if (t instanceof FileSystemException fs && fs.getReason() == null) {

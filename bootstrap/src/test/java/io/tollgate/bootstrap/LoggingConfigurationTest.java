@@ -91,6 +91,25 @@ class LoggingConfigurationTest {
         .doesNotContain("1111 1111", "1111-1111", "5555 0000 0000 0008");
   }
 
+  /**
+   * A library that logs a database URL (the PostgreSQL driver one it cannot parse) logs it whole:
+   * in either format its password is masked, in the message and in a stack trace.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"text", "json"})
+  void each_format_masks_the_passwords_of_urls(String format) throws Exception {
+    LoggerContext context = new LoggerContext();
+    String[] lines = log(format, context, () -> {
+      context.getLogger("org.postgresql.Driver").warn("JDBC URL must contain a / at the end of the host or port: "
+          + "jdbc:postgresql://db.internal:5432?user=tg&password=s3cret");
+      context.getLogger("io.tollgate.example").warn("failed",
+          new IllegalStateException("no driver for postgres://tg:hunter2@db.internal/tollgate"));
+    });
+    String all = String.join("\n", lines);
+    assertThat(all).doesNotContain("s3cret", "hunter2")
+        .contains("?user=tg&password=***", "postgres://tg:***@db.internal/tollgate");
+  }
+
   /** The lines that {@code events} write to standard error through the service's configuration in {@code format}. */
   static String[] log(String format, LoggerContext context, Runnable events) throws Exception {
     context.setMDCAdapter(new ch.qos.logback.classic.util.LogbackMDCAdapter());
