@@ -194,29 +194,15 @@ public final class Main implements Callable<Integer> {
     public Integer call() throws Exception {
       TollgateConfig config = TollgateConfig.from(environment);
       Tollgate app = Tollgate.start(config, (demo, publicUrl) -> demo.print(spec.commandLine().getOut(), publicUrl));
-      CountDownLatch stopped = new CountDownLatch(1);
-      AtomicBoolean stopping = new AtomicBoolean();
-      Runnable stop = () -> {
-        if (!stopping.getAndSet(true)) {
-          app.close();
-          stopped.countDown();
-        }
-      };
+      Stop stop = new Stop(app::close);
       Runtime.getRuntime().addShutdownHook(new Thread(stop, "shutdown"));
       // The embedded PostgreSQL stops itself from a JVM shutdown hook of its own, which would run
       // alongside ours and take the database away while requests and webhook deliveries drain.
       // So SIGTERM and Ctrl+C drain first, and only then let the JVM exit (and its hooks run).
       for (String name : new String[] {"TERM", "INT"}) {
         try {
-          sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(() -> {
-            int status = 1; // a drain that failed still ends the process
-            try {
-              stop.run();
-              status = 0;
-            } finally {
-              System.exit(status);
-            }
-          }, "shutdown-" + name.toLowerCase(Locale.ROOT)).start());
+          sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> new Thread(
+              () -> onStopSignal(stop, System::exit), "shutdown-" + name.toLowerCase(Locale.ROOT)).start());
         } catch (IllegalArgumentException e) {
           // The JVM keeps the signal (-Xrs): only the shutdown hook above stops the service.
           spec.commandLine().getErr().println("warning: SIG" + name + " is not handled (" + e.getMessage()
@@ -224,8 +210,75 @@ public final class Main implements Callable<Integer> {
         }
       }
       spec.commandLine().getOut().println("Tollgate is running at " + app.publicUrl() + " (Ctrl+C stops it)");
+      return stop.awaitStopped() ? 0 : 1;
+    }
+
+    /**
+     * What SIGTERM or SIGINT does, on a thread of its own: stop the service, then end the process
+     * (1 when the stop failed). A second signal, an impatient Ctrl+C or a service manager that
+     * repeats its SIGTERM, waits for the stop the first began: it used to end the process at once,
+     * its exit running the embedded database's shutdown hook in the middle of the drain.
+     */
+    static void onStopSignal(Stop stop, java.util.function.IntConsumer exit) {
+      int status = 1; // a drain that failed still ends the process
+      try {
+        status = stop.stop() ? 0 : 1;
+      } finally {
+        exit.accept(status);
+      }
+    }
+  }
+
+  /** Stops the service once, whoever asks first; every later asker waits until that stop is over. */
+  static final class Stop implements Runnable {
+    private final Runnable close;
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private volatile boolean failed;
+
+    Stop(Runnable close) {
+      this.close = close;
+    }
+
+    @Override
+    public void run() {
+      stop();
+    }
+
+    /** Stops the service, or waits for the stop under way; whether it went without an error. */
+    boolean stop() {
+      if (!stopping.getAndSet(true)) {
+        try {
+          close.run();
+        } catch (RuntimeException | Error e) {
+          failed = true;
+          throw e;
+        } finally {
+          stopped.countDown();
+        }
+        return true;
+      }
+      boolean interrupted = false;
+      try {
+        while (true) {
+          try {
+            return awaitStopped();
+          } catch (InterruptedException e) {
+            // the drain goes on all the same: returning now would let the process exit under it
+            interrupted = true;
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    /** Waits until the service is stopped; whether it stopped without an error. */
+    boolean awaitStopped() throws InterruptedException {
       stopped.await();
-      return 0;
+      return !failed;
     }
   }
 

@@ -18,6 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code serve} on its embedded database, stopped by SIGTERM as a service manager or Ctrl+C
@@ -137,8 +139,14 @@ class GracefulShutdownTest {
     }
   }
 
-  @Test
-  void sigterm_finishes_a_webhook_delivery_in_flight_before_the_embedded_database_stops() throws Exception {
+  /**
+   * Sent twice too, as an impatient operator's second Ctrl+C or a service manager repeating its
+   * SIGTERM would: the second signal used to end the process at once, in the middle of the drain.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2})
+  void sigterm_finishes_a_webhook_delivery_in_flight_before_the_embedded_database_stops(int signals)
+      throws Exception {
     Path data = ScratchDirectories.create("tollgate-sigterm");
     try (WebhookReceiver receiver = new WebhookReceiver().delayEachAnswer(Duration.ofSeconds(2))) {
       Process child = WebhookReliabilityTest.startChild(WebhookReliabilityTest.instanceEnv(Map.of(
@@ -151,7 +159,12 @@ class GracefulShutdownTest {
         assertThat(receiver.received()).as("the answer is still 2 s away").isEmpty();
 
         child.destroy(); // SIGTERM
+        for (int i = 1; i < signals; i++) {
+          Thread.sleep(200); // well within the drain: the answer is still some 2 s away
+          child.destroy();
+        }
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).isZero();
       } finally {
         child.destroyForcibly();
       }
