@@ -1,5 +1,6 @@
 package io.tollgate.bootstrap;
 
+import io.tollgate.rest.common.Json;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -62,14 +63,12 @@ final class OpsServlet extends HttpServlet {
       results.put(c.name(), problem == null ? "UP" : problem);
       up &= problem == null;
     }
-    StringBuilder body = new StringBuilder("{\"status\":\"").append(up ? "UP" : "DOWN").append("\",\"checks\":{");
-    boolean first = true;
-    for (var e : results.entrySet()) {
-      body.append(first ? "" : ",").append('"').append(e.getKey()).append("\":\"")
-          .append(e.getValue().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
-      first = false;
-    }
-    json(response, up ? 200 : 503, body.append("}}").toString());
+    // Jackson, not text put together: a problem is an exception's message, which may span lines
+    // (Flyway's do) or hold control characters, and a body that does not parse tells no one why
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", up ? "UP" : "DOWN");
+    body.put("checks", results);
+    json(response, up ? 200 : 503, Json.MAPPER.writeValueAsString(body));
   }
 
   private static void json(HttpServletResponse response, int status, String body) throws IOException {
