@@ -77,8 +77,9 @@ public record TollgateConfig(
       new Setting("TOLLGATE_BODY_LIMIT_BYTES", "65536", "largest request body accepted (413 above)"),
       new Setting("TOLLGATE_GATEWAY_BALANCES", "true", "`false` switches `GET /api/v1/balances` off (404)"),
       new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",
-          "how often background jobs look for work (payouts, bank transfers, unanswered card deposits, checkout timeouts, "
-              + "expired idempotency keys, the old webhook delivery log, unused cards)"),
+          "how often background jobs look for work (payouts, bank transfers, unanswered card deposits, unanswered "
+              + "captures and voids, checkout timeouts, expired idempotency keys, the old webhook delivery log, "
+              + "unused cards)"),
       new Setting("TOLLGATE_SANDBOX_BANK_DELAY", "PT5S",
           "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH"),
       new Setting("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE,
