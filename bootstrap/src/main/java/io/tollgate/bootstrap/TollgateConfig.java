@@ -50,6 +50,34 @@ public record TollgateConfig(
 
   private static final String DEFAULT_RETRY_SCHEDULE = "PT1M,PT5M,PT15M,PT1H,PT3H,PT6H,PT12H,PT24H,PT24H,PT24H";
 
+  /**
+   * The values a duration setting may take, both ends included, written as the README gives them.
+   * Every one has an upper end too: a huge value passed the start, then failed in a computation
+   * (P200000D overflows as nanoseconds) in every round of a job. A webhook timeout under a
+   * millisecond was 0 ms to Jetty, which means no timeout, and no webhook was ever sent.
+   */
+  private record Bounds(String min, String max) {
+    @Override
+    public String toString() {
+      return "between " + min + " and " + max;
+    }
+  }
+
+  // down to a millisecond, as tests run it; an hour at most, or unanswered payments and
+  // checkout timeouts wait that long
+  private static final Bounds JOB_INTERVAL = new Bounds("PT0.001S", "PT1H");
+  private static final Bounds SANDBOX_BANK_DELAY = new Bounds("PT0S", "P1D");
+  // fast retries for tests; beyond a week between two tries a merchant is left without news too long
+  private static final Bounds WEBHOOK_RETRY_DELAY = new Bounds("PT0.1S", "P7D");
+  // a receiver that needs more than a minute holds a delivery slot that long for every event
+  private static final Bounds WEBHOOK_TIMEOUT = new Bounds("PT1S", "PT1M");
+  // The log is what a merchant reads when a webhook went missing, and the last retries come days
+  // after the first attempt. Ten years at most, for both retentions: a value past what an instant
+  // holds failed the clean-up job in every round.
+  private static final Bounds WEBHOOK_LOG_RETENTION = new Bounds("P7D", "P3650D");
+  // a merchant charging a stored card monthly must find it next month
+  private static final Bounds CARD_RETENTION = new Bounds("P30D", "P3650D");
+
   public static final List<Setting> SETTINGS = List.of(
       new Setting("TOLLGATE_ENVIRONMENT", "sandbox",
           "`sandbox` or `production`; keys only work in the environment they were issued for"),
@@ -79,18 +107,19 @@ public record TollgateConfig(
       new Setting("TOLLGATE_JOB_INTERVAL", "PT0.5S",
           "how often background jobs look for work (payouts, bank transfers, unanswered card deposits, unanswered "
               + "captures and voids, checkout timeouts, expired idempotency keys, the old webhook delivery log, "
-              + "unused cards)"),
+              + "unused cards); " + JOB_INTERVAL),
       new Setting("TOLLGATE_SANDBOX_BANK_DELAY", "PT5S",
-          "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH"),
+          "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH; " + SANDBOX_BANK_DELAY),
       new Setting("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE,
-          "comma-separated delays before each webhook retry; after the last one an event is marked failed"),
-      new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer"),
+          "comma-separated delays before each webhook retry, each " + WEBHOOK_RETRY_DELAY + "; after the last one "
+              + "an event is marked failed"),
+      new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer; " + WEBHOOK_TIMEOUT),
       new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"),
       new Setting("TOLLGATE_WEBHOOK_LOG_RETENTION", "P90D",
-          "how long the webhook delivery log is kept (at least P7D): attempts, and events a newer one of their "
-              + "payment replaced; each payment's newest event stays, to be sent again"),
+          "how long the webhook delivery log is kept (" + WEBHOOK_LOG_RETENTION + "): attempts, and events a "
+              + "newer one of their payment replaced; each payment's newest event stays, to be sent again"),
       new Setting("TOLLGATE_CARD_RETENTION", "P730D",
-          "how long a card number is kept after the last payment that used it (at least P30D); its token is "
+          "how long a card number is kept after the last payment that used it (" + CARD_RETENTION + "); its token is "
               + "unknown after that, except while a payment of the card is still in flight"),
       new Setting("TOLLGATE_RATE_LIMIT", "200",
           "API requests a second per key (or per client address without one; refused credentials also count per address) before 429; 0 switches the limit off"),
@@ -151,33 +180,23 @@ public record TollgateConfig(
     if (balances != null && !balances.equals("true") && !balances.equals("false")) {
       problems.add("TOLLGATE_GATEWAY_BALANCES must be true or false");
     }
-    java.time.Duration jobInterval = duration(get.apply("TOLLGATE_JOB_INTERVAL"), "PT0.5S", "TOLLGATE_JOB_INTERVAL", problems);
-    java.time.Duration bankDelay = duration(get.apply("TOLLGATE_SANDBOX_BANK_DELAY"), "PT5S", "TOLLGATE_SANDBOX_BANK_DELAY", problems);
+    java.time.Duration jobInterval = duration(get.apply("TOLLGATE_JOB_INTERVAL"), "PT0.5S", JOB_INTERVAL,
+        "TOLLGATE_JOB_INTERVAL", problems);
+    java.time.Duration bankDelay = duration(get.apply("TOLLGATE_SANDBOX_BANK_DELAY"), "PT5S", SANDBOX_BANK_DELAY,
+        "TOLLGATE_SANDBOX_BANK_DELAY", problems);
     List<java.time.Duration> retries = new ArrayList<>();
     String schedule = get.apply("TOLLGATE_WEBHOOK_RETRY_SCHEDULE");
     for (String delay : (schedule == null ? DEFAULT_RETRY_SCHEDULE : schedule).split(",")) {
-      retries.add(duration(delay.strip(), "PT1M", "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", problems));
+      retries.add(duration(delay.strip(), "PT1M", WEBHOOK_RETRY_DELAY, "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", problems));
     }
-    java.time.Duration webhookTimeout = duration(get.apply("TOLLGATE_WEBHOOK_TIMEOUT"), "PT10S",
+    java.time.Duration webhookTimeout = duration(get.apply("TOLLGATE_WEBHOOK_TIMEOUT"), "PT10S", WEBHOOK_TIMEOUT,
         "TOLLGATE_WEBHOOK_TIMEOUT", problems);
-    if (webhookTimeout.isZero()) {
-      problems.add("TOLLGATE_WEBHOOK_TIMEOUT must be positive");
-    }
     int webhookParallelism = integer(get.apply("TOLLGATE_WEBHOOK_PARALLELISM"), 16, 1, 512,
         "TOLLGATE_WEBHOOK_PARALLELISM", problems);
     java.time.Duration webhookLogRetention = duration(get.apply("TOLLGATE_WEBHOOK_LOG_RETENTION"), "P90D",
-        "TOLLGATE_WEBHOOK_LOG_RETENTION", problems);
-    if (webhookLogRetention.compareTo(java.time.Duration.ofDays(7)) < 0) {
-      // the log is what a merchant reads when a webhook went missing, and the last retries come
-      // days after the first attempt
-      problems.add("TOLLGATE_WEBHOOK_LOG_RETENTION must be at least P7D");
-    }
-    java.time.Duration cardRetention = duration(get.apply("TOLLGATE_CARD_RETENTION"), "P730D",
+        WEBHOOK_LOG_RETENTION, "TOLLGATE_WEBHOOK_LOG_RETENTION", problems);
+    java.time.Duration cardRetention = duration(get.apply("TOLLGATE_CARD_RETENTION"), "P730D", CARD_RETENTION,
         "TOLLGATE_CARD_RETENTION", problems);
-    if (cardRetention.compareTo(java.time.Duration.ofDays(30)) < 0) {
-      // a merchant charging a stored card monthly must find it next month
-      problems.add("TOLLGATE_CARD_RETENTION must be at least P30D");
-    }
     String merchantApi = get.apply("TOLLGATE_MERCHANT_API");
     if (merchantApi != null && !merchantApi.equals("full") && !merchantApi.equals("core")) {
       problems.add("TOLLGATE_MERCHANT_API must be full or core");
@@ -284,11 +303,13 @@ public record TollgateConfig(
     }
   }
 
-  private static java.time.Duration duration(String raw, String def, String name, List<String> problems) {
+  private static java.time.Duration duration(String raw, String def, Bounds bounds, String name,
+      List<String> problems) {
     try {
       java.time.Duration d = java.time.Duration.parse(raw == null ? def : raw);
-      if (d.isNegative() || d.toMillis() < 1 && name.equals("TOLLGATE_JOB_INTERVAL")) {
-        problems.add(name + " must be a positive ISO-8601 duration such as PT5S");
+      if (d.compareTo(java.time.Duration.parse(bounds.min())) < 0
+          || d.compareTo(java.time.Duration.parse(bounds.max())) > 0) {
+        problems.add(name + " must be " + bounds + " (got '" + raw + "')");
       }
       return d;
     } catch (java.time.format.DateTimeParseException e) {

@@ -78,10 +78,52 @@ class ConfigurationReferenceTest {
         .hasMessageContaining("TOLLGATE_JOB_INTERVAL");
   }
 
+  /**
+   * A webhook timeout under a millisecond was 0 ms to Jetty, no timeout: no webhook was ever
+   * sent. A job interval of P200000D passed the start, then overflowed as nanoseconds.
+   */
+  @Test
+  void a_duration_outside_its_range_is_refused_at_start_naming_the_setting() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_TIMEOUT", "PT0.0005S")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("TOLLGATE_WEBHOOK_TIMEOUT must be between PT1S and PT1M (got 'PT0.0005S')");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_JOB_INTERVAL", "P200000D")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("TOLLGATE_JOB_INTERVAL must be between PT0.001S and PT1H (got 'P200000D')");
+  }
+
+  /** Each duration setting: its lowest and highest values pass, a little below or above does not. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+      "TOLLGATE_JOB_INTERVAL,           PT0.001S, PT1H,   PT0.0009S, PT1H0.001S",
+      "TOLLGATE_SANDBOX_BANK_DELAY,     PT0S,     P1D,    PT-0.001S, PT24H0.001S",
+      "TOLLGATE_WEBHOOK_RETRY_SCHEDULE, PT0.1S,   P7D,    PT0.099S,  P7DT0.001S",
+      "TOLLGATE_WEBHOOK_TIMEOUT,        PT1S,     PT1M,   PT0.999S,  PT1M0.001S",
+      "TOLLGATE_WEBHOOK_LOG_RETENTION,  P7D,      P3650D, PT167H59M, P3650DT1S",
+      "TOLLGATE_CARD_RETENTION,         P30D,     P3650D, PT719H59M, P3650DT1S"})
+  void each_duration_setting_takes_the_ends_of_its_range_and_nothing_beyond(String name, String min, String max,
+      String below, String above) {
+    assertThat(TollgateConfig.from(Map.of(name, min))).isNotNull();
+    assertThat(TollgateConfig.from(Map.of(name, max))).isNotNull();
+    for (String outside : new String[] {below, above}) {
+      assertThatThrownBy(() -> TollgateConfig.from(Map.of(name, outside))).as(outside)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(name + " must be between " + min + " and " + max + " (got '" + outside + "')");
+    }
+    // and the defaults are within every range
+    assertThat(TollgateConfig.from(Map.of())).isNotNull();
+  }
+
+  @Test
+  void every_delay_of_the_webhook_retry_schedule_is_checked() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT1M,P8D,PT1H")))
+        .hasMessageContaining("TOLLGATE_WEBHOOK_RETRY_SCHEDULE must be between PT0.1S and P7D (got 'P8D')");
+  }
+
   @Test
   void the_webhook_log_is_kept_a_week_at_least_and_ninety_days_unless_set() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_LOG_RETENTION", "P6D")))
-        .hasMessageContaining("TOLLGATE_WEBHOOK_LOG_RETENTION must be at least P7D");
+        .hasMessageContaining("TOLLGATE_WEBHOOK_LOG_RETENTION must be between P7D and P3650D (got 'P6D')");
     assertThat(TollgateConfig.from(Map.of()).webhookLogRetention()).isEqualTo(java.time.Duration.ofDays(90));
     assertThat(TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_LOG_RETENTION", "P400D")).webhookLogRetention())
         .isEqualTo(java.time.Duration.ofDays(400));
@@ -90,7 +132,7 @@ class ConfigurationReferenceTest {
   @Test
   void card_numbers_are_kept_thirty_days_at_least_and_two_years_unless_set() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CARD_RETENTION", "P29D")))
-        .hasMessageContaining("TOLLGATE_CARD_RETENTION must be at least P30D");
+        .hasMessageContaining("TOLLGATE_CARD_RETENTION must be between P30D and P3650D (got 'P29D')");
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CARD_RETENTION", "P2Y")))
         .hasMessageContaining("TOLLGATE_CARD_RETENTION must be an ISO-8601 duration");
     assertThat(TollgateConfig.from(Map.of()).cardRetention()).isEqualTo(java.time.Duration.ofDays(730));
