@@ -96,8 +96,8 @@ public record TollgateConfig(
           "base64 of 32 random bytes; opens the database's data key, which encrypts signing keys and card "
               + "numbers (`master-key rotate` replaces it). Required in production"),
       new Setting("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,ETH:8,USDT:8",
-          "crypto symbols accepted besides ISO 4217 codes, with their decimals; a symbol payments or balances "
-              + "are kept in must stay (the service refuses to start without it)"),
+          "crypto symbols accepted besides ISO 4217 codes, with their decimals; set but empty, none; a symbol "
+              + "payments or balances are kept in must stay (the service refuses to start without it)"),
       new Setting("TOLLGATE_BASE_CURRENCY", "EUR",
           "the platform's base currency: the merchant API shows each payment's amount in it too (`baseAmount`, "
               + "`paymentBaseAmount`) at today's imported rate, an estimate; an ISO 4217 code or one of "
@@ -170,7 +170,7 @@ public record TollgateConfig(
     int pool = integer(get.apply("TOLLGATE_DB_POOL_SIZE"), 16, 1, 500, "TOLLGATE_DB_POOL_SIZE", problems);
     int bodyLimit = integer(get.apply("TOLLGATE_BODY_LIMIT_BYTES"), 64 * 1024, 1024, 16 * 1024 * 1024,
         "TOLLGATE_BODY_LIMIT_BYTES", problems);
-    Map<String, Integer> crypto = cryptoCurrencies(get.apply("TOLLGATE_CRYPTO_CURRENCIES"), problems);
+    Map<String, Integer> crypto = cryptoCurrencies(env.get("TOLLGATE_CRYPTO_CURRENCIES"), problems);
     String baseCurrency = get.apply("TOLLGATE_BASE_CURRENCY") == null ? "EUR" : get.apply("TOLLGATE_BASE_CURRENCY");
     if (new io.tollgate.domain.money.Currencies(crypto).find(baseCurrency).isEmpty()) {
       problems.add("TOLLGATE_BASE_CURRENCY must be an ISO 4217 code or one of TOLLGATE_CRYPTO_CURRENCIES (got '"
@@ -321,12 +321,20 @@ public record TollgateConfig(
   private static final java.util.Set<String> ISO_4217 = java.util.Currency.getAvailableCurrencies().stream()
       .map(java.util.Currency::getCurrencyCode).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
+  /**
+   * The crypto symbols of the setting as set, unstripped. Unlike every other setting, set but
+   * empty is not unset: it means none, ISO 4217 currencies only. An operator who empties the list
+   * wants none of the default's symbols, and got all three.
+   */
   private static Map<String, Integer> cryptoCurrencies(String raw, List<String> problems) {
     if (raw == null) {
       return io.tollgate.domain.money.Currencies.DEFAULT_CRYPTO;
     }
+    if (raw.isBlank()) {
+      return Map.of();
+    }
     Map<String, Integer> map = new LinkedHashMap<>();
-    for (String entry : raw.split(",")) {
+    for (String entry : raw.strip().split(",")) {
       String[] parts = entry.strip().split(":");
       if (parts.length != 2 || !parts[0].matches("[A-Z0-9]{2,10}") || !parts[1].matches("[0-9]{1,2}")
           || Integer.parseInt(parts[1]) > 18) {

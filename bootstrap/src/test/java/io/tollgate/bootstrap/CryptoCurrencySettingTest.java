@@ -61,6 +61,32 @@ class CryptoCurrencySettingTest {
     }
   }
 
+  /** Emptied by an operator who wants none of the default's symbols, the setting gave all three. */
+  @Test
+  void set_but_empty_means_no_crypto_currency_and_unset_the_default_three() {
+    assertThat(TollgateConfig.from(Map.of()).cryptoCurrencies()).containsOnlyKeys("BTC", "ETH", "USDT");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "")).cryptoCurrencies()).isEmpty();
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "  ")).cryptoCurrencies()).isEmpty();
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", " SOL:9 ")).cryptoCurrencies())
+        .containsOnlyKeys("SOL");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "",
+        "TOLLGATE_BASE_CURRENCY", "BTC")))
+        .hasMessageContaining("TOLLGATE_BASE_CURRENCY must be an ISO 4217 code or one of TOLLGATE_CRYPTO_CURRENCIES");
+  }
+
+  /** A new sandbox without BTC starts (its sample rates name BTC) and takes payments in ISO currencies only. */
+  @Test
+  void a_sandbox_without_crypto_currencies_starts_and_takes_no_payment_in_btc() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_CRYPTO_CURRENCIES", ""))) {
+      TestGateway.Answer btc = gw.post("/api/v1/payments",
+          "{\"paymentType\":\"DEPOSIT\",\"amount\":0.5,\"currency\":\"BTC\"}");
+      assertThat(btc.status()).as(btc.body()).isEqualTo(400);
+      TestGateway.Answer eur = gw.post("/api/v1/payments",
+          "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"EUR\"}");
+      assertThat(eur.status()).as(eur.body()).isEqualTo(200);
+    }
+  }
+
   private static void payInDoge(TestGateway gw) {
     TestGateway.Answer doge = gw.post("/api/v1/payments",
         "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"DOGE\"}");
