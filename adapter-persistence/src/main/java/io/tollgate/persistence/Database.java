@@ -303,11 +303,21 @@ public final class Database implements AutoCloseable {
   public record Health(boolean reachable, boolean migrated, String problem) {}
 
   /**
+   * How long the readiness check waits for any one answer of the database. Without a bound, a
+   * check whose connection lost its peer without a word (a network partition, a host gone) waited
+   * until TCP gave up, hours later, and readiness with it; the pool's connections have none, as a
+   * payment's statement may rightly wait on a lock.
+   */
+  static final int HEALTH_NETWORK_TIMEOUT_MILLIS = 5_000;
+
+  /**
    * Whether a connection can be had within two seconds, the database takes writes (not a
-   * standby after a failover, not read-only), and every migration is applied.
+   * standby after a failover, not read-only), and every migration is applied. No answer of the
+   * database is waited for longer than {@link #HEALTH_NETWORK_TIMEOUT_MILLIS}.
    */
   public Health health() {
-    try (java.sql.Connection c = dataSource.getConnection()) {
+    DataSource bounded = withNetworkTimeout(dataSource, HEALTH_NETWORK_TIMEOUT_MILLIS);
+    try (java.sql.Connection c = bounded.getConnection()) {
       if (!c.isValid(2)) {
         return new Health(false, false, "the database does not answer");
       }
@@ -322,13 +332,39 @@ public final class Database implements AutoCloseable {
       return new Health(false, false, "no database connection: " + e.getMessage());
     }
     try {
-      int pending = Flyway.configure().dataSource(dataSource).locations("classpath:db/migration").load()
+      int pending = Flyway.configure().dataSource(bounded).locations("classpath:db/migration").load()
           .info().pending().length;
       return pending == 0 ? new Health(true, true, null)
           : new Health(true, false, pending + " migrations are not applied");
     } catch (RuntimeException e) {
       return new Health(true, false, "cannot read the migration history: " + e.getMessage());
     }
+  }
+
+  /**
+   * {@code pool}, handing out connections that wait at most {@code millis} for each answer; the
+   * pool puts a connection's own timeout back when it is returned.
+   */
+  private static DataSource withNetworkTimeout(DataSource pool, int millis) {
+    return (DataSource) java.lang.reflect.Proxy.newProxyInstance(Database.class.getClassLoader(),
+        new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+          Object result;
+          try {
+            result = method.invoke(pool, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+          if (result instanceof java.sql.Connection connection) {
+            try {
+              // the driver does not use the executor: it sets the socket's read timeout
+              connection.setNetworkTimeout(Runnable::run, millis);
+            } catch (java.sql.SQLException | RuntimeException e) {
+              connection.close();
+              throw e;
+            }
+          }
+          return result;
+        });
   }
 
   /** Publishes the connection pool's metrics (a Micrometer {@code MeterRegistry}). */

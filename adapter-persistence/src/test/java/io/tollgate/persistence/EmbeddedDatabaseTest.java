@@ -158,4 +158,38 @@ class EmbeddedDatabaseTest {
       assertThat(readOnly.problem()).contains("takes no writes");
     }
   }
+
+  /**
+   * A check whose database stops answering in the middle (as over a connection whose peer a
+   * network partition took away; here a lock on the migration history holds the answer back)
+   * ends within the network timeout instead of waiting on the socket for hours.
+   */
+  @Test
+  void a_check_whose_answer_does_not_come_ends_within_the_network_timeout() throws Exception {
+    Database db = io.tollgate.persistence.testing.TestDatabase.fresh();
+    try (java.sql.Connection admin = java.sql.DriverManager.getConnection(db.jdbcUrl(),
+        io.tollgate.persistence.testing.TestDatabase.user(), io.tollgate.persistence.testing.TestDatabase.password());
+        java.sql.Statement s = admin.createStatement()) {
+      admin.setAutoCommit(false);
+      s.execute("LOCK TABLE flyway_schema_history IN ACCESS EXCLUSIVE MODE");
+      long started = System.nanoTime();
+      java.util.concurrent.CompletableFuture<Database.Health> check =
+          java.util.concurrent.CompletableFuture.supplyAsync(db::health);
+      try {
+        Database.Health health = check.get(Database.HEALTH_NETWORK_TIMEOUT_MILLIS + 10_000L,
+            java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertThat(health.reachable()).isTrue();
+        assertThat(health.migrated()).isFalse();
+        assertThat(health.problem()).startsWith("cannot read the migration history");
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - started))
+            .isGreaterThanOrEqualTo(java.time.Duration.ofMillis(Database.HEALTH_NETWORK_TIMEOUT_MILLIS));
+      } finally {
+        admin.rollback();
+      }
+      assertThat(db.health()).as("the pool's connections are whole again")
+          .isEqualTo(new Database.Health(true, true, null));
+    } finally {
+      db.close();
+    }
+  }
 }
