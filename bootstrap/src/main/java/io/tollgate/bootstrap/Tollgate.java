@@ -221,7 +221,8 @@ public final class Tollgate implements AutoCloseable {
     BackgroundJobs started = jobs;
     io.micrometer.core.instrument.Gauge.builder("tollgate.jobs.progress.age", started::secondsSinceProgress)
         .description("how long the background jobs (payouts, bank transfers, unanswered deposits, captures "
-            + "and voids, checkout timeouts) have waited on one batch, or how late their next round is; 0 while all is well")
+            + "and voids, checkout timeouts) have waited on one batch, or how late their next round is; 0 while all "
+            + "is well")
         .baseUnit("seconds").register(observability.registry);
     for (String job : BackgroundJobs.JOBS) {
       io.micrometer.core.instrument.FunctionCounter.builder("tollgate.jobs.failures", started, j -> j.failures(job))
