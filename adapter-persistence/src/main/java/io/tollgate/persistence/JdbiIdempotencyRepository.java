@@ -28,7 +28,8 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
               INSERT INTO idempotency_keys (shop_id, idempotency_key, fingerprint, payment_id, created)
               VALUES (:shop, :key, :fingerprint, NULL, :now)
               ON CONFLICT (shop_id, idempotency_key) DO UPDATE
-                  SET fingerprint = excluded.fingerprint, payment_id = NULL, answer = NULL, created = excluded.created
+                  SET fingerprint = excluded.fingerprint, payment_id = NULL, answer = NULL, created = excluded.created,
+                      acted = false
                   WHERE idempotency_keys.created < :expiredBefore
               RETURNING true
               """)
@@ -66,6 +67,24 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
             WHERE shop_id = :shop AND idempotency_key = :key AND created = :claimed AND payment_id IS NULL
             """)
         .bind("shop", shop.value()).bind("key", key).bind("claimed", claimed).execute());
+  }
+
+  @Override
+  public void recordActed(ShopId shop, String key) {
+    jdbi.useHandle(h -> h.createUpdate("""
+            UPDATE idempotency_keys SET acted = true
+            WHERE shop_id = :shop AND idempotency_key = :key AND payment_id IS NULL AND NOT acted
+            """)
+        .bind("shop", shop.value()).bind("key", key).execute());
+  }
+
+  @Override
+  public boolean acted(ShopId shop, String key) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT acted OR payment_id IS NOT NULL FROM idempotency_keys
+            WHERE shop_id = :shop AND idempotency_key = :key
+            """)
+        .bind("shop", shop.value()).bind("key", key).mapTo(Boolean.class).findOne().orElse(false));
   }
 
   @Override

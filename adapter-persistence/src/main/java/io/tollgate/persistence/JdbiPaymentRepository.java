@@ -468,22 +468,24 @@ final class JdbiPaymentRepository implements PaymentRepository {
   @Override
   public void ask(PaymentId id, Asked asked, Instant at) {
     jdbi.useHandle(h -> h.createUpdate("UPDATE payments SET asked_operation = :operation, asked_amount = :amount,"
-            + " asked_customer_amount = :customerAmount, asked_at = :at WHERE id = :id")
+            + " asked_customer_amount = :customerAmount, asked_key = :key, asked_at = :at WHERE id = :id")
         .bind("operation", asked == null ? null : asked.operation().name())
         .bind("amount", asked == null ? null : asked.amount())
         .bind("customerAmount", asked == null ? null : asked.customerAmount())
+        .bind("key", asked == null ? null : asked.key())
         .bind("at", asked == null ? null : at)
         .bind("id", id.value()).execute());
   }
 
   @Override
   public Optional<Asked> asked(PaymentId id) {
-    return jdbi.withHandle(h -> h.createQuery("SELECT asked_operation, asked_amount, asked_customer_amount, asked_at,"
-            + " CASE WHEN checked >= asked_at THEN checked END AS looked"
+    return jdbi.withHandle(h -> h.createQuery("SELECT asked_operation, asked_amount, asked_customer_amount, asked_key,"
+            + " asked_at, CASE WHEN checked >= asked_at THEN checked END AS looked"
             + " FROM payments WHERE id = :id AND asked_operation IS NOT NULL")
         .bind("id", id.value())
         .map((rs, ctx) -> new Asked(io.tollgate.domain.payment.OperationType.valueOf(rs.getString(1)),
-            rs.getBigDecimal(2), rs.getBigDecimal(3), instant(rs.getTimestamp(4)), instant(rs.getTimestamp(5))))
+            rs.getBigDecimal(2), rs.getBigDecimal(3), rs.getString(4), instant(rs.getTimestamp(5)),
+            instant(rs.getTimestamp(6))))
         .findOne());
   }
 

@@ -411,7 +411,7 @@ public final class Tollgate implements AutoCloseable {
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;
       RecentShops recentShops = new RecentShops(adapters.shops());
       PaymentWriter writer = new PaymentWriter(adapters.payments(),
-          new PaymentResultPayloads(publicUrl, recentShops::name), metrics);
+          new PaymentResultPayloads(publicUrl, recentShops::name), metrics, adapters.idempotency());
       SecurityCodes securityCodes = new SecurityCodes();
       PaymentService payments = new PaymentService(adapters.transactionRunner(), adapters.payments(), writer,
           adapters.balances(), adapters.shops(), adapters.idempotency(), adapters.cardVault(), secrets,

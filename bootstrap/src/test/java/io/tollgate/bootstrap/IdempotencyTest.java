@@ -260,6 +260,95 @@ class IdempotencyTest {
     assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
   }
 
+  /**
+   * A capture with a key cut short before it changed anything, and a void without a key
+   * meanwhile: the retry is not answered with the voided payment as if its capture had been
+   * made (a replay only answers what the key's own request changed), but runs, and is refused.
+   */
+  @Test
+  void a_capture_cut_short_is_not_answered_with_a_void_made_meanwhile() {
+    String id = authorized("9.00");
+    cutShort(id, "capture-cut-short", () -> { });
+    assertThat(gw.post("/api/v1/payments/" + id + "/void", "").json().at("/result/state").asText())
+        .isEqualTo("CANCELLED");
+    age("capture-cut-short");
+
+    Answer retry = gw.post("/api/v1/payments/" + id + "/capture", "", gw.apiKey, "capture-cut-short");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(409);
+    assertThat(retry.header("Idempotent-Replayed")).isNull();
+    assertThat(retry.json().get("message").asText()).isEqualTo("1.00 Illegal Workflow State");
+  }
+
+  /**
+   * A capture with a key that fails with an error while a void without a key commits: the key
+   * is not completed with the voided payment, and its retry runs, and is refused.
+   */
+  @Test
+  void a_capture_that_failed_is_not_answered_with_a_void_made_meanwhile() {
+    String id = authorized("8.00");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop,
+        "capture-failed", captureRequest(id), id, () -> {
+          assertThat(gw.post("/api/v1/payments/" + id + "/void", "").status()).isEqualTo(200);
+          throw new IllegalStateException("the request failed");
+        })).isInstanceOf(IllegalStateException.class);
+
+    Answer retry = gw.post("/api/v1/payments/" + id + "/capture", "", gw.apiKey, "capture-failed");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(409);
+    assertThat(retry.header("Idempotent-Replayed")).isNull();
+  }
+
+  /**
+   * A capture with a key cut short after it captured: its own step is its answer, whoever moved
+   * the payment after it (here nobody could: a void of a captured payment is refused).
+   */
+  @Test
+  void a_capture_cut_short_after_it_captured_answers_the_retry_with_its_capture() {
+    String id = authorized("6.00");
+    cutShort(id, "capture-done", () -> gw.app.services().processing().capture(gw.shop, id, null));
+    age("capture-done");
+
+    Answer retry = gw.post("/api/v1/payments/" + id + "/capture", "", gw.apiKey, "capture-done");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+  }
+
+  /** A pre-authorization of that amount, AUTHORIZED. */
+  static String authorized(String amount) {
+    String id = HostToHostTestSupport.depositWithCard(gw, "4000000000000408", amount, true);
+    assertThat(gw.patch("/api/v1/payments/" + id, H2H_BODY).json().at("/result/state").asText())
+        .isEqualTo("AUTHORIZED");
+    return id;
+  }
+
+  /** What the gateway fingerprints a capture without a body as. */
+  static String captureRequest(String id) {
+    return "POST /payments/" + id + "/capture ";
+  }
+
+  /**
+   * A capture without a body with the key, as the gateway runs it, stopped after {@code before}
+   * by an Error, which the claim is not given back for, as when the service stops: its claim is
+   * left unfinished.
+   */
+  private static void cutShort(String id, String key, Runnable before) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key,
+        captureRequest(id), id, () -> {
+          before.run();
+          throw new Error("the service stopped");
+        })).isInstanceOf(Error.class);
+  }
+
+  /** Makes the key's unfinished claim old enough to be taken for cut short. */
+  private static void age(String key) {
+    gw.database.jdbi().useHandle(h -> h.createUpdate("""
+            UPDATE idempotency_keys SET created = created - interval '3 minutes' WHERE idempotency_key = :key""")
+        .bind("key", key).execute());
+  }
+
   /** A 3-D Secure deposit: the retry gets the challenge's redirectUrl again. */
   @Test
   void a_retried_host_to_host_patch_of_a_3ds_card_gets_its_redirect_url_again() {

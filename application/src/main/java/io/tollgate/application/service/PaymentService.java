@@ -222,7 +222,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         if (!idempotency.takeOver(shop, idempotencyKey, use.claimed(), at)) {
           continue;
         }
-        if (changedSince(shop, paymentId, use.claimed())) {
+        if (idempotency.acted(shop, idempotencyKey)) {
           idempotency.complete(shop, idempotencyKey, PaymentId.parse(paymentId));
           return replay(shop, idempotencyKey, new PriorUse(fingerprint, PaymentId.parse(paymentId), at), fingerprint);
         }
@@ -238,14 +238,19 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     }
     Payment done;
     try {
-      done = action.get();
+      // What the action stores is recorded as the key's change, in the transaction that stores
+      // it: that the payment changed after the claim says nothing of who changed it, and a void
+      // without a key, made while a capture with one was cut short, was replayed as the capture.
+      done = writer.acting(idempotencyKey, PaymentId.parse(paymentId), action);
     } catch (RuntimeException e) {
       try {
         // A refusal (bad input, a state that does not allow the action) changed nothing; an
         // error may come after a commit of the action's own (a deposit committed as sent to its
-        // terminal), and then a retry is answered with the payment as this request left it.
+        // terminal), and then a retry is answered with the payment as this request left it. A
+        // capture or void committed as asked is no change yet: its retry asks the terminal again,
+        // or is answered the payment the job has since captured or voided.
         boolean refused = e instanceof DomainException && !(e instanceof DomainException.Unavailable);
-        if (!refused && changedSince(shop, paymentId, claimed)) {
+        if (!refused && idempotency.acted(shop, idempotencyKey)) {
           idempotency.complete(shop, idempotencyKey, PaymentId.parse(paymentId));
         } else if (!tookOver) {
           idempotency.release(shop, idempotencyKey, claimed);
@@ -265,13 +270,6 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   @Override
   public int forgetExpiredIdempotencyKeys(int batch) {
     return idempotency.forgetClaimedBefore(clock.instant().minus(IDEMPOTENCY_WINDOW), batch);
-  }
-
-  /** Whether the shop's payment of that id was changed after {@code since}. */
-  private boolean changedSince(ShopId shop, String paymentId, Instant since) {
-    PaymentId id = PaymentId.parse(paymentId);
-    return id != null && payments.find(id)
-        .filter(p -> p.shopId().equals(shop) && p.updated().isAfter(since)).isPresent();
   }
 
   private static void pause() {

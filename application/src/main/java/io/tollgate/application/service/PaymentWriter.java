@@ -3,10 +3,12 @@ package io.tollgate.application.service;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
 import io.tollgate.application.port.out.CardVault;
+import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.payment.PaymentType;
 import io.tollgate.application.port.out.WebhookOutbox;
@@ -15,6 +17,7 @@ import io.tollgate.domain.payment.PaymentOperation;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * Stores every step of a payment together with its consequences, in the caller's
@@ -33,17 +36,76 @@ import java.util.UUID;
  *
  * <p>Webhooks: entering a state the merchant is told about (COMPLETED, DECLINED, CANCELLED,
  * AUTHORIZED) writes an outbox event with the payment's document as it is at that moment.
+ *
+ * <p>Idempotency-Key: a step of the payment a keyed action runs on ({@link #acting}) is recorded
+ * as that key's change in the step's transaction, so that the retry of a request that failed or
+ * was cut short is answered with what it changed, and only that.
  */
 public final class PaymentWriter {
 
+  /** The payment a request with an Idempotency-Key acts on, and its key. */
+  private record Acting(String key, PaymentId payment) {}
+
+  /** Per thread: a request's action runs on its own thread, where no other request's steps are stored. */
+  private final ThreadLocal<Acting> acting = new ThreadLocal<>();
   private final PaymentRepository payments;
   private final WebhookPayloads payloads;
   private final PaymentMetrics metrics;
+  /** Told which key's request made a change; null where no keyed action runs (some tests). */
+  private final IdempotencyRepository keys;
 
   public PaymentWriter(PaymentRepository payments, WebhookPayloads payloads, PaymentMetrics metrics) {
+    this(payments, payloads, metrics, null);
+  }
+
+  public PaymentWriter(PaymentRepository payments, WebhookPayloads payloads, PaymentMetrics metrics,
+      IdempotencyRepository keys) {
     this.metrics = metrics;
     this.payments = payments;
     this.payloads = payloads;
+    this.keys = keys;
+  }
+
+  /**
+   * Runs the action of the request holding {@code key} on {@code payment}: each step of that
+   * payment it stores is recorded as the key's change ({@link IdempotencyRepository#recordActed}).
+   * A request without a key does not come here: its steps cost no write more.
+   */
+  public <T> T acting(String key, PaymentId payment, Supplier<T> action) {
+    acting.set(new Acting(key, payment));
+    try {
+      return action.get();
+    } finally {
+      acting.remove();
+    }
+  }
+
+  /** The key of the request acting on {@code payment} on this thread ({@link #acting}), or null. */
+  public String actingKey(PaymentId payment) {
+    Acting a = acting.get();
+    return a != null && a.payment() != null && a.payment().equals(payment) ? a.key() : null;
+  }
+
+  /**
+   * Stores the terminal's answer to a capture or void the request holding {@code askedBy} asked
+   * (null: one without a key): that request's change, whether it stores it, another request
+   * asking the same step again does, or the job for unanswered steps.
+   */
+  public Payment answer(Payment.Transition step, String askedBy) {
+    Payment stored = update(step);
+    if (askedBy != null && keys != null && !askedBy.equals(actingKey(stored.id()))) {
+      keys.recordActed(stored.shopId(), askedBy);
+    }
+    return stored;
+  }
+
+  /** {@code stored}, a step just written, recorded as the change of the keyed request acting on it. */
+  private Payment acted(Payment stored) {
+    String key = actingKey(stored.id());
+    if (key != null && keys != null) {
+      keys.recordActed(stored.shopId(), key);
+    }
+    return stored;
   }
 
   public Payment create(Payment.Transition creation) {
@@ -115,7 +177,7 @@ public final class PaymentWriter {
     if (step.before().state() != stored.state()) {
       metrics.moved(step.before().state(), stored);
     }
-    return stored;
+    return acted(stored);
   }
 
   /** Stores {@code next}, and the held step before it when there is one, as one write. */
@@ -134,12 +196,12 @@ public final class PaymentWriter {
   private Payment store(Payment.Transition step, List<PaymentOperation> earlier) {
     PaymentState from = step.before().state();
     if (from == step.after().state()) {
-      return payments.update(step, earlier, p -> moving(step.before(), p));
+      return acted(payments.update(step, earlier, p -> moving(step.before(), p)));
     }
     // The payment, its operations, its outbox row and its ledger entry in one write.
     Payment stored = payments.update(step, earlier, p -> new PaymentRepository.Effects(notification(p), ledgerEntry(p)));
     metrics.moved(from, stored);
-    return stored;
+    return acted(stored);
   }
 
   /**

@@ -272,8 +272,11 @@ public final class ProcessingService
     Optional<PaymentRepository.Asked> waiting = payments.asked(p.id());
     Instant now = clock.instant();
     if (waiting.isEmpty()) {
-      payments.ask(p.id(), wanted, now);
-      return new Asking(p, wanted);
+      // with the key of the request asking, if it has one: the answer is its change whoever
+      // stores it, so that its retry, should it be cut short, is answered with it
+      PaymentRepository.Asked asked = wanted.by(writer.actingKey(p.id()));
+      payments.ask(p.id(), asked, now);
+      return new Asking(p, asked);
     }
     PaymentRepository.Asked before = waiting.get();
     // asked again once the terminal left it unanswered, or its request was cut short; while a
@@ -391,7 +394,8 @@ public final class ProcessingService
       payments.ask(p.id(), null, null);
     }
     if (asked.operation() == OperationType.VOID) {
-      return writer.update(p.apply(OperationType.VOID, PaymentState.CANCELLED, external(r), clock.instant()));
+      return writer.answer(p.apply(OperationType.VOID, PaymentState.CANCELLED, external(r), clock.instant()),
+          asked.key());
     }
     Money captured = new Money(asked.amount(), p.amount().currency());
     Payment.Transition done = p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
@@ -403,7 +407,7 @@ public final class ProcessingService
       done = new Payment.Transition(done.before(), done.after().withRouting(done.after().amount(), capturedAsked,
           done.after().terminalId(), done.after().terminalName()), done.operation());
     }
-    return writer.update(done);
+    return writer.answer(done, asked.key());
   }
 
   @Override

@@ -119,6 +119,14 @@ class CreationRetryTest {
     }
 
     @Override
+    public void recordActed(ShopId shop, String key) {}
+
+    @Override
+    public boolean acted(ShopId shop, String key) {
+      return false;
+    }
+
+    @Override
     public int forgetClaimedBefore(Instant before, int limit) {
       return 0;
     }

@@ -8,6 +8,7 @@ import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
@@ -16,6 +17,7 @@ import io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand;
 import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.GroupRepository;
+import io.tollgate.application.port.out.IdempotencyRepository;
 import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
@@ -286,6 +288,39 @@ class ProcessorTerminalTest {
     service.voidAuthorization(SHOP, authorized.id().value());
 
     verify(processor).voidAuthorization(authorized.id(), A, "auth-1");
+  }
+
+  /**
+   * A capture asked by a request with an Idempotency-Key is kept with the key, and its answer is
+   * recorded as the key's change whoever stores it (here a request without a key asking the same
+   * capture again, as the job would): a retry of the keyed request, cut short or failed, is then
+   * answered with that capture, and never with a change of another request.
+   */
+  @Test
+  void a_capture_asked_with_a_key_is_that_keys_change_whoever_stores_its_answer() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+    Payment authorized = execute(cardDeposit(true));
+    IdempotencyRepository keys = mock(IdempotencyRepository.class);
+    PaymentWriter writer = new PaymentWriter(payments, p -> new byte[0], PaymentMetrics.NONE, keys);
+    service = new ProcessingService(tx, payments, writer, mock(BalanceRepository.class), shops, vault, processor,
+        reference, groups, null, CURRENCIES, Clock.systemUTC(), Duration.ZERO, new SecurityCodes(),
+        new RecentShops(shops));
+    when(processor.capture(any(), any(), any(), any()))
+        .thenReturn(new Result(Result.Status.PENDING, null, null, null, Map.of(), null))
+        .thenReturn(Result.approved("auth-1", "00"));
+    String id = authorized.id().value();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> writer.acting("capture-1", authorized.id(),
+        () -> service.capture(SHOP, id, null))).hasMessageContaining("has not answered");
+    PaymentRepository.Asked first = payments.asked(authorized.id()).orElseThrow();
+    assertThat(first.key()).isEqualTo("capture-1");
+    verify(keys, never()).recordActed(any(), any());
+    // as read back once its terminal left it unanswered: to be asked again
+    when(payments.asked(authorized.id())).thenReturn(Optional.of(new PaymentRepository.Asked(first.operation(),
+        first.amount(), first.customerAmount(), first.key(), java.time.Instant.now(), java.time.Instant.now())));
+
+    assertThat(service.capture(SHOP, id, null).state()).isEqualTo(PaymentState.COMPLETED);
+    verify(keys).recordActed(SHOP, "capture-1");
   }
 
   @Test

@@ -46,6 +46,17 @@ public interface IdempotencyRepository {
   void complete(ShopId shop, String key, PaymentId payment);
 
   /**
+   * Records, in the transaction that stores a change of the key's payment, that the request
+   * holding the key made it (a step it stored, or the terminal's answer to a capture or void it
+   * asked): of a request that failed or was cut short, only such a change is its answer, not one
+   * another request made meanwhile. A key not claimed, or completed, is left as it is.
+   */
+  void recordActed(ShopId shop, String key);
+
+  /** Whether the request holding the key changed its payment ({@link #recordActed}) or recorded its answer. */
+  boolean acted(ShopId shop, String key);
+
+  /**
    * Forgets up to {@code limit} keys claimed before {@code before}, which {@link #claim} would
    * take as expired anyway.
    *

@@ -214,16 +214,22 @@ public interface PaymentRepository {
   /**
    * A capture or void of a pre-authorization, asked of its terminal with no answer stored yet:
    * the amount to capture in the payment's currency and, for a payment asked for in another
-   * currency, in that one (null otherwise, and for a void). As read back, {@code since} is when
-   * it was asked and {@code looked} when its terminal last left it unanswered ({@link #checked}),
-   * null when it has not since; both null in one to {@link #ask}.
+   * currency, in that one (null otherwise, and for a void); {@code key}, the Idempotency-Key of
+   * the request that asked it, if it had one, whose change the answer is, whoever stores it. As
+   * read back, {@code since} is when it was asked and {@code looked} when its terminal last left
+   * it unanswered ({@link #checked}), null when it has not since; both null in one to {@link #ask}.
    */
   record Asked(io.tollgate.domain.payment.OperationType operation, java.math.BigDecimal amount,
-      java.math.BigDecimal customerAmount, Instant since, Instant looked) {
+      java.math.BigDecimal customerAmount, String key, Instant since, Instant looked) {
 
     public Asked(io.tollgate.domain.payment.OperationType operation, java.math.BigDecimal amount,
         java.math.BigDecimal customerAmount) {
-      this(operation, amount, customerAmount, null, null);
+      this(operation, amount, customerAmount, null, null, null);
+    }
+
+    /** This step, asked by the request with that key (null: one without). */
+    public Asked by(String key) {
+      return new Asked(operation, amount, customerAmount, key, since, looked);
     }
 
     /** The same step for the same amounts, however many trailing zeros each was written with. */
