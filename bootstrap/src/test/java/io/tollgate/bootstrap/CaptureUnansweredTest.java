@@ -35,7 +35,9 @@ class CaptureUnansweredTest {
     /** Refuses. */
     REFUSES,
     /** Takes two seconds to act and answer, as a slow acquirer may. */
-    SLOW
+    SLOW,
+    /** Acts, and the service stops before its answer is back (an Error no request catches). */
+    ACTS_THEN_SERVICE_STOPS
   }
 
   /**
@@ -99,6 +101,9 @@ class CaptureUnansweredTest {
       }
       if (!did.contains(what)) {
         did.add(what);
+      }
+      if (how == Answering.ACTS_THEN_SERVICE_STOPS) {
+        throw new Error("the service stopped");
       }
       if (how == Answering.ACTS_THEN_TIMES_OUT) {
         throw new IllegalStateException("the terminal did not answer in time (it had received it)",
@@ -306,6 +311,78 @@ class CaptureUnansweredTest {
     Answer voided = gw.post("/api/v1/payments/" + id + "/void", "");
     assertThat(voided.status()).as(voided.body()).isEqualTo(200);
     assertThat(voided.json().at("/result/state").asText()).isEqualTo("CANCELLED");
+  }
+
+  /**
+   * A capture with a key whose terminal's answer was lost (a 500, after the step was committed
+   * as asked) changed nothing yet: the key is free, and its retry asks the terminal again and is
+   * answered its capture, not replayed the AUTHORIZED payment as if that were the first answer.
+   */
+  @Test
+  void a_keyed_capture_that_failed_after_it_asked_is_asked_again_by_its_retry() {
+    String id = authorized("6.00", Answering.ACTS_THEN_TIMES_OUT);
+    String path = "/api/v1/payments/" + id + "/capture";
+    assertThat(gw.post(path, "", gw.apiKey, "lost-" + id).status()).isEqualTo(500);
+
+    acquirer.answering.remove(id);
+    Answer retry = gw.post(path, "", gw.apiKey, "lost-" + id);
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isNull();
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(acquirer.calls.get(id)).containsExactly("captured 6.00 EUR", "captured 6.00 EUR");
+    assertThat(acquirer.done.get(id)).containsExactly("captured 6.00 EUR");
+
+    Answer again = gw.post(path, "", gw.apiKey, "lost-" + id);
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+  }
+
+  /**
+   * The same lost answer stored by the job before the retry: the retry is answered the payment
+   * the job captured.
+   */
+  @Test
+  void a_keyed_capture_that_failed_after_it_asked_is_answered_the_jobs_capture_on_its_retry() throws Exception {
+    String id = authorized("5.50", Answering.ACTS_THEN_TIMES_OUT);
+    String path = "/api/v1/payments/" + id + "/capture";
+    assertThat(gw.post(path, "", gw.apiKey, "lost-then-job-" + id).status()).isEqualTo(500);
+    overdue(id);
+    acquirer.answering.remove(id);
+    assertThat(gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10)).get("state").asText())
+        .isEqualTo("COMPLETED");
+
+    Answer retry = gw.post(path, "", gw.apiKey, "lost-then-job-" + id);
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(acquirer.done.get(id)).containsExactly("captured 5.50 EUR");
+  }
+
+  /**
+   * A capture with a key cut short (the service stopped) once it had asked the terminal, which
+   * captured, and answered later by the job: that capture is the key's, and its retry, once the
+   * claim is taken for cut short, is answered with it as a replay, and asks nothing again.
+   */
+  @Test
+  void a_capture_cut_short_after_it_asked_the_terminal_answers_the_retry_with_the_jobs_capture() throws Exception {
+    String id = authorized("7.00", Answering.ACTS_THEN_SERVICE_STOPS);
+    String key = "asked-then-stopped-" + id;
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key,
+        "POST /payments/" + id + "/capture ", id, () -> gw.app.services().processing().capture(gw.shop, id, null)))
+        .isInstanceOf(Error.class);
+    overdue(id);
+    acquirer.answering.remove(id);
+    assertThat(gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10)).get("state").asText())
+        .isEqualTo("COMPLETED");
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+        "UPDATE idempotency_keys SET created = created - interval '3 minutes' WHERE idempotency_key = :key")
+        .bind("key", key).execute());
+
+    Answer retry = gw.post("/api/v1/payments/" + id + "/capture", "", gw.apiKey, key);
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(acquirer.calls.get(id)).as("by the request, then the job").hasSize(2);
   }
 
   @Test
