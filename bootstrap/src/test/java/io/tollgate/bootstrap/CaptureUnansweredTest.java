@@ -205,8 +205,9 @@ class CaptureUnansweredTest {
     assertThat(otherAmount.status()).isEqualTo(409);
     assertThat(acquirer.calls.get(id)).as("neither was sent to the terminal").containsExactly("captured 6.00 EUR");
 
-    overdue(id);
+    // answering first: a job round between the two would find it undecided, and wait long to ask again
     acquirer.answering.remove(id);
+    overdue(id);
     assertThat(gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10)).get("amount").decimalValue())
         .isEqualByComparingTo("6.00");
     assertThat(steps(id)).startsWith("CAPTURE:COMPLETED", "DEPOSIT:AUTHORIZED");
@@ -256,13 +257,15 @@ class CaptureUnansweredTest {
   void a_capture_made_again_after_the_job_captured_it_is_answered_the_payment() throws Exception {
     String id = authorized("9.00", Answering.UNDECIDED);
     String path = "/api/v1/payments/" + id + "/capture";
+    long overdueBefore = unanswered(Duration.ofMinutes(2));
+    long askedBefore = unanswered(Duration.ofMinutes(-1));
     assertThat(gw.post(path, "{\"amount\":5.00}", gw.apiKey, "late-" + id).status()).isEqualTo(409);
-    assertThat(unanswered()).as("not overdue yet").isZero();
-    overdue(id);
-    assertThat(unanswered()).as("overdue, for the operators' alert").isEqualTo(1);
+    assertThat(unanswered(Duration.ofMinutes(2))).as("not overdue yet").isEqualTo(overdueBefore);
+    assertThat(unanswered(Duration.ofMinutes(-1))).as("counted, asked just now").isEqualTo(askedBefore + 1);
     acquirer.answering.remove(id);
+    overdue(id);
     gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10));
-    assertThat(unanswered()).isZero();
+    assertThat(unanswered(Duration.ofMinutes(-1))).as("answered, for the operators' alert").isEqualTo(askedBefore);
 
     Answer keyed = gw.post(path, "{\"amount\":5.00}", gw.apiKey, "late-" + id);
     assertThat(keyed.status()).as(keyed.body()).isEqualTo(200);
@@ -294,9 +297,12 @@ class CaptureUnansweredTest {
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
   }
 
-  /** The payments whose terminal's answer is overdue, as the operators' gauge counts them. */
-  private static long unanswered() {
-    return gw.app.services().persistence().payments().countUnanswered(java.time.Instant.now().minusSeconds(120));
+  /**
+   * The payments whose terminal's answer has been missing for longer than {@code for}, as the
+   * operators' gauge counts them (for two minutes); a negative one counts those asked just now.
+   */
+  private static long unanswered(Duration missingFor) {
+    return gw.app.services().persistence().payments().countUnanswered(java.time.Instant.now().minus(missingFor));
   }
 
   @Test
@@ -346,8 +352,9 @@ class CaptureUnansweredTest {
     String id = authorized("5.50", Answering.ACTS_THEN_TIMES_OUT);
     String path = "/api/v1/payments/" + id + "/capture";
     assertThat(gw.post(path, "", gw.apiKey, "lost-then-job-" + id).status()).isEqualTo(500);
-    overdue(id);
+    // answering first: a job round between the two would find it undecided, and wait long to ask again
     acquirer.answering.remove(id);
+    overdue(id);
     assertThat(gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10)).get("state").asText())
         .isEqualTo("COMPLETED");
 
@@ -369,8 +376,9 @@ class CaptureUnansweredTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key,
         "POST /payments/" + id + "/capture ", id, () -> gw.app.services().processing().capture(gw.shop, id, null)))
         .isInstanceOf(Error.class);
-    overdue(id);
+    // answering first: a job round between the two would find it undecided, and wait long to ask again
     acquirer.answering.remove(id);
+    overdue(id);
     assertThat(gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10)).get("state").asText())
         .isEqualTo("COMPLETED");
     gw.database.jdbi().useHandle(h -> h.createUpdate(
@@ -392,8 +400,9 @@ class CaptureUnansweredTest {
     assertThat(gw.post("/api/v1/payments/" + id + "/capture", "").status()).isEqualTo(409);
     assertThat(acquirer.calls.get(id)).containsExactly("voided");
 
-    overdue(id);
+    // answering first: a job round between the two would find it undecided, and wait long to ask again
     acquirer.answering.remove(id);
+    overdue(id);
     assertThat(gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10)).get("state").asText())
         .isEqualTo("CANCELLED");
     assertThat(events(id, "CANCELLED")).isEqualTo(1);
