@@ -2198,24 +2198,53 @@ class MoneyInvariantsTest {
    * terminal asked; a payment completed or authorized is one it moved the money of, and one
    * declined or cancelled (but for a voided pre-authorization) one it did not. One it may have
    * moved the money of but never answered stays PENDING, which the ledger holds (neither paid
-   * out nor given back).
+   * out nor given back). A pre-authorization is captured at the acquirer, once, for what the
+   * gateway says, exactly when the gateway completed it, and voided there exactly when the
+   * gateway cancelled it once authorized; never both. Called when no capture or void waits for
+   * its terminal: one that does may have been made there while the gateway still says AUTHORIZED.
    */
   private void everyAcquirerDecisionIsCountedOnce() {
     Map<String, Row> rows = rows();
     assertThat(acquirer.asked()).as("payments the acquirer was asked about that the run did not make")
         .isSubsetOf(tracked.keySet());
     for (Tracked t : tracked.values()) {
-      String state = rows.get(t.id).state();
+      Row row = rows.get(t.id);
+      String state = row.state();
       List<String> moved = acquirer.moved(t.id);
-      String what = t + ", " + state + ", whose money the acquirer moved in " + moved;
-      assertThat(moved).as("money moved more than once of " + what).hasSizeLessThanOrEqualTo(1);
+      List<String> captured = moved.stream().filter(m -> m.startsWith("capture ")).toList();
+      List<String> charged = moved.stream().filter(m -> !m.startsWith("capture ")).toList();
+      String voided = acquirer.voided(t.id);
+      String what = t + ", " + state + ", whose money the acquirer moved in " + moved
+          + (voided == null ? "" : ", voided");
+      assertThat(charged).as("money moved more than once of " + what).hasSizeLessThanOrEqualTo(1);
       if (t.type == PaymentType.DEPOSIT && t.card == null) {
         continue; // a bank transfer: the sandbox bank's, not the acquirer's
       }
       if (state.equals("COMPLETED") || state.equals("AUTHORIZED")) {
-        assertThat(moved).as(state + " with no money moved by the acquirer: " + what).hasSize(1);
+        assertThat(charged).as(state + " with no money moved by the acquirer: " + what).hasSize(1);
       } else if (state.equals("DECLINED") || (state.equals("CANCELLED") && !t.preAuth)) {
-        assertThat(moved).as(state + " with its money moved by the acquirer: " + what).isEmpty();
+        assertThat(charged).as(state + " with its money moved by the acquirer: " + what).isEmpty();
+      }
+      if (!t.preAuth) {
+        assertThat(captured).as("captured at the acquirer, not a pre-authorization: " + what).isEmpty();
+        assertThat(voided).as("voided at the acquirer, not a pre-authorization: " + what).isNull();
+        continue;
+      }
+      assertThat(captured.isEmpty() || voided == null).as("captured and voided at the acquirer: " + what).isTrue();
+      if (state.equals("COMPLETED")) {
+        assertThat(captured).as("COMPLETED, not captured at the acquirer: " + what).hasSize(1);
+        // "capture <payment> <amount> <currency>", as the acquirer was asked it
+        String[] step = captured.get(0).split(" ");
+        assertThat(new BigDecimal(step[2])).as("captured at the acquirer of " + what)
+            .isEqualByComparingTo(row.amount());
+        assertThat(step[3]).as("currency captured at the acquirer of " + what).isEqualTo(row.currency());
+      } else {
+        assertThat(captured).as(state + ", captured at the acquirer: " + what).isEmpty();
+      }
+      if (state.equals("CANCELLED") && !charged.isEmpty()) {
+        assertThat(voided).as("CANCELLED once authorized, not voided at the acquirer: " + what).isNotNull();
+      } else {
+        assertThat(voided).as(state + ", voided at the acquirer: " + what).isNull();
       }
     }
   }

@@ -1,6 +1,7 @@
 package io.tollgate.bootstrap;
 
 import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.domain.error.ErrorCode;
 import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Customer;
 import io.tollgate.domain.payment.PaymentId;
@@ -26,6 +27,11 @@ import java.util.function.Supplier;
  * PENDING (the acquirer still waits on the issuer) or time out, having reached the acquirer or
  * not. Once a call reached it the acquirer has decided, as the sandbox decides for {@link #PAYS}
  * or {@link #DECLINES}, and answers that decision to every call it answers after.
+ *
+ * <p>The capture or void of a pre-authorization of a tardy card follows the same plan, its first
+ * {@code silent} calls counted apart from the authorization's. Like a real acquirer it captures
+ * or voids a pre-authorization once: the same step asked again is answered what it did, and a
+ * void of what it captured, or a capture of what it voided (or of another amount), is refused.
  */
 final class TardyAcquirer implements PaymentProcessor {
 
@@ -46,9 +52,16 @@ final class TardyAcquirer implements PaymentProcessor {
   private final long seed;
   /** What the acquirer decided, by step, payment, terminal and attempt: a call made again is answered this. */
   private final Map<String, Result> decided = new ConcurrentHashMap<>();
-  /** The steps in which the acquirer moved money of a payment (charged, paid out, refunded), by payment id. */
+  /**
+   * The steps in which the acquirer moved money of a payment (charged, paid out, refunded,
+   * captured), by payment id.
+   */
   private final Map<String, List<String>> moved = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+  /** The calls to capture or void each pre-authorization, counted apart: its plan starts over for them. */
+  private final Map<String, AtomicInteger> settleCalls = new ConcurrentHashMap<>();
+  /** The capture or void the acquirer made of each pre-authorization, by payment id: it makes one at most. */
+  private final Map<String, String> settled = new ConcurrentHashMap<>();
   private final Set<String> tardyDeposits = ConcurrentHashMap.newKeySet();
   private final AtomicInteger unanswered = new AtomicInteger();
 
@@ -72,9 +85,17 @@ final class TardyAcquirer implements PaymentProcessor {
     return List.copyOf(moved.getOrDefault(paymentId, List.of()));
   }
 
+  /** The void the acquirer made of the pre-authorization, or null when it voided nothing. */
+  String voided(String paymentId) {
+    String did = settled.get(paymentId);
+    return did != null && did.startsWith("void ") ? did : null;
+  }
+
   /** The payments the acquirer was asked about. */
   Set<String> asked() {
-    return Set.copyOf(calls.keySet());
+    Set<String> all = new java.util.HashSet<>(calls.keySet());
+    all.addAll(settleCalls.keySet());
+    return all;
   }
 
   /** How many calls the acquirer left unanswered (PENDING or timed out). */
@@ -94,42 +115,66 @@ final class TardyAcquirer implements PaymentProcessor {
       tardyDeposits.add(charge.payment().value());
     }
     return ask("authorize " + charge.payment().value() + " " + charge.terminal() + " " + charge.attempt(),
-        charge.payment(), tardy, () -> sandbox.authorize(decided(charge)));
+        charge.payment(), tardy, calls, true, () -> sandbox.authorize(decided(charge)));
   }
 
   @Override
   public Result completeChallenge(CardCharge charge, boolean customerPassed) {
     return ask("challenge " + charge.payment().value() + " " + charge.terminal() + " " + charge.attempt(),
-        charge.payment(), false, () -> sandbox.completeChallenge(charge, customerPassed));
+        charge.payment(), false, calls, true, () -> sandbox.completeChallenge(charge, customerPassed));
   }
 
   @Override
   public Result capture(PaymentId payment, Terminal terminal, String externalId, Money amount) {
-    return sandbox.capture(payment, terminal, externalId, amount);
+    String step = "capture " + payment.value() + " " + amount;
+    return ask(step, payment, tardyDeposits.contains(payment.value()), settleCalls, true,
+        () -> settle(payment, step, () -> sandbox.capture(payment, terminal, externalId, amount)));
   }
 
   @Override
   public Result voidAuthorization(PaymentId payment, Terminal terminal, String externalId) {
-    return sandbox.voidAuthorization(payment, terminal, externalId);
+    String step = "void " + payment.value();
+    // a void releases what was held: no money moved
+    return ask(step, payment, tardyDeposits.contains(payment.value()), settleCalls, false,
+        () -> settle(payment, step, () -> sandbox.voidAuthorization(payment, terminal, externalId)));
+  }
+
+  /**
+   * The acquirer's decision on a capture or void of a pre-authorization: the sandbox's, unless
+   * it already captured or voided it otherwise, which it refuses.
+   */
+  private Result settle(PaymentId payment, String step, Supplier<Result> decide) {
+    // one lock for the check and the act: a capture and a void decided at once cannot both be made
+    synchronized (settled) {
+      String did = settled.get(payment.value());
+      if (did != null) {
+        return Result.declined(ErrorCode.E3_00_DECLINED_BY_ACQUIRER, "acq-" + payment.value(), "12");
+      }
+      Result r = decide.get();
+      if (r.status() == Result.Status.APPROVED) {
+        settled.put(payment.value(), step);
+      }
+      return r;
+    }
   }
 
   @Override
   public Result payout(CardCharge payout) {
     return ask("payout " + payout.payment().value() + " " + payout.terminal() + " " + payout.attempt(),
-        payout.payment(), tardy(payout.cardNumber()), () -> sandbox.payout(decided(payout)));
+        payout.payment(), tardy(payout.cardNumber()), calls, true, () -> sandbox.payout(decided(payout)));
   }
 
   @Override
   public Result bankPayout(PaymentId payout, Terminal terminal, Money amount, Customer account) {
-    return ask("bank payout " + payout.value() + " " + terminal, payout, false,
+    return ask("bank payout " + payout.value() + " " + terminal, payout, false, calls, true,
         () -> sandbox.bankPayout(payout, terminal, amount, account));
   }
 
   @Override
   public Result refund(PaymentId refund, PaymentId deposit, Terminal terminal, String depositExternalId,
       Money amount) {
-    return ask("refund " + refund.value() + " " + terminal, refund, tardyDeposits.contains(deposit.value()),
-        () -> sandbox.refund(refund, deposit, terminal, depositExternalId, amount));
+    return ask("refund " + refund.value() + " " + terminal, refund, tardyDeposits.contains(deposit.value()), calls,
+        true, () -> sandbox.refund(refund, deposit, terminal, depositExternalId, amount));
   }
 
   @Override
@@ -145,22 +190,25 @@ final class TardyAcquirer implements PaymentProcessor {
   }
 
   /**
-   * A call of {@code step} for {@code payment}: answered what the acquirer decided, once it has
-   * (deciding now if it has not), unless the payment is tardy and this call is one its plan leaves
-   * unanswered.
+   * A call of {@code step} for {@code payment}, counted in {@code counted}: answered what the
+   * acquirer decided, once it has (deciding now if it has not), unless the payment is tardy and
+   * this call is one its plan leaves unanswered. {@code moves}: whether an approval moves money.
    */
-  private Result ask(String step, PaymentId payment, boolean tardy, Supplier<Result> decide) {
-    int call = calls.computeIfAbsent(payment.value(), p -> new AtomicInteger()).incrementAndGet();
+  private Result ask(String step, PaymentId payment, boolean tardy, Map<String, AtomicInteger> counted,
+      boolean moves, Supplier<Result> decide) {
+    int call = counted.computeIfAbsent(payment.value(), p -> new AtomicInteger()).incrementAndGet();
     Plan plan = plan(seed, payment.value());
     if (!tardy || (!plan.never() && call > plan.silent())) {
-      return decide(step, payment, decide);
+      return decide(step, payment, moves, decide);
     }
     unanswered.incrementAndGet();
-    Random r = new Random(seed * 37 + (payment.value() + " " + call).hashCode());
+    // a capture's or void's calls drawn apart from the authorization's of the same number
+    String drawn = payment.value() + " " + (counted == calls ? "" : "settle ") + call;
+    Random r = new Random(seed * 37 + drawn.hashCode());
     boolean reached = r.nextInt(3) != 0;
     boolean alreadyDecided = decided.containsKey(step);
     if (reached) {
-      decide(step, payment, decide);
+      decide(step, payment, moves, decide);
     }
     if (!alreadyDecided && r.nextBoolean()) {
       // the acquirer took it and waits on the issuer or the bank: no decision yet, as far as the gateway is told
@@ -170,10 +218,10 @@ final class TardyAcquirer implements PaymentProcessor {
         + (reached ? " (it had received it)" : ""), new SocketTimeoutException("Read timed out"));
   }
 
-  private Result decide(String step, PaymentId payment, Supplier<Result> decide) {
+  private Result decide(String step, PaymentId payment, boolean moves, Supplier<Result> decide) {
     return decided.computeIfAbsent(step, s -> {
       Result r = decide.get();
-      if (r.status() == Result.Status.APPROVED) {
+      if (moves && r.status() == Result.Status.APPROVED) {
         moved.computeIfAbsent(payment.value(), p -> new CopyOnWriteArrayList<>()).add(step);
       }
       return r;
