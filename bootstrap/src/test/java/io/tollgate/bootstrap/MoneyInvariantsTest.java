@@ -43,7 +43,8 @@ import org.junit.jupiter.api.Test;
 /**
  * No payment lost or made twice, and every balance what its ledger says: a few hundred random
  * operations over the gateway API (host-to-host deposits with cards that complete, decline or
- * ask for 3-D Secure, bank transfers, pre-authorizations captured in full or in part or voided,
+ * ask for 3-D Secure, bank transfers, pre-authorizations captured in full or in part or voided
+ * (by a terminal that answers at once, or one that leaves its first calls unanswered),
  * refunds and over-refunds, withdrawals with and without approval and balance check, payments
  * converted for a terminal in another currency or cascaded to one, retries with one
  * Idempotency-Key, and races of several requests on one payment or one balance), sent to either
@@ -245,6 +246,7 @@ class MoneyInvariantsTest {
         step(i);
         if (i % 40 == 39) {
           balancesFollowTheLedger("after operation " + i);
+          capturesAndVoidsAnswered();
           everyAcquirerDecisionIsCountedOnce();
           settledBankTransfers();
           unansweredDepositsOverdue();
@@ -253,6 +255,7 @@ class MoneyInvariantsTest {
         }
       }
       long ran = System.nanoTime();
+      capturesAndVoidsAnswered();
       settle();
       System.out.println("MoneyInvariantsTest: operations " + Duration.ofNanos(ran - began).toMillis()
           + " ms, settled in " + Duration.ofNanos(System.nanoTime() - ran).toMillis() + " ms");
@@ -284,14 +287,15 @@ class MoneyInvariantsTest {
     Map<String, Long> checked = new java.util.TreeMap<>();
     for (Tracked t : tracked.values()) {
       if (TardyAcquirer.tardy(t.card) || (t.parent != null && TardyAcquirer.tardy(tracked.get(t.parent).card))) {
-        tardy.merge(t.type + " " + t.ends, 1L, Long::sum);
+        tardy.merge(t.type + (t.preAuth ? " pre-auth " : " ") + t.ends, 1L, Long::sum);
       }
       if (t.shop == shops.get(CHECKING_CONVERTING_SHOP) && t.type == PaymentType.WITHDRAWAL) {
         checked.merge(t.currency + (t.asked == null ? "" : " from " + t.askedCurrency) + " " + t.ends, 1L, Long::sum);
       }
     }
     System.out.println("MoneyInvariantsTest acquirer: " + acquirer.unanswered() + " calls left unanswered, of "
-        + tardy + "; withdrawals of the shop checking converted ones: " + checked);
+        + tardy + "; tardy captures and voids answered when made again " + answeredAgain + ", to the job "
+        + answeredToJob + "; withdrawals of the shop checking converted ones: " + checked);
     System.out.println("MoneyInvariantsTest seed " + SEED + ": " + tracked.size() + " payments in "
         + Duration.ofNanos(System.nanoTime() - began).toMillis() + " ms");
   }
@@ -310,7 +314,7 @@ class MoneyInvariantsTest {
   }
 
   private void step(int i) throws Exception {
-    int dice = random.nextInt(111);
+    int dice = random.nextInt(117);
     // the hasty shop's checkout timeout is for checkoutDeadlineRace alone: elsewhere it would
     // make what a slow machine answers depend on its speed
     Shop shop = shops.get(random.nextInt(REGULAR_SHOPS));
@@ -347,7 +351,7 @@ class MoneyInvariantsTest {
       velocityRace();
     } else if (dice < 100) {
       mixedBurst();
-    } else if (dice < 106) {
+    } else if (dice < 112) {
       tardyStep(shop, currency);
     } else {
       checkedConvertedStep();
@@ -672,7 +676,9 @@ class MoneyInvariantsTest {
       verifyCard(shop);
       return;
     }
-    Tracked authorized = pick(t -> t.shop == shop && t.certainly("AUTHORIZED") && t.amount.signum() > 0);
+    // a tardy card's pre-authorization is captured by tardyStep, which expects its terminal's silence
+    Tracked authorized = pick(t -> t.shop == shop && t.certainly("AUTHORIZED") && t.amount.signum() > 0
+        && !TardyAcquirer.tardy(t.card));
     if (authorized == null || random(4) == 0) {
       String currency = CURRENCIES.get(random(CURRENCIES.size()));
       deposit(shop, currency, randomAmount(currency, false), APPROVED, true, true);
@@ -968,20 +974,33 @@ class MoneyInvariantsTest {
    * or timed out, having received it or not. A host-to-host deposit of a tardy card, a withdrawal
    * to one of a shop without approval, or a refund of a deposit such a card paid: each ends as the
    * acquirer decided, its money moved once however often it was asked, and one it never answers
-   * stays PENDING, holding what a payout holds, neither paid out nor given back.
+   * stays PENDING, holding what a payout holds, neither paid out nor given back. A tardy card's
+   * pre-authorization, once authorized, is captured or voided, which the acquirer leaves
+   * unanswered at first too.
    */
-  private void tardyStep(Shop shop, String currency) {
+  private void tardyStep(Shop shop, String currency) throws Exception {
     int dice = random(10);
     String card = random(5) == 0 ? TardyAcquirer.TARDY_DECLINED : TardyAcquirer.TARDY;
     Tracked paid = dice < 2 ? pick(t -> t.type == PaymentType.DEPOSIT && TardyAcquirer.TARDY.equals(t.card)
         && t.certainly("COMPLETED") && !t.awaitsBank) : null;
+    Tracked authorized = dice >= 4 && dice < 8 ? pick(t -> t.preAuth && TardyAcquirer.TARDY.equals(t.card)
+        && t.certainly("AUTHORIZED") && !t.awaitsBank) : null;
     if (paid != null) {
       BigDecimal[] left = leftToRefund(paid);
       if (left[0].signum() > 0) {
         refund(paid, partOf(left[0], paid.currency), left, null);
       }
-    } else if (dice < 6) {
-      tardyDeposit(shop, currency, card);
+    } else if (authorized != null) {
+      tardyCaptureOrVoid(authorized);
+    } else if (dice < 8) {
+      Tracked t = tardyDeposit(shop, currency, card, dice >= 4);
+      // one authorized at once, rather than over the next checks, is captured or voided sooner, or now
+      if (t.awaitsBank && t.preAuth && random(2) == 0) {
+        authorizedOnceOverdue(t);
+        if (random(2) == 0) {
+          tardyCaptureOrVoid(t);
+        }
+      }
     } else {
       // a shop without approval, plain or checking its balance
       withdraw(shops.get(random(2) == 0 ? 0 : 2), currency, randomAmount(currency, true), card, true);
@@ -989,19 +1008,20 @@ class MoneyInvariantsTest {
   }
 
   /**
-   * A host-to-host deposit of a tardy card: its PATCH is answered while its terminal has not
-   * answered, PENDING or an error, and it stays PENDING at that terminal, which a second PATCH
-   * cannot charge again, until the job for unanswered deposits has the terminal's answer.
+   * A host-to-host deposit of a tardy card, or its pre-authorization: its PATCH is answered while
+   * its terminal has not answered, PENDING or an error, and it stays PENDING at that terminal,
+   * which a second PATCH cannot charge again, until the job for unanswered deposits has the
+   * terminal's answer: COMPLETED, or AUTHORIZED, to be captured or voided by {@link #tardyStep}.
    */
-  private void tardyDeposit(Shop shop, String currency, String card) {
+  private Tracked tardyDeposit(Shop shop, String currency, String card, boolean preAuth) {
     BigDecimal amount = randomAmount(currency, false);
-    JsonNode created = ok(post("/api/v1/payments", depositBody(currency, amount, card, false), shop.key(), null),
+    JsonNode created = ok(post("/api/v1/payments", depositBody(currency, amount, card, preAuth), shop.key(), null),
         "tardy deposit");
     String id = created.get("id").asText();
     String end = TardyAcquirer.plan(SEED, id).never() ? "PENDING"
-        : card.equals(TardyAcquirer.TARDY) ? "COMPLETED" : "DECLINED";
-    Tracked t = track(id, shop, PaymentType.DEPOSIT, currency, amount, null, false, card, Set.of(end));
-    t.awaitsBank = end.equals("COMPLETED");
+        : !card.equals(TardyAcquirer.TARDY) ? "DECLINED" : preAuth ? "AUTHORIZED" : "COMPLETED";
+    Tracked t = track(id, shop, PaymentType.DEPOSIT, currency, amount, null, preAuth, card, Set.of(end));
+    t.awaitsBank = end.equals("COMPLETED") || end.equals("AUTHORIZED");
     if (!end.equals("PENDING")) {
       t.announced.add(end);
     }
@@ -1016,6 +1036,31 @@ class MoneyInvariantsTest {
     assertThat(patch(t, null).status()).as("a second PATCH of " + t + " while its terminal has not answered")
         .isEqualTo(409);
     note("tardy deposit " + t + " answered " + sent.status());
+    return t;
+  }
+
+  /**
+   * Makes the answer of the tardy pre-authorization overdue, again after each look the job takes
+   * that its terminal leaves unanswered, until it is AUTHORIZED. Its alone: the other tardy
+   * deposits' overdue at the checks, the only points the model learns they were answered at.
+   */
+  private void authorizedOnceOverdue(Tracked t) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    String state;
+    int rounds = 0;
+    do {
+      if (rounds++ % 3 == 0) {
+        gw.database.jdbi().useHandle(h -> h.createUpdate("""
+                UPDATE payments SET updated = now() - interval '3 minutes', checked = NULL
+                 WHERE CAST(id AS text) = :id AND state = 'PENDING'""")
+            .bind("id", t.id).execute());
+      }
+      Thread.sleep(100);
+      state = state(t);
+    } while (state.equals("PENDING") && System.nanoTime() < end);
+    assertThat(state).as(t + " once its answer is overdue").isEqualTo("AUTHORIZED");
+    t.awaitsBank = false;
+    note("authorized at once " + t);
   }
 
   /**
@@ -1032,6 +1077,214 @@ class MoneyInvariantsTest {
     gw.database.jdbi().useHandle(h -> h.createUpdate("""
             UPDATE payments SET updated = now() - interval '3 minutes', checked = NULL
              WHERE CAST(id AS text) = ANY(:ids) AND state = 'PENDING'""")
+        .bind("ids", ids).execute());
+  }
+
+  /**
+   * A capture or void of a tardy card's pre-authorization, as its merchant sends it, with its own
+   * Idempotency-Key or none; {@code amount} what a capture captures, null for a void.
+   */
+  record Asking(Tracked payment, boolean capture, String body, String key, BigDecimal amount) {
+
+    String end() {
+      return capture ? "COMPLETED" : "CANCELLED";
+    }
+
+    Answer send() {
+      return post("/api/v1/payments/" + payment.id + (capture ? "/capture" : "/void"), body, payment.shop.key(), key);
+    }
+
+    @Override
+    public String toString() {
+      return (capture ? "capture of " + amount + " " + body : "void") + (key == null ? "" : " keyed") + " of "
+          + payment;
+    }
+  }
+
+  /** Captures and voids their terminal has not answered, left to the job for unanswered captures and voids. */
+  final List<Asking> asking = new ArrayList<>();
+  /** How many tardy captures and voids the merchant had answered by making them again, and how many the job. */
+  int answeredAgain;
+  int answeredToJob;
+
+  /**
+   * A capture or void of a tardy card's pre-authorization, whose terminal leaves its first calls
+   * unanswered (PENDING, or timed out, having reached it or not) as it did the authorization's.
+   * Each is a 409 that says the terminal has not answered, or a 500; meanwhile every other
+   * capture or void is a 409 for the step that waits. The merchant makes it again, as it is
+   * told, until the terminal answers it; or makes it again a few times, or several times at
+   * once, and leaves it to the job, which {@link #capturesAndVoidsAnswered} makes it run.
+   */
+  private void tardyCaptureOrVoid(Tracked t) throws Exception {
+    int silent = TardyAcquirer.plan(SEED, t.id).silent();
+    boolean capture = random(3) != 0;
+    BigDecimal amount = !capture ? null : random(2) == 0 ? t.amount : partOf(t.amount, t.currency);
+    // the full amount by the body that names none, or by the one that names it
+    String body = !capture || amount.compareTo(t.amount) == 0 && random(2) == 0 ? "{}"
+        : "{\"amount\":" + amount.toPlainString() + "}";
+    Asking a = new Asking(t, capture, body, random(3) == 0 ? nextKey("tardy") : null, amount);
+    int mode = random(3);
+    if (mode == 2) {
+      // sent several times at once: one asks, the others wait for its answer, or ask again once it has none
+      int n = 2 + random(4);
+      for (Answer answer : race(n, i -> a.send())) {
+        unansweredOrDone(a, answer, true);
+      }
+    } else {
+      unansweredOrDone(a, a.send(), false);
+      assertThat(state(t)).as(t + " once its terminal left " + a + " unanswered").isEqualTo("AUTHORIZED");
+      if (random(2) == 0) {
+        Answer other = otherStep(a, false).send();
+        assertThat(other.status()).as("another step of " + t + " while " + a + " waits: " + other.body())
+            .isEqualTo(409);
+        assertThat(other.json().get("message").asText()).as("another step while " + a + " waits")
+            .startsWith(PaymentTransitions.ILLEGAL_WORKFLOW_STATE + ": ")
+            .contains(capture ? "capture of " : "void").endsWith(" waits for the terminal's answer");
+      }
+    }
+    // calls the terminal leaves unanswered, of the silent ones: the merchant's first, and its retries now
+    int retries = mode == 0 ? silent - 1 : mode == 1 ? random(silent) : 0;
+    for (int i = 0; i < retries; i++) {
+      unansweredOrDone(a, a.send(), false);
+    }
+    if (mode != 0) {
+      // the terminal answers the job, once the step is overdue: the payment is not picked until then
+      t.awaitsBank = true;
+      synchronized (t) {
+        t.ends = Set.of(a.end());
+        if (capture) {
+          t.amount = amount;
+        }
+        t.announced.add(a.end());
+      }
+      asking.add(a);
+      note("left to the job: " + a + " after " + (retries + 1) + " unanswered");
+      return;
+    }
+    answeredAgain++;
+    Answer answered = a.send();
+    JsonNode done = ok(answered, a + ", the call after its terminal's " + silent + " silent ones");
+    assertThat(done.get("state").asText()).as(a + " once answered").isEqualTo(a.end());
+    settled(t, a.end(), amount);
+    madeAgain(a);
+  }
+
+  /**
+   * The answer to {@code a} while its terminal may not have answered it: a 409 that says so, or
+   * a 500; with {@code raced}, also a 409 for the step another request asked and waits on, or the
+   * payment, when one of the others had the terminal's answer.
+   */
+  private static void unansweredOrDone(Asking a, Answer answer, boolean raced) {
+    String what = a + " its terminal has not answered: " + answer.status() + " " + answer.body();
+    if (raced && answer.status() == 200) {
+      assertThat(answer.json().at("/result/state").asText()).as(what).isEqualTo(a.end());
+      if (a.capture()) {
+        assertThat(answer.json().at("/result/amount").decimalValue()).as(what).isEqualByComparingTo(a.amount());
+      }
+      return;
+    }
+    assertThat(answer.status()).as(what).isIn(409, 500);
+    if (answer.status() == 409) {
+      String message = answer.json().get("message").asText();
+      String unanswered = "The terminal has not answered the " + (a.capture() ? "capture of " : "void ");
+      if (raced && !message.startsWith(unanswered)) {
+        assertThat(message).as(what).endsWith(" waits for the terminal's answer");
+      } else {
+        assertThat(message).as(what).startsWith(unanswered);
+      }
+    }
+  }
+
+  /**
+   * A capture or void of {@code a}'s payment other than {@code a}: the other step, or a capture
+   * of another amount; while {@code a} waits ({@code answered} false), also the full capture of
+   * what was authorized after a partial one.
+   */
+  private Asking otherStep(Asking a, boolean answered) {
+    Tracked t = a.payment();
+    Asking voided = new Asking(t, false, "{}", null, null);
+    if (!a.capture()) {
+      return new Asking(t, true, "{}", null, t.amount);
+    }
+    if (random(2) == 0) {
+      return voided;
+    }
+    BigDecimal unit = BigDecimal.ONE.movePointLeft(scale(t.currency));
+    if (!answered && a.amount().compareTo(t.amount) < 0 && random(2) == 0) {
+      // the full capture, while a partial one waits
+      return new Asking(t, true, "{}", null, t.amount);
+    }
+    BigDecimal other = a.amount().compareTo(unit) > 0 ? a.amount().subtract(unit)
+        : a.amount().add(unit).compareTo(t.amount) <= 0 ? a.amount().add(unit) : null;
+    return other == null ? voided : new Asking(t, true, "{\"amount\":" + other.toPlainString() + "}", null, other);
+  }
+
+  /**
+   * Once the terminal answered {@code a}, the request made again, as the merchant was told to,
+   * is answered the payment it completed or cancelled, with its key or without, and any other
+   * capture or void is the 409 of a payment no longer AUTHORIZED.
+   */
+  private void madeAgain(Asking a) {
+    Tracked t = a.payment();
+    Answer again = a.send();
+    assertThat(again.status()).as(a + " made again once answered: " + again.body()).isEqualTo(200);
+    assertThat(again.json().at("/result/state").asText()).as(a + " made again once answered").isEqualTo(a.end());
+    assertThat(again.json().at("/result/amount").decimalValue()).as(a + " made again once answered")
+        .isEqualByComparingTo(t.amount);
+    if (random(2) == 0) {
+      Asking other = otherStep(a, true);
+      Answer refused = other.send();
+      assertThat(refused.status()).as(other + " after " + a + " was answered: " + refused.body()).isEqualTo(409);
+    }
+  }
+
+  /**
+   * Makes every capture and void left to the job overdue, as it is two minutes after it was
+   * asked (and after the job last asked), until the terminal has answered each: the merchant
+   * makes some again meanwhile, racing the job. Then each payment is the model's again, and
+   * its request made again is answered it.
+   */
+  private void capturesAndVoidsAnswered() throws InterruptedException {
+    if (asking.isEmpty()) {
+      return;
+    }
+    List<Asking> all = List.copyOf(asking);
+    unansweredCapturesAndVoidsOverdue();
+    for (Asking a : all) {
+      if (random(4) == 0) {
+        unansweredOrDone(a, a.send(), true);
+      }
+    }
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    List<String> waiting;
+    int rounds = 0;
+    do {
+      waiting = all.stream().filter(a -> !state(a.payment()).equals(a.end())).map(Asking::toString).toList();
+      if (waiting.isEmpty()) {
+        break;
+      }
+      // each look the job takes that the terminal leaves unanswered makes it wait two minutes more
+      if (++rounds % 3 == 0) {
+        unansweredCapturesAndVoidsOverdue();
+      }
+      Thread.sleep(100);
+    } while (System.nanoTime() < end);
+    assertThat(waiting).as("captures and voids the job has not had answered").isEmpty();
+    for (Asking a : all) {
+      asking.remove(a);
+      answeredToJob++;
+      a.payment().awaitsBank = false;
+      note("answered to the job: " + a);
+      madeAgain(a);
+    }
+  }
+
+  /** Makes the answer to every capture and void left to the job overdue: asked, and looked at, minutes ago. */
+  private void unansweredCapturesAndVoidsOverdue() {
+    String[] ids = asking.stream().map(a -> a.payment().id).toArray(String[]::new);
+    gw.database.jdbi().useHandle(h -> h.createUpdate("""
+            UPDATE payments SET asked_at = now() - interval '3 minutes', checked = NULL
+             WHERE CAST(id AS text) = ANY(:ids) AND state = 'AUTHORIZED' AND asked_operation IS NOT NULL""")
         .bind("ids", ids).execute());
   }
 
@@ -1636,7 +1889,7 @@ class MoneyInvariantsTest {
       Tracked deposit = kind == 3 ? pick(t -> t.type == PaymentType.DEPOSIT && t.certainly("COMPLETED")
           && !t.awaitsBank && !taken.contains(t) && t.shop != shops.get(CHECKING_CONVERTING_SHOP)) : null;
       Tracked authorized = kind == 4 ? pick(t -> t.certainly("AUTHORIZED") && t.amount.signum() > 0
-          && t.asked == null && !taken.contains(t)) : null;
+          && t.asked == null && !taken.contains(t) && !TardyAcquirer.tardy(t.card)) : null;
       if (deposit != null) {
         taken.add(deposit);
         BigDecimal[] left = leftToRefund(deposit);
@@ -1749,10 +2002,13 @@ class MoneyInvariantsTest {
         .bind("s", shop.id().value()).mapTo(Integer.class).one());
   }
 
-  /** The bank transfer deposits the sandbox bank has settled, as the model learns of them. */
+  /**
+   * The bank transfer deposits the sandbox bank has settled, and the tardy deposits and
+   * pre-authorizations their acquirer has answered, as the model learns of them.
+   */
   private void settledBankTransfers() {
     for (Tracked t : tracked.values()) {
-      if (t.awaitsBank && state(t).equals("COMPLETED")) {
+      if (t.awaitsBank && t.certainly(state(t))) {
         t.awaitsBank = false;
       }
     }
