@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -276,6 +277,35 @@ class CaptureUnansweredTest {
     assertThat(gw.post("/api/v1/payments/" + id + "/void", "").status()).isEqualTo(409);
     assertThat(acquirer.done.get(id)).containsExactly("captured 5.00 EUR");
     assertThat(events(id, "COMPLETED")).isEqualTo(1);
+  }
+
+  /**
+   * A full capture (no amount, or only the currency) made after a partial capture its terminal
+   * first left unanswered, and the job has since completed, is another capture: the 409 of a
+   * payment no longer AUTHORIZED, as the one naming the full amount is. It is not the request
+   * made again, whose answer is the payment.
+   */
+  @Disabled("production defect: ProcessingService.answeredSince takes a capture that names no amount for "
+      + "whichever capture was answered since, so the full capture is answered 200 with the payment of the "
+      + "partial one (amount 5.00 of 9.00), while the one naming 9.00 is a 409")
+  @Test
+  void a_full_capture_after_a_partial_one_answered_since_is_another_capture() throws Exception {
+    String id = authorized("9.00", Answering.UNDECIDED);
+    String path = "/api/v1/payments/" + id + "/capture";
+    assertThat(gw.post(path, "{\"amount\":5.00}").status()).isEqualTo(409);
+    overdue(id);
+    acquirer.answering.remove(id);
+    gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10));
+    assertThat(gw.post(path, "{\"amount\":5.00}").status()).as("the partial capture made again").isEqualTo(200);
+
+    assertThat(gw.post(path, "{\"amount\":9.00}").status()).as("the full amount named").isEqualTo(409);
+    Answer none = gw.post(path, "");
+    assertThat(none.status()).as("the full capture, without a body: " + none.body()).isEqualTo(409);
+    Answer empty = gw.post(path, "{}");
+    assertThat(empty.status()).as("the full capture, {}: " + empty.body()).isEqualTo(409);
+    Answer currency = gw.post(path, "{\"currency\":\"EUR\"}");
+    assertThat(currency.status()).as("the full capture, its currency named: " + currency.body()).isEqualTo(409);
+    assertThat(acquirer.done.get(id)).containsExactly("captured 5.00 EUR");
   }
 
   /**

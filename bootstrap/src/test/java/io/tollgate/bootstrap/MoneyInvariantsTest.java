@@ -1210,6 +1210,8 @@ class MoneyInvariantsTest {
       return voided;
     }
     BigDecimal unit = BigDecimal.ONE.movePointLeft(scale(t.currency));
+    // not once answered: the gateway takes it for the partial one made again, a defect that
+    // CaptureUnansweredTest's disabled a_full_capture_after_a_partial_one_answered_since_... shows
     if (!answered && a.amount().compareTo(t.amount) < 0 && random(2) == 0) {
       // the full capture, while a partial one waits
       return new Asking(t, true, "{}", null, t.amount);
