@@ -16,7 +16,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -175,9 +174,10 @@ class CaptureUnansweredTest {
 
   /** Ages the payment past the time its terminal has to answer, for the job to ask it again. */
   private static void overdue(String id) {
+    // the look moves back with the step, so that a step its merchant was told about stays so
     gw.database.jdbi().useHandle(h -> h.createUpdate(
         "UPDATE payments SET updated = updated - interval '3 minutes', asked_at = asked_at - interval '3 minutes',"
-            + " checked = NULL WHERE id = :id")
+            + " checked = checked - interval '3 minutes' WHERE id = :id")
         .bind("id", id).execute());
   }
 
@@ -285,16 +285,13 @@ class CaptureUnansweredTest {
    * payment no longer AUTHORIZED, as the one naming the full amount is. It is not the request
    * made again, whose answer is the payment.
    */
-  @Disabled("production defect: ProcessingService.answeredSince takes a capture that names no amount for "
-      + "whichever capture was answered since, so the full capture is answered 200 with the payment of the "
-      + "partial one (amount 5.00 of 9.00), while the one naming 9.00 is a 409")
   @Test
   void a_full_capture_after_a_partial_one_answered_since_is_another_capture() throws Exception {
     String id = authorized("9.00", Answering.UNDECIDED);
     String path = "/api/v1/payments/" + id + "/capture";
     assertThat(gw.post(path, "{\"amount\":5.00}").status()).isEqualTo(409);
-    overdue(id);
     acquirer.answering.remove(id);
+    overdue(id);
     gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10));
     assertThat(gw.post(path, "{\"amount\":5.00}").status()).as("the partial capture made again").isEqualTo(200);
 

@@ -206,8 +206,10 @@ public final class ProcessingService
           captured = new Money(amount, authorized.currency());
         }
       }
-      return ask(p, new PaymentRepository.Asked(OperationType.CAPTURE, captured.amount(),
-          capturedAsked == null ? null : capturedAsked.amount()));
+      // a capture of the whole amount is asked as such, no amount: another than one naming it
+      return ask(p, amount == null ? new PaymentRepository.Asked(OperationType.CAPTURE, null, null)
+          : new PaymentRepository.Asked(OperationType.CAPTURE, captured.amount(),
+              capturedAsked == null ? null : capturedAsked.amount()));
     });
     return tell(asking);
   }
@@ -244,8 +246,11 @@ public final class ProcessingService
       return false;
     }
     Optional<PaymentRepository.Asked> was = payments.asked(p.id());
-    if (was.isEmpty() || was.get().operation() != op || amount == null && currency == null) {
-      return was.isPresent() && was.get().operation() == op;
+    if (was.isEmpty() || was.get().operation() != op) {
+      return false;
+    }
+    if (op == OperationType.VOID) {
+      return true;
     }
     Money asked = p.customerAmount();
     boolean inAsked = asked != null && currency != null && currency.equals(asked.currency().code())
@@ -253,8 +258,12 @@ public final class ProcessingService
     if (currency != null && !inAsked && !currency.equals(p.amount().currency().code())) {
       return false;
     }
+    // the whole amount (no amount named) was asked as such; a capture naming one is another
+    if (amount == null || was.get().amount() == null) {
+      return amount == null && was.get().amount() == null;
+    }
     BigDecimal askedFor = inAsked ? was.get().customerAmount() : was.get().amount();
-    return amount == null || askedFor != null && askedFor.compareTo(amount) == 0;
+    return askedFor != null && askedFor.compareTo(amount) == 0;
   }
 
   /**
@@ -294,8 +303,13 @@ public final class ProcessingService
     if (asked.operation() == OperationType.VOID) {
       return "void";
     }
-    return "capture of " + new Money(asked.amount(), p.amount().currency()) + (asked.customerAmount() == null ? ""
+    return "capture of " + toCapture(p, asked) + (asked.customerAmount() == null ? ""
         : " (" + new Money(asked.customerAmount(), p.customerAmount().currency()) + " as asked)");
+  }
+
+  /** What the capture takes: the amount it names, or the whole amount authorized (held while AUTHORIZED). */
+  private static Money toCapture(Payment p, PaymentRepository.Asked asked) {
+    return asked.amount() == null ? p.amount() : new Money(asked.amount(), p.amount().currency());
   }
 
   /**
@@ -352,7 +366,7 @@ public final class ProcessingService
 
   private Result call(Payment p, PaymentRepository.Asked asked) {
     if (asked.operation() == OperationType.CAPTURE) {
-      return processor.capture(p.id(), sentTo(p), p.externalId(), new Money(asked.amount(), p.amount().currency()));
+      return processor.capture(p.id(), sentTo(p), p.externalId(), toCapture(p, asked));
     }
     return processor.voidAuthorization(p.id(), sentTo(p), p.externalId());
   }
@@ -397,7 +411,7 @@ public final class ProcessingService
       return writer.answer(p.apply(OperationType.VOID, PaymentState.CANCELLED, external(r), clock.instant()),
           asked.key());
     }
-    Money captured = new Money(asked.amount(), p.amount().currency());
+    Money captured = toCapture(p, asked);
     Payment.Transition done = p.apply(OperationType.CAPTURE, PaymentState.COMPLETED,
         external(r).withAmount(captured).withDetails(describe(p, asked).replaceFirst("^capture of", "captured")),
         clock.instant());

@@ -214,7 +214,8 @@ public interface PaymentRepository {
   /**
    * A capture or void of a pre-authorization, asked of its terminal with no answer stored yet:
    * the amount to capture in the payment's currency and, for a payment asked for in another
-   * currency, in that one (null otherwise, and for a void); {@code key}, the Idempotency-Key of
+   * currency, in that one (null otherwise; both null for a void, and for a capture of the whole
+   * amount authorized, which names none); {@code key}, the Idempotency-Key of
    * the request that asked it, if it had one, whose change the answer is, whoever stores it. As
    * read back, {@code since} is when it was asked and {@code looked} when its terminal last left
    * it unanswered ({@link #checked}), null when it has not since; both null in one to {@link #ask}.
