@@ -349,14 +349,19 @@ public final class ProcessingService
     });
     if (stored.isEmpty()) {
       // the job stored the answer to this step first (the terminal took longer than the job
-      // waits), or another request moved the payment: only the step done is this one's answer
+      // waits), or another request moved the payment: only this step done is this one's answer,
+      // never a capture of another amount made after this step was refused to another request
       Payment now = payments.find(p.id()).orElseThrow(ProcessingService::notFound);
       PaymentState done = asked.operation() == OperationType.CAPTURE ? PaymentState.COMPLETED : PaymentState.CANCELLED;
       List<PaymentOperation> steps = payments.operations(p.id());
-      if (now.state() == done && !steps.isEmpty() && steps.get(0).operation() == asked.operation()) {
+      boolean refused = answer.status() != Result.Status.APPROVED && answer.status() != Result.Status.PENDING;
+      boolean thisStep = now.state() == done && !steps.isEmpty() && steps.get(0).operation() == asked.operation()
+          && (asked.operation() == OperationType.VOID
+              || now.amount().amount().compareTo(toCapture(p, asked).amount()) == 0);
+      if (!refused && thisStep) {
         return now;
       }
-      throw PaymentTransitions.illegal();
+      throw refused ? unanswered(p, asked, answer) : PaymentTransitions.illegal();
     }
     if (stored.get().state() != PaymentState.AUTHORIZED) {
       return stored.get();

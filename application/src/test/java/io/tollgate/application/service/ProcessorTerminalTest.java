@@ -323,6 +323,49 @@ class ProcessorTerminalTest {
     verify(keys).recordActed(SHOP, "capture-1");
   }
 
+  /**
+   * A capture asked again, once its terminal had left it unanswered, by two requests at once:
+   * the terminal refuses it to one, a capture of another amount is then made, and the other
+   * request's refusal comes back after that. It is the refusal it was, not the 200 of the
+   * capture another request made.
+   */
+  @Test
+  void a_capture_refused_to_a_request_is_never_answered_with_a_capture_made_since() throws Exception {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD));
+    Payment authorized = execute(cardDeposit(true));
+    String id = authorized.id().value();
+    java.util.concurrent.CountDownLatch calling = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    Result refused = Result.declined(io.tollgate.domain.error.ErrorCode.E3_00_DECLINED_BY_ACQUIRER, "auth-1", "12");
+    when(processor.capture(any(), any(), any(), any())).thenAnswer(call -> switch (calls.incrementAndGet()) {
+      case 1 -> {
+        calling.countDown();
+        answer.await(10, java.util.concurrent.TimeUnit.SECONDS);
+        yield refused;
+      }
+      case 2 -> refused;
+      default -> Result.approved("auth-1", "00");
+    });
+    when(payments.find(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
+    // a capture of 6.00 its terminal left unanswered minutes ago: each request may ask it again
+    java.time.Instant now = java.time.Instant.now();
+    payments.ask(authorized.id(), new PaymentRepository.Asked(io.tollgate.domain.payment.OperationType.CAPTURE,
+        new BigDecimal("6.00"), null, null, now.minusSeconds(300), now.minusSeconds(200)), now.minusSeconds(300));
+
+    java.util.concurrent.CompletableFuture<Payment> slow = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> service.capture(SHOP, id, new BigDecimal("6.00")));
+    assertThat(calling.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> service.capture(SHOP, id, new BigDecimal("6.00")))
+        .hasMessageStartingWith("The processor refused the capture");
+    assertThat(service.capture(SHOP, id, new BigDecimal("4.00")).amount()).isEqualTo(eur("4.00"));
+    answer.countDown();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(slow::join)
+        .hasCauseInstanceOf(io.tollgate.domain.DomainException.Conflict.class)
+        .hasMessageContaining("The processor refused the capture");
+  }
+
   @Test
   void a_refund_goes_to_the_terminal_of_its_deposit_even_after_the_shop_s_connectors_changed() {
     shopHas(connector(A, PaymentMethod.BASIC_CARD));
