@@ -392,6 +392,40 @@ class CaptureUnansweredTest {
   }
 
   /**
+   * A capture with a key cut short once it had asked the terminal, retried with its key two
+   * minutes on while the terminal has still not decided: the retry takes the claim over and is
+   * told to make the request again, and the request made again at once asks the terminal again,
+   * as it was told, not the 409 of a key whose request is still being processed.
+   */
+  @Test
+  void a_keyed_capture_cut_short_then_told_not_answered_is_asked_again_by_its_next_retry() throws Exception {
+    String id = authorized("6.50", Answering.ACTS_THEN_SERVICE_STOPS);
+    String key = "stopped-then-undecided-" + id;
+    String path = "/api/v1/payments/" + id + "/capture";
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key,
+        "POST /payments/" + id + "/capture ", id, () -> gw.app.services().processing().capture(gw.shop, id, null)))
+        .isInstanceOf(Error.class);
+    acquirer.answering.put(id, Answering.UNDECIDED);
+    overdue(id);
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+        "UPDATE idempotency_keys SET created = created - interval '3 minutes' WHERE idempotency_key = :key")
+        .bind("key", key).execute());
+
+    Answer tookOver = gw.post(path, "", gw.apiKey, key);
+    assertThat(tookOver.status()).as(tookOver.body()).isEqualTo(409);
+    assertThat(tookOver.json().get("message").asText()).startsWith("The terminal has not answered");
+    Answer again = gw.post(path, "", gw.apiKey, key);
+    assertThat(again.status()).as(again.body()).isEqualTo(409);
+    assertThat(again.json().get("message").asText()).startsWith("The terminal has not answered");
+
+    acquirer.answering.remove(id);
+    Answer answered = gw.post(path, "", gw.apiKey, key);
+    assertThat(answered.status()).as(answered.body()).isEqualTo(200);
+    assertThat(answered.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(acquirer.done.get(id)).containsExactly("captured 6.50 EUR");
+  }
+
+  /**
    * A capture with a key cut short (the service stopped) once it had asked the terminal, which
    * captured, and answered later by the job: that capture is the key's, and its retry, once the
    * claim is taken for cut short, is answered with it as a replay, and asks nothing again.

@@ -205,6 +205,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     long waitUntil = System.nanoTime() + WAIT_FOR_RUNNING.toNanos();
     Instant claimed;
     boolean tookOver = false;
+    Instant cutShortClaim = null;
     while (true) {
       Instant at = clock.instant().truncatedTo(ChronoUnit.MICROS);
       Optional<PriorUse> prior = tx.inTransaction(() -> idempotency.claim(shop, idempotencyKey, fingerprint, at,
@@ -228,6 +229,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         }
         claimed = at;
         tookOver = true;
+        cutShortClaim = use.claimed();
         break;
       }
       if (System.nanoTime() - waitUntil > 0) {
@@ -254,10 +256,14 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           idempotency.complete(shop, idempotencyKey, PaymentId.parse(paymentId));
         } else if (!tookOver) {
           idempotency.release(shop, idempotencyKey, claimed);
+        } else if (refused) {
+          // A claim taken over from a request taken to be cut short stays, as it was: that
+          // request may only have been slow and still record its answer, and the next retry
+          // takes the claim over again at once, answered with what it did. Kept as this
+          // request's, the retry a refusal asks for ("make this request again") waited 30 s and
+          // was told the key's request was still being processed, for two minutes.
+          idempotency.takeOver(shop, idempotencyKey, claimed, cutShortClaim);
         }
-        // A claim taken over from a request taken to be cut short stays: that request may only
-        // have been slow and still record its answer, and a later retry takes the claim over
-        // again, answered with what it did.
       } catch (RuntimeException unrecorded) {
         e.addSuppressed(unrecorded);
       }
