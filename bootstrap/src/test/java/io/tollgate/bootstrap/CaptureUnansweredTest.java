@@ -181,6 +181,23 @@ class CaptureUnansweredTest {
         .bind("id", id).execute());
   }
 
+  /**
+   * A capture of the whole amount with Idempotency-Key {@code key}, cut short (the service
+   * stopped) once the acquirer answering {@link Answering#ACTS_THEN_SERVICE_STOPS} had it.
+   */
+  private static void captureCutShort(String id, String key) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key,
+        "POST /payments/" + id + "/capture ", id, () -> gw.app.services().processing().capture(gw.shop, id, null)))
+        .isInstanceOf(Error.class);
+  }
+
+  /** Ages the claim of {@code key} past the time a retry takes its request for cut short. */
+  private static void claimTakenForCutShort(String key) {
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+        "UPDATE idempotency_keys SET created = created - interval '3 minutes' WHERE idempotency_key = :key")
+        .bind("key", key).execute());
+  }
+
   private static long events(String id, String state) {
     return gw.database.jdbi().withHandle(h -> h.createQuery(
         "SELECT count(*) FROM webhook_events WHERE payment_id = :id AND payment_state = :state")
@@ -402,14 +419,10 @@ class CaptureUnansweredTest {
     String id = authorized("6.50", Answering.ACTS_THEN_SERVICE_STOPS);
     String key = "stopped-then-undecided-" + id;
     String path = "/api/v1/payments/" + id + "/capture";
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key,
-        "POST /payments/" + id + "/capture ", id, () -> gw.app.services().processing().capture(gw.shop, id, null)))
-        .isInstanceOf(Error.class);
+    captureCutShort(id, key);
     acquirer.answering.put(id, Answering.UNDECIDED);
     overdue(id);
-    gw.database.jdbi().useHandle(h -> h.createUpdate(
-        "UPDATE idempotency_keys SET created = created - interval '3 minutes' WHERE idempotency_key = :key")
-        .bind("key", key).execute());
+    claimTakenForCutShort(key);
 
     Answer tookOver = gw.post(path, "", gw.apiKey, key);
     assertThat(tookOver.status()).as(tookOver.body()).isEqualTo(409);
@@ -434,17 +447,13 @@ class CaptureUnansweredTest {
   void a_capture_cut_short_after_it_asked_the_terminal_answers_the_retry_with_the_jobs_capture() throws Exception {
     String id = authorized("7.00", Answering.ACTS_THEN_SERVICE_STOPS);
     String key = "asked-then-stopped-" + id;
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key,
-        "POST /payments/" + id + "/capture ", id, () -> gw.app.services().processing().capture(gw.shop, id, null)))
-        .isInstanceOf(Error.class);
+    captureCutShort(id, key);
     // answering first: a job round between the two would find it undecided, and wait long to ask again
     acquirer.answering.remove(id);
     overdue(id);
     assertThat(gw.awaitStateOtherThan(id, "AUTHORIZED", Duration.ofSeconds(10)).get("state").asText())
         .isEqualTo("COMPLETED");
-    gw.database.jdbi().useHandle(h -> h.createUpdate(
-        "UPDATE idempotency_keys SET created = created - interval '3 minutes' WHERE idempotency_key = :key")
-        .bind("key", key).execute());
+    claimTakenForCutShort(key);
 
     Answer retry = gw.post("/api/v1/payments/" + id + "/capture", "", gw.apiKey, key);
 
