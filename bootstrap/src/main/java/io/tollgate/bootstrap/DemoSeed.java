@@ -75,7 +75,8 @@ final class DemoSeed {
    * The demo merchant of a fresh sandbox, whose keys the caller prints once; none when the
    * database has a merchant. All of it or nothing: a first start stopped while it seeded (Ctrl+C
    * in its first second) left a merchant without printed keys, so no later start seeded again,
-   * and the keys were never shown.
+   * and the keys were never shown. Two instances started at once on one fresh database seed one
+   * demo: the second waits for the first's seed, then finds its merchant.
    */
   static Optional<Demo> seedIfFresh(TollgateConfig config, Tollgate.Services services) {
     if (config.environment() != Environment.SANDBOX) {

@@ -54,6 +54,36 @@ class DemoSeedTest {
     }
   }
 
+  /**
+   * Two instances started at once on one fresh database seed one demo merchant, and only one of
+   * them prints keys: both used to find no merchant, and each seeded its own. The first one's
+   * merchant is held back a second here so that the second start asks while the first seeds.
+   */
+  @Test
+  void two_first_starts_at_once_seed_one_demo() throws Exception {
+    try (io.tollgate.persistence.Database db = io.tollgate.persistence.testing.TestDatabase.fresh()) {
+      Map<String, String> env = TestGateway.environment(db, "tollgate-demo-twice");
+      try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
+        db.jdbi().useHandle(h -> h.execute("""
+            CREATE FUNCTION slow_merchant() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
+            CREATE TRIGGER slow_merchant BEFORE INSERT ON merchants FOR EACH ROW EXECUTE FUNCTION slow_merchant()"""));
+        var starts = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+          var first = starts.submit(() -> DemoSeed.seedIfFresh(TollgateConfig.from(env), app.services()));
+          Thread.sleep(300);
+          var second = starts.submit(() -> DemoSeed.seedIfFresh(TollgateConfig.from(env), app.services()));
+          assertThat(java.util.List.of(first.get(), second.get())).filteredOn(java.util.Optional::isPresent)
+              .as("keys printed once").hasSize(1);
+        } finally {
+          starts.shutdownNow();
+        }
+        int merchants = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM merchants").mapTo(Integer.class).one());
+        assertThat(merchants).as("one demo merchant").isEqualTo(1);
+      }
+    }
+  }
+
   private static void cutShortThenSeeded(io.tollgate.persistence.Database db, Map<String, String> env) throws Exception {
     try (Tollgate app = Tollgate.start(TollgateConfig.from(env), db)) {
       var jdbi = db.jdbi();

@@ -15,7 +15,11 @@ public interface ShopRepository {
 
   boolean merchantExists(MerchantId id);
 
-  /** Whether any merchant exists yet (a fresh database has none). */
+  /**
+   * Whether any merchant exists yet (a fresh database has none). In a transaction, it holds until
+   * the transaction ends a lock that the same question from another transaction waits for, so of
+   * two instances started at once on one fresh database only one seeds it.
+   */
   boolean anyMerchant();
 
   ShopId createShop(Shop withoutId, Instant now);
