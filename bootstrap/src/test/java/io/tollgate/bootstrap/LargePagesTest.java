@@ -2,6 +2,7 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tollgate.domain.user.Permission;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +31,7 @@ class LargePagesTest {
   @BeforeAll
   static void start() throws Exception {
     gw = TestGateway.start(Map.of("TOLLGATE_LARGE_PAGE_ROWS", "1000"));
-    reader = gw.merchantUser(gw.merchant, "pages@shop.example");
+    reader = gw.merchantUser(gw.merchant, "pages@shop.example", Permission.SHOP_GROUP_VIEW);
     gw.completedDeposit("5.00", "EUR", gw.apiKey);
     long group = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "All", Instant.now());
     heldPage = "/merchant-api/v1/operations?limit=600&shopGroupId.eq=" + group;

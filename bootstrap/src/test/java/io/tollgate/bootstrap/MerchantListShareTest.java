@@ -3,6 +3,7 @@ package io.tollgate.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.user.Permission;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ class MerchantListShareTest {
   static void start() throws Exception {
     gw = TestGateway.start(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", Integer.toString(SHARE),
         "TOLLGATE_MERCHANT_LISTS_TOTAL", Integer.toString(TOTAL)));
-    flooder = gw.merchantUser(gw.merchant, "flood@shop.example");
+    flooder = gw.merchantUser(gw.merchant, "flood@shop.example", Permission.SHOP_GROUP_VIEW);
     gw.completedDeposit("5.00", "EUR", gw.apiKey);
     long group = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "All", Instant.now());
     heldPage = "/merchant-api/v1/operations?offset=900000&shopGroupId.eq=" + group;
@@ -218,7 +219,7 @@ class MerchantListShareTest {
     try (TestGateway own = TestGateway.start(Map.of("TOLLGATE_MERCHANT_LIST_SHARE", Integer.toString(share),
         "TOLLGATE_MERCHANT_LISTS_TOTAL", Integer.toString(share)));
         Handle ownWatch = own.database.jdbi().open()) {
-      String[] heavy = own.merchantUser(own.merchant, "heavy@shop.example");
+      String[] heavy = own.merchantUser(own.merchant, "heavy@shop.example", Permission.SHOP_GROUP_VIEW);
       long group = own.app.services().persistence().referenceData().createShopGroup(own.merchant, "All",
           Instant.now());
       String page = "/merchant-api/v1/operations?offset=900000&shopGroupId.eq=" + group;
@@ -282,7 +283,7 @@ class MerchantListShareTest {
     MerchantId merchant = gw.app.services().shops().createMerchant(name);
     gw.createShop(merchant, name + " shop", false);
     long group = gw.app.services().persistence().referenceData().createShopGroup(merchant, "All", Instant.now());
-    return new HeavyMerchant(gw.merchantUser(merchant, "lists@" + name + ".example"),
+    return new HeavyMerchant(gw.merchantUser(merchant, "lists@" + name + ".example", Permission.SHOP_GROUP_VIEW),
         "/merchant-api/v1/operations?offset=900000&shopGroupId.eq=" + group);
   }
 

@@ -265,6 +265,33 @@ class ShopGroupScopeTest {
   }
 
   /**
+   * Reporting on a group needs SHOP_GROUP_VIEW, as reading the group does: the list names the
+   * shops of the payments it shows, so a user refused the group's shops (403) used to read them
+   * off the payments and operations filtered by it. A user scoped to a group reports on it
+   * whatever its permissions, as it reads its own shops anyway.
+   */
+  @Test
+  void reporting_on_a_shop_group_needs_the_permission_that_shows_its_shops() {
+    long southOnly = group("Viewed south", south);
+    String[] none = gw.merchantUser(gw.merchant, "no-view@scope.example");
+    String[] viewer = gw.merchantUser(gw.merchant, "viewer@scope.example", Permission.SHOP_GROUP_VIEW);
+    String password = gw.app.services().users().create(gw.merchant, "scoped-no-view@scope.example", null,
+        EnumSet.noneOf(Permission.class), southOnly).password();
+    String[] scopedWithout = {"scoped-no-view@scope.example", password};
+    for (String list : List.of("payments", "operations")) {
+      String path = "/merchant-api/v1/" + list + "?shopGroupId.eq=" + southOnly;
+      assertThat(gw.merchantGet("/merchant-api/v1/shop-groups/" + southOnly, none).status()).isEqualTo(403);
+      TestGateway.Answer refused = gw.merchantGet(path + "&created.gte=yesterday", none);
+      assertThat(refused.status()).as("403 before the 400s").isEqualTo(403);
+      assertThat(refused.body()).contains("SHOP_GROUP_VIEW").doesNotContain(southPayment);
+      assertThat(gw.merchantGet(path, viewer).status()).isEqualTo(200);
+      assertThat(gw.merchantGet(path, scopedWithout).status()).isEqualTo(200);
+    }
+    assertThat(payments("?shopGroupId.eq=" + southOnly, viewer)).contains(southPayment).doesNotContain(northPayment);
+    assertThat(payments("?shopGroupId.eq=" + southOnly, scopedWithout)).contains(southPayment);
+  }
+
+  /**
    * A group the user may not report on is a bad parameter like any other: listed with the
    * request's other bad parameters, and refused even where a state filter already matches
    * nothing, as the README says, rather than answered with an empty page.

@@ -94,7 +94,15 @@ public final class MerchantRecordsService implements MerchantQueries {
 
   @Override
   public boolean reportsOn(MerchantUser user, long shopGroup) {
-    return visibleShopGroup(user, shopGroup).isPresent();
+    if (visibleShopGroup(user, shopGroup).isEmpty()) {
+      return false;
+    }
+    // a list filtered by a group names the group's shops, which one shop group shows only with
+    // SHOP_GROUP_VIEW; a scoped user's own group is its scope, whose shops it reads anyway
+    if (!user.scoped()) {
+      user.require(Permission.SHOP_GROUP_VIEW);
+    }
+    return true;
   }
 
   @Override

@@ -38,6 +38,8 @@ public interface MerchantQueries {
    * Whether the user may report on this shop group ({@code shopGroupId.eq}): a group of its
    * merchant's and, for a user scoped to a shop group, its own. The lists check it as well; a
    * resource asks first so that the group is refused with the request's other bad parameters.
+   * A group the user may report on needs SHOP_GROUP_VIEW unless it is the user's own scope (the
+   * list shows the group's shops): a {@code Forbidden} without it.
    */
   boolean reportsOn(MerchantUser user, long shopGroup);
 
