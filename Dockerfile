@@ -21,8 +21,8 @@ VOLUME /var/lib/tollgate
 # SIGTERM drains requests in flight and webhook deliveries before the JVM exits.
 STOPSIGNAL SIGTERM
 # The throughput collector: on the few cores a gateway instance gets, G1's concurrent work costs
-# more than its shorter pauses save (BENCHMARKS.md). A 512 MB heap, as the benchmarks and the
-# test suite run it, rather than a share of the container's memory: the sandbox's embedded
+# more than its shorter pauses save (BENCHMARKS.md). A 512 MB heap, as the benchmarks run it,
+# rather than a share of the container's memory: the sandbox's embedded
 # PostgreSQL lives in the same container and needs memory of its own, as does the JVM beyond
 # its heap: give the container more than 512 MB.
 ENTRYPOINT ["java", "-XX:+UseParallelGC", "-Xmx512m", "-jar", "/opt/tollgate/tollgate.jar"]

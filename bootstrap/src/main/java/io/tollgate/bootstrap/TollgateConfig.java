@@ -126,8 +126,8 @@ public record TollgateConfig(
       new Setting("TOLLGATE_RATE_LIMIT_BURST", "400", "requests a key may send at once above the steady rate"),
       new Setting("TOLLGATE_PAGE_RATE_LIMIT", "200",
           "requests a second per client address, in bursts of twice as many, to every path outside the two APIs "
-              + "(the checkout page, the docs, unknown paths) before 429; never `/health/live`, `/health/ready`, "
-              + "`/metrics`; 0 switches the limit off"),
+              + "(the checkout page, the docs at `/docs/`, unknown paths) before 429; never `/health/live`, "
+              + "`/health/ready`, `/metrics`; 0 switches the limit off"),
       new Setting("TOLLGATE_LARGE_PAGE_ROWS", "20000",
           "rows of large list pages (a `limit` above 500) built and written at once, per instance; a page that "
               + "cannot have its rows within 2 s is a 503 with `Retry-After`; 0 switches the budget off"),
@@ -146,7 +146,8 @@ public record TollgateConfig(
               + "credentials, guessed passwords); from anyone else the header is ignored"),
       new Setting("TOLLGATE_LOG_FORMAT", "text", "`json` writes one JSON object per log line (with the request id)"),
       new Setting("TOLLGATE_MERCHANT_API", "full",
-          "`core` offers only payments, operations, counterparties, shops, terminals and balances in the merchant API"));
+          "`core` offers only payments (with each one's webhook log and resend), operations, counterparties, shops, "
+              + "terminals and balances in the merchant API"));
 
   public static TollgateConfig fromEnvironment() {
     return from(System.getenv());
