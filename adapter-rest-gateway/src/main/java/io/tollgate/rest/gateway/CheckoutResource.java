@@ -36,7 +36,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The hosted checkout page ({@code /checkout/{id}}): the card form, the simulated 3-D Secure
@@ -49,6 +52,8 @@ import java.util.function.UnaryOperator;
  */
 @Path("")
 public final class CheckoutResource {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CheckoutResource.class);
 
   private final CheckoutUseCase checkout;
   private final UnaryOperator<String> csrfTokens;
@@ -131,6 +136,9 @@ public final class CheckoutResource {
       view = checkout.view(id);
     } catch (DomainException.NotFound e) {
       return notFound();
+    } catch (RuntimeException e) {
+      LOG.error("the checkout page of payment {} could not be read", id, e);
+      return unavailable();
     }
     // a card that came with the request (StS mode) is not charged here but by the form this
     // page's script sends at once (see processCard)
@@ -221,6 +229,9 @@ public final class CheckoutResource {
       checkout.view(id);
     } catch (DomainException.NotFound e) {
       return notFound();
+    } catch (RuntimeException e) {
+      LOG.error("the checkout page of payment {} could not be read", id, e);
+      return unavailable();
     }
     return Response.ok().type(MediaType.TEXT_HTML_TYPE.withCharset("utf-8")).header("Cache-Control", "no-store")
         .header("X-Content-Type-Options", "nosniff").build();
@@ -237,39 +248,42 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    try {
-      checkout.submitCard(id, new CardInput(cardNumber, null, holder, cvv, month(month), year(year)));
-    } catch (DomainException.Invalid invalid) {
-      CheckoutView now = checkout.view(id);
-      if (!awaitingCard(now.payment())) {
-        // a form sent again from another tab or the back button, after the payment moved on:
-        // where it stands, not a card error over a result page
-        return movedOn(now.payment());
+    return whereItStands(id, "card form", acted(id), () -> {
+      try {
+        checkout.submitCard(id, new CardInput(cardNumber, null, holder, cvv, month(month), year(year)));
+      } catch (DomainException.Invalid invalid) {
+        CheckoutView now = checkout.view(id);
+        if (!awaitingCard(now.payment())) {
+          // a form sent again from another tab or the back button, after the payment moved on:
+          // where it stands, not a card error over a result page
+          return movedOn(now.payment());
+        }
+        Map<String, String> errors = new HashMap<>();
+        for (Violation v : invalid.violations()) {
+          errors.putIfAbsent(v.field(), v.message());
+        }
+        Map<String, String> values = new HashMap<>();
+        // the name is filled in again, unless it holds a card number, which is never echoed
+        values.put("cardholderName",
+            holder == null || !io.tollgate.domain.group.Pan.maskForDisplay(holder).equals(holder)
+                ? "" : shownAgain(holder, 128));
+        values.put("expiryMonth", shownAgain(month, 2));
+        values.put("expiryYear", shownAgain(year, 4));
+        String sealed = new RefusedForm(errors, values, invalid.getMessage(),
+            System.currentTimeMillis() + REFUSED_FORM_KEPT.toMillis()).sealFor(seal, id);
+        if (sealed.length() > MAX_SEALED_FORM) {
+          return render(now, errors, values, invalid.getMessage(), 422, false, false);
+        }
+        return Response.seeOther(URI.create("/checkout/" + id + "?form=" + sealed)).header("Cache-Control", "no-store")
+            .build();
+      } catch (DomainException.NotFound e) {
+        return notFound();
+      } catch (DomainException.Conflict alreadyMoved) {
+        // A second submit of the same form, or one from another tab: show where the payment stands.
+        return movedOn(id);
       }
-      Map<String, String> errors = new HashMap<>();
-      for (Violation v : invalid.violations()) {
-        errors.putIfAbsent(v.field(), v.message());
-      }
-      Map<String, String> values = new HashMap<>();
-      // the name is filled in again, unless it holds a card number, which is never echoed
-      values.put("cardholderName", holder == null || !io.tollgate.domain.group.Pan.maskForDisplay(holder).equals(holder)
-          ? "" : shownAgain(holder, 128));
-      values.put("expiryMonth", shownAgain(month, 2));
-      values.put("expiryYear", shownAgain(year, 4));
-      String sealed = new RefusedForm(errors, values, invalid.getMessage(),
-          System.currentTimeMillis() + REFUSED_FORM_KEPT.toMillis()).sealFor(seal, id);
-      if (sealed.length() > MAX_SEALED_FORM) {
-        return render(now, errors, values, invalid.getMessage(), 422, false, false);
-      }
-      return Response.seeOther(URI.create("/checkout/" + id + "?form=" + sealed)).header("Cache-Control", "no-store")
-          .build();
-    } catch (DomainException.NotFound e) {
-      return notFound();
-    } catch (DomainException.Conflict alreadyMoved) {
-      // A second submit of the same form, or one from another tab: show where the payment stands.
-      return movedOn(id);
-    }
-    return acted(id);
+      return acted(id);
+    });
   }
 
   /**
@@ -288,16 +302,18 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    try {
-      checkout.processCardOnFile(id);
-    } catch (DomainException.NotFound e) {
-      return notFound();
-    } catch (DomainException.Conflict alreadyMoved) {
-      // sent again (the button pressed while the script's POST was on its way, another tab of
-      // the page, a form sent long after): where the payment stands, charged once
-      return movedOn(id);
-    }
-    return acted(id);
+    return whereItStands(id, "card on file form", acted(id), () -> {
+      try {
+        checkout.processCardOnFile(id);
+      } catch (DomainException.NotFound e) {
+        return notFound();
+      } catch (DomainException.Conflict alreadyMoved) {
+        // sent again (the button pressed while the script's POST was on its way, another tab of
+        // the page, a form sent long after): where the payment stands, charged once
+        return movedOn(id);
+      }
+      return acted(id);
+    });
   }
 
   @POST
@@ -308,14 +324,16 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    try {
-      checkout.startBankTransfer(id);
-    } catch (DomainException.NotFound e) {
-      return notFound();
-    } catch (DomainException.Conflict alreadyMoved) {
-      // asked twice: the first request opened the transfer
-    }
-    return seeOther(id);
+    return whereItStands(id, "bank transfer form", seeOther(id), () -> {
+      try {
+        checkout.startBankTransfer(id);
+      } catch (DomainException.NotFound e) {
+        return notFound();
+      } catch (DomainException.Conflict alreadyMoved) {
+        // asked twice: the first request opened the transfer
+      }
+      return seeOther(id);
+    });
   }
 
   @POST
@@ -327,17 +345,19 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    try {
-      // the form names the challenge it answers: one sent again after a cascade answers no other
-      checkout.completeChallenge(id, "pass".equals(result), attempt == null || !attempt.matches("[1-9][0-9]{0,3}")
-          ? null : Integer.valueOf(attempt));
-    } catch (DomainException.NotFound e) {
-      return notFound();
-    } catch (DomainException.Conflict alreadyMoved) {
-      // answered twice: the first answer stands
-      return movedOn(id);
-    }
-    return acted(id);
+    return whereItStands(id, "3-D Secure form", acted(id), () -> {
+      try {
+        // the form names the challenge it answers: one sent again after a cascade answers no other
+        checkout.completeChallenge(id, "pass".equals(result), attempt == null || !attempt.matches("[1-9][0-9]{0,3}")
+            ? null : Integer.valueOf(attempt));
+      } catch (DomainException.NotFound e) {
+        return notFound();
+      } catch (DomainException.Conflict alreadyMoved) {
+        // answered twice: the first answer stands
+        return movedOn(id);
+      }
+      return acted(id);
+    });
   }
 
   /**
@@ -364,15 +384,34 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
+    return whereItStands(id, "cancel form", acted(id), () -> {
+      try {
+        checkout.cancelByCustomer(id);
+      } catch (DomainException.NotFound e) {
+        return notFound();
+      } catch (DomainException.Conflict alreadyMoved) {
+        // already final: show it
+        return movedOn(id);
+      }
+      return acted(id);
+    });
+  }
+
+  /**
+   * A form of the customer's answered by {@code answer}, or, when that fails with an error of ours
+   * rather than a refusal (the terminal's call threw after the payment was committed as sent to
+   * it, the database went away), by {@code standing}: the payment's page, as after the form. It
+   * says where the payment stands, being processed or its result (or, when even that cannot be
+   * read, that it cannot be shown now, to reload), instead of an API's JSON error in the
+   * browser of a customer who has just typed their card. The error is logged for the operator.
+   */
+  private static Response whereItStands(String id, String form, Response standing, Supplier<Response> answer) {
     try {
-      checkout.cancelByCustomer(id);
-    } catch (DomainException.NotFound e) {
-      return notFound();
-    } catch (DomainException.Conflict alreadyMoved) {
-      // already final: show it
-      return movedOn(id);
+      return answer.get();
+    } catch (RuntimeException e) {
+      LOG.error("the checkout page's {} of payment {} failed; the customer is sent to the payment's page", form, id, e);
+      return standing;
     }
-    return acted(id);
   }
 
   private Response render(CheckoutView view, Map<String, String> errors, Map<String, String> values,
@@ -799,6 +838,16 @@ public final class CheckoutResource {
 
   private static Response notFound() {
     return plain(404, "Payment not found", "This payment does not exist or its link is wrong.");
+  }
+
+  /**
+   * The page's answer when the payment cannot be read (the database is away): a page of the
+   * checkout's to reload in a moment, never an API's JSON error.
+   */
+  private static Response unavailable() {
+    return Response.fromResponse(plain(503, "Please try again in a moment",
+        "This payment page cannot be shown right now. Please reload it in a moment.")).header("Retry-After", "5")
+        .build();
   }
 
   private static Response forbidden() {
