@@ -161,6 +161,26 @@ class LateCheckoutAnswerTest {
     assertThat(payment(id, key).has("externalRefs")).as("no account to pay to was given").isFalse();
   }
 
+  /**
+   * Cancel pressed after the timeout finds the checkout already over by its time, as the expiry
+   * job would have left it: cancelled 1.04, and the page says the time ran out. It used to be
+   * recorded as the customer's own cancel (2.00), which the merchant was told instead.
+   */
+  @Test
+  void cancel_pressed_after_the_timeout_records_the_timeout() throws Exception {
+    // three seconds: time to open the page and its form, however slow the machine
+    String key = shopKey("Three seconds, cancelled late", Duration.ofSeconds(3));
+    String id = deposit(key, "");
+    String token = csrf(id);
+    Thread.sleep(3_500);
+
+    assertThat(form("/checkout/" + id + "/cancel", token).status()).isEqualTo(303);
+
+    assertCancelledByTimeoutWithoutCharge(id, key);
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body())
+        .contains("The time to pay ran out, so the payment was cancelled.").doesNotContain("Your payment was cancelled.");
+  }
+
   @Test
   void a_host_to_host_execution_after_the_timeout_is_not_charged() throws Exception {
     String key = shopKey("One second, host to host", Duration.ofSeconds(1));

@@ -665,6 +665,13 @@ public final class ProcessingService
         throw new DomainException.Conflict("payment_in_progress",
             "The card payment is being processed; it can no longer be cancelled here");
       }
+      // after the shop's checkout timeout (from the checkout's start, or the challenge's) the time
+      // ran out before the customer pressed Cancel: cancelled 1.04, as the expiry job would have
+      Payment timedOut = p.state() == PaymentState.CHECKOUT || p.state() == PaymentState.PENDING
+          ? cancelledIfTimedOut(p) : null;
+      if (timedOut != null) {
+        return timedOut;
+      }
       return writer.update(p.apply(OperationType.CANCEL, PaymentState.CANCELLED,
           Outcome.error(ErrorCode.E2_00_CANCELLED_BY_CUSTOMER), clock.instant()));
     });

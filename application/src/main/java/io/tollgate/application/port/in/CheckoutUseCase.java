@@ -45,7 +45,10 @@ public interface CheckoutUseCase {
    */
   Payment completeChallenge(String paymentId, boolean passed, Integer attempt);
 
-  /** The customer cancelled: CANCELLED with 2.00. */
+  /**
+   * The customer cancelled: CANCELLED with 2.00; after the shop's checkout timeout, CANCELLED with
+   * 1.04, as the expiry job would cancel it: the time ran out before the customer did.
+   */
   Payment cancelByCustomer(String paymentId);
 
   /**
