@@ -84,7 +84,8 @@ public record TollgateConfig(
       new Setting("TOLLGATE_HOST", "0.0.0.0", "address the HTTP server binds to"),
       new Setting("TOLLGATE_PORT", "8080", "HTTP port (0 picks a free one)"),
       new Setting("TOLLGATE_PUBLIC_URL", "http://localhost:{port}",
-          "base URL customers and merchants reach Tollgate at; used in `redirectUrl` (required in production, https)"),
+          "base URL customers and merchants reach Tollgate at, an origin without a path (Tollgate cannot be served "
+              + "under one); used in `redirectUrl` (required in production, https)"),
       new Setting("TOLLGATE_DB_URL", "(embedded PostgreSQL)",
           "JDBC URL of an external PostgreSQL; when unset an embedded PostgreSQL is started"),
       new Setting("TOLLGATE_DB_USER", "postgres", "database user for `TOLLGATE_DB_URL`"),
@@ -239,8 +240,16 @@ public record TollgateConfig(
         URI uri = new URI(publicUrl);
         if (uri.getHost() == null || !("https".equals(uri.getScheme()) || "http".equals(uri.getScheme()))) {
           problems.add("TOLLGATE_PUBLIC_URL must be an absolute http(s) URL such as https://pay.example.com");
-        } else if (environment == Environment.PRODUCTION && !"https".equals(uri.getScheme())) {
-          problems.add("TOLLGATE_PUBLIC_URL must be https in production: customers enter card numbers on its pages");
+        } else {
+          if (environment == Environment.PRODUCTION && !"https".equals(uri.getScheme())) {
+            problems.add("TOLLGATE_PUBLIC_URL must be https in production: customers enter card numbers on its pages");
+          }
+          if (!uri.getRawPath().replaceAll("/+$", "").isEmpty() || uri.getRawQuery() != null
+              || uri.getRawFragment() != null) {
+            // the checkout page's links, form actions, redirects and cookie are rooted at /checkout
+            problems.add("TOLLGATE_PUBLIC_URL must be an origin without a path, such as https://pay.example.com: "
+                + "the checkout page's links and forms start at /checkout, so Tollgate cannot be served under a path");
+          }
         }
       } catch (java.net.URISyntaxException e) {
         problems.add("TOLLGATE_PUBLIC_URL must be an absolute http(s) URL such as https://pay.example.com");

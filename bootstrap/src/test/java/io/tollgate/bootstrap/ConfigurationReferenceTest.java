@@ -45,6 +45,25 @@ class ConfigurationReferenceTest {
         .isEqualTo("http://localhost:9000");
   }
 
+  /**
+   * The checkout page's links, forms, redirects and cookie are rooted at {@code /checkout}: a
+   * public URL with a path (Tollgate behind a proxy that strips it) is refused at start, naming
+   * the setting, instead of starting with a checkout whose every link and form misses Tollgate.
+   */
+  @Test
+  void a_public_url_with_a_path_is_refused_at_start() {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_PUBLIC_URL", "https://shop.example/pay")))
+        .hasMessageContaining("TOLLGATE_PUBLIC_URL must be an origin without a path");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_PUBLIC_URL", "https://shop.example/pay/")))
+        .hasMessageContaining("TOLLGATE_PUBLIC_URL must be an origin without a path");
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_PUBLIC_URL", "https://pay.example.com/?shop=1")))
+        .hasMessageContaining("TOLLGATE_PUBLIC_URL must be an origin without a path");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_PUBLIC_URL", "https://pay.example.com:8443")).publicUrlFor(1))
+        .isEqualTo("https://pay.example.com:8443");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_PUBLIC_URL", "https://pay.example.com/")).publicUrlFor(1))
+        .isEqualTo("https://pay.example.com");
+  }
+
   @Test
   void a_merchants_share_of_the_lists_is_half_the_pool_unless_set() {
     assertThat(TollgateConfig.from(Map.of()).merchantListShare()).isEqualTo(8);
