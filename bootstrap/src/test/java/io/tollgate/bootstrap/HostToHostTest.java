@@ -142,6 +142,34 @@ class HostToHostTest {
         .containsEntry(bare, "AU").containsEntry(described, null);
   }
 
+  /**
+   * A country code straight from an IP-geolocation service, such as Cloudflare's {@code T1} for a
+   * Tor exit node, is two characters as the reference asks: the deposit is charged and the code
+   * kept, upper-cased. It used to be refused as not two letters, and the deposit never charged.
+   */
+  @Test
+  void a_geolocation_services_own_country_code_is_kept_and_the_deposit_charged() {
+    String id = depositWithCard("4000000000000408", "4.00", false, "2045");
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\",\"ipCountryCode\":\"t1\"}");
+
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(a.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    String[] reader = gw.merchantUser(gw.merchant, "tor-reader@h2h.example");
+    JsonNode records = gw.merchantGet("/merchant-api/v1/payments?limit=1000", reader).json().get("result");
+    Map<String, String> countries = new HashMap<>();
+    records.forEach(p -> countries.put(p.get("id").asText(), p.path("customerIpCountryCode").asText(null)));
+    assertThat(countries).containsEntry(id, "T1");
+
+    String open = depositWithCard("4000000000000408", "4.00", false, "2045");
+    for (String code : List.of("ABC", "T", "T-")) {
+      Answer refused = gw.patch("/api/v1/payments/" + open,
+          "{\"customerIp\":\"203.0.113.7\",\"ipCountryCode\":\"" + code + "\"}");
+      assertThat(refused.status()).as(code).isEqualTo(400);
+      assertThat(refused.json().get("errors").findValuesAsText("field")).as(code).containsExactly("ipCountryCode");
+    }
+    assertThat(gw.get("/api/v1/payments/" + open).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+  }
+
   @Test
   void a_card_deposit_without_a_card_is_a_400_and_a_second_patch_a_409() {
     String noCard = gw.deposit("5", "EUR");

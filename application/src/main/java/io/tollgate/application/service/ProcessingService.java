@@ -82,6 +82,8 @@ public final class ProcessingService
    */
   static final Duration UNANSWERED_FOR = Duration.ofMinutes(2);
 
+  private static final Pattern IP_COUNTRY_CODE = Pattern.compile("^[A-Za-z0-9]{2}$");
+
   private final ReferenceData reference;
   private final CardProfiles cards;
   private final FraudScreen fraud;
@@ -117,7 +119,9 @@ public final class ProcessingService
     Checks checks = new Checks();
     String customerIp = checks.required("customerIp", command.customerIp())
         ? checks.clientAddress("customerIp", command.customerIp()) : null;
-    checks.matches("ipCountryCode", command.ipCountryCode(), Pattern.compile("^[A-Za-z]{2}$"), "must be two letters");
+    // two characters, as the reference says, not only ISO letters: IP-geolocation services answer
+    // codes of their own ("T1" for Tor, "XX", "A1", "O1"); it is kept and shown, never screened
+    checks.matches("ipCountryCode", command.ipCountryCode(), IP_COUNTRY_CODE, "must be two letters or digits");
     checks.maxLength("customerUserAgent", command.customerUserAgent(), 512);
     checks.maxLength("browserLanguage", command.browserLanguage(), 32);
     checks.throwIfAny("Invalid host-to-host request");
