@@ -346,7 +346,8 @@ class GatewayPaymentsApiTest {
   /**
    * A charge by recurring token, or a subscription, is refused rather than turned into a deposit
    * that waits on the checkout page for a customer who is not there; asking to start recurring
-   * payments is no harm, and null is as good as absent.
+   * payments is no harm, and null is as good as absent. So is an empty token or subscription, as
+   * clients that write every field send them: those used to be refused as recurring payments.
    */
   @Test
   void recurring_charges_and_subscriptions_are_refused_and_nothing_is_stored() {
@@ -364,9 +365,25 @@ class GatewayPaymentsApiTest {
     assertThat(gw.post("/api/v1/payments", """
         {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","startRecurring":true,
          "recurringToken":null,"subscription":null}""").status()).isEqualTo(200);
+    Answer empty = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","recurringToken":"",
+         "subscription":{}}""");
+    assertThat(empty.status()).as(empty.body()).isEqualTo(200);
+    assertThat(empty.json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+    Answer blank = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","recurringToken":" ",
+         "subscription":{"description":"","frequency":null}}""");
+    assertThat(blank.status()).as(blank.body()).isEqualTo(200);
+    Answer token = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","recurringToken":"rt-1","subscription":{}}""");
+    assertThat(token.status()).isEqualTo(400);
+    assertThat(token.json().get("errors").findValuesAsText("field")).containsExactly("recurringToken");
   }
 
-  /** A wallet's payment data is not dropped for a deposit that would ask the customer for a card. */
+  /**
+   * A wallet's payment data is not dropped for a deposit that would ask the customer for a card;
+   * an empty wallet object holds no payment data and counts as not sent (it used to be refused).
+   */
   @Test
   void google_pay_and_apple_pay_data_are_refused_and_nothing_is_stored() {
     int before = gw.countPayments();
@@ -375,6 +392,10 @@ class GatewayPaymentsApiTest {
     assertThat(a.status()).isEqualTo(400);
     assertThat(a.json().get("errors").findValuesAsText("field")).containsExactlyInAnyOrder("googlePay", "applePay");
     assertThat(gw.countPayments()).isEqualTo(before);
+
+    Answer empty = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":10,"currency":"EUR","googlePay":{},"applePay":{"paymentData":null}}""");
+    assertThat(empty.status()).as(empty.body()).isEqualTo(200);
   }
 
   @Test

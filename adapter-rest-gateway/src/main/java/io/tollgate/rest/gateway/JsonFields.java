@@ -85,14 +85,33 @@ final class JsonFields {
   }
 
   /**
-   * A field of the reference API that Tollgate does not offer, refused whenever it is given
-   * (JSON null counts as absent): accepted and ignored, it would leave the merchant believing
-   * something happened that did not. Its value is not echoed.
+   * A field of the reference API that Tollgate does not offer, refused whenever it is given:
+   * accepted and ignored, it would leave the merchant believing something happened that did not.
+   * Its value is not echoed. Sent empty ({@code ""}, {@code {}}, or an object of nothing but such
+   * values and nulls), as clients that write every field of a structure send it, it asks for
+   * nothing and counts as not sent.
    */
   void unsupported(String name, String message) {
-    if (value(name) != null) {
+    JsonNode v = value(name);
+    if (v != null && !holdsNothing(v)) {
       violations.add(Violation.of(path(name), message, null));
     }
+  }
+
+  /** JSON null, a blank string, or an object whose members all hold nothing. */
+  private static boolean holdsNothing(JsonNode v) {
+    if (v.isNull() || v.isTextual() && v.textValue().isBlank()) {
+      return true;
+    }
+    if (!v.isObject()) {
+      return false;
+    }
+    for (JsonNode member : v) {
+      if (!holdsNothing(member)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** A string that must not be echoed back (card number, security code). */
