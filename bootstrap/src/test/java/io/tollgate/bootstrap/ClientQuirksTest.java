@@ -148,14 +148,44 @@ class ClientQuirksTest {
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
   }
 
+  /**
+   * A browser measures a zoomed window in fractions of a pixel, and some clients send 1 and 0 for
+   * true and false: the size is its whole pixels, the number its boolean, and the deposit is
+   * charged. Either used to be a 400, and the host-to-host deposit was never executed.
+   */
   @Test
-  void a_whole_number_with_a_fraction_is_refused_where_an_integer_is_due() {
+  void a_fractional_window_size_and_a_boolean_sent_as_1_or_0_are_taken_and_the_deposit_charged() {
     String id = create("\"amount\":5.00," + card("4000000000000408")).json().at("/result/id").asText();
 
-    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\",\"browserWindowWidth\":1642.5}");
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\",\"browserWindowWidth\":1642.67,"
+        + "\"browserWindowHeight\":\"883.5\",\"browserTimezoneOffset\":-120.5,\"browserJavaEnabled\":0}");
+
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(a.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+
+    Answer preAuth = create("\"amount\":5.00,\"preAuth\":1,\"customer\":{\"kycStatus\":1,"
+        + "\"paymentInstrumentKycStatus\":\"FALSE\"}," + card("4000000000000408"));
+    assertThat(preAuth.status()).as(preAuth.body()).isEqualTo(200);
+    assertThat(preAuth.json().at("/result/customer/kycStatus").booleanValue()).isTrue();
+    assertThat(preAuth.json().at("/result/customer/paymentInstrumentKycStatus").booleanValue()).isFalse();
+    Answer authorized = gw.patch("/api/v1/payments/" + preAuth.json().at("/result/id").asText(),
+        "{\"customerIp\":\"203.0.113.9\",\"browserJavaEnabled\":1}");
+    assertThat(authorized.json().at("/result/state").asText()).as(authorized.body()).isEqualTo("AUTHORIZED");
+  }
+
+  @Test
+  void what_is_no_integer_or_boolean_is_still_refused_and_changes_nothing() {
+    String id = create("\"amount\":5.00," + card("4000000000000408")).json().at("/result/id").asText();
+
+    Answer a = gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\",\"browserWindowWidth\":1e10,"
+        + "\"browserWindowHeight\":\"wide\",\"browserJavaEnabled\":2,"
+        + "\"browserTimezoneOffset\":[1]}");
 
     assertThat(a.status()).isEqualTo(400);
-    assertThat(a.json().get("errors").findValuesAsText("field")).containsExactly("browserWindowWidth");
+    assertThat(a.json().get("errors").findValuesAsText("field")).containsExactlyInAnyOrder("browserWindowWidth",
+        "browserWindowHeight", "browserJavaEnabled", "browserTimezoneOffset");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+    assertThat(create("\"amount\":5.00,\"preAuth\":\"yes\"").status()).isEqualTo(400);
   }
 
   @Test

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.group.Pan;
 import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -16,11 +18,13 @@ import java.util.Map;
  * JSON type instead of stopping at the first. JSON {@code null} counts as absent.
  *
  * <p>Scalars are taken as the platform the API follows takes them (Jackson's defaults there): a
- * number or {@code true}/{@code false} where a string is due is its text, a whole number
- * written with a fraction of zero ({@code 1642.0}) is an integer, and a number written as a
- * string ({@code "10.50"}) is a number. Hand-written integrations send all of these; a value
- * that is then wrong (an expiry month of {@code 1}) is refused by the field's own rule, which
- * says what is wrong with it. Objects and arrays where a scalar is due are refused.
+ * number or {@code true}/{@code false} where a string is due is its text, a number with a
+ * fraction where an integer is due is its whole part ({@code 1642.67} is 1642, as a browser
+ * measures a zoomed window), {@code 1} and {@code 0} where a boolean is due are true and false,
+ * and a number written as a string ({@code "10.50"}) is a number, kept exact. Hand-written
+ * integrations send all of these; a value that is then wrong (an expiry month of {@code 1}) is
+ * refused by the field's own rule, which says what is wrong with it. Objects and arrays where a
+ * scalar is due are refused.
  */
 final class JsonFields {
 
@@ -152,14 +156,18 @@ final class JsonFields {
     if (v == null) {
       return null;
     }
-    if (v.isTextual() && (v.textValue().equals("true") || v.textValue().equals("false"))) {
+    if (v.isBoolean()) {
+      return v.booleanValue();
+    }
+    if (v.isTextual() && (v.textValue().equalsIgnoreCase("true") || v.textValue().equalsIgnoreCase("false"))) {
       return Boolean.valueOf(v.textValue());
     }
-    if (!v.isBoolean()) {
-      violations.add(Violation.of(path(name), "must be true or false", shortText(v)));
-      return null;
+    BigInteger bit = v.isIntegralNumber() ? v.bigIntegerValue() : null;
+    if (BigInteger.ONE.equals(bit) || BigInteger.ZERO.equals(bit)) {
+      return BigInteger.ONE.equals(bit);
     }
-    return v.booleanValue();
+    violations.add(Violation.of(path(name), "must be true or false", shortText(v)));
+    return null;
   }
 
   JsonFields object(String name) {
@@ -198,22 +206,25 @@ final class JsonFields {
   }
 
   Integer integer(String name) {
+    Long whole = whole(name, Integer.MIN_VALUE, Integer.MAX_VALUE);
+    return whole == null ? null : whole.intValue();
+  }
+
+  /** A number from {@code min} to {@code max}, its fraction dropped. */
+  private Long whole(String name, long min, long max) {
     JsonNode v = value(name);
     if (v == null) {
       return null;
     }
-    BigDecimal whole = v.isNumber() ? v.decimalValue()
+    BigDecimal n = v.isNumber() ? v.decimalValue()
         : v.isTextual() && PLAIN_NUMBER.matcher(v.textValue()).matches() ? new BigDecimal(v.textValue()) : null;
-    if (whole == null || whole.signum() != 0 && whole.stripTrailingZeros().scale() > 0) {
+    // compared before the fraction is dropped, which would be slow for an extreme exponent (1e-99999999)
+    if (n == null || n.compareTo(BigDecimal.valueOf(min).subtract(BigDecimal.ONE)) <= 0
+        || n.compareTo(BigDecimal.valueOf(max).add(BigDecimal.ONE)) >= 0) {
       violations.add(Violation.of(path(name), "must be an integer", shortText(v)));
       return null;
     }
-    try {
-      return whole.intValueExact();
-    } catch (ArithmeticException tooLarge) {
-      violations.add(Violation.of(path(name), "must be an integer", shortText(v)));
-      return null;
-    }
+    return n.abs().compareTo(BigDecimal.ONE) < 0 ? 0L : n.setScale(0, RoundingMode.DOWN).longValueExact();
   }
 
   /** The refused value as echoed back: short, and with anything like a card number masked. */
