@@ -226,6 +226,33 @@ class GatewayPaymentsApiTest {
     assertThat(gw.countPayments()).isEqualTo(before);
   }
 
+  /**
+   * The customer's deposit and withdrawal history must be the integers the reference says, as
+   * every other field must be of its type: a count that is not one used to pass unnoticed, and
+   * the merchant never learnt that what it sent was wrong. Integers, or empty, are accepted.
+   */
+  @Test
+  void a_customer_s_deposit_and_withdrawal_history_that_is_no_integer_is_refused() {
+    int before = gw.countPayments();
+    Answer a = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR",
+         "customer":{"depositsAmount":"abc","withdrawalsAmount":{"EUR":10},"depositsCnt":"five",
+                     "withdrawalsCnt":[1]}}""");
+
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.json().get("errors").findValuesAsText("field")).containsExactlyInAnyOrder("customer.depositsAmount",
+        "customer.withdrawalsAmount", "customer.depositsCnt", "customer.withdrawalsCnt");
+    assertThat(a.json().get("errors").findValuesAsText("message")).containsOnly("must be an integer");
+    assertThat(gw.countPayments()).isEqualTo(before);
+
+    Answer counted = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR",
+         "customer":{"referenceId":"history-1","depositsAmount":125000000000,"withdrawalsAmount":"1000",
+                     "depositsCnt":5,"withdrawalsCnt":""}}""");
+    assertThat(counted.status()).as(counted.body()).isEqualTo(200);
+    assertThat(counted.json().at("/result/customer/referenceId").asText()).isEqualTo("history-1");
+  }
+
   /** The card's issuing bank is answered, as the API's description has it, from the BIN data. */
   @Test
   void a_card_s_issuing_bank_comes_from_the_bin_data_and_is_kept() {

@@ -210,10 +210,17 @@ final class JsonFields {
     return whole == null ? null : whole.intValue();
   }
 
-  /** A number from {@code min} to {@code max}, its fraction dropped. */
+  Long longInteger(String name) {
+    return whole(name, Long.MIN_VALUE, Long.MAX_VALUE);
+  }
+
+  /**
+   * A number from {@code min} to {@code max}, its fraction dropped; {@code ""}, which would be
+   * refused, counts as not sent (every integer field is optional).
+   */
   private Long whole(String name, long min, long max) {
     JsonNode v = value(name);
-    if (v == null) {
+    if (v == null || v.isTextual() && v.textValue().isEmpty()) {
       return null;
     }
     BigDecimal n = v.isNumber() ? v.decimalValue()

@@ -7,6 +7,7 @@ import io.tollgate.domain.payment.BillingAddress;
 import io.tollgate.domain.payment.Customer;
 import io.tollgate.domain.shop.ShopId;
 import io.tollgate.rest.common.Json;
+import java.util.List;
 
 /** Turns a POST /payments body into a command, refusing fields of the wrong JSON type. */
 final class PaymentRequestReader {
@@ -85,6 +86,11 @@ final class PaymentRequestReader {
   private static Customer customer(JsonFields c) {
     if (c == null) {
       return null;
+    }
+    // the customer's history as the merchant counts it: refused when not the integers the
+    // reference says they are, as every other field is, but not kept, as nothing uses them
+    for (String history : List.of("depositsAmount", "withdrawalsAmount", "depositsCnt", "withdrawalsCnt")) {
+      c.longInteger(history);
     }
     return new Customer(c.text("referenceId"), c.text("citizenshipCountryCode"),
         c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"), notEmpty(c.text("email")),
