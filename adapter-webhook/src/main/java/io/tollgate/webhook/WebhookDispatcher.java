@@ -72,6 +72,12 @@ public final class WebhookDispatcher implements AutoCloseable {
   /** The most attempts recorded in one transaction. */
   private static final int RECORD_BATCH = 128;
   private static final int MAX_ERROR_LENGTH = 500;
+  /**
+   * The most bytes of a receiver's status line, headers and trailers read; an answer with more
+   * fails the attempt. Jetty's client reads any amount unless told, and a receiver that kept
+   * sending header lines had them all held in memory until the request timed out.
+   */
+  static final int MAX_ANSWER_HEAD_BYTES = 16 * 1024;
 
   /**
    * @param parallelism deliveries in flight at once
@@ -199,6 +205,8 @@ public final class WebhookDispatcher implements AutoCloseable {
     // a receiver nobody sends to any more is forgotten, with its pool, rather than kept for good
     http.setDestinationIdleTimeout(idle);
     http.setMaxConnectionsPerDestination(settings.parallelism());
+    // counts the status line, the headers and a chunked body's trailers
+    http.setMaxResponseHeadersSize(MAX_ANSWER_HEAD_BYTES);
     // With PublicDestinations the client connects only to addresses it let through, from the
     // lookup it judged: a lookup of the client's own could answer otherwise. Other policies judge
     // no addresses (ALLOW_ALL in the sandbox and in tests, which send to receivers on this

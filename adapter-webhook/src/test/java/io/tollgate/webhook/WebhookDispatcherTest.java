@@ -676,6 +676,52 @@ class WebhookDispatcherTest {
   }
 
   /**
+   * A receiver that answers a status line and then header lines without end: the attempt fails
+   * once the head passes 16 KiB, with no status, long before the request timeout. Jetty's client
+   * reads a head of any size unless told, so each such attempt used to hold every line in
+   * memory until it timed out, and a few receivers doing so at once could exhaust the heap.
+   */
+  @Test
+  void an_answer_whose_headers_never_end_fails_once_they_pass_the_limit() throws Exception {
+    try (ServerSocket endless = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread answering = new Thread(() -> {
+        while (!endless.isClosed()) {
+          try (Socket s = endless.accept()) {
+            readRequest(s);
+            java.io.OutputStream out = s.getOutputStream();
+            out.write("HTTP/1.1 200 OK\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            byte[] line = ("X-Filler: " + "a".repeat(1000) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+            // about 100 KiB a second, until the client hangs up
+            while (true) {
+              out.write(line);
+              out.flush();
+              Thread.sleep(10);
+            }
+          } catch (Exception e) {
+            // the client closed the connection: wait for the next one
+          }
+        }
+      });
+      answering.setDaemon(true);
+      answering.start();
+      ClaimedEvent event = withUrl(event("lease-1"), "http://127.0.0.1:" + endless.getLocalPort() + "/hooks");
+      FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(event) : List.of());
+      try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+          new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(10), Duration.ofSeconds(30),
+              "test"), Clock.systemUTC()).start()) {
+        await("the attempt is reported", () -> !outbox.reported.isEmpty());
+      }
+      assertThat(outbox.reported).singleElement().satisfies(r -> {
+        assertThat(r.result().delivered()).isFalse();
+        assertThat(r.result().statusCode()).isNull();
+        assertThat(r.result().duration()).as("ended by the size of the head, not by the 10 s timeout")
+            .isLessThan(Duration.ofSeconds(3));
+        assertThat(r.result().error()).startsWith("connection failed:").doesNotContain("127.0.0.1");
+      });
+    }
+  }
+
+  /**
    * A 2xx head that came in time is success (CONTRACT §6) however its body ends: a receiver that
    * closes the connection partway through the body has taken the event, and counted as failed it
    * would be sent again up to ten times while the merchant's log showed failures. Any other
