@@ -424,6 +424,39 @@ class WebhookDeliveryTest {
     }
   }
 
+  /**
+   * A resend while an earlier event of the payment waits for its retry: that event goes at once,
+   * and the resent one right after it, in order. The resend used to make only the payment's
+   * newest event due, which the dispatcher holds back behind the earlier pending one, so the
+   * merchant was answered 202 and nothing went out until that retry, an hour later here (up to a
+   * day on the default schedule). (A gateway of its own, for its hour-long retry.)
+   */
+  @Test
+  void a_resend_sends_an_earlier_event_waiting_for_its_retry_first_and_at_once() throws Exception {
+    try (TestGateway own = TestGateway.start(Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT1H",
+        "TOLLGATE_WEBHOOK_TIMEOUT", "PT2S")); WebhookReceiver receiver = new WebhookReceiver().thenAnswer(500)) {
+      String id = own.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":6,"currency":"EUR","preAuth":true,"webhookUrl":"%s",
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}"""
+          .formatted(receiver.url("/retried"))).json().at("/result/id").asText();
+      assertThat(own.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}").status()).isEqualTo(200);
+      String[] user = own.merchantUser(own.merchant, "resend-behind@shop.example", Permission.SHOP_EDIT);
+      String log = "/merchant-api/v1/payments/" + id + "/webhooks";
+      assertThat(WebhookReceiver.await(() -> own.merchantGet(log, user).json().get("result").size() == 1,
+          Duration.ofSeconds(10))).as("the AUTHORIZED event's 500 is logged").isTrue();
+      assertThat(own.post("/api/v1/payments/" + id + "/capture", "{}").status()).isEqualTo(200);
+      Thread.sleep(800);
+      assertThat(receiver.receivedFor(id)).as("COMPLETED waits behind the AUTHORIZED retry").hasSize(1);
+
+      assertThat(own.merchantPost(log + "/resend", "", user).status()).isEqualTo(202);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 3, Duration.ofSeconds(10)))
+          .as("sent within seconds, not at the retry an hour on").isTrue();
+      assertThat(receiver.receivedFor(id))
+          .extracting(r -> r.bodyText().replaceAll(".*\"state\":\"([A-Z_]+)\".*", "$1"))
+          .containsExactly("AUTHORIZED", "AUTHORIZED", "COMPLETED");
+    }
+  }
+
   @Test
   void a_payment_waiting_for_its_customer_sends_nothing() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver()) {
