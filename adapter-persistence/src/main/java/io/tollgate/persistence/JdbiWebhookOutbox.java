@@ -290,25 +290,40 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
    * back until they are settled): those waiting for a retry are made due now too, with a fresh
    * schedule, or the resend would wait for that retry, up to a day. One being delivered is left
    * to its delivery.
+   *
+   * <p>The payment's row is locked first: every state change updates it in the transaction that
+   * writes its event. A change not yet committed is waited for, and the check for a newer event,
+   * made in a statement after the lock, sees its event; one begun meanwhile waits for this
+   * resend. Without the lock the check read the outbox as it was before a capture committed,
+   * and a claim could send the capture's event before the older one sent again, out of order.
    */
   @Override
   public void requeue(String eventId, Instant now) {
-    jdbi.useHandle(h -> h.createUpdate("""
-            WITH resent AS (
-                UPDATE webhook_events w
-                SET status = 'PENDING', failures_in_row = 0, next_attempt_at = :now, finished = NULL,
-                    -- being delivered now: sent again once that delivery has ended, however it ends
-                    resend_asked = w.status = 'PENDING' AND w.lease_token IS NOT NULL
-                WHERE id = :id
-                  -- only while it is the payment's newest: an older one sent again after a newer
-                  -- state's event went out would tell the receiver the payment went back
-                  AND NOT EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = w.payment_id AND n.seq > w.seq)
-                RETURNING w.payment_id, w.seq)
-            UPDATE webhook_events earlier
-            SET failures_in_row = 0, next_attempt_at = least(earlier.next_attempt_at, :now)
-            FROM resent
-            WHERE earlier.payment_id = resent.payment_id AND earlier.seq < resent.seq
-              AND earlier.status = 'PENDING' AND earlier.lease_token IS NULL
-            """).bind("id", UUID.fromString(eventId)).bind("now", now).execute());
+    jdbi.useTransaction(h -> {
+      // FOR SHARE: it conflicts with a state change's update of the row, not with other resends
+      h.createQuery("""
+              SELECT p.id FROM payments p
+              WHERE p.id = (SELECT payment_id FROM webhook_events WHERE id = :id)
+              FOR SHARE OF p
+              """).bind("id", UUID.fromString(eventId)).mapTo(String.class).findOne();
+      h.createUpdate("""
+              WITH resent AS (
+                  UPDATE webhook_events w
+                  SET status = 'PENDING', failures_in_row = 0, next_attempt_at = :now, finished = NULL,
+                      -- being delivered now: sent again once that delivery has ended, however it ends
+                      resend_asked = w.status = 'PENDING' AND w.lease_token IS NOT NULL
+                  WHERE id = :id
+                    -- only while it is the payment's newest: an older one sent again after a newer
+                    -- state's event went out would tell the receiver the payment went back
+                    AND NOT EXISTS (SELECT 1 FROM webhook_events n
+                                    WHERE n.payment_id = w.payment_id AND n.seq > w.seq)
+                  RETURNING w.payment_id, w.seq)
+              UPDATE webhook_events earlier
+              SET failures_in_row = 0, next_attempt_at = least(earlier.next_attempt_at, :now)
+              FROM resent
+              WHERE earlier.payment_id = resent.payment_id AND earlier.seq < resent.seq
+                AND earlier.status = 'PENDING' AND earlier.lease_token IS NULL
+              """).bind("id", UUID.fromString(eventId)).bind("now", now).execute();
+    });
   }
 }

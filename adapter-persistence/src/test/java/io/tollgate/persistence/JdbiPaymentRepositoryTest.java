@@ -188,6 +188,60 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A resend asked while a capture is being committed does not send the AUTHORIZED event again
+   * after the capture's COMPLETED one: the receiver would read the payment as gone back. The
+   * resend's check for a newer event read the outbox as it was before the capture committed; held
+   * up after that check (here by a lock on the event's row), it made the AUTHORIZED event due
+   * again once COMPLETED had been claimed and delivered, and it went out after it.
+   */
+  @Test
+  void a_resend_racing_a_capture_never_sends_the_older_event_after_the_newer() throws Exception {
+    ShopId own = TestShops.create(adapters, "resend-racing");
+    Payment p = repository().insert(Payment.create(draft(own, "4.50", "rr-1"), PaymentState.CHECKOUT, T0));
+    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.AUTHORIZED, Outcome.NONE, T0.plusSeconds(1)),
+        WEBHOOK);
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String authorized = outbox.latestEvent(p.id()).orElseThrow().id();
+    delivered(claimed(authorized, Instant.now().plusSeconds(1)).orElseThrow());
+    String completed = UUID.randomUUID().toString();
+    java.util.concurrent.ExecutorService resending = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (org.jdbi.v3.core.Handle rowHolder = db.jdbi().open(); org.jdbi.v3.core.Handle capture = db.jdbi().open()) {
+      rowHolder.begin();
+      rowHolder.createQuery("SELECT id FROM webhook_events WHERE id = :id FOR UPDATE")
+          .bind("id", UUID.fromString(authorized)).mapTo(String.class).one();
+      // the capture's transaction as the repository writes it: the payment's row, then its event
+      capture.begin();
+      capture.createUpdate("UPDATE payments SET state = 'COMPLETED', version = version + 1 WHERE id = :id")
+          .bind("id", p.id().value()).execute();
+      capture.createUpdate("""
+              INSERT INTO webhook_events (id, payment_id, shop_id, payment_state, target_url, body, next_attempt_at,
+                  created)
+              VALUES (CAST(:id AS uuid), :payment, :shop, 'COMPLETED', 'https://merchant.example/hooks',
+                  CAST('{}' AS bytea), now(), now())
+              """).bind("id", completed).bind("payment", p.id().value()).bind("shop", own.value()).execute();
+
+      java.util.concurrent.Future<?> resend = resending.submit(() -> outbox.requeue(authorized, Instant.now()));
+      long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM pg_stat_activity "
+          + "WHERE datname = current_database() AND wait_event_type = 'Lock'").mapTo(Long.class).one()) == 0) {
+        assertThat(System.nanoTime() < until).as("the resend waits for a lock").isTrue();
+        Thread.sleep(10);
+      }
+      capture.commit();
+      WebhookOutbox.ClaimedEvent newer = claimed(completed, Instant.now().plusSeconds(1))
+          .orElseThrow(() -> new AssertionError("the capture's event is due"));
+      delivered(newer);
+      rowHolder.rollback();
+      resend.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      resending.shutdownNow();
+    }
+    assertThat(events(p)).as("AUTHORIZED is not due again after COMPLETED went out")
+        .containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
+    assertThat(claimed(authorized, Instant.now().plusSeconds(1))).isEmpty();
+  }
+
+  /**
    * A step and what it causes are one write: the outbox event, the ledger entry and the moved
    * balance exist exactly when the step was stored, and a step refused as stale leaves none.
    */
