@@ -185,10 +185,15 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
    * <p>Attempts go oldest first by id (an attempt's id grows with the time it was recorded): a
    * batch reads only the first rows of the primary key. Events are gone through in {@code seq}
    * order from where the last batch stopped ({@code maintenance_positions}), up to the first one
-   * not settled before the cutoff. Each event passed replaces the older, settled events of its
-   * payment, which go with their attempts (all of which started before it settled). The events
-   * passed stay, each payment's newest among them; an older one replaced later goes when the
-   * newer one is passed in turn.
+   * whose payment has an older event that must stay yet: one not settled before the cutoff, or
+   * any while this one is pending. Each event passed replaces the older events of its payment,
+   * settled before the cutoff, which go with their attempts (all of which started before they
+   * settled). The events passed stay, each payment's newest among them; an older one replaced
+   * later goes when the newer one is passed in turn.
+   *
+   * <p>An event's own settling time stops nothing: a resend settles it anew, and an old event
+   * sent again held up the forgetting of every later event of every shop for the whole
+   * retention after the resend.
    */
   @Override
   public int forgetDeliveriesBefore(Instant cutoff, int batch) {
@@ -204,11 +209,14 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
           .bind("cutoff", cutoff).bind("batch", batch).execute();
       List<Map<String, Object>> passed = h.createQuery("""
               WITH batch AS (
-                  SELECT seq, payment_id, status, finished FROM webhook_events
+                  SELECT seq, payment_id, status FROM webhook_events
                   WHERE seq > coalesce((SELECT position FROM maintenance_positions WHERE job = 'webhook events'), 0)
                   ORDER BY seq LIMIT :batch),
                 frontier AS (
-                  SELECT min(seq) AS seq FROM batch WHERE status = 'PENDING' OR finished IS NULL OR finished >= :cutoff)
+                  SELECT min(b.seq) AS seq FROM batch b
+                  WHERE EXISTS (SELECT 1 FROM webhook_events o
+                                WHERE o.payment_id = b.payment_id AND o.seq < b.seq
+                                  AND (b.status = 'PENDING' OR o.finished IS NULL OR o.finished >= :cutoff)))
               SELECT b.seq, b.payment_id FROM batch b, frontier f WHERE f.seq IS NULL OR b.seq < f.seq ORDER BY b.seq
               """)
           .bind("cutoff", cutoff).bind("batch", batch).mapToMap().list();
@@ -221,12 +229,12 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
           SELECT o.id FROM webhook_events o
           JOIN unnest(CAST(:seqs AS bigint[]), CAST(:payments AS bpchar[])) AS p(seq, payment_id)
             ON o.payment_id = p.payment_id AND o.seq < p.seq
-          WHERE o.status <> 'PENDING'
+          WHERE o.status <> 'PENDING' AND o.finished < :cutoff
           """;
       h.createUpdate("DELETE FROM webhook_attempts WHERE event_id IN (" + replaced + ")")
-          .bind("seqs", seqs).bind("payments", payments).execute();
+          .bind("seqs", seqs).bind("payments", payments).bind("cutoff", cutoff).execute();
       h.createUpdate("DELETE FROM webhook_events WHERE id IN (" + replaced + ")")
-          .bind("seqs", seqs).bind("payments", payments).execute();
+          .bind("seqs", seqs).bind("payments", payments).bind("cutoff", cutoff).execute();
       h.createUpdate("""
               INSERT INTO maintenance_positions (job, position) VALUES ('webhook events', :position)
               ON CONFLICT (job) DO UPDATE SET position = greatest(maintenance_positions.position, excluded.position)

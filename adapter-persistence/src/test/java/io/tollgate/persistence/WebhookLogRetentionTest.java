@@ -80,8 +80,8 @@ class WebhookLogRetentionTest {
 
     deliver(retried, day(3), 200);
     forget(day(1));
-    assertThat(events(retried)).containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
-    assertThat(outbox.attempts(retried.id())).hasSize(1);
+    assertThat(events(retried)).as("replaced, and settled before the cutoff").containsExactly("COMPLETED DELIVERED");
+    assertThat(outbox.attempts(retried.id())).as("the newer one's, from after the cutoff").hasSize(1);
     forget(day(4));
     assertThat(events(retried)).containsExactly("COMPLETED DELIVERED");
     assertThat(events(single)).containsExactly("AUTHORIZED DELIVERED");
@@ -93,16 +93,49 @@ class WebhookLogRetentionTest {
     step(capturedLater, OperationType.CAPTURE, PaymentState.COMPLETED, day(40));
     deliver(capturedLater, day(40).plusSeconds(1), 200);
     forget(day(30));
-    assertThat(events(capturedLater)).containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
+    assertThat(events(capturedLater)).as("replaced long after it was gone through")
+        .containsExactly("COMPLETED DELIVERED");
     assertThat(outbox.attempts(capturedLater.id())).hasSize(1);
     assertThat(outbox.attempts(recent.id())).isEmpty();
     forget(day(41));
-    assertThat(events(capturedLater)).as("replaced long after it was gone through").containsExactly("COMPLETED DELIVERED");
+    assertThat(events(capturedLater)).containsExactly("COMPLETED DELIVERED");
+    assertThat(outbox.attempts(capturedLater.id())).isEmpty();
     assertThat(events(recent)).containsExactly("AUTHORIZED DELIVERED");
     for (Payment p : List.of(retried, single, capturedLater, recent)) {
       assertThat(outbox.latestEvent(p.id())).as("still there to be sent again").isPresent();
     }
     assertThat(outbox.forgetDeliveriesBefore(day(41), 2)).as("nothing is gone through twice").isZero();
+  }
+
+  /**
+   * An old event sent again on request holds up no other payment's log: each replaced event goes
+   * once it has itself been settled for the retention. A resend settles the event anew, and the
+   * job, which stopped at the first event settled after the cutoff, stopped at it and forgot
+   * nothing newer, of any shop, until the retention had passed again since the resend.
+   */
+  @Test
+  void an_old_event_sent_again_holds_up_no_other_payments_log() {
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    Payment resent = paymentWithEvent(OLD);
+    deliver(resent, OLD.plusSeconds(1), 200);
+    Payment other = paymentWithEvent(OLD.plusSeconds(2));
+    deliver(other, OLD.plusSeconds(3), 200);
+    step(other, OperationType.CAPTURE, PaymentState.COMPLETED, OLD.plusSeconds(4));
+    deliver(other, OLD.plusSeconds(5), 200);
+    outbox.requeue(outbox.latestEvent(resent.id()).orElseThrow().id(), day(20));
+    deliver(resent, day(20), 200);
+
+    forget(day(10));
+    assertThat(events(other)).as("its replaced event is older than the cutoff").containsExactly("COMPLETED DELIVERED");
+    assertThat(events(resent)).containsExactly("AUTHORIZED DELIVERED");
+
+    step(resent, OperationType.CAPTURE, PaymentState.COMPLETED, day(21));
+    deliver(resent, day(21), 200);
+    forget(day(15));
+    assertThat(events(resent)).as("sent again on day 20: kept for the retention from then")
+        .containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
+    forget(day(21));
+    assertThat(events(resent)).containsExactly("COMPLETED DELIVERED");
   }
 
   /** A backlog, as at the upgrade that brings the job: more attempts than events, batch after batch. */
