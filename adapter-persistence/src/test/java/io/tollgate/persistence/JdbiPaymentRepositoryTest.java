@@ -157,6 +157,32 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A claim tells an event sent again on request from one retried on the schedule: the dispatcher
+   * leaves resends out of its lag metric, where a 60-day-old event sent again showed as 60 days
+   * of lag, and must still count a retried event's delay.
+   */
+  @Test
+  void a_claim_tells_a_resent_event_from_a_retried_one() {
+    ShopId own = TestShops.create(adapters, "resent-or-retried");
+    Payment p = repository().insert(Payment.create(draft(own, "4.35", "rq-1"), PaymentState.CHECKOUT, T0));
+    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
+        WEBHOOK);
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String event = outbox.latestEvent(p.id()).orElseThrow().id();
+
+    WebhookOutbox.ClaimedEvent first = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
+    assertThat(first.requeued()).isFalse();
+    assertThat(outbox.recordAttempt(first, new WebhookOutbox.Attempt(first.id(), first.paymentState(), 1,
+        first.url(), Instant.now(), Duration.ofMillis(5), 500, null, WebhookOutbox.Status.PENDING),
+        WebhookOutbox.Status.PENDING, Instant.now())).isTrue();
+    WebhookOutbox.ClaimedEvent retry = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
+    assertThat(retry.requeued()).as("a retry").isFalse();
+    delivered(retry);
+    outbox.requeue(event, Instant.now());
+    assertThat(claimed(event, Instant.now().plusSeconds(1)).orElseThrow().requeued()).as("a resend").isTrue();
+  }
+
+  /**
    * A resend asked during a delivery is due at the time the instance asked for it, by the
    * instance's clock as every due time is, and is dropped when a newer event of the payment has
    * overtaken it meanwhile (sent after that one, it would tell the receiver the payment went back).

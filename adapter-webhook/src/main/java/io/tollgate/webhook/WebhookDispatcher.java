@@ -147,7 +147,8 @@ public final class WebhookDispatcher implements AutoCloseable {
 
   /**
    * @param metrics receives {@code tollgate.webhooks.attempts} (by outcome),
-   *     {@code tollgate.webhooks.lag} (event written to delivered) and {@code tollgate.webhooks.inflight}
+   *     {@code tollgate.webhooks.lag} (event written to delivered; resends left out) and
+   *     {@code tollgate.webhooks.inflight}
    */
   public WebhookDispatcher(WebhookDeliveryUseCase deliveries, DestinationPolicy destinations, Settings settings,
       Clock clock, MeterRegistry metrics) {
@@ -546,7 +547,8 @@ public final class WebhookDispatcher implements AutoCloseable {
     Result result = new Result(started, took, status, printable(error));
     metrics.counter("tollgate.webhooks.attempts", "outcome", result.delivered() ? "delivered"
         : status != null ? "http_" + (status / 100) + "xx" : "error").increment();
-    if (result.delivered()) {
+    if (result.delivered() && !d.event().requeued()) {
+      // a resend is no state change: an event sent again 60 days on was recorded as 60 days late
       lag.record(Duration.between(d.event().created(), clock.instant()));
     }
     if (!result.delivered()) {

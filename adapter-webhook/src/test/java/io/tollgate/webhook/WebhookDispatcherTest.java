@@ -397,6 +397,30 @@ class WebhookDispatcherTest {
   }
 
   /**
+   * The lag metric measures how long a state change took to reach its receiver; an event sent
+   * again on request is no state change. A resend of a 60-day-old event was recorded as 60 days
+   * of lag, and an operator's alert on the lag's maximum fired for a webhook nobody waited for.
+   */
+  @Test
+  void a_resent_event_is_not_counted_as_lag() throws Exception {
+    ClaimedEvent fresh = event("lease-1");
+    ClaimedEvent old = event("lease-1");
+    ClaimedEvent resent = new ClaimedEvent(old.id(), old.leaseToken(), old.paymentId(), old.shopId(),
+        old.paymentState(), old.targetUrl(), null, old.body(), 1, 0, Instant.now().minus(Duration.ofDays(60)));
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(fresh) : n == 2 ? List.of(resent) : List.of());
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry metrics =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(20), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC(), metrics).start()) {
+      await("both delivered", () -> outbox.reported.stream().filter(r -> r.result().delivered()).count() == 2);
+    }
+    io.micrometer.core.instrument.Timer lag = metrics.get("tollgate.webhooks.lag").timer();
+    assertThat(lag.count()).as("the new event's delivery only").isEqualTo(1);
+    assertThat(lag.max(TimeUnit.SECONDS)).isLessThan(60);
+  }
+
+  /**
    * Each claim leases under a token of its own: with one token for all, the late report of an
    * attempt whose lease ran out would settle the event this instance had leased again, and its
    * next event could overtake the second copy. Closing releases every claim of the instance.

@@ -111,6 +111,15 @@ public interface WebhookOutbox {
     public String url() {
       return targetUrl != null ? targetUrl : shopWebhookUrl;
     }
+
+    /**
+     * Whether it was queued again after earlier attempts, as a resend does (of this event, or of
+     * a later one of its payment that this one goes before): its failures in a row then count
+     * from 0 again, below its attempts.
+     */
+    public boolean requeued() {
+      return attempts > failuresInRow;
+    }
   }
 
   /**
