@@ -38,6 +38,7 @@ if [ -z "${TOLLGATE_DB_URL:-}" ]; then
 fi
 . bench/pg-server.sh
 . bench/table.sh
+. bench/steps.sh
 pg_server_from_url
 
 CACHE=bench/target/killbill
@@ -101,14 +102,16 @@ API_KEY=bench API_SECRET=bench-secret
 
 # kb_run NAME [HASH_ITERATIONS]: Kill Bill on a fresh database, loaded; appends a table row.
 kb_run() {
-  local name=$1 iterations=${2:-} port base log props
+  local name=$1 iterations=${2:-} port base log props step
   DB="killbill_bench_$(date +%Y%m%d%H%M%S)"
   create_bench_db "$DB"
   PGDATABASE=$DB PGOPTIONS='-c client_min_messages=warning' psql -X -q -v ON_ERROR_STOP=1 -f "$WORK/ddl.sql" >/dev/null
   if [ -z "${CEILING:-}" ]; then
     echo "S5: the database's own ceiling (pgbench, -c 16 -j 2) ..." >&2
     PGDATABASE=$DB psql -X -q -f bench/ceiling-schema.sql >/dev/null
-    CEILING=$(PGDATABASE=$DB pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql 2>/dev/null | awk '/^tps/ {print $3; exit}')
+    PGDATABASE=$DB step kb-ceiling pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql
+    CEILING=$(awk '/^tps/ {print $3; exit}' "$WORK/kb-ceiling.out")
+    [ -n "$CEILING" ] || step_failed kb-ceiling "printed no tps line"
     ROWS+=("S5 pgbench ceiling transaction (tx/s)|$(printf '%.0f' "$CEILING")|-|-|0|-|-")
     PGDATABASE=$DB psql -X -q -c "SET client_min_messages = warning; DROP SCHEMA bench_ceiling CASCADE" >/dev/null
   fi
@@ -152,12 +155,13 @@ PROPS
   export KB_BENCH_ACCOUNTS="$WORK/accounts.txt" KB_BENCH_BASIC=$(printf 'admin:password' | base64 -w0)
   export KB_BENCH_API_KEY=$API_KEY KB_BENCH_API_SECRET=$API_SECRET
   echo "Kill Bill ($name): ${KB_WARMUP}s of load unmeasured, then ${DURATION}s measured ..." >&2
-  wrk -t2 -c"$CONNECTIONS" -d"${KB_WARMUP}s" -s bench/wrk/kb-payment.lua "$base" >/dev/null 2>&1
-  local t0 t1 out requests units seconds p50 p99 errors non2xx rate cpu
+  step="killbill${iterations:+-hashing-$iterations}"
+  wrk_step "$step-warm" -t2 -c"$CONNECTIONS" -d"${KB_WARMUP}s" -s bench/wrk/kb-payment.lua "$base"
+  local t0 t1 requests units seconds p50 p99 errors non2xx rate cpu
   t0=$(awk '{print $14 + $15}' "/proc/$KB_PID/stat")
-  out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/kb-payment.lua "$base" 2>&1 | grep '^RESULT')
+  wrk_step "$step" -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s bench/wrk/kb-payment.lua "$base"
   t1=$(awk '{print $14 + $15}' "/proc/$KB_PID/stat")
-  eval "$(echo "$out" | sed 's/^RESULT //')"
+  eval "$(sed -n 's/^RESULT //p' "$WORK/$step.out")"
   rate=$(python3 -c "print(round($units / $seconds, 1))")
   cpu=$(python3 -c "print(round(($t1 - $t0) / $TICKS / $seconds * 100))")
   ROWS+=("KB Kill Bill $KB_VERSION, $name (payments/s)|$rate|$p50|$p99|$errors|$cpu|-")

@@ -38,6 +38,7 @@ SERVICE_PID=""; RECEIVER_PID=""; BENCH_DB=""
 # psql and pgbench find the database through libpq's PG* variables, set below.
 . bench/pg-server.sh
 . bench/table.sh
+. bench/steps.sh
 if [ -n "${TOLLGATE_DB_URL:-}" ]; then
   pg_server_from_url
   BENCH_DB="tollgate_bench_$(date +%Y%m%d%H%M%S)"
@@ -109,16 +110,17 @@ jit_ticks() {
   done | awk '{sum += $1} END {print sum + 0}'
 }
 
-# wrk_run NAME SCRIPT -> appends a table row, measured after WARM_EACH seconds of
-# the same load that are not counted (the JIT compiles each scenario's own code first).
+# wrk_run STEP NAME SCRIPT -> appends a table row, measured after WARM_EACH seconds of
+# the same load that are not counted (the JIT compiles each scenario's own code first);
+# wrk's output is in WORK/STEP.out.
 wrk_run() {
-  local name=$1 script=$2
-  local t0 t1 out
-  wrk -t2 -c"$CONNECTIONS" -d"${WARM_EACH:-30}s" -s "$script" "$BASE" >/dev/null 2>&1
+  local step=$1 name=$2 script=$3
+  local t0 t1
+  wrk_step "$step-warm" -t2 -c"$CONNECTIONS" -d"${WARM_EACH:-30}s" -s "$script" "$BASE"
   t0=$(cpu_ticks)
-  out=$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$BASE" 2>&1 | grep '^RESULT')
+  wrk_step "$step" -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$script" "$BASE"
   t1=$(cpu_ticks)
-  eval "$(echo "$out" | sed 's/^RESULT //')"
+  eval "$(sed -n 's/^RESULT //p' "$WORK/$step.out")"
   local rate cpu
   rate=$(python3 -c "print(round($units / $seconds, 1))")
   cpu=$(python3 -c "print(round(($t1 - $t0) / $TICKS / $seconds * 100))")
@@ -127,8 +129,9 @@ wrk_run() {
 
 echo "S5: the database's own ceiling (pgbench, -c 16 -j 2) ..." >&2
 "${PSQL[@]}" -f bench/ceiling-schema.sql >/dev/null
-CEILING=$(pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql 2>/dev/null \
-  | awk '/^tps/ {print $3; exit}')
+step s5-ceiling pgbench -n -c 16 -j 2 -T "$DURATION" -f bench/ceiling.sql
+CEILING=$(awk '/^tps/ {print $3; exit}' "$WORK/s5-ceiling.out")
+[ -n "$CEILING" ] || step_failed s5-ceiling "printed no tps line"
 ROWS+=("S5 pgbench ceiling transaction (tx/s)|$(printf '%.0f' "$CEILING")|-|-|0|-|-")
 
 # On two cores the JIT compiles under S1 for minutes: a payment's path is long (Jetty, Jersey,
@@ -138,7 +141,7 @@ ROWS+=("S5 pgbench ceiling transaction (tx/s)|$(printf '%.0f' "$CEILING")|-|-|0|
 # with them (BENCHMARKS.md).
 echo "warming the JIT up (S1 for ${WARMUP:-180}s, not counted) ..." >&2
 export TOLLGATE_BENCH_KEY=$KEY TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hooks"
-wrk -t2 -c"$CONNECTIONS" -d"${WARMUP:-180}s" -s bench/wrk/s1-payment.lua "$BASE" >/dev/null 2>&1
+wrk_step warmup -t2 -c"$CONNECTIONS" -d"${WARMUP:-180}s" -s bench/wrk/s1-payment.lua "$BASE"
 # S4's first row measures S1's own events: the warm-up's must all be delivered first.
 for _ in $(seq 1 180); do
   [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
@@ -149,7 +152,7 @@ LEFT=$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PEND
 echo "S1: host-to-host card payments ..." >&2
 S1_START=$("${PSQL[@]}" -c "SELECT now()")
 J0=$(jit_ticks); S1_FROM=$(date +%s.%N)
-wrk_run "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.lua
+wrk_run s1 "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.lua
 S1_JIT=$(python3 -c "print(round(($(jit_ticks) - $J0) / $TICKS / ($(date +%s.%N) - $S1_FROM) * 100))")
 
 # s4_row NAME SINCE -> a table row for the events written since SINCE, once all are settled:
@@ -187,7 +190,7 @@ SOURCES=$("${PSQL[@]}" -c "
   SELECT count(*) FROM bench_s4_sources;" | tail -1)
 S4_START=$("${PSQL[@]}" -c "SELECT now()")
 T0=$(cpu_ticks)
-pgbench -n -c 4 -j 2 -R "$EVENT_RATE" -T "$DURATION" -D sources="$SOURCES" -f bench/s4-event.sql >/dev/null 2>&1
+step s4-offered pgbench -n -c 4 -j 2 -R "$EVENT_RATE" -T "$DURATION" -D sources="$SOURCES" -f bench/s4-event.sql
 for _ in $(seq 1 180); do
   [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
 done
@@ -199,15 +202,15 @@ s4_row "S4 webhooks at $EVENT_RATE/s offered (events/s; p50/p99 = lag)" "$S4_STA
 echo "S2: reading payments by id ..." >&2
 "${PSQL[@]}" -c "SELECT id FROM payments ORDER BY random() LIMIT 20000" > "$WORK/ids.txt"
 export TOLLGATE_BENCH_IDS="$WORK/ids.txt"
-wrk_run "S2 GET /api/v1/payments/{id} (requests/s)" bench/wrk/s2-get.lua
+wrk_run s2 "S2 GET /api/v1/payments/{id} (requests/s)" bench/wrk/s2-get.lua
 
 echo "S3: seeding $LIST_ROWS payments for the merchant list ..." >&2
 "${PSQL[@]}" -v ON_ERROR_STOP=1 -v rows="$LIST_ROWS" -f bench/seed-list.sql >/dev/null
 export TOLLGATE_BENCH_BASIC=$(printf '%s' "demo@tollgate.test:$PASSWORD" | base64 -w0)
 # The first request of a credential pays for its bcrypt check; do it once before measuring.
 curl -s -o /dev/null -H "Authorization: Basic $TOLLGATE_BENCH_BASIC" "$BASE/merchant-api/v1/shops"
-TOLLGATE_BENCH_OFFSET=0 wrk_run "S3 merchant payments, first page (requests/s)" bench/wrk/s3-list.lua
-TOLLGATE_BENCH_OFFSET=100000 wrk_run "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua
+TOLLGATE_BENCH_OFFSET=0 wrk_run s3-first "S3 merchant payments, first page (requests/s)" bench/wrk/s3-list.lua
+TOLLGATE_BENCH_OFFSET=100000 wrk_run s3-offset "S3 merchant payments, offset 100000 (requests/s)" bench/wrk/s3-list.lua
 
 GC_SAID="major GCs during the run: $(major_gcs); the JIT's compiler threads during S1 (its CPU % includes them): ${S1_JIT}% of a core"
 
