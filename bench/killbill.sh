@@ -181,3 +181,4 @@ fi
 echo
 echo "Kill Bill $KB_VERSION · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s measured after ${KB_WARMUP}s · $CONNECTIONS connections · -Xmx1g · PostgreSQL at $PGHOST:$PGPORT"
 print_table
+[ "$TABLE_ERRORS" = 0 ] || exit 1

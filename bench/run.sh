@@ -229,3 +229,5 @@ echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · 
 print_table
 echo "$GC_SAID"
 [ "${KILLBILL:-0}" != 1 ] || echo "Kill Bill's rows (bench/killbill.sh): on the same server after Tollgate stopped, ${KB_WARMUP:-60}s of load unmeasured then ${DURATION}s, -Xmx1g, ${KB_ACCOUNTS:-64} accounts"
+# A row with errors (marked in the table) makes the run fail, after the table is out.
+[ "$TABLE_ERRORS" = 0 ] || exit 1

@@ -1,7 +1,8 @@
 -- The summary every scenario prints: one line of key=value pairs that bench/run.sh turns into
 -- a table row. Loaded with dofile by each script, relative to the repository's root.
 -- units= is what the scenario counts: the sum of the threads' global `units` where the script
--- keeps one (S1: completed payments), else the requests.
+-- keeps one (S1: completed payments), else the requests answered with a status below 400: a
+-- 4xx or 5xx answer is an error, not throughput (fast 404s would make S2 or S3 look faster).
 local threads = {}
 
 setup = function(thread)
@@ -14,7 +15,7 @@ done = function(summary, latency, requests)
     units = units + (thread:get("units") or 0)
   end
   if #threads == 0 or threads[1]:get("units") == nil then
-    units = summary.requests
+    units = summary.requests - summary.errors.status
   end
   local errors = summary.errors.connect + summary.errors.read + summary.errors.write +
     summary.errors.status + summary.errors.timeout
