@@ -1,5 +1,7 @@
 -- S1: a whole host-to-host card payment per two requests: POST a deposit with a non-3DS card,
--- then PATCH it with the customer's IP so it completes. Counts completed payments.
+-- then PATCH it with the customer's IP so it completes. Counts completed payments, and as
+-- failed (errors in the table) every answer below 400 that is neither a deposit to complete nor
+-- a completed payment: DECLINED, PENDING, a body not understood (wrk counts 4xx and 5xx itself).
 --
 -- Each payment draws its card from 900 million distinct Luhn-valid 16-digit numbers: 400000
 -- (a seeded BIN), nine random digits (the first never 0, so never one of the sandbox's special
@@ -17,6 +19,7 @@ local hook = os.getenv("TOLLGATE_BENCH_WEBHOOK")
 local to_complete = {}
 local first, last = 1, 0
 units = 0
+failed = 0
 
 -- 400000, nine random digits, and the Luhn check digit
 local function card_number()
@@ -57,14 +60,17 @@ request = function()
 end
 
 response = function(status, headers, body)
+  local id, state
   if status == 200 then
-    local id, state = body:match('"id":"(%x+)".-"state":"(%u+)"')
-    if state == "CHECKOUT" then
-      last = last + 1
-      to_complete[last] = id
-    elseif state == "COMPLETED" then
-      units = units + 1
-    end
+    id, state = body:match('"id":"(%x+)".-"state":"(%u+)"')
+  end
+  if state == "CHECKOUT" then
+    last = last + 1
+    to_complete[last] = id
+  elseif state == "COMPLETED" then
+    units = units + 1
+  elseif status < 400 then
+    failed = failed + 1
   end
 end
 dofile("bench/wrk/summary.lua")
