@@ -156,16 +156,20 @@ wrk_run s1 "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.l
 S1_JIT=$(python3 -c "print(round(($(jit_ticks) - $J0) / $TICKS / ($(date +%s.%N) - $S1_FROM) * 100))")
 
 # s4_row NAME SINCE -> a table row for the events written since SINCE, once all are settled:
-# events/s from the first written to the last delivered, delivery lag p50/p99, undelivered.
+# delivered events/s from the first written to the last delivered, their delivery lag p50/p99,
+# undelivered (failed or still pending, as errors).
 s4_row() {
   local name=$1 since=$2 cpu=${3:--} out rate lag50 lag99 failed
   for _ in $(seq 1 180); do
     [ "$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PENDING'")" = "0" ] && break; sleep 1
   done
   out=$("${PSQL[@]}" -F'|' -c "
-    SELECT count(*) / greatest(extract(epoch FROM max(finished) - min(created)), 0.001),
-           1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished - created)),
-           1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM finished - created)),
+    SELECT count(*) FILTER (WHERE status = 'DELIVERED')
+             / greatest(extract(epoch FROM max(finished) FILTER (WHERE status = 'DELIVERED') - min(created)), 0.001),
+           1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished - created))
+             FILTER (WHERE status = 'DELIVERED'),
+           1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM finished - created))
+             FILTER (WHERE status = 'DELIVERED'),
            count(*) FILTER (WHERE status <> 'DELIVERED')
     FROM webhook_events WHERE created >= '$since'")
   IFS='|' read -r rate lag50 lag99 failed <<< "$out"
