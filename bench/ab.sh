@@ -2,7 +2,8 @@
 # Compares two builds of Tollgate on S1 (host-to-host card payments, webhooks delivered to a
 # local receiver), S2 or S3 in a way a shared machine's drift does not swamp: both services run
 # at once, each on its own embedded PostgreSQL, are warmed up, then take the scenario in turn
-# (A B, B A, A B ...) and each adjacent pair gives one ratio. Needs a JDK, python3 and wrk.
+# (A B, B A, A B ...) and each adjacent pair gives one ratio. Needs a JDK, python3, wrk and
+# pgrep; SCENARIO=s2 also psql, s3 psql and curl.
 # Usage: bench/ab.sh A.jar B.jar   (build each from a clean tree or a fresh clone; the same jar
 # twice to compare JVM options)
 # Settings: ROUNDS (runs of each build, default 8), SECS (seconds per run, default 20),
@@ -30,8 +31,10 @@ ENV_A=${ENV_A:-}; ENV_B=${ENV_B:-}
 JAVA_A=${JAVA_A:-java}; JAVA_B=${JAVA_B:-java}
 case "$SCENARIO" in s1|s2|s3) ;; *) echo "SCENARIO is s1, s2 or s3" >&2; exit 2;; esac
 LIST_ROWS=${LIST_ROWS:-200000}
-for tool in wrk python3 java; do
-  command -v "$tool" >/dev/null || { echo "bench/ab.sh needs $tool" >&2; exit 2; }
+TOOLS=(wrk python3 java pgrep)
+case "$SCENARIO" in s2) TOOLS+=(psql);; s3) TOOLS+=(psql curl);; esac
+for tool in "${TOOLS[@]}"; do
+  command -v "$tool" >/dev/null || { echo "bench/ab.sh needs $tool (SCENARIO=$SCENARIO)" >&2; exit 2; }
 done
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -149,12 +152,10 @@ echo "warming each up with ${WARM}s of S1 ..." >&2
 s1 A "$WARM" >/dev/null
 s1 B "$WARM" >/dev/null
 if [ "$SCENARIO" = s2 ]; then
-  command -v psql >/dev/null || { echo "SCENARIO=s2 needs psql" >&2; exit 2; }
   ids A; ids B
   s2 A 10 >/dev/null; s2 B 10 >/dev/null
 fi
 if [ "$SCENARIO" = s3 ]; then
-  command -v psql >/dev/null || { echo "SCENARIO=s3 needs psql" >&2; exit 2; }
   seed A; seed B
   s3 A 10 >/dev/null; s3 B 10 >/dev/null
 fi

@@ -5,8 +5,8 @@
 # again with the extension: a library preloaded at start-up cannot be added later), warms it up
 # with S1, then measures S1 and prints, per completed payment, the CPU of the service and of
 # PostgreSQL, each statement's calls and time, and perf's phases of PostgreSQL's samples.
-# Needs what bench/run.sh needs; perf (Debian: linux-perf) is optional, and needs root or
-# kernel.perf_event_paranoid <= 1.
+# Needs what bench/run.sh needs, and pgrep; perf (Debian: linux-perf) is optional, and needs
+# root or kernel.perf_event_paranoid <= 1.
 # Settings: WARMUP (seconds of S1 first, default 120), DURATION (seconds measured, default 30),
 # PERF_SECONDS (seconds of those sampled by perf, default 8), CONNECTIONS (default 16).
 set -euo pipefail
@@ -15,7 +15,7 @@ WARMUP=${WARMUP:-120}
 DURATION=${DURATION:-30}
 PERF_SECONDS=${PERF_SECONDS:-8}
 CONNECTIONS=${CONNECTIONS:-16}
-for tool in wrk psql python3 java; do
+for tool in wrk psql python3 java pgrep; do
   command -v "$tool" >/dev/null || { echo "bench/db-profile.sh needs $tool" >&2; exit 2; }
 done
 WORK=$(mktemp -d /tmp/tollgate-db-profile.XXXXXX)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tollgate's benchmark suite: builds the jar, starts the gateway on an embedded PostgreSQL,
-# loads it with wrk and pgbench, and prints one table. Needs a JDK, python3, wrk and pgbench
-# (Debian: apt-get install wrk postgresql-client); run from anywhere: bench/run.sh
+# loads it with wrk and pgbench, and prints one table. Needs a JDK, python3, curl, wrk and pgbench
+# (Debian: apt-get install wrk postgresql-client python3 curl); run from anywhere: bench/run.sh
 # Settings: DURATION (seconds per scenario, default 20), CONNECTIONS (default 16),
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
 # S4 on its own, default 1500), WARMUP (seconds of S1 that warm the JIT up first, default 180),
@@ -22,9 +22,9 @@ if [ "${KILLBILL:-0}" = 1 ] && [ -z "${TOLLGATE_DB_URL:-}" ]; then
   echo "bench/run.sh: KILLBILL=1 runs Kill Bill on your PostgreSQL server; give it as TOLLGATE_DB_URL (bench/killbill.sh)" >&2
   exit 2
 fi
-for tool in wrk pgbench psql python3 java; do
+for tool in wrk pgbench psql python3 java curl; do
   if ! command -v "$tool" >/dev/null; then
-    echo "bench/run.sh needs $tool (Debian: apt-get install wrk postgresql-client python3)" >&2
+    echo "bench/run.sh needs $tool (Debian: apt-get install wrk postgresql-client python3 curl)" >&2
     exit 2
   fi
 done
