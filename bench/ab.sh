@@ -13,7 +13,8 @@
 # JAVA_OPTS_A / JAVA_OPTS_B (default for both: -Xmx512m -XX:+UseParallelGC, as bench/run.sh),
 # JAVA_A / JAVA_B (the java command each side runs on, default java: to compare JDKs),
 # ENV_A / ENV_B (extra NAME=value settings for one side, e.g. ENV_B=TOLLGATE_DB_POOL_SIZE=8),
-# KEEP_DATA (1 keeps both databases beside the services' logs in /tmp).
+# KEEP_DATA (1 keeps both databases beside the services' logs, in a new directory under TMPDIR,
+# default /tmp).
 # Besides throughput, each run gives the CPU time the service and its database spent per unit
 # (payment or request), from /proc: less swayed than throughput by whatever else the machine
 # runs, as it counts only what the two did.
@@ -38,7 +39,7 @@ for tool in "${TOOLS[@]}"; do
 done
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-WORK=$(mktemp -d /tmp/tollgate-ab.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tollgate-ab.XXXXXX")
 PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done

@@ -18,7 +18,7 @@ CONNECTIONS=${CONNECTIONS:-16}
 for tool in wrk psql python3 java pgrep; do
   command -v "$tool" >/dev/null || { echo "bench/db-profile.sh needs $tool" >&2; exit 2; }
 done
-WORK=$(mktemp -d /tmp/tollgate-db-profile.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tollgate-db-profile.XXXXXX")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PID=""; RECEIVER=""
 cleanup() {

@@ -66,7 +66,7 @@ if [ ! -d "$WAR_DIR" ]; then
   mv "$WAR_DIR.tmp" "$WAR_DIR"
 fi
 
-WORK=$(mktemp -d /tmp/tollgate-killbill.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tollgate-killbill.XXXXXX")
 KB_PID=""; DB=""
 cleanup() {
   [ -n "$KB_PID" ] && kill "$KB_PID" 2>/dev/null && wait "$KB_PID" 2>/dev/null || true

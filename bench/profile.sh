@@ -16,7 +16,7 @@ for tool in wrk psql python3 java; do
   command -v "$tool" >/dev/null || { echo "bench/profile.sh needs $tool" >&2; exit 2; }
 done
 AP_VERSION=4.1
-WORK=$(mktemp -d /tmp/tollgate-profile.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tollgate-profile.XXXXXX")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 ./mvnw -q -B dependency:get -Dartifact=tools.profiler:async-profiler:$AP_VERSION >/dev/null

@@ -6,7 +6,8 @@
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
 # S4 on its own, default 1500), WARMUP (seconds of S1 that warm the JIT up first, default 180),
 # WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 30),
-# KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log in /tmp),
+# KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log, in a new directory
+# under TMPDIR, default /tmp),
 # KILLBILL (1 adds Kill Bill's rows from bench/killbill.sh, on the server of TOLLGATE_DB_URL;
 # needs curl and unzip too; if Kill Bill fails, the table comes without its rows and the run exits 1).
 # On your own PostgreSQL instead of the embedded one (the server your other systems are measured
@@ -34,7 +35,7 @@ for tool in "${TOOLS[@]}"; do
 done
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-WORK=$(mktemp -d /tmp/tollgate-bench.XXXXXX)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tollgate-bench.XXXXXX")
 PORT=$(free_port)
 HOOK_PORT=$(free_port)
 SERVICE_PID=""; RECEIVER_PID=""; BENCH_DB=""
