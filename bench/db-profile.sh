@@ -8,7 +8,8 @@
 # Needs what bench/run.sh needs, and pgrep; perf (Debian: linux-perf) is optional, and needs
 # root or kernel.perf_event_paranoid <= 1.
 # Settings: WARMUP (seconds of S1 first, default 120), DURATION (seconds measured, default 30),
-# PERF_SECONDS (seconds of those sampled by perf, default 8), CONNECTIONS (default 16).
+# PERF_SECONDS (seconds of those sampled by perf, default 8), CONNECTIONS (default 16),
+# KEEP_DATA (1 keeps the database, deleted on exit otherwise, beside the service's log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WARMUP=${WARMUP:-120}
@@ -24,7 +25,8 @@ PID=""; RECEIVER=""
 cleanup() {
   [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
   [ -n "$RECEIVER" ] && kill "$RECEIVER" 2>/dev/null || true
-  rm -rf "$WORK/data" "$WORK/perf.data"
+  rm -rf "$WORK/perf.data"
+  [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$WORK/data"
 }
 trap cleanup EXIT
 
