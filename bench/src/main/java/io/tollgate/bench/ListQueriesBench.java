@@ -5,6 +5,8 @@ import io.tollgate.bootstrap.TollgateConfig;
 import io.tollgate.domain.user.Permission;
 import io.tollgate.persistence.Database;
 import io.tollgate.persistence.DatabaseSettings;
+import java.io.File;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,10 +19,12 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * How fast the list endpoints answer on a large table: seeds N payments (default 1,000,000,
@@ -36,7 +40,16 @@ public final class ListQueriesBench {
 
   public static void main(String[] args) throws Exception {
     int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+    // The database of a million payments is over a GB: it goes with the run.
     Path dir = Files.createTempDirectory("tollgate-bench");
+    try {
+      run(rows, dir);
+    } finally {
+      deleteRecursively(dir);
+    }
+  }
+
+  private static void run(int rows, Path dir) throws Exception {
     Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
         "TOLLGATE_DATA_DIR", dir.toString(), "TOLLGATE_JOB_INTERVAL", "PT60S", "TOLLGATE_RATE_LIMIT", "0");
     try (Database db = Database.start(new DatabaseSettings(null, null, null, dir.resolve("postgres"), 16));
@@ -99,6 +112,16 @@ public final class ListQueriesBench {
                 AND created >= now() - interval '30 days' AND created < 'infinity'
               ORDER BY created DESC, id DESC LIMIT 51 OFFSET 10000
               """).bind("m", merchant.value()).mapTo(String.class).list().forEach(System.out::println));
+    }
+  }
+
+  /** Deletes what it can under {@code dir}, and says so if something stays. */
+  private static void deleteRecursively(Path dir) throws IOException {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+    }
+    if (Files.exists(dir)) {
+      System.err.println("could not delete all of " + dir);
     }
   }
 
