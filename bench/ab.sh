@@ -177,7 +177,7 @@ for name in "AB":
     mine = [r for r in runs if r[0] == name]
     rate = [int(r[1]) / secs for r in mine]
     p99 = [float(r[3]) for r in mine]
-    errors = sum(int(r[4]) + int(r[5]) for r in mine)
+    errors = sum(int(r[4]) for r in mine)  # wrk's errors include its 4xx/5xx count, non2xx= (r[5])
     print(f"{name}: {statistics.median(rate):.1f} {unit} median ({min(rate):.1f}-{max(rate):.1f}), "
           f"p99 {statistics.median(p99):.1f} ms median, errors {errors}")
     service = [int(r[6]) * tick_us / max(int(r[1]), 1) for r in mine]
