@@ -55,14 +55,15 @@ export TOLLGATE_BENCH_WEBHOOK="http://127.0.0.1:$HOOK_PORT/hook"
 
 # start NAME JAR JAVA_OPTS ENV JAVA -> sets PORT_<NAME> and KEY_<NAME>
 start() {
-  local name=$1 jar=$2 opts=$3 extra=$4 java=$5 port
+  local name=$1 jar=$2 opts=$3 extra=$4 java=$5 port pid
   port=$(free_port)
   # shellcheck disable=SC2086 # the options and settings are words
   env TOLLGATE_DATA_DIR="$WORK/$name" TOLLGATE_PORT="$port" TOLLGATE_HOST=127.0.0.1 TOLLGATE_RATE_LIMIT=0 \
     TOLLGATE_WEBHOOK_PARALLELISM=32 $extra "$java" $opts -jar "$jar" serve > "$WORK/$name.log" 2>&1 &
-  PIDS+=($!)
-  printf -v "JPID_$name" '%s' "$!"
-  for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/$name.log" && break; sleep 1; done
+  pid=$!
+  PIDS+=("$pid")
+  printf -v "JPID_$name" '%s' "$pid"
+  for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/$name.log" && break; kill -0 "$pid" 2>/dev/null || break; sleep 1; done
   grep -q "Tollgate is running" "$WORK/$name.log" || { cat "$WORK/$name.log" >&2; exit 1; }
   printf -v "PORT_$name" '%s' "$port"
   printf -v "KEY_$name" '%s' "$(awk '/API key:/ {print $3}' "$WORK/$name.log")"

@@ -39,7 +39,7 @@ serve() {
     TOLLGATE_WEBHOOK_PARALLELISM=32 \
     java -Xmx512m -XX:+UseParallelGC -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
   PID=$!
-  for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; sleep 1; done
+  for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; kill -0 "$PID" 2>/dev/null || break; sleep 1; done
   grep -q "Tollgate is running" "$WORK/service.log" || { cat "$WORK/service.log" >&2; exit 1; }
   PGPORT=$(sed -n 4p "$WORK/data/postgres/postmaster.pid")
   export PGPASSWORD=$(cat "$WORK/data/postgres/tollgate-password" 2>/dev/null)

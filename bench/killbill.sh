@@ -134,7 +134,7 @@ PROPS
   java -Xmx1g "${OPENS[@]}" -Djava.security.egd=file:/dev/./urandom -Dorg.killbill.server.properties="file://$props" \
     -jar "$RUNNER" --port "$port" --path / "$WAR_DIR" > "$log" 2>&1 &
   KB_PID=$!
-  for _ in $(seq 1 300); do grep -q "Kill Bill server has started" "$log" && break; sleep 1; done
+  for _ in $(seq 1 300); do grep -q "Kill Bill server has started" "$log" && break; kill -0 "$KB_PID" 2>/dev/null || break; sleep 1; done
   grep -q "Kill Bill server has started" "$log" || { tail -50 "$log" >&2; exit 1; }
 
   local admin=(-u admin:password -H 'Content-Type: application/json' -H 'X-Killbill-CreatedBy: bench')

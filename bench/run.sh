@@ -80,7 +80,7 @@ env "${DB_ENV[@]}" TOLLGATE_DATA_DIR="$WORK/data" TOLLGATE_PORT="$PORT" TOLLGATE
   TOLLGATE_WEBHOOK_PARALLELISM=32 \
   java -Xmx512m -XX:+UseParallelGC ${BENCH_JAVA_OPTS:-} -jar bootstrap/target/tollgate.jar serve > "$WORK/service.log" 2>&1 &
 SERVICE_PID=$!
-for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; sleep 1; done
+for _ in $(seq 1 120); do grep -q "Tollgate is running" "$WORK/service.log" && break; kill -0 "$SERVICE_PID" 2>/dev/null || break; sleep 1; done
 grep -q "Tollgate is running" "$WORK/service.log" || { cat "$WORK/service.log" >&2; exit 1; }
 KEY=$(awk '/API key:/ {print $3}' "$WORK/service.log")
 PASSWORD=$(awk '/Merchant API user:/ {print $NF}' "$WORK/service.log")
