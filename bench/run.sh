@@ -6,6 +6,8 @@
 # LIST_ROWS (payments seeded for S3, default 1000000), EVENT_RATE (outbox events/s written for
 # S4 on its own, default 1500), WARMUP (seconds of S1 that warm the JIT up first, default 180),
 # WARM_EACH (seconds each wrk scenario runs unmeasured right before it is measured, default 30),
+# BENCH_JAVA_OPTS (JVM options after the default -Xmx512m -XX:+UseParallelGC, which they override;
+# the table's heading names them),
 # KEEP_DATA (1 keeps the run's database, about 2 GB, beside its service.log, in a new directory
 # under TMPDIR, default /tmp),
 # KILLBILL (1 adds Kill Bill's rows from bench/killbill.sh, on the server of TOLLGATE_DB_URL;
@@ -239,7 +241,8 @@ fi
 
 echo
 if [ -n "$BENCH_DB" ]; then DB_SAID="PostgreSQL $PG_VERSION at $PGHOST:$PGPORT"; else DB_SAID="embedded PostgreSQL $PG_VERSION"; fi
-echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · -Xmx512m, ParallelGC · S1 after ${WARMUP:-180}s of warm-up · $DB_SAID"
+if [ -n "${BENCH_JAVA_OPTS:-}" ]; then JVM_SAID="-Xmx512m -XX:+UseParallelGC $BENCH_JAVA_OPTS"; else JVM_SAID="-Xmx512m, ParallelGC"; fi
+echo "Tollgate benchmark · $(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · ${DURATION}s per scenario · $CONNECTIONS connections · $JVM_SAID · S1 after ${WARMUP:-180}s of warm-up · $DB_SAID"
 print_table
 echo "$GC_SAID"
 [ "${KILLBILL:-0}" != 1 ] || [ -n "${KB_FAILED:-}" ] || echo "Kill Bill's rows (bench/killbill.sh): on the same server after Tollgate stopped, ${KB_WARMUP:-60}s of load unmeasured then ${DURATION}s, -Xmx1g, ${KB_ACCOUNTS:-64} accounts"
