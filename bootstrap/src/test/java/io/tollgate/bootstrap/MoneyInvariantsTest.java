@@ -212,6 +212,8 @@ class MoneyInvariantsTest {
   volatile boolean refusingForGood = true;
   /** The events the test had sent again, by Webhook-Id, each to be taken by the receiver once more. */
   final Map<String, Resent> resent = new ConcurrentHashMap<>();
+  /** Payouts the default terminal's balance check declined 1.10, a refund having taken the balance below zero. */
+  final AtomicInteger declinedWhenRouted = new AtomicInteger();
   /**
    * For choices made from what the receiver has taken so far, which differs from run to run: drawn
    * from apart from {@link #random}, they leave the seed's operations as they were.
@@ -295,7 +297,8 @@ class MoneyInvariantsTest {
     }
     System.out.println("MoneyInvariantsTest acquirer: " + acquirer.unanswered() + " calls left unanswered, of "
         + tardy + "; tardy captures and voids answered when made again " + answeredAgain + ", to the job "
-        + answeredToJob + "; withdrawals of the shop checking converted ones: " + checked);
+        + answeredToJob + "; withdrawals of the shop checking converted ones: " + checked
+        + "; payouts declined 1.10 when routed to the default terminal: " + declinedWhenRouted);
     System.out.println("MoneyInvariantsTest seed " + SEED + ": " + tracked.size() + " payments in "
         + Duration.ofNanos(System.nanoTime() - began).toMillis() + " ms");
   }
@@ -542,6 +545,9 @@ class MoneyInvariantsTest {
     t.released = declined;
     if (declined || !shop.approval()) {
       t.announced.addAll(ends);
+    }
+    if (!declined && !shop.approval() && checkedAtTheDefaultTerminal(shop)) {
+      routed(t, available(shop, currency));
     }
     note("bank transfer withdrawal " + t);
   }
@@ -1585,8 +1591,63 @@ class MoneyInvariantsTest {
     if (key != null) {
       idempotencyKeys.put(shop.id().value() + "/" + key, t.id);
     }
+    if (!state.equals("DECLINED") && !shop.approval() && checkedAtTheDefaultTerminal(shop)) {
+      routed(t, strict ? available(shop, currency) : null);
+    }
     note("withdrawal " + t);
     return t;
+  }
+
+  /** Whether the shop checks its balance and has no connectors: the default terminal pays its payouts. */
+  private boolean checkedAtTheDefaultTerminal(Shop shop) {
+    return shop.checkBalance() && shop != shops.get(CHECKING_CONVERTING_SHOP);
+  }
+
+  /**
+   * Waits until the worker has routed payout {@code t} to the default terminal, which checks the
+   * balance again: a refund, never checked, may have taken it below zero since the payout was
+   * created or while it waited for approval, and the payout is then declined 1.10, giving back
+   * what it held. Waiting keeps the next step's refunds from racing that check. {@code available}
+   * is the model's balance, this payout held, as it went to be routed (null when a burst's refunds
+   * may move it meanwhile): surely at least zero pays it, surely below zero declines it.
+   */
+  private void routed(Tracked t, BigDecimal[] available) {
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    String[] row;
+    while (true) {
+      row = gw.database.jdbi().withHandle(h -> h.createQuery(
+              "SELECT state, error_code, terminal_name FROM payments WHERE id = :id").bind("id", t.id)
+          .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)}).one());
+      if (!row[0].equals("PENDING") || row[2] != null || System.nanoTime() > end) {
+        break;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    String what = t + ", " + row[0] + " " + row[1] + (available == null ? ""
+        : " with " + available[0] + " to " + available[1] + " available");
+    assertThat(row[0].equals("PENDING") && row[2] == null).as("routed within 20 s: " + what).isFalse();
+    boolean declined = row[0].equals("DECLINED") && "1.10".equals(row[1]);
+    if (available != null && available[0].signum() >= 0) {
+      assertThat(declined).as("paid out of a balance not below zero: " + what).isFalse();
+    }
+    if (available != null && available[1].signum() < 0) {
+      assertThat(declined).as("declined 1.10 for a balance below zero: " + what).isTrue();
+    }
+    if (declined) {
+      synchronized (t) {
+        t.announced.removeAll(t.ends);
+        t.ends = Set.of("DECLINED");
+        t.released = true;
+        t.announced.add("DECLINED");
+      }
+      declinedWhenRouted.incrementAndGet();
+      note("declined 1.10 when routed " + t);
+    }
   }
 
   private void decideStep(Shop shop) {
@@ -1607,6 +1668,7 @@ class MoneyInvariantsTest {
       settled(waiting, "CANCELLED", null);
       retryAction(waiting, "reject", "{\"rejectReason\":\"KYC\"}", key, rejected);
     } else {
+      BigDecimal[] held = checkedAtTheDefaultTerminal(shop) ? available(shop, waiting.currency) : null;
       JsonNode approved = ok(post("/api/v1/payments/" + waiting.id + "/approve", "{}", shop.key(), key), "approve");
       assertThat(approved.get("state").asText()).isEqualTo("PENDING");
       String end = payoutEnd(waiting.amount, waiting.card);
@@ -1615,6 +1677,9 @@ class MoneyInvariantsTest {
         Answer again = post("/api/v1/payments/" + waiting.id + "/approve", "{}", shop.key(), key);
         assertThat(again.status()).isEqualTo(200);
         assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+      }
+      if (held != null) {
+        routed(waiting, held);
       }
     }
   }
@@ -1757,6 +1822,7 @@ class MoneyInvariantsTest {
         shop.key(), null));
     BigDecimal taken = BigDecimal.ZERO;
     List<BigDecimal> refused = new ArrayList<>();
+    List<Tracked> pending = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       JsonNode w = ok(answers.get(i), "a withdrawal racing others");
       String state = w.get("state").asText();
@@ -1774,7 +1840,12 @@ class MoneyInvariantsTest {
       if (declined || !shop.approval()) {
         t.announced.addAll(t.ends);
       }
+      if (!declined && !shop.approval()) {
+        pending.add(t);
+      }
     }
+    BigDecimal[] held = available(shop, currency);
+    pending.forEach(t -> routed(t, held));
     // one over the sandbox's payout limit may be declined while the others wait, and give its room to them
     BigDecimal paid = BigDecimal.ZERO;
     for (int i = 0; i < n; i++) {
@@ -1838,11 +1909,15 @@ class MoneyInvariantsTest {
       if (!w.certainly("AWAITING_APPROVAL")) {
         return;
       }
+      BigDecimal[] held = checkedAtTheDefaultTerminal(approving) ? available(approving, currency) : null;
       List<Answer> answers = race(n, i -> post("/api/v1/payments/" + w.id + (i % 2 == 0 ? "/approve" : "/reject"),
           "{}", approving.key(), null));
       int winner = oneWinner(answers, "decisions on " + w);
       w.released = winner % 2 == 1;
       settled(w, winner % 2 == 0 ? payoutEnd(w.amount, w.card) : "CANCELLED", null);
+      if (winner % 2 == 0 && held != null) {
+        routed(w, held);
+      }
     } else {
       BigDecimal amount = randomAmount(currency, false);
       JsonNode created = ok(post("/api/v1/payments", depositBody(currency, amount, APPROVED, false), shop.key(),

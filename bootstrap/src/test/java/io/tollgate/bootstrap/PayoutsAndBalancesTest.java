@@ -256,6 +256,40 @@ class PayoutsAndBalancesTest {
     assertThat(withdraw(shop, "20.00").json().at("/result/state").asText()).isEqualTo("PENDING");
   }
 
+  /**
+   * A checking shop without connectors, whose payouts go to the sandbox's default terminal, is
+   * held to its balance when a payout is routed, as a shop with connectors is: a withdrawal that
+   * passed the check when it was created, and waited for approval while a refund took what its
+   * hold left, is declined 1.10 and gives its hold back. It used to be paid out all the same,
+   * leaving the shop 60.00 below zero.
+   */
+  @Test
+  void a_checking_shop_without_connectors_does_not_pay_out_of_a_balance_a_refund_took_below_zero()
+      throws Exception {
+    Shop shop = newShop("Careful approval shop", true, true);
+    String deposit = gw.completedDeposit("100.00", "EUR", shop.key());
+    Answer created = withdraw(shop, "100.00");
+    assertThat(created.json().at("/result/state").asText()).as(created.body()).isEqualTo("AWAITING_APPROVAL");
+    String payout = created.json().at("/result/id").asText();
+    String refunded = refund(shop, deposit, "60.00");
+    assertThat(gw.awaitStateOtherThan(refunded, "PENDING", Duration.ofSeconds(10), shop.key()).get("state").asText())
+        .isEqualTo("COMPLETED");
+    assertThat(gw.ledgerSum(shop.id(), "EUR")[0]).as("the refund took what the hold left, and more")
+        .isEqualByComparingTo("-60.00");
+
+    assertThat(gw.post("/api/v1/payments/" + payout + "/approve", "", shop.key(), null).status()).isEqualTo(200);
+    JsonNode done = gw.awaitStateOtherThan(payout, "PENDING", Duration.ofSeconds(10), shop.key());
+    assertThat(done.get("state").asText()).as(done.toString()).isEqualTo("DECLINED");
+    assertThat(done.get("errorCode").asText()).isEqualTo("1.10");
+    assertThat(gw.merchantOperations(shop.id(), payout)).last()
+        .satisfies(o -> assertThat(o.path("rawPaymentData").asText()).contains("Check Withdrawal Balance: -60")
+            .contains("EUR available with this payout held"));
+    var ledger = gw.ledgerSum(shop.id(), "EUR");
+    assertThat(ledger[0]).as("the hold given back").isEqualByComparingTo("40.00");
+    assertThat(ledger[1]).as("nothing held any more").isEqualByComparingTo("0");
+    assertThat(available(shop)).isEqualTo("40.00");
+  }
+
   @Test
   void concurrent_withdrawals_never_overdraw_the_balance() throws Exception {
     Shop shop = newShop("Contended shop", false, true);

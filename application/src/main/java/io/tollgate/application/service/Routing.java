@@ -173,8 +173,9 @@ final class Routing {
      * it would take it: for a payout that holds its amount (in {@code payment.amount()}), asked
      * of every connector, whether it would move the payout to its currency or pay it where it is
      * held (a hold that overdrew the balance, one whose check at creation was passed over as the
-     * shop paid out only converted then). The terminal a resumed payout was routed to holds it
-     * already, and the default terminal is not asked.
+     * shop paid out only converted then). The default terminal of a shop without connectors
+     * pays it as it is held, and is asked so: the payout is declined 1.10 when its hold overdrew
+     * the balance. The terminal a resumed payout was routed to holds it already.
      */
     Plan checking(Funds funds) {
       this.funds = funds;
@@ -190,22 +191,29 @@ final class Routing {
       }
       if (defaultTerminalLeft) {
         defaultTerminalLeft = false;
-        return Optional.of(new Routed(null, null, defaultTerminal, payment.amount(), payment.customerAmount(), null,
+        Routed r = funded(new Routed(null, null, defaultTerminal, payment.amount(), payment.customerAmount(), null,
             null));
+        if (r.refusal() == null) {
+          return Optional.of(r);
+        }
+        passedOver.add(r);
+        return Optional.empty();
       }
       while (next < candidates.size()) {
-        Routed r = route(payment, candidates.get(next++));
-        String shortfall = r.refusal() == null && funds != null ? funds.shortOf(payment.amount(), r.amount()) : null;
-        if (shortfall != null) {
-          r = refused(r.connector(), ErrorCode.E1_10_INSUFFICIENT_BALANCE,
-              shortfall + " for terminal " + r.terminalName());
-        }
+        Routed r = funded(route(payment, candidates.get(next++)));
         if (r.refusal() == null) {
           return Optional.of(r);
         }
         passedOver.add(r);
       }
       return Optional.empty();
+    }
+
+    /** The terminal as routed, or refused with 1.10 when the balance cannot pay the payout there. */
+    private Routed funded(Routed r) {
+      String shortfall = r.refusal() == null && funds != null ? funds.shortOf(payment.amount(), r.amount()) : null;
+      return shortfall == null ? r : new Routed(r.connector(), r.terminalId(), r.terminalName(), null, null,
+          ErrorCode.E1_10_INSUFFICIENT_BALANCE, shortfall + " for terminal " + r.terminalName());
     }
 
     /**
@@ -227,13 +235,17 @@ final class Routing {
 
     /**
      * Why the payment is declined when {@link #next()} found nothing: 1.05 when the shop has no
-     * active connector for the method whose terminal takes the payment's type, otherwise the
-     * refusal of the best connector, with every connector's reason.
+     * active connector for the method whose terminal takes the payment's type, the default
+     * terminal's refusal for a shop without connectors, otherwise the refusal of the best
+     * connector, with every connector's reason.
      */
     Outcome refusal() {
       if (passedOver.isEmpty()) {
         return Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND).withDetails("the shop has no active connector for "
             + payment.method() + " whose terminal takes " + payment.type() + " payments");
+      }
+      if (passedOver.get(0).connector() == null) {
+        return Outcome.error(passedOver.get(0).refusal()).withDetails(passedOver.get(0).why());
       }
       return Outcome.error(passedOver.get(0).refusal()).withDetails("no connector can take the payment: "
           + passedOver.stream().map(Routed::why).collect(Collectors.joining("; ")));

@@ -292,7 +292,7 @@ class RoutingTest {
   /**
    * A payout's balance check is asked of every connector: one it refuses is passed over with
    * 1.10 and its reason, one in the currency the payout holds too (its hold may have overdrawn
-   * the balance), and the default terminal of a shop without connectors is not asked.
+   * the balance).
    */
   @Test
   void a_connector_the_balance_cannot_pay_is_passed_over_one_in_the_held_currency_too() {
@@ -322,5 +322,33 @@ class RoutingTest {
     Routing.Plan none = routing.plan(deposit(money("10.00", "EUR"))).checking((held, routed) -> "0 USD available");
     assertThat(none.next()).isEmpty();
     assertThat(none.refusal().errorCode()).isEqualTo(io.tollgate.domain.error.ErrorCode.E1_10_INSUFFICIENT_BALANCE);
+  }
+
+  /**
+   * The default terminal of a shop without connectors pays a payout as it is held, and is asked
+   * of the balance as a connector in that currency is: when a refund has taken what the hold
+   * left below zero, the payout is declined 1.10 with the reason, and is paid when the balance
+   * can pay it. Before, the default terminal was taken without asking, and a checking shop paid
+   * out of a balance below zero.
+   */
+  @Test
+  void the_default_terminal_is_asked_of_the_balance_as_a_connector_is() {
+    shopHas();
+    List<String> asked = new java.util.ArrayList<>();
+    Routing.Plan overdrawn = routing.plan(withdrawal(money("100.00", "EUR"))).checking((held, routed) -> {
+      asked.add(held + " to " + routed);
+      return "Check Withdrawal Balance: -60.00 EUR available with this payout held";
+    });
+
+    assertThat(overdrawn.next()).isEmpty();
+    assertThat(asked).containsExactly("100.00 EUR to 100.00 EUR");
+    assertThat(overdrawn.next()).as("tried once").isEmpty();
+    assertThat(overdrawn.refusal().errorCode()).isEqualTo(ErrorCode.E1_10_INSUFFICIENT_BALANCE);
+    assertThat(overdrawn.refusal().details()).isEqualTo(
+        "Check Withdrawal Balance: -60.00 EUR available with this payout held for terminal Default terminal");
+
+    Routing.Plan enough = routing.plan(withdrawal(money("100.00", "EUR"))).checking((held, routed) -> null);
+    assertThat(terminal(enough.next())).isEqualTo("Default terminal");
+    assertThat(enough.passedOver()).isEmpty();
   }
 }
