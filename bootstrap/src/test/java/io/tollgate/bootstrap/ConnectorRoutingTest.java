@@ -35,6 +35,7 @@ class ConnectorRoutingTest {
     rate("VND", "USD", "0.000039");
     rate("VND", "JPY", "0.0061");
     rate("HUF", "EUR", "0.0025");
+    rate("JPY", "USD", "0.0067");
   }
 
   @AfterAll
@@ -226,37 +227,85 @@ class ConnectorRoutingTest {
 
   /**
    * Partial refunds in the currency a converted deposit was asked in add up to what was asked,
-   * however each one rounds: what is left as asked is what was asked less what they asked for,
-   * not what is left as charged converted back with every refund's rounding in it. Here each
-   * refund of 2.50 GBP rounds down (3.1743 to 3.17 USD): read from the dollars left, 0.02 GBP
-   * would still be there where only 0.01 is. Each refund of 1.10 GBP rounds up (1.3967 to
-   * 1.40 USD): read so, the last 0.11 GBP would be refused, only 0.09 left.
+   * however each one would round on its own: each takes what all of them asked for is worth,
+   * converted and rounded once, less what those before it took. Refunds of 2.50 GBP (3.1743 USD
+   * each) take 3.17 and 3.18 in turn, where each rounded down to 3.17 left 0.03 USD for the last
+   * 0.01 GBP; refunds of 1.10 GBP (1.3967 USD each) take 1.40 and 1.39 in turn, where each rounded
+   * up to 1.40 left 0.11 USD for the last 0.11 GBP. Either way the last of what was asked takes
+   * the last of what was charged, and what it is worth.
    */
   @Test
   void partial_refunds_as_asked_add_up_to_what_was_asked_whatever_each_rounds() throws Exception {
     KeyedShop shop = shop("Refunds add up");
     card(shop, "Refunds add up USD", "USD", 1, null);
     JsonNode down = pay(shop, "10.01", "GBP");
-    for (int i = 0; i < 4; i++) {
-      assertThat(refundIn(shop, down, "2.50", "GBP").get("amount").decimalValue()).isEqualByComparingTo("3.17");
+    for (String taken : List.of("3.17", "3.18", "3.17", "3.18")) {
+      assertThat(refundIn(shop, down, "2.50", "GBP").get("amount").decimalValue()).isEqualByComparingTo(taken);
     }
     TestGateway.Answer past = askRefund(shop, down, "0.02", "GBP");
     assertThat(past.status()).as(past.body()).isEqualTo(400);
-    assertThat(past.body()).contains("exceeds what is left to refund of the deposit (0.01 GBP, 0.03 USD as charged)");
+    assertThat(past.body()).contains("exceeds what is left to refund of the deposit (0.01 GBP, 0.01 USD as charged)");
     JsonNode last = refundIn(shop, down, "0.01", "GBP");
     assertThat(last.get("state").asText()).isEqualTo("COMPLETED");
     assertThat(last.get("amount").decimalValue()).as("the last of what was asked takes the last of what was charged")
-        .isEqualByComparingTo("0.03");
+        .isEqualByComparingTo("0.01");
 
     JsonNode up = pay(shop, "10.01", "GBP");
-    for (int i = 0; i < 9; i++) {
-      assertThat(refundIn(shop, up, "1.10", "GBP").get("amount").decimalValue()).isEqualByComparingTo("1.40");
+    for (String taken : List.of("1.40", "1.39", "1.40", "1.40", "1.39", "1.40", "1.40", "1.39", "1.40")) {
+      assertThat(refundIn(shop, up, "1.10", "GBP").get("amount").decimalValue()).isEqualByComparingTo(taken);
     }
     JsonNode rest = refundIn(shop, up, "0.11", "GBP");
     assertThat(rest.get("state").asText()).as(rest.toString()).isEqualTo("COMPLETED");
-    assertThat(rest.get("amount").decimalValue()).isEqualByComparingTo("0.11");
+    assertThat(rest.get("amount").decimalValue()).as("0.11 GBP is worth 0.1397 USD").isEqualByComparingTo("0.14");
     assertThat(ledger(shop, "USD")).as("both deposits taken back whole")
         .usingElementComparator(BigDecimal::compareTo).containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  /**
+   * Refunds in the currency a converted deposit was asked in, each worth less than a cent of the
+   * currency it was charged in, add up to what they are worth together: 100 JPY charged as 0.67
+   * USD is refunded 1 JPY at a time, each part taking what the parts so far are worth, rounded
+   * once, less what they took, and a part that comes to nothing is refused with the least that
+   * would take something. All 100 JPY take back exactly 0.67 USD. Before, each 1 JPY was
+   * rounded on its own, up to 0.01 USD: the 0.67 USD was gone after 67 JPY, and the other 33 JPY
+   * could not be refunded at all.
+   */
+  @Test
+  void refunds_of_parts_worth_less_than_a_cent_add_up_to_what_was_asked() throws Exception {
+    KeyedShop shop = shop("Refunds in yen");
+    card(shop, "Refunds in yen USD", "USD", 1, null);
+    JsonNode deposit = pay(shop, "100", "JPY");
+    assertThat(deposit.get("amount").decimalValue()).as("100 JPY at 0.0067").isEqualByComparingTo("0.67");
+
+    int asked = 0;
+    BigDecimal back = BigDecimal.ZERO;
+    List<String> refunds = new ArrayList<>();
+    while (asked < 100) {
+      String what = "after " + asked + " JPY refunded for " + back + " USD";
+      TestGateway.Answer part = askRefund(shop, deposit, "1", "JPY");
+      if (part.status() == 400) {
+        assertThat(part.body()).as(what).contains("converts to nothing in the deposit's currency (USD)")
+            .contains("refund at least 2 JPY");
+        part = askRefund(shop, deposit, "2", "JPY");
+      }
+      assertThat(part.status()).as(what + ": " + part.body()).isEqualTo(200);
+      JsonNode refund = part.json().get("result");
+      asked += refund.get("customerAmount").intValue();
+      back = back.add(refund.get("amount").decimalValue());
+      assertThat(back).as("what " + asked + " JPY are worth, rounded once").isEqualByComparingTo(
+          BigDecimal.valueOf(asked).multiply(new BigDecimal("0.0067")).setScale(2, java.math.RoundingMode.HALF_EVEN));
+      refunds.add(refund.get("id").asText());
+    }
+    assertThat(back).isEqualByComparingTo("0.67");
+    TestGateway.Answer more = askRefund(shop, deposit, "1", "JPY");
+    assertThat(more.status()).isEqualTo(400);
+    assertThat(more.body()).contains("exceeds what is left to refund of the deposit (0 JPY, 0.00 USD as charged)");
+    for (String id : refunds) {
+      assertThat(gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(15), shop.key()).get("state").asText())
+          .isEqualTo("COMPLETED");
+    }
+    assertThat(ledger(shop, "USD")).as("the deposit taken back whole").usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
   }
 
   /**

@@ -1332,21 +1332,42 @@ class MoneyInvariantsTest {
     settled(t, "COMPLETED", captured);
   }
 
-  /** A converted deposit refunded in USD, or in the currency it was asked in at its own rate, or over what is left. */
+  /**
+   * A converted deposit refunded in USD, or in the currency it was asked in at its own rate, or
+   * over what is left. What is left as asked is what was asked less what the refunds in that
+   * currency asked for, those in USD counted back at the rate; the refunds in that currency are
+   * rounded together, each taking what they all asked for is worth less what they took before,
+   * and the one that asks for all that is left takes all that is left.
+   */
   private void convertedRefund(Tracked deposit) {
     BigDecimal left = leftToRefund(deposit)[0];
     boolean inAsked = random(2) == 0;
     String currency = inAsked ? deposit.askedCurrency : "USD";
-    BigDecimal leftAsked = inAsked ? left.multiply(deposit.asked).divide(deposit.amount, scale(currency),
-        RoundingMode.HALF_EVEN) : left;
+    BigDecimal askedFor = BigDecimal.ZERO;
+    BigDecimal taken = BigDecimal.ZERO;
+    BigDecimal rest = BigDecimal.ZERO;
+    for (Tracked r : tracked.values()) {
+      if (r.type == PaymentType.REFUND && deposit.id.equals(r.parent) && !r.ends.contains("DECLINED")) {
+        if (r.asked != null) {
+          askedFor = askedFor.add(r.asked);
+          taken = taken.add(r.amount);
+        } else {
+          rest = rest.add(r.amount);
+        }
+      }
+    }
+    BigDecimal leftAsked = !inAsked ? left : left.signum() <= 0 ? BigDecimal.ZERO : deposit.asked.subtract(askedFor)
+        .subtract(rest.multiply(deposit.asked).divide(deposit.amount, java.math.MathContext.DECIMAL128))
+        .setScale(scale(currency), RoundingMode.HALF_EVEN).max(BigDecimal.ZERO);
     int dice = random(5);
     BigDecimal requested = dice == 0 ? leftAsked.add(BigDecimal.ONE.movePointLeft(scale(currency)))
         : dice == 1 || leftAsked.signum() <= 0 ? leftAsked : partOf(leftAsked, currency);
     if (requested.signum() <= 0) {
       return;
     }
-    BigDecimal back = inAsked ? requested.multiply(deposit.amount).divide(deposit.asked, 2, RoundingMode.HALF_EVEN)
-        .min(left) : requested;
+    BigDecimal back = !inAsked ? requested : requested.compareTo(leftAsked) == 0 ? left
+        : askedFor.add(requested).multiply(deposit.amount).divide(deposit.asked, 2, RoundingMode.HALF_EVEN)
+            .subtract(taken).min(left);
     Answer a = post("/api/v1/payments", refundBody(currency, requested, deposit.id), deposit.shop.key(), null);
     if (requested.compareTo(leftAsked) > 0 || back.signum() <= 0) {
       assertThat(a.status()).as("a refund of " + requested + " " + currency + " of " + deposit + " with " + leftAsked

@@ -383,12 +383,15 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
    * when routing converted it) is converted back at the deposit's own rate, its
    * {@code amount} against its {@code customerAmount}, half-even to the currency's decimals, so
    * that refunding all of what was asked takes back exactly what was charged; when rounding alone
-   * would take more than is left, it takes what is left. What is left to refund as asked is what
-   * was asked less what the refunds asked in that currency asked for (and the others converted
-   * back at the same rate), not what is left as charged converted back: each refund is rounded
-   * on its own, and converted back, the roundings added up, so that ten refunds of a tenth of
-   * what was asked could refuse the tenth, or let an eleventh through. A refund of all that is
-   * left as asked takes all that is left as charged.
+   * would take more than is left, it takes what is left. The rounding is of all the refunds asked
+   * in that currency together: a refund takes what they asked for with it, converted and rounded
+   * once, less what they took before it, so that parts worth less than the smallest amount of the
+   * deposit's currency (1 JPY of 1000 JPY charged as 6.70 USD) add up to what they are worth,
+   * where each rounded on its own up to a cent took all 6.70 USD back after 670 JPY. A part that
+   * comes to nothing this way is refused, naming the least that would take something. What is
+   * left to refund as asked is what was asked less what the refunds asked in that currency asked
+   * for (and the others converted back at the same rate), not what is left as charged converted
+   * back. A refund of all that is left as asked takes all that is left as charged.
    */
   private Refundable refundableParent(ShopId shop, PaymentId parentId, Money requested) {
     Payment parent = payments.findForUpdate(parentId)
@@ -431,17 +434,42 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           "exceeds what is left to refund of the deposit (" + leftAsked + ", " + left + " as charged)",
           requested.amount().toPlainString()));
     }
-    Money back = new Money(requested.amount().multiply(charged.amount())
-        .divide(asked.amount(), charged.currency().scale(), RoundingMode.HALF_EVEN), charged.currency());
+    Money takenAsAsked = refunded.total().minus(refunded.rest());
+    Money back = asCharged(refunded.askedFor().amount().add(requested.amount()), charged, asked)
+        .minus(takenAsAsked);
     if (back.isGreaterThan(left) || requested.amount().compareTo(leftAsked.amount()) == 0) {
       back = left;
     }
     if (back.amount().signum() <= 0 && requested.amount().signum() > 0) {
-      throw new DomainException.Invalid(Violation.of("amount",
-          "converts to nothing in the deposit's currency (" + charged.currency() + ")",
-          requested.amount().toPlainString()));
+      String least = left.amount().signum() <= 0 ? "" : "; refund at least "
+          + leastTaking(refunded.askedFor(), takenAsAsked, charged, asked).min(leftAsked.amount()).toPlainString()
+          + " " + asked.currency();
+      throw new DomainException.Invalid(Violation.of("amount", "converts to nothing in the deposit's currency ("
+          + charged.currency() + ")" + (refunded.askedFor().isZero() ? "" : " with the refunds asked in "
+              + asked.currency() + " before it") + least, requested.amount().toPlainString()));
     }
     return new Refundable(parent, back, requested);
+  }
+
+  /** What refunds asking {@code askedFor} of a converted deposit take back together: at its rate, rounded once. */
+  private static Money asCharged(BigDecimal askedFor, Money charged, Money asked) {
+    return new Money(askedFor.multiply(charged.amount())
+        .divide(asked.amount(), charged.currency().scale(), RoundingMode.HALF_EVEN), charged.currency());
+  }
+
+  /**
+   * The least refund as asked that takes something back after refunds that asked {@code askedFor}
+   * and took {@code taken}: the first amount of the asked currency at which what they all asked
+   * for, converted and rounded, comes to more than they took.
+   */
+  private static BigDecimal leastTaking(Money askedFor, Money taken, Money charged, Money asked) {
+    BigDecimal halfUnit = BigDecimal.ONE.movePointLeft(charged.currency().scale()).divide(BigDecimal.valueOf(2));
+    BigDecimal least = taken.amount().add(halfUnit).multiply(asked.amount())
+        .divide(charged.amount(), asked.currency().scale(), RoundingMode.CEILING).subtract(askedFor.amount())
+        .max(BigDecimal.ONE.movePointLeft(asked.currency().scale()));
+    // exactly halfway, half-even may round down: one more of the smallest amount then
+    return asCharged(askedFor.amount().add(least), charged, asked).isGreaterThan(taken) ? least
+        : least.add(BigDecimal.ONE.movePointLeft(asked.currency().scale()));
   }
 
   private static DomainException.Invalid invalidParent(String message, PaymentId id) {
