@@ -80,6 +80,8 @@ public final class Tollgate implements AutoCloseable {
     this.config = config;
     this.database = database;
     this.ownsDatabase = ownsDatabase;
+    // before anything is bound, loaded or started: a server of the other environment works nothing
+    ServedEnvironment.claim(database, config.environment());
 
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     // No reserved threads: the selector queues each request for an idle worker instead of

@@ -1,0 +1,38 @@
+package io.tollgate.bootstrap;
+
+import io.tollgate.domain.shop.Environment;
+import io.tollgate.persistence.Database;
+import io.tollgate.persistence.DatabaseEnvironment;
+
+/**
+ * A database serves one environment, recorded by the first server that starts on it: a server of
+ * the other one refuses to start there, and a command refuses to act in the other one. Payments,
+ * balances, the webhook outbox and the jobs' queues are not kept apart by environment, so a
+ * sandbox server on a production database would work production's payments with the sandbox
+ * acquirer and policies.
+ */
+final class ServedEnvironment {
+
+  private ServedEnvironment() {}
+
+  /**
+   * At a server's start, before it works anything: records {@code server} on a database that
+   * serves no environment yet.
+   *
+   * @throws IllegalStateException when the database serves the other environment
+   */
+  static void claim(Database database, Environment server) {
+    Environment served = new DatabaseEnvironment(database.jdbi()).claim(server);
+    if (served != server) {
+      throw new IllegalStateException(refusal(served, server, "this server runs in", "TOLLGATE_ENVIRONMENT"));
+    }
+  }
+
+  private static String refusal(Environment served, Environment asked, String who, String setting) {
+    String fix = setting.startsWith("--") ? "give " + setting + " " + served.lowerName()
+        : "set " + setting + "=" + served.lowerName();
+    return "this database serves " + served.lowerName() + ", and " + who + " " + asked.lowerName() + " (" + setting
+        + "): sandbox and production each need a database of their own; point TOLLGATE_DB_URL at the "
+        + asked.lowerName() + " database, or " + fix;
+  }
+}
