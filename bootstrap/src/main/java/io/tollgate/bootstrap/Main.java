@@ -290,8 +290,19 @@ public final class Main implements Callable<Integer> {
     public final Integer call() throws Exception {
       TollgateConfig config = TollgateConfig.from(environment);
       try (Database db = commandDatabase(config)) {
+        ServedEnvironment.check(db, environment(config), environmentSetting());
         return run(config, Tollgate.Services.wire(config, db, config.publicUrlFor(config.port())), spec.commandLine().getOut());
       }
+    }
+
+    /** The environment the command acts in: the deployment's, unless an option of the command names another. */
+    Environment environment(TollgateConfig config) {
+      return config.environment();
+    }
+
+    /** What names {@link #environment}, for the refusal on a database that serves the other one. */
+    String environmentSetting() {
+      return "TOLLGATE_ENVIRONMENT";
     }
 
     abstract int run(TollgateConfig config, Tollgate.Services services, PrintWriter out);
@@ -494,16 +505,26 @@ public final class Main implements Callable<Integer> {
         + "The keys are shown once.")
     static final class Issue extends Provisioning {
       @Option(names = "--shop", required = true, description = "shop id") long shop;
-      @Option(names = "--environment", description = "sandbox or production (default: the deployment's)") String environment;
+      @Option(names = "--environment", description = "sandbox or production (default: the deployment's); once a "
+          + "server has started on the database, only the environment it serves") String environment;
 
       @Override
-      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
-        Environment env;
+      Environment environment(TollgateConfig config) {
         try {
-          env = environment == null ? config.environment() : Environment.parse(environment);
+          return environment == null ? config.environment() : Environment.parse(environment);
         } catch (IllegalArgumentException e) {
           throw new CommandLine.ParameterException(spec.commandLine(), "--environment: sandbox or production");
         }
+      }
+
+      @Override
+      String environmentSetting() {
+        return environment == null ? super.environmentSetting() : "--environment";
+      }
+
+      @Override
+      int run(TollgateConfig config, Tollgate.Services services, PrintWriter out) {
+        Environment env = environment(config);
         IssuedKeys keys = services.shops().issueKeys(new ShopId(shop), env);
         out.println("shop " + shop + " (" + env.lowerName() + ")");
         out.println("  API key:     " + keys.apiKey());

@@ -28,6 +28,19 @@ final class ServedEnvironment {
     }
   }
 
+  /**
+   * For a command acting in {@code command}, as {@code setting} says: allowed on a database that
+   * serves no environment yet (provisioning before the first start), which it leaves so, for the
+   * first server to take.
+   *
+   * @throws IllegalStateException when the database serves the other environment
+   */
+  static void check(Database database, Environment command, String setting) {
+    new DatabaseEnvironment(database.jdbi()).recorded().filter(served -> served != command).ifPresent(served -> {
+      throw new IllegalStateException(refusal(served, command, "this command acts in", setting));
+    });
+  }
+
   private static String refusal(Environment served, Environment asked, String who, String setting) {
     String fix = setting.startsWith("--") ? "give " + setting + " " + served.lowerName()
         : "set " + setting + "=" + served.lowerName();

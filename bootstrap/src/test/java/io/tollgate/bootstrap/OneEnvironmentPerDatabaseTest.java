@@ -17,6 +17,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -118,6 +120,52 @@ class OneEnvironmentPerDatabaseTest {
     }
   }
 
+  /**
+   * The command line may provision a new database in either environment before its first server
+   * starts, and takes nothing for it: a sandbox run there does not keep production out. Once a
+   * production server has started, a sandbox key is refused, whether asked with {@code
+   * --environment} or by a run whose TOLLGATE_ENVIRONMENT was left at sandbox, and so is any
+   * command of such a run; production keys are still issued. It used to issue {@code tg_test_}
+   * keys that read and changed production's payments on a sandbox instance.
+   */
+  @Test
+  void the_command_line_refuses_the_other_environment_once_a_server_started() throws Exception {
+    try (Database db = TestDatabase.fresh()) {
+      Map<String, String> production = settings(db, Environment.PRODUCTION);
+      Map<String, String> sandbox = settings(db, Environment.SANDBOX);
+      String merchant = group(cli(production, "merchant", "create", "--name", "Live"), "merchant (\\d+) created");
+      String shop = group(cli(production, "shop", "create", "--merchant", merchant, "--name", "Live Web"),
+          "shop (\\d+) created");
+      assertThat(group(cli(sandbox, "key", "issue", "--shop", shop), "API key:\\s+(\\S+)"))
+          .as("nothing recorded yet").startsWith("tg_test_");
+      assertThat(group(cli(production, "key", "issue", "--shop", shop, "--environment", "sandbox"),
+          "API key:\\s+(\\S+)")).startsWith("tg_test_");
+      String live = group(cli(production, "key", "issue", "--shop", shop), "API key:\\s+(\\S+)");
+
+      try (Tollgate app = start(db, Environment.PRODUCTION)) {
+        assertThat(status(app, live)).as("the sandbox runs before did not take the database").isEqualTo(200);
+      }
+
+      CommandLineRun asked = CommandLineRun.of(production, "key", "issue", "--shop", shop, "--environment", "sandbox");
+      assertThat(asked.exit()).isEqualTo(1);
+      assertThat(asked.out()).doesNotContain("tg_test_");
+      assertThat(asked.err().strip()).isEqualTo("error: this database serves production, and this command acts in "
+          + "sandbox (--environment): sandbox and production each need a database of their own; point TOLLGATE_DB_URL "
+          + "at the sandbox database, or give --environment production");
+      CommandLineRun defaulted = CommandLineRun.of(sandbox, "key", "issue", "--shop", shop);
+      assertThat(defaulted.exit()).isEqualTo(1);
+      assertThat(defaulted.out()).doesNotContain("tg_test_");
+      assertThat(defaulted.err()).startsWith("error: this database serves production, and this command acts in "
+          + "sandbox (TOLLGATE_ENVIRONMENT)").contains("set TOLLGATE_ENVIRONMENT=production");
+      CommandLineRun other = CommandLineRun.of(sandbox, "merchant", "create", "--name", "Test");
+      assertThat(other.exit()).isEqualTo(1);
+      assertThat(other.err()).startsWith("error: this database serves production");
+
+      assertThat(group(cli(production, "key", "issue", "--shop", shop, "--environment", "production"),
+          "API key:\\s+(\\S+)")).startsWith("tg_live_");
+    }
+  }
+
   /** The settings of a server or command line in {@code environment} on {@code db}, with the same master key. */
   private static Map<String, String> settings(Database db, Environment environment) throws java.io.IOException {
     Map<String, String> settings = TestGateway.environment(db, "tollgate-environment");
@@ -156,5 +204,17 @@ class OneEnvironmentPerDatabaseTest {
 
   private static long count(Database db, String table) {
     return db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM " + table).mapTo(Long.class).one());
+  }
+
+  private static CommandLineRun cli(Map<String, String> settings, String... args) {
+    CommandLineRun run = CommandLineRun.of(settings, args);
+    assertThat(run.exit()).as(run.err()).isZero();
+    return run;
+  }
+
+  private static String group(CommandLineRun run, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(run.out());
+    assertThat(m.find()).as("%s in %s", regex, run.out()).isTrue();
+    return m.group(1);
   }
 }
