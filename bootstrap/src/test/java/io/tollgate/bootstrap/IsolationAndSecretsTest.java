@@ -43,6 +43,12 @@ class IsolationAndSecretsTest {
     }
   }
 
+  /**
+   * A production database may hold a sandbox key: one issued before its first server started
+   * (the command line then refuses none), or by a release from before a database served one
+   * environment. Production refuses it (401), as a key it never issued; no sandbox server can start there to
+   * take it (OneEnvironmentPerDatabaseTest).
+   */
   @Test
   void a_sandbox_key_is_refused_by_a_production_deployment() throws Exception {
     try (TestGateway prod = TestGateway.start(Map.of("TOLLGATE_ENVIRONMENT", "production"))) {
