@@ -80,7 +80,8 @@ public record TollgateConfig(
 
   public static final List<Setting> SETTINGS = List.of(
       new Setting("TOLLGATE_ENVIRONMENT", "sandbox",
-          "`sandbox` or `production`; keys only work in the environment they were issued for"),
+          "`sandbox` or `production`; keys only work in the environment they were issued for, and a database "
+              + "serves only the environment of the first server started on it: give each its own"),
       new Setting("TOLLGATE_HOST", "0.0.0.0", "address the HTTP server binds to"),
       new Setting("TOLLGATE_PORT", "8080", "HTTP port (0 picks a free one)"),
       new Setting("TOLLGATE_PUBLIC_URL", "http://localhost:{port}",
