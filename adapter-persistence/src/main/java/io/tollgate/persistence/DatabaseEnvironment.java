@@ -30,15 +30,16 @@ public final class DatabaseEnvironment {
    * by one starting at the same moment, whose record this waits for).
    */
   public Environment claim(Environment environment) {
-    return jdbi.withHandle(h -> {
-      // two statements: one reading its own snapshot would not see a record committed while it
-      // waited on the conflict
+    // every start after the first only reads
+    return recorded().orElseGet(() -> jdbi.withHandle(h -> {
+      // read by a statement of its own: the insert's snapshot would not hold a record committed
+      // while it waited on the conflict
       h.createUpdate("""
               INSERT INTO database_environment (environment, recorded) VALUES (:environment, now())
               ON CONFLICT (only_row) DO NOTHING""")
           .bind("environment", environment.name()).execute();
       return Environment.valueOf(h.createQuery("SELECT environment FROM database_environment")
           .mapTo(String.class).one());
-    });
+    }));
   }
 }
