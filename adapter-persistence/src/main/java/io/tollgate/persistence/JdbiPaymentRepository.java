@@ -224,9 +224,10 @@ final class JdbiPaymentRepository implements PaymentRepository {
   }
 
   @Override
-  public Optional<Payment> lockIfUnchanged(PaymentId id, long version) {
-    return jdbi.withHandle(h -> h.createQuery(PaymentSql.LOCK_IF_UNCHANGED).bind("id", id.value())
-        .bind("version", version).map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);
+  public Optional<Payment> lockIfUnchanged(Due due) {
+    return jdbi.withHandle(h -> h.createQuery(PaymentSql.LOCK_IF_UNCHANGED).bind("id", due.id().value())
+        .bind("version", due.version()).bind("checked", due.checked())
+        .map(PaymentRows.PAYMENT).findOne()).map(this::toPayment);
   }
 
   @Override
@@ -497,7 +498,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
   public List<Due> lockDue(DueWork work, Instant before, int limit) {
     return jdbi.withHandle(h -> h.createQuery(dueSql(work))
         .bind("before", before).bind("limit", limit)
-        .map((rs, ctx) -> new Due(new PaymentId(rs.getString("id")), rs.getLong("version"))).list());
+        .map((rs, ctx) -> new Due(new PaymentId(rs.getString("id")), rs.getLong("version"),
+            instant(rs.getTimestamp("checked")))).list());
   }
 
   @Override
@@ -556,7 +558,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
       case UNANSWERED_CAPTURES_AND_VOIDS -> "greatest(p.checked, p.asked_at)";
       default -> "COALESCE(p.checked, p.updated)";
     };
-    return "SELECT p.id, p.version FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
+    return "SELECT p.id, p.version, p.checked FROM payments p JOIN shops s ON s.id = p.shop_id WHERE " + where
         + " ORDER BY " + order + " LIMIT :limit FOR UPDATE OF p SKIP LOCKED";
   }
 

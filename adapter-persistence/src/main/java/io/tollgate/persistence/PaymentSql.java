@@ -185,7 +185,14 @@ final class PaymentSql {
 
   static final String FIND_FOR_UPDATE = FIND + " FOR UPDATE";
 
-  static final String LOCK_IF_UNCHANGED = FIND + " AND version = :version FOR UPDATE SKIP LOCKED";
+  /**
+   * The payment, locked, if no other transaction holds it and it is as a job found it: at that
+   * version, and last looked at then. A look that left it as it was changes no version, and
+   * another instance that found it before that look would otherwise ask its terminal again at
+   * once, not when its next look is due.
+   */
+  static final String LOCK_IF_UNCHANGED = FIND + " AND version = :version"
+      + " AND checked IS NOT DISTINCT FROM CAST(:checked AS timestamptz) FOR UPDATE SKIP LOCKED";
 
   /** The row an idempotency key's first request was answered with, read back as a row of payments. */
   static final String FIND_AS_ANSWERED = "SELECT " + COLUMNS + """

@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
@@ -567,6 +568,38 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     repository().checked(fresh.id(), T0.plusMillis(200_100));
     assertThat(due(DueWork.PAYOUTS, T0.plusMillis(200_900), List.of(fresh))).isEmpty();
     assertThat(due(DueWork.PAYOUTS, T0.plusMillis(201_200), List.of(fresh))).containsExactly(fresh.id());
+  }
+
+  /**
+   * A job locks a due payment only as it found it: not once it has moved on, nor once another
+   * instance has looked at it and left it as it was (its terminal has not decided), which
+   * changes no version. That one is due again only when its next look is.
+   */
+  @Test
+  void a_due_payment_looked_at_since_it_was_found_is_not_locked() {
+    ShopId own = TestShops.create(adapters, "looked at since");
+    Payment payout = pending(own, PaymentType.WITHDRAWAL, PaymentMethod.BASIC_CARD, "po-looked", T0.plusSeconds(1));
+    PaymentRepository.Due found = dueOf(payout, T0.plusSeconds(2));
+    assertThat(found.checked()).isNull();
+    assertThat(lockIfUnchanged(found)).as("as found").isPresent();
+
+    repository().checked(payout.id(), T0.plusSeconds(3));
+    assertThat(lockIfUnchanged(found)).as("looked at since it was found").isEmpty();
+
+    PaymentRepository.Due again = dueOf(payout, T0.plusSeconds(5));
+    assertThat(again.checked()).isEqualTo(T0.plusSeconds(3));
+    assertThat(lockIfUnchanged(again)).isPresent();
+    assertThat(lockIfUnchanged(new PaymentRepository.Due(payout.id(), payout.version() + 1, again.checked())))
+        .as("moved on since").isEmpty();
+  }
+
+  private PaymentRepository.Due dueOf(Payment p, Instant before) {
+    return repository().lockDue(DueWork.PAYOUTS, before, 1000).stream().filter(d -> d.id().equals(p.id()))
+        .findFirst().orElseThrow();
+  }
+
+  private Optional<Payment> lockIfUnchanged(PaymentRepository.Due due) {
+    return adapters.transactionRunner().inTransaction(() -> repository().lockIfUnchanged(due));
   }
 
   /**

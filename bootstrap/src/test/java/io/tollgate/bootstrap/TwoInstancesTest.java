@@ -2,8 +2,19 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tollgate.application.port.out.PaymentMetrics;
+import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.application.service.ProcessingService;
+import io.tollgate.domain.payment.PaymentId;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.ThrowingConsumer;
 
 /** Background jobs of several instances on one database never process a payment twice. */
 class TwoInstancesTest {
@@ -86,6 +97,72 @@ class TwoInstancesTest {
         assertThat(edited).contains("cardNumber").doesNotContain("Ann Lee").doesNotContain("This is not a valid card number");
       }
     }
+  }
+
+  /**
+   * A refund whose terminal has not decided yet is asked again a second later at the soonest,
+   * however many instances run the jobs. Before, an instance that had found it due just before
+   * another asked it (and left it as it was) asked its terminal again within milliseconds: a
+   * look that leaves a payment as it was changes no version, so the payment still looked
+   * unchanged to it.
+   */
+  @Test
+  void a_refund_another_instance_has_just_asked_is_not_asked_again_at_once() throws Exception {
+    Map<String, AtomicInteger> asked = new ConcurrentHashMap<>();
+    AtomicReference<String> first = new AtomicReference<>();
+    AtomicReference<ProcessingService> other = new AtomicReference<>();
+    // the jobs' first round is an hour away: the test runs the batches itself
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_JOB_INTERVAL", "PT1H"),
+        sandbox -> undecidedRefunds(sandbox, asked, refund -> {
+          if (refund.equals(first.get())) {
+            // this instance has its batch; while it asks the first refund's terminal, the
+            // other instance takes up the refunds no one holds
+            CompletableFuture.runAsync(() -> other.get().processPayouts(50)).get(30, TimeUnit.SECONDS);
+          }
+        }))) {
+      first.set(refund(gw, gw.completedDeposit("10.00", "EUR", gw.apiKey)));
+      String second = refund(gw, gw.completedDeposit("10.00", "EUR", gw.apiKey));
+      Map<String, String> env = new HashMap<>(TestGateway.environment(gw.database, "tollgate-second-refunds"));
+      env.put("TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY);
+      other.set(Tollgate.Services.wire(TollgateConfig.from(env), gw.database, "http://127.0.0.1",
+          PaymentMetrics.NONE, sandbox -> undecidedRefunds(sandbox, asked, refund -> { })).processing());
+
+      gw.app.services().processing().processPayouts(50);
+
+      assertThat(asked.get(first.get())).as("the first refund, by this instance").hasValue(1);
+      assertThat(asked.get(second)).as("the second refund, by the other instance only").hasValue(1);
+      assertThat(gw.get("/api/v1/payments/" + second).json().at("/result/state").asText()).isEqualTo("PENDING");
+    }
+  }
+
+  private static String refund(TestGateway gw, String parent) {
+    TestGateway.Answer created = gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,"
+        + "\"currency\":\"EUR\",\"parentPaymentId\":\"" + parent + "\"}");
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return created.json().at("/result/id").asText();
+  }
+
+  /**
+   * The sandbox, whose refunds' terminal has not decided yet (PENDING), counting how often it
+   * is asked for each refund and running {@code asking} with the refund's id as it is asked.
+   */
+  private static PaymentProcessor undecidedRefunds(PaymentProcessor sandbox, Map<String, AtomicInteger> asked,
+      ThrowingConsumer<String> asking) {
+    return (PaymentProcessor) java.lang.reflect.Proxy.newProxyInstance(TwoInstancesTest.class.getClassLoader(),
+        new Class<?>[] {PaymentProcessor.class}, (proxy, method, args) -> {
+          if (method.getName().equals("refund")) {
+            String refund = ((PaymentId) args[0]).value();
+            asked.computeIfAbsent(refund, r -> new AtomicInteger()).incrementAndGet();
+            asking.accept(refund);
+            return new PaymentProcessor.Result(PaymentProcessor.Result.Status.PENDING, null, "r-" + refund, "09",
+                Map.of(), null);
+          }
+          try {
+            return method.invoke(sandbox, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
   }
 
   private static int pending(TestGateway gw) {

@@ -1052,13 +1052,15 @@ public final class ProcessingService
         Due from = candidate;
         while (from != null) {
           Due locking = from;
-          Stepped stepped = tx.inTransaction(() -> payments.lockIfUnchanged(locking.id(), locking.version())
-              .map(step).orElse(Stepped.STAYED));
+          Stepped stepped = tx.inTransaction(() -> payments.lockIfUnchanged(locking).map(step)
+              .orElse(Stepped.STAYED));
           movedOn |= stepped.moved();
           if (stepped.committed() != null) {
             stepped.committed().run();
           }
-          from = stepped.then() == null ? null : new Due(stepped.then().id(), stepped.then().version());
+          // a step that calls for another left no look of its own: last looked at as found
+          from = stepped.then() == null ? null
+              : new Due(stepped.then().id(), stepped.then().version(), locking.checked());
         }
         if (movedOn) {
           moved++;

@@ -4,7 +4,6 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.Mockito.when;
 
 import io.tollgate.application.port.out.BalanceRepository.LedgerEntry;
@@ -94,9 +93,10 @@ final class CommittedStore {
     when(payments.findForUpdateWithCard(any(), anyBoolean())).thenAnswer(call -> locked(call.getArgument(0)));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
         .filter(p -> p.state() == PaymentState.PENDING)
-        .map(p -> new PaymentRepository.Due(p.id(), p.version())).toList());
-    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
-        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
+        .map(p -> new PaymentRepository.Due(p.id(), p.version(), null)).toList());
+    when(payments.lockIfUnchanged(any())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentRepository.Due>getArgument(0).id()))
+        .filter(p -> p.version() == call.<PaymentRepository.Due>getArgument(0).version()));
     when(payments.operations(any())).thenAnswer(call -> {
       List<PaymentOperation> newestFirst = new ArrayList<>(operations);
       Collections.reverse(newestFirst);

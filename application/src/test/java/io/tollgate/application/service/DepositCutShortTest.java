@@ -206,7 +206,7 @@ class DepositCutShortTest {
     securityCodes.hold(SHOP, p.id(), "123");
     when(payments.lockDue(org.mockito.ArgumentMatchers.eq(PaymentRepository.DueWork.EXPIRED_CHECKOUTS), any(),
         org.mockito.ArgumentMatchers.anyInt())).thenAnswer(call -> List.of(
-        new PaymentRepository.Due(p.id(), store.rows.get(p.id()).version())));
+        new PaymentRepository.Due(p.id(), store.rows.get(p.id()).version(), null)));
     java.util.concurrent.atomic.AtomicBoolean commitFails = new java.util.concurrent.atomic.AtomicBoolean(true);
     io.tollgate.application.port.out.TransactionRunner failingCommit = new io.tollgate.application.port.out.TransactionRunner() {
       @Override

@@ -5,7 +5,6 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
@@ -122,9 +121,10 @@ class ProcessorTerminalTest {
         rows.get(call.<PaymentId>getArgument(0))).map(p -> new PaymentRepository.Locked(p, new byte[] {1})));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
         .filter(p -> p.state() == PaymentState.PENDING && isDue(p, call.getArgument(0)))
-        .map(p -> new PaymentRepository.Due(p.id(), p.version())).toList());
-    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
-        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
+        .map(p -> new PaymentRepository.Due(p.id(), p.version(), null)).toList());
+    when(payments.lockIfUnchanged(any())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentRepository.Due>getArgument(0).id()))
+        .filter(p -> p.version() == call.<PaymentRepository.Due>getArgument(0).version()));
     // a capture or void asked of the terminal, as the payment's row keeps it until it is answered
     Map<PaymentId, PaymentRepository.Asked> asked = new HashMap<>();
     org.mockito.Mockito.doAnswer(call -> {

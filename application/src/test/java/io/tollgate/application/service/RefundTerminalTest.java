@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyList;
-import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.verify;
@@ -82,9 +81,10 @@ class RefundTerminalTest {
     when(payments.findForUpdate(any())).thenAnswer(call -> Optional.ofNullable(rows.get(call.<PaymentId>getArgument(0))));
     when(payments.lockDue(any(), any(), anyInt())).thenAnswer(call -> rows.values().stream()
         .filter(p -> p.type() == PaymentType.REFUND && p.state() == PaymentState.PENDING)
-        .map(p -> new PaymentRepository.Due(p.id(), p.version())).toList());
-    when(payments.lockIfUnchanged(any(), anyLong())).thenAnswer(call -> Optional.ofNullable(
-        rows.get(call.<PaymentId>getArgument(0))).filter(p -> p.version() == call.<Long>getArgument(1)));
+        .map(p -> new PaymentRepository.Due(p.id(), p.version(), null)).toList());
+    when(payments.lockIfUnchanged(any())).thenAnswer(call -> Optional.ofNullable(
+        rows.get(call.<PaymentRepository.Due>getArgument(0).id()))
+        .filter(p -> p.version() == call.<PaymentRepository.Due>getArgument(0).version()));
     when(processor.terminalName()).thenReturn(DEFAULT_TERMINAL);
     when(processor.refund(any(), any(), any(), any(), any())).thenReturn(Result.approved("r-1", "00"));
     when(shops.find(SHOP)).thenReturn(Optional.of(new Shop(SHOP, MERCHANT, "Shop", null, null, null, false, false,

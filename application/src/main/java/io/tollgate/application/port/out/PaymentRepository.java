@@ -183,14 +183,18 @@ public interface PaymentRepository {
    * holds ({@code FOR UPDATE SKIP LOCKED}): locked, inside a transaction; outside one, the
    * candidates a job then locks one by one ({@link #lockIfUnchanged}), so that any number of
    * service instances can run the job at once without processing a payment twice. Only each
-   * payment's id and version: the job reads the payment whole when it locks it, so that a row
-   * this build cannot read (a method or state a newer build wrote, before a rollback) fails
-   * that one payment's step, not the whole batch and every batch after it.
+   * payment's id, version and last look: the job reads the payment whole when it locks it, so
+   * that a row this build cannot read (a method or state a newer build wrote, before a
+   * rollback) fails that one payment's step, not the whole batch and every batch after it.
    */
   List<Due> lockDue(DueWork work, Instant now, int limit);
 
-  /** A payment a background job is due to take up, at the version it was found at. */
-  record Due(PaymentId id, long version) {
+  /**
+   * A payment a background job is due to take up, at the version it was found at, and when a
+   * job last looked at it and left it as it was ({@link #checked}; null if none has since it
+   * was made).
+   */
+  record Due(PaymentId id, long version, Instant checked) {
   }
 
   /**
@@ -255,9 +259,11 @@ public interface PaymentRepository {
 
   /**
    * Locks the payment in the current transaction if no other transaction holds it and it is
-   * still at {@code version}; empty otherwise (another instance has it, or it has moved on).
+   * still as {@code due} found it: at its version, and last {@link #checked} when it was then;
+   * empty otherwise (another instance has it, has moved it on, or has just looked at it and
+   * left it as it was, so that its next look is not due yet).
    */
-  Optional<Payment> lockIfUnchanged(PaymentId id, long version);
+  Optional<Payment> lockIfUnchanged(Due due);
 
   /**
    * The steps after which a PENDING card deposit has been sent to its terminal (or is about to
