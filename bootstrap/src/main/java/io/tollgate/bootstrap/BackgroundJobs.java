@@ -10,8 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the background jobs on a timer. A job that filled its batch runs again at once, so a
- * backlog drains at full speed; an error is logged and the job tries again next tick. Each
+ * Runs the background jobs on a timer. A job that found a full batch due runs again at once,
+ * however many of those it moved (instances sharing the due payments each move only some), so
+ * a backlog drains at full speed; an error is logged and the job tries again next tick. Each
  * batch that ends, however it ends, is progress; {@link #secondsSinceProgress} tells the
  * metrics how long there has been none (a statement waiting on a lock, a processor that never
  * answers, a timer that stopped). It is no readiness check: the jobs do not serve requests, and
@@ -67,11 +68,11 @@ final class BackgroundJobs implements AutoCloseable {
     long millis = interval.toMillis();
     timer.scheduleWithFixedDelay(() -> {
       progressed = nanoTime.getAsLong(); // the round starts on time: the interval was no wait
-      drain(JOBS.get(0), work::processPayouts);
-      drain(JOBS.get(1), work::settleBankTransfers);
-      drain(JOBS.get(2), work::resumeUnansweredDeposits);
-      drain(JOBS.get(3), work::resumeUnansweredCapturesAndVoids);
-      drain(JOBS.get(4), work::expireCheckouts);
+      drain(JOBS.get(0), batch -> work.processPayouts(batch).found());
+      drain(JOBS.get(1), batch -> work.settleBankTransfers(batch).found());
+      drain(JOBS.get(2), batch -> work.resumeUnansweredDeposits(batch).found());
+      drain(JOBS.get(3), batch -> work.resumeUnansweredCapturesAndVoids(batch).found());
+      drain(JOBS.get(4), batch -> work.expireCheckouts(batch).found());
       drain(JOBS.get(5), forgetExpiredKeys);
       drain(JOBS.get(6), forgetOldDeliveries);
       drain(JOBS.get(7), forgetUnusedCards);
@@ -95,9 +96,10 @@ final class BackgroundJobs implements AutoCloseable {
   }
 
   /**
-   * Runs a job until it finds no full batch. Nothing it throws reaches the timer, which would
-   * never run any job again after it, silently: an Error too (a class the jar replaced under a
-   * running service cannot load, memory ran out for a moment) is logged and the jobs go on.
+   * Runs a job until it finds no full batch ({@code job} answers how many it found). Nothing
+   * it throws reaches the timer, which would never run any job again after it, silently: an
+   * Error too (a class the jar replaced under a running service cannot load, memory ran out for
+   * a moment) is logged and the jobs go on.
    */
   private void drain(String name, IntUnaryOperator job) {
     if (stopping) {

@@ -153,7 +153,28 @@ class BackgroundJobsTest {
     }
   }
 
-  /** Work whose payouts do {@code payouts} and whose checkout expiries do {@code expiries}; the rest find nothing. */
+  /**
+   * A job that found a full batch due runs again at once, however few of those it moved: with
+   * several instances sharing the due payments, each moves only some of those it finds, and
+   * payments whose terminal has not decided are found and left as they were. Before, a job
+   * ran again only after moving a full batch, so every instance stopped after one batch and a
+   * backlog drained the slower the more instances there were.
+   */
+  @Test
+  void a_job_that_found_a_full_batch_runs_again_at_once_however_few_it_moved() throws Exception {
+    AtomicInteger batches = new AtomicInteger();
+    AtomicInteger inTheFirstRound = new AtomicInteger(-1);
+    CountDownLatch firstRound = new CountDownLatch(1);
+    BackgroundWorkUseCase work = work(batch -> batches.incrementAndGet() <= 3 ? batch : 0, () -> {
+      inTheFirstRound.compareAndSet(-1, batches.get());
+      firstRound.countDown();
+    });
+    try (BackgroundJobs jobs = new BackgroundJobs(work, batch -> 0, batch -> 0, batch -> 0, Duration.ofMillis(10))) {
+      assertThat(firstRound.await(5, TimeUnit.SECONDS)).isTrue();
+      assertThat(inTheFirstRound.get()).as("three full batches found, then one that found none").isEqualTo(4);
+    }
+  }
+
   /**
    * A stop takes up no more work: the service is told at once to take up no more payments, and
    * the round under way takes no further batch, however full the last one was, and starts no
@@ -191,26 +212,31 @@ class BackgroundJobsTest {
     assertThat(expiries.get()).as("no job after it").isZero();
   }
 
+  /**
+   * A batch of work whose payouts find as many due payments as {@code payouts} answers and move
+   * none of them (another instance moved them, or their terminals have not decided), and whose
+   * checkout expiries do {@code expiries}; the rest find nothing.
+   */
   static BackgroundWorkUseCase work(java.util.function.IntUnaryOperator payouts, Runnable expiries) {
     return new BackgroundWorkUseCase() {
       @Override
-      public int processPayouts(int batch) {
-        return payouts.applyAsInt(batch);
+      public Batch processPayouts(int batch) {
+        return new Batch(payouts.applyAsInt(batch), 0);
       }
 
       @Override
-      public int settleBankTransfers(int batch) {
-        return 0;
+      public Batch settleBankTransfers(int batch) {
+        return new Batch(0, 0);
       }
 
       @Override
-      public int resumeUnansweredDeposits(int batch) {
-        return 0;
+      public Batch resumeUnansweredDeposits(int batch) {
+        return new Batch(0, 0);
       }
 
       @Override
-      public int resumeUnansweredCapturesAndVoids(int batch) {
-        return 0;
+      public Batch resumeUnansweredCapturesAndVoids(int batch) {
+        return new Batch(0, 0);
       }
 
       @Override
@@ -219,9 +245,9 @@ class BackgroundJobsTest {
       }
 
       @Override
-      public int expireCheckouts(int batch) {
+      public Batch expireCheckouts(int batch) {
         expiries.run();
-        return 0;
+        return new Batch(0, 0);
       }
 
       @Override

@@ -170,7 +170,7 @@ class RefundRulesTest {
     // and a refund it holds locked is skipped here, so a run that moved none proves nothing.
     long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
     while (refundsPending(parent) > 0 && System.nanoTime() < deadline) {
-      if (processing.processPayouts(100) == 0) {
+      if (processing.processPayouts(100).moved() == 0) {
         Thread.sleep(20);
       }
     }

@@ -2,6 +2,7 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tollgate.application.port.in.BackgroundWorkUseCase;
 import io.tollgate.application.port.out.PaymentMetrics;
 import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.application.service.ProcessingService;
@@ -127,7 +128,9 @@ class TwoInstancesTest {
       other.set(Tollgate.Services.wire(TollgateConfig.from(env), gw.database, "http://127.0.0.1",
           PaymentMetrics.NONE, sandbox -> undecidedRefunds(sandbox, asked, refund -> { })).processing());
 
-      gw.app.services().processing().processPayouts(50);
+      assertThat(gw.app.services().processing().processPayouts(50))
+          .as("both found, neither moved: the one by the other instance, the other left as it was")
+          .isEqualTo(new BackgroundWorkUseCase.Batch(2, 0));
 
       assertThat(asked.get(first.get())).as("the first refund, by this instance").hasValue(1);
       assertThat(asked.get(second)).as("the second refund, by the other instance only").hasValue(1);

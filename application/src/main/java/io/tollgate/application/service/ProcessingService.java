@@ -691,7 +691,7 @@ public final class ProcessingService
   }
 
   @Override
-  public int processPayouts(int batch) {
+  public Batch processPayouts(int batch) {
     return eachDueInSteps(DueWork.PAYOUTS, clock.instant(), batch, p -> {
       if (p.type() == PaymentType.WITHDRAWAL) {
         return payOut(p);
@@ -856,7 +856,7 @@ public final class ProcessingService
   }
 
   @Override
-  public int settleBankTransfers(int batch) {
+  public Batch settleBankTransfers(int batch) {
     return eachDue(DueWork.BANK_TRANSFERS, clock.instant().minus(bankTransferDelay), batch, p -> {
       Result r = processor.bankTransferStatus(p.id(), sentTo(p), p.externalId(), p.amount(),
           p.additionalParameters());
@@ -888,7 +888,7 @@ public final class ProcessingService
    * cascades moves on as it would have in the request.
    */
   @Override
-  public int resumeUnansweredDeposits(int batch) {
+  public Batch resumeUnansweredDeposits(int batch) {
     return eachDueInSteps(DueWork.UNANSWERED_DEPOSITS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
       OperationType last = unansweredAfter(p);
       if (last == null) {
@@ -922,7 +922,7 @@ public final class ProcessingService
    * overdue, and its answer stored as the request would have stored it.
    */
   @Override
-  public int resumeUnansweredCapturesAndVoids(int batch) {
+  public Batch resumeUnansweredCapturesAndVoids(int batch) {
     return eachDue(DueWork.UNANSWERED_CAPTURES_AND_VOIDS, clock.instant().minus(UNANSWERED_FOR), batch, p -> {
       Optional<PaymentRepository.Asked> asked = payments.asked(p.id());
       Instant now = clock.instant();
@@ -953,7 +953,7 @@ public final class ProcessingService
   }
 
   @Override
-  public int expireCheckouts(int batch) {
+  public Batch expireCheckouts(int batch) {
     return eachDueInSteps(DueWork.EXPIRED_CHECKOUTS, clock.instant(), batch, p -> {
       cancelTimedOut(p);
       // once the cancel is committed: a cancel rolled back leaves the deposit open, to be paid with its code
@@ -1009,10 +1009,10 @@ public final class ProcessingService
    * others' work, processor calls included (a payout made and then rolled back is made again),
    * and, found first again on every run, it stopped the job for every shop.
    *
-   * @return how many payments the step moved on
+   * @return how many due payments there were, and how many of them the step moved on
    * @throws IllegalStateException after the others, naming the payments that failed
    */
-  private int eachDue(DueWork work, Instant before, int batch, java.util.function.Predicate<Payment> step) {
+  private Batch eachDue(DueWork work, Instant before, int batch, java.util.function.Predicate<Payment> step) {
     return eachDueInSteps(work, before, batch, p -> step.test(p) ? Stepped.MOVED : Stepped.STAYED);
   }
 
@@ -1036,7 +1036,7 @@ public final class ProcessingService
   }
 
   /** {@link #eachDue} with steps that may call for another step of the same payment. */
-  private int eachDueInSteps(DueWork work, Instant before, int batch,
+  private Batch eachDueInSteps(DueWork work, Instant before, int batch,
       java.util.function.Function<Payment, Stepped> step) {
     // a snapshot: outside a transaction the statement's locks end with it
     List<Due> candidates = payments.lockDue(work, before, batch);
@@ -1086,7 +1086,7 @@ public final class ProcessingService
       causes.forEach(stayDue::addSuppressed);
       throw stayDue;
     }
-    return moved;
+    return new Batch(candidates.size(), moved);
   }
 
   // ---- balances ---------------------------------------------------------------------------

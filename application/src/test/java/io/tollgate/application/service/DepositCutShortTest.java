@@ -230,7 +230,7 @@ class DepositCutShortTest {
     assertThat(securityCodes.held(SHOP, p.id())).as("the deposit is still open").isEqualTo("123");
 
     commitFails.set(false);
-    assertThat(jobs.expireCheckouts(10)).isEqualTo(1);
+    assertThat(jobs.expireCheckouts(10).moved()).isEqualTo(1);
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.CANCELLED);
     assertThat(securityCodes.held(SHOP, p.id())).as("forgotten with its cancelled deposit").isNull();
   }
@@ -276,7 +276,7 @@ class DepositCutShortTest {
         e -> assertThat(e.getMessage()).isEqualTo("1.00 Illegal Workflow State"));
 
     shopHas(connector("C", 1, null), connector("B", 2, null));
-    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(service.resumeUnansweredDeposits(10).moved()).isEqualTo(1);
 
     Payment done = store.rows.get(p.id());
     assertThat(done.state()).isEqualTo(PaymentState.COMPLETED);
@@ -286,7 +286,7 @@ class DepositCutShortTest {
     assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B COMPLETED");
     assertThat(store.sum("EUR")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("10.00"), BigDecimal.ZERO);
-    assertThat(service.resumeUnansweredDeposits(10)).as("nothing left to take up").isZero();
+    assertThat(service.resumeUnansweredDeposits(10).moved()).as("nothing left to take up").isZero();
   }
 
   /**
@@ -304,7 +304,7 @@ class DepositCutShortTest {
     assertThat(store.rows.get(p.id()).terminalName()).as("A's decline and the move on were committed").isEqualTo("B");
 
     shopHas(connector("C", 1, null), connector("A", 2, CASCADE_ON_402), connector("B", 3, null));
-    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(service.resumeUnansweredDeposits(10).moved()).isEqualTo(1);
 
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.asked).containsExactly("A #1", "B #2", "B #2");
@@ -355,7 +355,7 @@ class DepositCutShortTest {
         .isInstanceOfSatisfying(DomainException.Conflict.class,
             e -> assertThat(e.code()).isEqualTo("payment_in_progress"));
 
-    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(service.resumeUnansweredDeposits(10).moved()).isEqualTo(1);
 
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.asked).containsExactly("B #1 challenge", "B #1", "B #1");
@@ -383,7 +383,7 @@ class DepositCutShortTest {
     assertThat(service.view(p.id().value()).unanswered()).as("being processed, no challenge to answer").isTrue();
     org.mockito.Mockito.verify(payments).checked(org.mockito.ArgumentMatchers.eq(p.id()), any());
 
-    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(service.resumeUnansweredDeposits(10).moved()).isEqualTo(1);
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.asked).containsExactly("B #1", "B #1");
     assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B COMPLETED");
@@ -404,7 +404,7 @@ class DepositCutShortTest {
     assertThat(steps()).containsExactly("CREATE_PAYMENT", "CHECKOUT", "DEPOSIT B PENDING", "CONFIRMATION");
     assertThat(service.view(p.id().value()).unanswered()).isTrue();
 
-    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(service.resumeUnansweredDeposits(10).moved()).isEqualTo(1);
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.challengeAnswers).containsExactly(true, true);
     assertThat(acquirers.paid).containsExactly("B " + p.id().value());
@@ -427,7 +427,7 @@ class DepositCutShortTest {
 
     assertThatThrownBy(() -> service.completeChallenge(p.id().value(), false)).isInstanceOf(IllegalStateException.class);
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.PENDING);
-    assertThat(service.resumeUnansweredDeposits(10)).isEqualTo(1);
+    assertThat(service.resumeUnansweredDeposits(10).moved()).isEqualTo(1);
 
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.challengeAnswers).as("the customer's answer, told again").containsExactly(false, false);

@@ -234,7 +234,7 @@ class PayoutCascadeTest {
     acquirers.declining.add("A");
     Payment p = withdrawal("10.00", "EUR");
 
-    assertThat(service.processPayouts(10)).isEqualTo(1);
+    assertThat(service.processPayouts(10).moved()).isEqualTo(1);
 
     Payment paid = store.rows.get(p.id());
     assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
@@ -258,7 +258,7 @@ class PayoutCascadeTest {
     acquirers.undecidedOnce.add("A");
     Payment p = withdrawal("10.00", "EUR");
 
-    assertThat(service.processPayouts(10)).as("routed, then asked: nothing decided").isEqualTo(1);
+    assertThat(service.processPayouts(10).moved()).as("routed, then asked: nothing decided").isEqualTo(1);
     Payment waiting = store.rows.get(p.id());
     assertThat(waiting.state()).isEqualTo(PaymentState.PENDING);
     assertThat(waiting.errorCode()).isNull();
@@ -267,7 +267,7 @@ class PayoutCascadeTest {
         .containsExactly(new BigDecimal("-10.00"), new BigDecimal("10.00"));
     org.mockito.Mockito.verify(payments).checked(org.mockito.ArgumentMatchers.eq(p.id()), any());
 
-    assertThat(service.processPayouts(10)).isEqualTo(1);
+    assertThat(service.processPayouts(10).moved()).isEqualTo(1);
     Payment paid = store.rows.get(p.id());
     assertThat(paid.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(acquirers.asked).as("the same terminal, the same attempt").containsExactly("A #1", "A #1");
@@ -292,7 +292,7 @@ class PayoutCascadeTest {
     String next = cut.terminalName();
     assertThat(next).isIn("B", "C");
 
-    assertThat(service.processPayouts(10)).isEqualTo(1);
+    assertThat(service.processPayouts(10).moved()).isEqualTo(1);
 
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(store.rows.get(p.id()).terminalName()).isEqualTo(next);
@@ -321,7 +321,7 @@ class PayoutCascadeTest {
         .satisfies(e -> assertThat(e.getSuppressed()).as("why, for the log: the first three failures")
             .extracting(Throwable::getMessage).hasSize(3).allMatch(m -> m.matches("connection reset after [BC] paid")));
     assertThat(store.rows.values()).allSatisfy(p -> assertThat(p.state()).isEqualTo(PaymentState.PENDING));
-    assertThat(service.processPayouts(20)).isEqualTo(12);
+    assertThat(service.processPayouts(20).moved()).isEqualTo(12);
 
     for (Payment p : payouts) {
       Payment paid = store.rows.get(p.id());
@@ -348,7 +348,7 @@ class PayoutCascadeTest {
     org.mockito.Mockito.verify(payments).checked(org.mockito.ArgumentMatchers.eq(p.id()), any());
 
     shopHas(connector("C", "EUR", 1, null), connector("B", "EUR", 2, null));
-    assertThat(service.processPayouts(10)).isEqualTo(1);
+    assertThat(service.processPayouts(10).moved()).isEqualTo(1);
 
     assertThat(store.rows.get(p.id()).state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(store.rows.get(p.id()).terminalName()).isEqualTo("B");

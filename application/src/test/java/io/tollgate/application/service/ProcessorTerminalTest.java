@@ -470,7 +470,7 @@ class ProcessorTerminalTest {
     when(processor.bankTransferStatus(any(), any(), any(), any(), any())).thenReturn(new Result(Result.Status.PENDING,
         null, "transfer-1", "AWAITING_TRANSFER", Map.of(), null));
 
-    assertThat(service.settleBankTransfers(10)).isZero();
+    assertThat(service.settleBankTransfers(10).moved()).isZero();
 
     verify(payments).checked(org.mockito.ArgumentMatchers.eq(deposit.id()), any());
     assertThat(rows.get(deposit.id()).state()).isEqualTo(PaymentState.PENDING);

@@ -1,29 +1,37 @@
 package io.tollgate.application.port.in;
 
 /**
- * The jobs that move payments without a request. Each handles a batch and returns how many
- * payments it moved; every instance of the service may run them at once.
+ * The jobs that move payments without a request. Each takes up a batch of the payments due to
+ * it and answers what it did with them; every instance of the service may run them at once.
  */
 public interface BackgroundWorkUseCase {
 
+  /**
+   * What a job did with a batch: how many due payments it found, and how many of those it moved
+   * on. One that found as many as the batch holds may have left more due, however few it moved:
+   * the others were taken by another instance that found them too, or left as they were (a
+   * terminal that has not decided, a transfer still awaited) and are not due again at once.
+   */
+  record Batch(int found, int moved) {}
+
   /** Pays out PENDING withdrawals and refunds. */
-  int processPayouts(int batch);
+  Batch processPayouts(int batch);
 
   /** Settles bank-transfer deposits whose transfer has arrived. */
-  int settleBankTransfers(int batch);
+  Batch settleBankTransfers(int batch);
 
   /**
    * Asks again the terminal of each card deposit sent there whose answer was never stored (its
    * request was cut short), once that answer is overdue.
    */
-  int resumeUnansweredDeposits(int batch);
+  Batch resumeUnansweredDeposits(int batch);
 
   /**
    * Asks again the terminal of each pre-authorization whose capture or void was asked of it and
    * whose answer was never stored (its request was cut short, or the terminal had not answered),
    * once that answer is overdue.
    */
-  int resumeUnansweredCapturesAndVoids(int batch);
+  Batch resumeUnansweredCapturesAndVoids(int batch);
 
   /**
    * How many payments sent to a terminal have had no answer stored for longer than
@@ -36,7 +44,7 @@ public interface BackgroundWorkUseCase {
   long overdueUnansweredPayments();
 
   /** Cancels with 1.04 deposits the customer left alone past the shop's checkout timeout. */
-  int expireCheckouts(int batch);
+  Batch expireCheckouts(int batch);
 
   /**
    * Forgets a batch of the card numbers no payment has used for {@code retention}, keeping those
