@@ -105,7 +105,8 @@ final class JdbiShopRepository implements ShopRepository {
     java.util.Map<String, Object> values = new java.util.HashMap<>();
     values.put("webhookUrl", shop.webhookUrl());
     values.put("returnUrl", shop.returnUrl());
-    values.put("timeout", (int) shop.checkoutTimeout().toSeconds());
+    // refused, not wrapped around: a timeout of years kept as hours cancels checkouts long before it is up
+    values.put("timeout", Math.toIntExact(shop.checkoutTimeout().toSeconds()));
     values.put("checkBalance", shop.checkWithdrawalBalance());
     values.put("approval", shop.requiresApproval());
     values.put("baseCurrency", shop.baseCurrency());

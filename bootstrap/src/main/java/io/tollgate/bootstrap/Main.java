@@ -435,7 +435,8 @@ public final class Main implements Callable<Integer> {
       @Option(names = "--webhook-url", description = "where webhooks go unless a payment says otherwise") String webhookUrl;
       @Option(names = "--return-url", description = "where the checkout page sends the customer back to") String returnUrl;
       @Option(names = "--checkout-timeout", defaultValue = "PT30M",
-          description = "ISO-8601 duration a deposit may wait on the checkout page (default ${DEFAULT-VALUE})")
+          description = "ISO-8601 duration a deposit may wait on the checkout page, in whole seconds from PT1S"
+              + " to PT24H (default ${DEFAULT-VALUE})")
       Duration checkoutTimeout;
       @Option(names = "--check-withdrawal-balance", description = "decline withdrawals above the available balance (1.10)") boolean checkBalance;
       @Option(names = "--requires-approval", description = "withdrawals wait for the merchant's approval") boolean requiresApproval;
@@ -459,7 +460,9 @@ public final class Main implements Callable<Integer> {
       @Option(names = "--shop", required = true, description = "shop id") long shop;
       @Option(names = "--webhook-url", description = "where webhooks go unless a payment says otherwise") String webhookUrl;
       @Option(names = "--return-url", description = "where the checkout page sends the customer back to") String returnUrl;
-      @Option(names = "--checkout-timeout", description = "ISO-8601 duration a deposit may wait on the checkout page")
+      @Option(names = "--checkout-timeout",
+          description = "ISO-8601 duration a deposit may wait on the checkout page, in whole seconds from PT1S"
+              + " to PT24H")
       Duration checkoutTimeout;
       @Option(names = "--check-withdrawal-balance", arity = "1", description = "true or false") Boolean checkBalance;
       @Option(names = "--requires-approval", arity = "1", description = "true or false") Boolean requiresApproval;

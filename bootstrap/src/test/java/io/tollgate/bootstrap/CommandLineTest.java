@@ -132,6 +132,37 @@ class CommandLineTest {
   }
 
   /**
+   * A checkout timeout the shop cannot keep as given is refused, naming the setting, and
+   * changes nothing. Before, a part of a second was dropped (PT90.5S kept as 90 s), one under a
+   * second passed the checks to be refused by the database ("the database refused the change"),
+   * and one of years wrapped around (P49711D, meant as never, cancelled checkouts 1.04 after
+   * about 17 hours).
+   */
+  @Test
+  void a_checkout_timeout_not_in_whole_seconds_from_a_second_to_a_day_is_refused() {
+    String merchantId = group(run("merchant", "create", "--name", "Patient").out(), "merchant (\\d+) created");
+    for (String timeout : List.of("PT0.5S", "PT90.5S", "P49711D", "PT24H0.001S")) {
+      CommandLineRun created = run("shop", "create", "--merchant", merchantId, "--name", "Patient " + timeout,
+          "--checkout-timeout", timeout);
+      assertThat(created.exit()).as(timeout).isEqualTo(1);
+      assertThat(created.err()).as(timeout).contains("checkoutTimeout").doesNotContain("database");
+    }
+    String shopId = group(run("shop", "create", "--merchant", merchantId, "--name", "Patient a day",
+        "--checkout-timeout", "P1D").out(), "shop (\\d+) created");
+    java.util.function.Supplier<Integer> seconds = () -> db.jdbi().withHandle(h -> h.createQuery(
+        "select checkout_timeout_seconds from shops where id = :id").bind("id", Long.parseLong(shopId))
+        .mapTo(Integer.class).one());
+    assertThat(seconds.get()).isEqualTo(86_400);
+
+    CommandLineRun refused = run("shop", "update", "--shop", shopId, "--checkout-timeout", "PT90.5S");
+    assertThat(refused.exit()).isNotZero();
+    assertThat(refused.err()).contains("checkoutTimeout");
+    assertThat(seconds.get()).as("nothing changed").isEqualTo(86_400);
+    assertThat(run("shop", "update", "--shop", shopId, "--checkout-timeout", "PT1S").exit()).isZero();
+    assertThat(seconds.get()).isEqualTo(1);
+  }
+
+  /**
    * A run from another directory (no TOLLGATE_MASTER_KEY, so a new sandbox key of its own) would
    * seal a shop's new signing key under a key the service does not have: it is refused.
    */

@@ -27,6 +27,8 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".toCharArray();
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int MAX_KEY_LENGTH = 200;
+  private static final java.time.Duration SHORTEST_CHECKOUT_TIMEOUT = java.time.Duration.ofSeconds(1);
+  private static final java.time.Duration LONGEST_CHECKOUT_TIMEOUT = java.time.Duration.ofDays(1);
 
   private final TransactionRunner tx;
   private final ShopRepository shops;
@@ -97,9 +99,7 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
     Checks checks = new Checks();
     PaymentRequestRules.url(checks, "returnUrl", c.returnUrl(), true);
     PaymentRequestRules.url(checks, "webhookUrl", c.webhookUrl(), false);
-    if (c.checkoutTimeout() != null && (c.checkoutTimeout().isNegative() || c.checkoutTimeout().isZero())) {
-      checks.add("checkoutTimeout", "must be positive", c.checkoutTimeout().toString());
-    }
+    checkoutTimeout(checks, c.checkoutTimeout());
     checks.throwIfAny("Invalid shop");
     refuseUnsafe(c.webhookUrl(), c.returnUrl());
     return tx.inTransaction(() -> {
@@ -119,9 +119,7 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
     Checks checks = new Checks();
     PaymentRequestRules.url(checks, "returnUrl", blankToNull(c.returnUrl()), true);
     PaymentRequestRules.url(checks, "webhookUrl", blankToNull(c.webhookUrl()), false);
-    if (c.checkoutTimeout() != null && (c.checkoutTimeout().isNegative() || c.checkoutTimeout().isZero())) {
-      checks.add("checkoutTimeout", "must be positive", c.checkoutTimeout().toString());
-    }
+    checkoutTimeout(checks, c.checkoutTimeout());
     checks.throwIfAny("Invalid shop");
     refuseUnsafe(blankToNull(c.webhookUrl()), blankToNull(c.returnUrl()));
     return tx.inTransaction(() -> {
@@ -137,6 +135,23 @@ public final class ShopService implements AuthenticateShopUseCase, ProvisioningU
       shops.updateShop(now);
       return now;
     });
+  }
+
+  /**
+   * A checkout timeout the shop can keep as given: whole seconds, from a second to a day (the
+   * reference's 1440 minutes). A part of a second was dropped, one under a second was refused
+   * by the database as a failure of its own, and one of years wrapped around into hours, which
+   * cancelled its customers' checkouts (1.04) long before the shop meant.
+   */
+  private static void checkoutTimeout(Checks checks, java.time.Duration timeout) {
+    if (timeout == null) {
+      return;
+    }
+    if (timeout.compareTo(SHORTEST_CHECKOUT_TIMEOUT) < 0 || timeout.compareTo(LONGEST_CHECKOUT_TIMEOUT) > 0) {
+      checks.add("checkoutTimeout", "must be from PT1S (a second) to PT24H (a day)", timeout.toString());
+    } else if (timeout.getNano() != 0) {
+      checks.add("checkoutTimeout", "must be a whole number of seconds", timeout.toString());
+    }
   }
 
   /** A shop's URLs are refused where a payment's would be: production keeps them out of private networks. */
