@@ -3,6 +3,7 @@ package io.tollgate.application.service;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Scheduler;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Duration;
@@ -18,6 +19,9 @@ import java.time.Duration;
  * challenge is pending, or the deposit was cancelled or expired), or when the time it was held
  * for has passed in any case: {@link #HELD} from the deposit's creation, or from a challenge as
  * long as the customer has to answer it (the shop's checkout timeout, at most {@link #LONGEST}).
+ *
+ * <p>A code whose time has passed leaves memory then, on a timer, not when the codes of its
+ * shop are next used, which on an instance whose shop has gone quiet may be a day later.
  *
  * <p>Each shop holds at most {@link #PER_SHOP} codes: one merchant creating deposits faster than
  * it executes them pushes out its own oldest codes, never another merchant's.
@@ -50,16 +54,22 @@ public final class SecurityCodes {
   };
 
   private final com.github.benmanes.caffeine.cache.Ticker ticker;
+  private final Scheduler scheduler;
   private final Cache<ShopId, Cache<PaymentId, Held>> shops;
 
   public SecurityCodes() {
-    this(com.github.benmanes.caffeine.cache.Ticker.systemTicker());
+    this(com.github.benmanes.caffeine.cache.Ticker.systemTicker(), Scheduler.systemScheduler());
   }
 
-  /** @param ticker the clock the codes' times are read from (a test's own) */
-  SecurityCodes(com.github.benmanes.caffeine.cache.Ticker ticker) {
+  /**
+   * @param ticker the clock the codes' times are read from (a test's own)
+   * @param scheduler what removes the codes whose time has passed, when it has (a test's own)
+   */
+  SecurityCodes(com.github.benmanes.caffeine.cache.Ticker ticker, Scheduler scheduler) {
     this.ticker = ticker;
-    this.shops = Caffeine.newBuilder().ticker(ticker).expireAfterAccess(Duration.ofDays(1)).build();
+    this.scheduler = scheduler;
+    this.shops = Caffeine.newBuilder().ticker(ticker).scheduler(scheduler).expireAfterAccess(Duration.ofDays(1))
+        .build();
   }
 
   /** Holds the code for {@link #HELD}, as a deposit is created with it. */
@@ -70,7 +80,8 @@ public final class SecurityCodes {
   /** Holds the code for {@code duration} from now (at most {@link #LONGEST}). */
   void hold(ShopId shop, PaymentId payment, String code, Duration duration) {
     if (code != null && !code.isBlank()) {
-      shops.get(shop, s -> Caffeine.newBuilder().ticker(ticker).expireAfter(AS_HELD).maximumSize(PER_SHOP).build())
+      shops.get(shop, s -> Caffeine.newBuilder().ticker(ticker).scheduler(scheduler).expireAfter(AS_HELD)
+              .maximumSize(PER_SHOP).build())
           .put(payment, new Held(code, (duration.compareTo(LONGEST) > 0 ? LONGEST : duration).toNanos()));
     }
   }
@@ -80,6 +91,11 @@ public final class SecurityCodes {
     Cache<PaymentId, Held> codes = shops.getIfPresent(shop);
     Held held = codes == null ? null : codes.getIfPresent(payment);
     return held == null ? null : held.code();
+  }
+
+  /** How many codes this instance keeps in memory now, those past their time not yet removed among them. */
+  long inMemory() {
+    return shops.asMap().values().stream().mapToLong(Cache::estimatedSize).sum();
   }
 
   void forget(ShopId shop, PaymentId payment) {

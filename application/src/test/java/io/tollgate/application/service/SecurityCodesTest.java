@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tollgate.domain.payment.PaymentId;
 import io.tollgate.domain.shop.ShopId;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +15,12 @@ import org.junit.jupiter.api.Test;
 class SecurityCodesTest {
 
   private final AtomicLong nanos = new AtomicLong();
-  private final SecurityCodes codes = new SecurityCodes(nanos::get);
+  /** The removals the codes asked to run later, which the test runs once their time has come. */
+  private final List<Runnable> scheduled = new CopyOnWriteArrayList<>();
+  private final SecurityCodes codes = new SecurityCodes(nanos::get, (executor, removal, delay, unit) -> {
+    scheduled.add(removal);
+    return new CompletableFuture<Void>();
+  });
   private final ShopId shop = new ShopId(1);
 
   private void after(Duration d) {
@@ -51,5 +59,26 @@ class SecurityCodesTest {
     assertThat(codes.held(shop, p)).isEqualTo("123");
     after(Duration.ofMinutes(2));
     assertThat(codes.held(shop, p)).isNull();
+  }
+
+  /**
+   * A code whose hold has passed leaves memory then, though no one asks this instance for a code
+   * of its shop again. Before, the codes of a shop were removed only as its codes were next used,
+   * so on an instance whose shop went quiet a code stayed in the heap for up to a day.
+   */
+  @Test
+  void a_code_past_its_hold_leaves_memory_though_its_shop_goes_quiet() throws InterruptedException {
+    codes.hold(shop, PaymentId.random(), "123");
+    // the cache sets its timer in the background, once it has taken the code in
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (scheduled.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(codes.inMemory()).isEqualTo(1);
+
+    after(Duration.ofMinutes(16));
+    scheduled.forEach(Runnable::run);
+
+    assertThat(codes.inMemory()).as("removed on the timer, the shop's codes not used since").isZero();
   }
 }
