@@ -56,6 +56,7 @@ public final class Tollgate implements AutoCloseable {
   private volatile WebhookDispatcher webhooks;
   private final Observability observability;
   private final MerchantListShare listShare;
+  private final ResponseRateHandler responseRate;
   /** The demo merchant this start seeded in a fresh sandbox, whose keys are shown once. */
   private final java.util.Optional<DemoSeed.Demo> demo;
 
@@ -92,7 +93,8 @@ public final class Tollgate implements AutoCloseable {
     this.server = new Server(threads);
     HttpConfiguration http = new HttpConfiguration();
     // Slow clients: a connection that sends nothing for 30 s is closed. A request's headers, and
-    // its body up to the body limit (BodyPrefetchHandler), are read without holding a thread.
+    // its body up to the body limit (BodyPrefetchHandler), are read without holding a thread; a
+    // client that reads its answer slower than a floor is cut off (ResponseRateHandler).
     http.setIdleTimeout(30_000);
     http.setSendServerVersion(false);
     http.setSendDateHeader(true);
@@ -215,7 +217,8 @@ public final class Tollgate implements AutoCloseable {
     context.addServlet(docs, "/docs/*");
     context.addServlet(ops, "/health/*");
     context.addServlet(ops, "/metrics");
-    server.setHandler(new GracefulHandler(new BodyPrefetchHandler(context, config.bodyLimitBytes())));
+    this.responseRate = new ResponseRateHandler(new BodyPrefetchHandler(context, config.bodyLimitBytes()));
+    server.setHandler(new GracefulHandler(responseRate));
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), services.payments()::forgetExpiredIdempotencyKeys,
         batch -> services.webhooks().forgetDeliveriesOlderThan(config.webhookLogRetention(), batch),
@@ -300,6 +303,17 @@ public final class Tollgate implements AutoCloseable {
     ServerConnector connector = (ServerConnector) server.getConnectors()[0];
     connector.setIdleTimeout(timeout.toMillis());
     connector.getConnectionFactory(HttpConnectionFactory.class).getHttpConfiguration().setIdleTimeout(timeout.toMillis());
+  }
+
+  /**
+   * The send buffer of connections accepted from now on, and how long the writes of an answer may wait on its
+   * client before its reading counts against the floor ({@link ResponseRateHandler#GRACE} otherwise): for tests
+   * of a client that reads slowly, whose answer the loopback interface's buffers (megabytes) would take whole, and
+   * which cannot wait the grace.
+   */
+  void slowLink(int sendBufferBytes, java.time.Duration grace) {
+    ((ServerConnector) server.getConnectors()[0]).setAcceptedSendBufferSize(sendBufferBytes);
+    responseRate.grace(grace);
   }
 
   /** Merchants with merchant API lists served or waiting now: for tests that check none is kept after. */

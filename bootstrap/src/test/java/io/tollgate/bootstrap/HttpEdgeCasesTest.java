@@ -234,6 +234,32 @@ class HttpEdgeCasesTest {
   }
 
   /**
+   * A client that reads a large answer far below the floor (here 1 KiB a second, the floor being 8) is cut off
+   * within seconds, and its thread goes back to serving others. Before, Jetty's idle timeout fired only when a
+   * write made no progress at all for 30 s, so a client that kept reading a little held its thread for as long as
+   * the answer took: about 190 reading the docs' 1.4 MB script, with no credentials, held the whole pool.
+   */
+  @Test
+  void a_client_reading_far_below_the_floor_is_cut_off_and_gives_its_thread_back() throws Exception {
+    // On the loopback interface the kernel buffers megabytes of an answer for a client that does not read it; a
+    // link over the internet buffers tens of kilobytes.
+    gw.app.slowLink(16 * 1024, Duration.ofSeconds(1));
+    TestGateway.SlowRead slow;
+    try {
+      slow = gw.readSlowly("GET /docs/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(30));
+    } finally {
+      gw.app.slowLink(-1, ResponseRateHandler.GRACE);
+    }
+
+    assertThat(slow.inFlight()).as("in flight while %d bytes were read", slow.read())
+        .isLessThan(Duration.ofSeconds(10));
+    assertThat(gw.app.requestsInFlight()).isZero();
+    Answer docs = gw.send(HttpRequest.newBuilder(gw.uri("/docs/swagger-ui-bundle.js")).GET());
+    assertThat(docs.status()).isEqualTo(200);
+    assertThat(docs.body().length()).isGreaterThan(1_000_000);
+  }
+
+  /**
    * A chunked body over the limit whose chunks come apart is a 413: the request is handed on once
    * past the limit and its thread reads on. Handed on in Jetty's callback for arrived bytes, it
    * waited for ever on its own next chunk, queued behind it, holding its thread for good.

@@ -99,6 +99,32 @@ class LargePagesTest {
     assertThat(gw.get("/api/v1/payments?limit=1000").status()).isEqualTo(200);
   }
 
+  /**
+   * A client that reads its large page far below the floor (here 1 KiB a second, the floor being 8) is cut off
+   * and the page's rows go back to the budget within seconds. Before, they went back only once the page was
+   * written, however slowly its client read it: two clients reading pages of 10,000 records a few KB a second held
+   * the whole budget for as long as they liked, and every other large page was a 503.
+   */
+  @Test
+  void a_large_page_read_far_below_the_floor_gives_its_rows_back_within_seconds() throws Exception {
+    for (int i = 0; i < 150; i++) {
+      gw.deposit("1.00", "EUR");
+    }
+    // the loopback interface buffers megabytes of a page its client does not read; the internet, tens of kilobytes
+    gw.app.slowLink(16 * 1024, Duration.ofSeconds(1));
+    TestGateway.SlowRead slow;
+    try {
+      slow = gw.readSlowly("GET /api/v1/payments?limit=1000 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+          + gw.apiKey + "\r\n\r\n", Duration.ofSeconds(30));
+    } finally {
+      gw.app.slowLink(-1, ResponseRateHandler.GRACE);
+    }
+
+    assertThat(slow.inFlight()).as("in flight while %d bytes were read", slow.read())
+        .isLessThan(Duration.ofSeconds(10));
+    assertThat(gw.get("/api/v1/payments?limit=1000").status()).isEqualTo(200);
+  }
+
   /** Once the held page's query waits on the lock: its request has taken its rows of the budget. */
   private static void awaitWaitingOnTheLock() throws InterruptedException {
     try (Handle watch = gw.database.jdbi().open()) {

@@ -287,6 +287,40 @@ final class TestGateway implements AutoCloseable {
     return p;
   }
 
+  /** What a client that reads slowly saw: how long its request stayed in flight, and what it had read by then. */
+  record SlowRead(Duration inFlight, long read) {}
+
+  /**
+   * Sends {@code requestHead} on a connection with a tiny receive buffer and reads the answer at 1 KiB a second
+   * (a quarter of a kilobyte every quarter of a second) for as long as the request is in flight, or for
+   * {@code patience}. Needs the request to be the only one in flight.
+   */
+  SlowRead readSlowly(String requestHead, Duration patience) throws IOException, InterruptedException {
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.setReceiveBufferSize(1024);
+      s.connect(new java.net.InetSocketAddress("127.0.0.1", app.port()));
+      s.setSoTimeout((int) patience.toMillis());
+      s.getOutputStream().write(requestHead.getBytes(StandardCharsets.ISO_8859_1));
+      long started = System.nanoTime();
+      long until = started + patience.toNanos();
+      while (app.requestsInFlight() == 0 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      java.io.InputStream in = s.getInputStream();
+      byte[] bytes = new byte[256];
+      long read = 0;
+      while (app.requestsInFlight() > 0 && System.nanoTime() < until) {
+        int n = in.read(bytes);
+        if (n < 0) {
+          break;
+        }
+        read += n;
+        Thread.sleep(250);
+      }
+      return new SlowRead(Duration.ofNanos(System.nanoTime() - started), read);
+    }
+  }
+
   int countPayments() {
     return database.jdbi().withHandle(h -> h.createQuery("select count(*) from payments").mapTo(Integer.class).one());
   }
