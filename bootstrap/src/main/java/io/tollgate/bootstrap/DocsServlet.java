@@ -1,6 +1,5 @@
 package io.tollgate.bootstrap;
 
-import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -14,7 +13,7 @@ import java.util.Properties;
  * The two OpenAPI documents and a browsable docs page ({@code /docs/}): Swagger UI from its
  * webjar, served from our own jar so the page works on a machine without internet.
  */
-final class DocsServlet extends HttpServlet {
+final class DocsServlet extends ReadOnlyServlet {
 
   private static final long serialVersionUID = 1L;
   private static final String WEBJAR = "META-INF/resources/webjars/swagger-ui/";

@@ -1,7 +1,6 @@
 package io.tollgate.bootstrap;
 
 import io.tollgate.rest.common.Json;
-import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -15,7 +14,7 @@ import java.util.function.Supplier;
  * (database reachable, migrations applied, webhook dispatcher running; 503 otherwise) and
  * {@code /metrics} (Prometheus text format).
  */
-final class OpsServlet extends HttpServlet {
+final class OpsServlet extends ReadOnlyServlet {
 
   static final String LIVE = "/health/live";
   static final String READY = "/health/ready";

@@ -13,6 +13,12 @@ import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
 /** Errors inside the servlet context (a path no API serves) in the JSON envelope. */
 final class ServletJsonErrorHandler extends ErrorHandler {
 
+  /** Every method's: Jetty writes an error's body for GET, POST and HEAD only, and a 405 to a TRACE had none. */
+  @Override
+  public boolean errorPageForMethod(String method) {
+    return true;
+  }
+
   @Override
   protected void generateAcceptableResponse(ServletContextRequest baseRequest, HttpServletRequest request,
       HttpServletResponse response, int code, String message) throws IOException {

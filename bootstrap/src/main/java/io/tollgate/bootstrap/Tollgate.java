@@ -217,6 +217,7 @@ public final class Tollgate implements AutoCloseable {
     context.addServlet(docs, "/docs/*");
     context.addServlet(ops, "/health/*");
     context.addServlet(ops, "/metrics");
+    context.addServlet(new ServletHolder("unknown", new ReadOnlyServlet.NoSuchEndpoint()), "/");
     this.responseRate = new ResponseRateHandler(new BodyPrefetchHandler(context, config.bodyLimitBytes()));
     server.setHandler(new GracefulHandler(responseRate));
     server.start();

@@ -159,6 +159,57 @@ class HttpEdgeCasesTest {
     assertThat(a.json().get("path").asText()).isEqualTo("/api/v1/payments");
   }
 
+  /**
+   * {@code TRACE} is refused on every path, in the envelope, and never echoes the request. The docs, the OpenAPI
+   * documents, the health checks, the metrics and unknown paths answered it with a 200 of type
+   * {@code message/http} holding the request's headers, its API key and cookies among them. A path that serves
+   * {@code GET} only answers it, and any other method it does not serve, 405 with {@code Allow} naming what it
+   * serves, as the APIs do (an unknown method was a bare 501 there); an unknown path is a 404 whatever the method,
+   * as an unknown path of the APIs is.
+   */
+  @Test
+  void trace_is_refused_in_the_envelope_and_never_echoes_the_request() throws Exception {
+    java.util.List<String> getOnly = java.util.List.of("/docs/", "/docs/swagger-ui-bundle.js", "/api/v1/openapi.json",
+        "/merchant-api/v1/openapi.json", "/metrics", "/health/live", "/health/ready");
+    java.util.List<String> apis = java.util.List.of("/api/v1/payments", "/merchant-api/v1/shops",
+        "/checkout/" + "0".repeat(32));
+    java.util.List<String> unknown = java.util.List.of("/", "/not/an/api", "/api/v1/nothing-here");
+    java.util.List<String> all = new java.util.ArrayList<>(getOnly);
+    all.addAll(apis);
+    all.addAll(unknown);
+    for (String target : all) {
+      String answer = raw("TRACE " + target + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + gw.apiKey
+          + "\r\nCookie: session=s3cret\r\nConnection: close\r\n\r\n");
+      assertThat(answer).as(target).doesNotContain(gw.apiKey).doesNotContain("s3cret")
+          .doesNotContainIgnoringCase("message/http");
+      assertJsonError(answer, unknown.contains(target) ? 404 : 405);
+      assertThat(path(answer)).isEqualTo(target);
+      if (!unknown.contains(target)) {
+        assertThat(allow(answer)).as(target).isNotBlank().doesNotContain("TRACE");
+      }
+    }
+    for (String target : getOnly) {
+      for (String method : new String[] {"FOO", "DELETE"}) {
+        String answer = raw(method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertJsonError(answer, 405);
+        assertThat(allow(answer)).as("%s %s", method, target).isEqualTo("GET, HEAD, OPTIONS");
+      }
+      String options = raw("OPTIONS " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      assertThat(options).startsWith("HTTP/1.1 200");
+      assertThat(allow(options)).isEqualTo("GET, HEAD, OPTIONS");
+    }
+    assertJsonError(raw("FOO /not/an/api HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 404);
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/health/live")).GET()).status()).isEqualTo(200);
+    assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/docs/"))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody())).status()).isEqualTo(200);
+  }
+
+  /** The {@code Allow} header of a raw answer, or null. */
+  private static String allow(String response) {
+    return response.lines().takeWhile(l -> !l.isEmpty()).filter(l -> l.regionMatches(true, 0, "Allow:", 0, 6))
+        .map(l -> l.substring(6).trim()).findFirst().orElse(null);
+  }
+
   @Test
   void an_unknown_path_is_a_404_in_the_envelope() {
     Answer a = gw.get("/api/v1/nothing-here");
