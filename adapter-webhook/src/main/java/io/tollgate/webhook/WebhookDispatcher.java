@@ -657,8 +657,10 @@ public final class WebhookDispatcher implements AutoCloseable {
   }
 
   /**
-   * A receiver's URL as the log may show it: scheme, host, port and path. A password in its
-   * user part or a token in its query is the merchant's secret.
+   * A receiver's URL as the log may show it: scheme, host and port, and of its path only the first 8 hex digits
+   * of its SHA-256, which tell a shop's receivers apart and let an operator check a URL they have in hand
+   * ({@code printf %s /the/path | sha256sum}). A password in its user part, a token in its query, and for many a
+   * receiver (Slack, Discord, Zapier) the path itself, are the merchant's secret: each failed attempt logged it.
    */
   static String forLog(String url) {
     if (url == null) {
@@ -666,10 +668,22 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     try {
       URI uri = URI.create(url);
-      return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort())
-          + (uri.getRawPath() == null ? "" : uri.getRawPath());
+      String origin = uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort());
+      String path = uri.getRawPath();
+      return path == null || path.isEmpty() || path.equals("/") ? origin + (path == null ? "" : path)
+          : origin + " (path sha-256 " + pathFingerprint(path) + ")";
     } catch (IllegalArgumentException e) {
       return "(an unreadable URL)";
+    }
+  }
+
+  private static String pathFingerprint(String path) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(path.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest, 0, 4);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
     }
   }
 

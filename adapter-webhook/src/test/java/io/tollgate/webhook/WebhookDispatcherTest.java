@@ -850,7 +850,7 @@ class WebhookDispatcherTest {
   }
 
   @Test
-  void the_log_says_an_event_without_a_url_was_not_sent_rather_than_naming_a_null_receiver() {
+  void the_log_says_an_event_without_a_url_was_not_sent_rather_than_naming_a_null_receiver() throws Exception {
     ClaimedEvent e = event("t");
     ClaimedEvent noUrl = new ClaimedEvent(e.id(), e.leaseToken(), e.paymentId(), e.shopId(), e.paymentState(), null,
         null, e.body(), 0, 0, e.created());
@@ -859,14 +859,31 @@ class WebhookDispatcherTest {
     assertThat(line).doesNotContain("null").isEqualTo("webhook " + e.id() + " of payment " + "ab".repeat(16)
         + " not sent (attempt 1): neither the payment nor the shop has a webhook URL");
     assertThat(WebhookDispatcher.failureLine(new Delivery(e, e.url(), "whsec_test"), "HTTP 500"))
-        .contains(" to http://127.0.0.1:").endsWith("/hooks failed (attempt 1): HTTP 500");
+        .contains(" to http://127.0.0.1:").doesNotContain("/hooks")
+        .endsWith(" (path sha-256 " + sha256("/hooks").substring(0, 8) + ") failed (attempt 1): HTTP 500");
   }
 
+  /**
+   * A receiver's URL is logged without its password, its query or its path: for a Slack, Discord or Zapier
+   * receiver the path is the credential, and every failed attempt wrote it to the log. A short fingerprint of the
+   * path still tells a shop's receivers on one host apart.
+   */
   @Test
-  void the_log_shows_a_receivers_url_without_its_password_or_query() {
+  void the_log_shows_a_receivers_url_without_its_password_query_or_path() throws Exception {
     assertThat(WebhookDispatcher.forLog("https://hook:S3cret@merchant.example:8443/hooks/in?token=abc#x"))
-        .isEqualTo("https://merchant.example:8443/hooks/in");
-    assertThat(WebhookDispatcher.forLog("http://merchant.example/h")).isEqualTo("http://merchant.example/h");
+        .isEqualTo("https://merchant.example:8443 (path sha-256 " + sha256("/hooks/in").substring(0, 8) + ")");
+    String slack = WebhookDispatcher.forLog("https://hooks.slack.com/services/T0ABCDEF/B0ABCDEF/XyZ123sEcReT456");
+    assertThat(slack).startsWith("https://hooks.slack.com (path sha-256 ").doesNotContain("services")
+        .doesNotContain("T0ABCDEF").doesNotContain("XyZ123sEcReT456");
+    assertThat(WebhookDispatcher.forLog("https://hooks.slack.com/services/T0ABCDEF/B0ABCDEF/another"))
+        .as("another receiver on the same host").isNotEqualTo(slack);
+    assertThat(WebhookDispatcher.forLog("http://merchant.example")).isEqualTo("http://merchant.example");
+    assertThat(WebhookDispatcher.forLog("http://merchant.example/")).isEqualTo("http://merchant.example/");
     assertThat(WebhookDispatcher.forLog("not a url")).doesNotContain("not a url");
+  }
+
+  private static String sha256(String text) throws Exception {
+    return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+        .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
   }
 }
