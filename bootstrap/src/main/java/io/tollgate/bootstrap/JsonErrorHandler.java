@@ -20,6 +20,13 @@ final class JsonErrorHandler extends ErrorHandler {
   private static final org.slf4j.Logger ACCESS = org.slf4j.LoggerFactory.getLogger("io.tollgate.access");
   private static final Pattern ABSOLUTE_FORM = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://");
 
+  /** A header every answer carries (Strict-Transport-Security), or null. */
+  private final org.eclipse.jetty.http.HttpField everyAnswer;
+
+  JsonErrorHandler(org.eclipse.jetty.http.HttpField everyAnswer) {
+    this.everyAnswer = everyAnswer;
+  }
+
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     int status = response.getStatus() <= 0 || response.getStatus() == 200 ? 500 : response.getStatus();
@@ -68,6 +75,10 @@ final class JsonErrorHandler extends ErrorHandler {
     }
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    if (everyAnswer != null) {
+      // a request Jetty could not read never reached the customizer that adds it
+      response.getHeaders().put(everyAnswer);
+    }
     if (status == 503) {
       // as the service's own 503s: another instance, or this one restarted, can take the retry
       response.getHeaders().put(HttpHeader.RETRY_AFTER, "5");

@@ -66,6 +66,11 @@ public final class Tollgate implements AutoCloseable {
   /** How long a merchant API list waits for its places (its merchant's share, the total) before it is a 503. */
   private static final Duration MERCHANT_LIST_WAIT = Duration.ofSeconds(2);
 
+  /** Sent on every answer when the public URL is https: a browser keeps to https for a year. */
+  private static final org.eclipse.jetty.http.HttpField STRICT_TRANSPORT_SECURITY =
+      new org.eclipse.jetty.http.PreEncodedHttpField(org.eclipse.jetty.http.HttpHeader.STRICT_TRANSPORT_SECURITY,
+          "max-age=31536000");
+
   /** How long a stop waits for the requests in flight to finish. */
   private static final long STOP_TIMEOUT_MILLIS = 15_000;
   /** How long a connection may send nothing while the service stops (see where it is set). */
@@ -110,13 +115,23 @@ public final class Tollgate implements AutoCloseable {
     // balancer holds some) does not hold every stop up for the whole stop timeout.
     connector.setShutdownIdleTimeout(SHUTDOWN_IDLE_MILLIS);
     server.addConnector(connector);
-    server.setErrorHandler(new JsonErrorHandler());
     server.setStopTimeout(STOP_TIMEOUT_MILLIS);
     server.setStopAtShutdown(false);
 
     // The public URL may depend on the bound port, so bind first, then build the APIs.
     connector.open();
     this.publicUrl = config.publicUrlFor(connector.getLocalPort());
+    // TLS ends in front of the service: a browser told so goes there over https only, not over
+    // http first (a typed address, an old link), where anyone on its network could answer. Jetty
+    // answers a request it cannot read (a bad URI, headers too large) before any customizer runs.
+    boolean https = publicUrl.startsWith("https://");
+    if (https) {
+      http.addCustomizer((request, responseHeaders) -> {
+        responseHeaders.add(STRICT_TRANSPORT_SECURITY);
+        return request;
+      });
+    }
+    server.setErrorHandler(new JsonErrorHandler(https ? STRICT_TRANSPORT_SECURITY : null));
     this.observability = new Observability();
     database.publishPoolMetrics(observability.registry);
     this.services = Services.wire(config, database, publicUrl, observability.paymentMetrics(), acquirer);
