@@ -248,7 +248,7 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    return whereItStands(id, "card form", acted(id), () -> {
+    return whereItStands(id, "card form", () -> acted(id), () -> {
       try {
         checkout.submitCard(id, new CardInput(cardNumber, null, holder, cvv, month(month), year(year)));
       } catch (DomainException.Invalid invalid) {
@@ -302,7 +302,7 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    return whereItStands(id, "card on file form", acted(id), () -> {
+    return whereItStands(id, "card on file form", () -> cardOnFileFailed(id), () -> {
       try {
         checkout.processCardOnFile(id);
       } catch (DomainException.NotFound e) {
@@ -324,7 +324,7 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    return whereItStands(id, "bank transfer form", seeOther(id), () -> {
+    return whereItStands(id, "bank transfer form", () -> seeOther(id), () -> {
       try {
         checkout.startBankTransfer(id);
       } catch (DomainException.NotFound e) {
@@ -345,7 +345,7 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    return whereItStands(id, "3-D Secure form", acted(id), () -> {
+    return whereItStands(id, "3-D Secure form", () -> acted(id), () -> {
       try {
         // the form names the challenge it answers: one sent again after a cascade answers no other
         checkout.completeChallenge(id, "pass".equals(result), attempt == null || !attempt.matches("[1-9][0-9]{0,3}")
@@ -384,7 +384,7 @@ public final class CheckoutResource {
     if (!validCsrf(id, csrf)) {
       return forbidden();
     }
-    return whereItStands(id, "cancel form", acted(id), () -> {
+    return whereItStands(id, "cancel form", () -> acted(id), () -> {
       try {
         checkout.cancelByCustomer(id);
       } catch (DomainException.NotFound e) {
@@ -405,13 +405,31 @@ public final class CheckoutResource {
    * read, that it cannot be shown now, to reload), instead of an API's JSON error in the
    * browser of a customer who has just typed their card. The error is logged for the operator.
    */
-  private static Response whereItStands(String id, String form, Response standing, Supplier<Response> answer) {
+  private static Response whereItStands(String id, String form, Supplier<Response> standing,
+      Supplier<Response> answer) {
     try {
       return answer.get();
     } catch (RuntimeException e) {
       LOG.error("the checkout page's {} of payment {} failed; the customer is sent to the payment's page", form, id, e);
-      return standing;
+      return standing.get();
     }
+  }
+
+  /**
+   * After the card that came with the payment failed to be sent: the payment's page, unless the
+   * payment is still waiting for it (or cannot be read), whose page would send the form again at
+   * once and, with the database refusing writes, again and again, as fast as the browser goes: a
+   * page to reload in a moment instead, with no script.
+   */
+  private Response cardOnFileFailed(String id) {
+    try {
+      if (!cardOnFile(checkout.view(id).payment())) {
+        return acted(id);
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("payment {} could not be read after its card failed to be sent", id, e);
+    }
+    return unavailable();
   }
 
   private Response render(CheckoutView view, Map<String, String> errors, Map<String, String> values,

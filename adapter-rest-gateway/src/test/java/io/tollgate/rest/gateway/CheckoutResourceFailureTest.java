@@ -10,6 +10,10 @@ import static org.mockito.Mockito.when;
 import io.tollgate.application.port.in.CheckoutUseCase;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.payment.CardDetails;
+import io.tollgate.domain.payment.Payment;
+import io.tollgate.domain.payment.PaymentMethod;
+import io.tollgate.domain.payment.PaymentState;
 import jakarta.ws.rs.core.NewCookie;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
@@ -67,11 +71,42 @@ class CheckoutResourceFailureTest {
     assertActedOn(resource.submitCard(ID, CSRF, "4000000000000408", "Ann Lee", "12", "2045", "123"));
   }
 
+  /** The payment as the page would read it: a card deposit in {@code state}, its card given with the request. */
+  private void standing(PaymentState state) {
+    Payment payment = mock(Payment.class);
+    when(payment.state()).thenReturn(state);
+    when(payment.method()).thenReturn(PaymentMethod.BASIC_CARD);
+    when(payment.card()).thenReturn(new CardDetails("400000******0408", "token-1", "Ann Lee", "12", "2045", "VISA",
+        "DE"));
+    when(checkout.view(ID)).thenReturn(new CheckoutUseCase.CheckoutView(payment, null, false, 0, null));
+  }
+
   @Test
   void a_card_that_came_with_the_payment_whose_charge_fails_takes_the_customer_to_the_payment_page() {
     when(checkout.processCardOnFile(ID)).thenThrow(terminalTimedOut());
+    standing(PaymentState.PENDING);
 
     assertActedOn(resource.processCard(ID, CSRF));
+  }
+
+  /**
+   * A card that came with the payment, whose sending failed before the payment moved (the
+   * database refusing writes, say), is answered with a page to reload, not the payment's page:
+   * that page sends the card at once, and the browser went round page and failed form as fast
+   * as it could, for as long as the failure lasted.
+   */
+  @Test
+  void a_card_that_came_with_the_payment_still_to_be_sent_after_a_failure_is_not_sent_again_at_once() {
+    when(checkout.processCardOnFile(ID)).thenThrow(databaseAway());
+    standing(PaymentState.CHECKOUT);
+
+    Response answer = resource.processCard(ID, CSRF);
+
+    assertThat(answer.getStatus()).isEqualTo(503);
+    assertThat((String) answer.getEntity()).contains("Please reload it in a moment.").doesNotContain("<script");
+
+    when(checkout.view(ID)).thenThrow(databaseAway());
+    assertThat(resource.processCard(ID, CSRF).getStatus()).as("nor when the payment cannot be read").isEqualTo(503);
   }
 
   @Test
