@@ -185,8 +185,11 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
    * <p>Attempts go oldest first by id (an attempt's id grows with the time it was recorded): a
    * batch reads only the first rows of the primary key. Events are gone through in {@code seq}
    * order from where the last batch stopped ({@code maintenance_positions}), up to the first one
-   * whose payment has an older event that must stay yet: one not settled before the cutoff, or
-   * any while this one is pending. Each event passed replaces the older events of its payment,
+   * written after the cutoff, or whose payment has an older event that must stay yet: one not
+   * settled before the cutoff, or any while this one is pending. The position so stays the
+   * retention behind: an event commits after it takes its {@code seq}, and one committed after a
+   * later one was passed would be below the position, never gone through, and the event it
+   * replaced kept for good. Each event passed replaces the older events of its payment,
    * settled before the cutoff, which go with their attempts (all of which started before they
    * settled). The events passed stay, each payment's newest among them; an older one replaced
    * later goes when the newer one is passed in turn.
@@ -209,12 +212,13 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
           .bind("cutoff", cutoff).bind("batch", batch).execute();
       List<Map<String, Object>> passed = h.createQuery("""
               WITH batch AS (
-                  SELECT seq, payment_id, status FROM webhook_events
+                  SELECT seq, payment_id, status, created FROM webhook_events
                   WHERE seq > coalesce((SELECT position FROM maintenance_positions WHERE job = 'webhook events'), 0)
                   ORDER BY seq LIMIT :batch),
                 frontier AS (
                   SELECT min(b.seq) AS seq FROM batch b
-                  WHERE EXISTS (SELECT 1 FROM webhook_events o
+                  WHERE b.created >= :cutoff
+                     OR EXISTS (SELECT 1 FROM webhook_events o
                                 WHERE o.payment_id = b.payment_id AND o.seq < b.seq
                                   AND (b.status = 'PENDING' OR o.finished IS NULL OR o.finished >= :cutoff)))
               SELECT b.seq, b.payment_id FROM batch b, frontier f WHERE f.seq IS NULL OR b.seq < f.seq ORDER BY b.seq

@@ -93,12 +93,13 @@ class WebhookLogRetentionTest {
     step(capturedLater, OperationType.CAPTURE, PaymentState.COMPLETED, day(40));
     deliver(capturedLater, day(40).plusSeconds(1), 200);
     forget(day(30));
-    assertThat(events(capturedLater)).as("replaced long after it was gone through")
-        .containsExactly("COMPLETED DELIVERED");
+    assertThat(events(capturedLater)).as("replaced after the cutoff").containsExactly("AUTHORIZED DELIVERED",
+        "COMPLETED DELIVERED");
     assertThat(outbox.attempts(capturedLater.id())).hasSize(1);
     assertThat(outbox.attempts(recent.id())).isEmpty();
     forget(day(41));
-    assertThat(events(capturedLater)).containsExactly("COMPLETED DELIVERED");
+    assertThat(events(capturedLater)).as("replaced long after it was gone through")
+        .containsExactly("COMPLETED DELIVERED");
     assertThat(outbox.attempts(capturedLater.id())).isEmpty();
     assertThat(events(recent)).containsExactly("AUTHORIZED DELIVERED");
     for (Payment p : List.of(retried, single, capturedLater, recent)) {
@@ -134,8 +135,36 @@ class WebhookLogRetentionTest {
     forget(day(15));
     assertThat(events(resent)).as("sent again on day 20: kept for the retention from then")
         .containsExactly("AUTHORIZED DELIVERED", "COMPLETED DELIVERED");
-    forget(day(21));
+    forget(day(22));
     assertThat(events(resent)).containsExactly("COMPLETED DELIVERED");
+  }
+
+  /**
+   * An event that commits after a later one (it takes its {@code seq} when written, and is seen
+   * when its transaction commits) is gone through all the same: the job stays the retention
+   * behind. It passed every event it could see, and one committed below its position then was
+   * never looked at, so the event it replaced was kept for good.
+   */
+  @Test
+  void an_event_committed_after_a_later_one_is_gone_through_too() {
+    Payment captured = paymentWithEvent(OLD);
+    deliver(captured, OLD.plusSeconds(1), 200);
+    // the capture's transaction takes its seq now and commits only after the other payment's event
+    long taken = db.jdbi().withHandle(h -> h.createQuery(
+        "SELECT nextval(pg_get_serial_sequence('webhook_events', 'seq'))").mapTo(Long.class).one());
+    Payment other = paymentWithEvent(day(5));
+    deliver(other, day(5).plusSeconds(1), 200);
+    forget(day(3));
+
+    step(captured, OperationType.CAPTURE, PaymentState.COMPLETED, day(6));
+    db.jdbi().useHandle(h -> h.createUpdate("UPDATE webhook_events SET seq = :seq WHERE payment_id = :payment "
+        + "AND payment_state = 'COMPLETED'").bind("seq", taken).bind("payment", captured.id().value()).execute());
+    deliver(captured, day(6).plusSeconds(1), 200);
+    forget(day(10));
+
+    assertThat(events(captured)).as("the AUTHORIZED event it replaced is forgotten").containsExactly(
+        "COMPLETED DELIVERED");
+    assertThat(events(other)).containsExactly("AUTHORIZED DELIVERED");
   }
 
   /** A backlog, as at the upgrade that brings the job: more attempts than events, batch after batch. */
