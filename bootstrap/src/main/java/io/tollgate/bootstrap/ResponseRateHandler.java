@@ -92,6 +92,17 @@ final class ResponseRateHandler extends Handler.Wrapper {
           return Action.SCHEDULED;
         }
 
+        /**
+         * As the write's own: a slice's end is then handled where the write's would be, on the
+         * selector for a blocked servlet's write. Taken as blocking (the default), each slice's
+         * end waited for a thread of the pool, which when busy ran out the client's grace for time
+         * that was never the client's.
+         */
+        @Override
+        public InvocationType getInvocationType() {
+          return callback.getInvocationType();
+        }
+
         @Override
         protected void onCompleteSuccess() {
           content.position(content.limit());
