@@ -83,6 +83,15 @@ final class DocsServlet extends ReadOnlyServlet {
   }
 
   @Override
+  boolean serves(String path) {
+    return switch (path) {
+      case "/api/v1/openapi.json", "/merchant-api/v1/openapi.json", "/docs", "/docs/", "/docs/index.html",
+          "/docs/docs.js" -> true;
+      default -> path.startsWith("/docs/") && ASSETS.containsKey(path.substring(6));
+    };
+  }
+
+  @Override
   protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
     String path = request.getRequestURI();
     // The documents and the page change with each release of Tollgate, under the same paths, so a

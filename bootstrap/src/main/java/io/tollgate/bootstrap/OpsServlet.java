@@ -34,6 +34,11 @@ final class OpsServlet extends ReadOnlyServlet {
   }
 
   @Override
+  boolean serves(String path) {
+    return PATHS.contains(path);
+  }
+
+  @Override
   protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
     String path = request.getRequestURI();
     response.setHeader("Cache-Control", "no-store");

@@ -18,9 +18,17 @@ abstract class ReadOnlyServlet extends HttpServlet {
   /** The methods served, as {@code Allow} names them. */
   static final String ALLOW = "GET, HEAD, OPTIONS";
 
+  /** Whether the servlet has something at {@code path} (the request's URI): anything else is a 404, whatever the method. */
+  abstract boolean serves(String path);
+
   @Override
   protected final void service(HttpServletRequest request, HttpServletResponse response)
       throws ServletException, IOException {
+    if (!serves(request.getRequestURI())) {
+      // no 405 or Allow naming the methods of something that is not there
+      response.sendError(404);
+      return;
+    }
     switch (request.getMethod()) {
       case "GET", "HEAD" -> super.service(request, response);
       case "OPTIONS" -> {

@@ -173,7 +173,8 @@ class HttpEdgeCasesTest {
         "/merchant-api/v1/openapi.json", "/metrics", "/health/live", "/health/ready");
     java.util.List<String> apis = java.util.List.of("/api/v1/payments", "/merchant-api/v1/shops",
         "/checkout/" + "0".repeat(32));
-    java.util.List<String> unknown = java.util.List.of("/", "/not/an/api", "/api/v1/nothing-here");
+    java.util.List<String> unknown = java.util.List.of("/", "/not/an/api", "/api/v1/nothing-here", "/docs/nope",
+        "/health/nope");
     java.util.List<String> all = new java.util.ArrayList<>(getOnly);
     all.addAll(apis);
     all.addAll(unknown);
@@ -199,6 +200,14 @@ class HttpEdgeCasesTest {
       assertThat(allow(options)).isEqualTo("GET, HEAD, OPTIONS");
     }
     assertJsonError(raw("FOO /not/an/api HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"), 404);
+    // a path of the docs or the health checks that is not there: a 404 whatever the method, naming no methods
+    for (String target : java.util.List.of("/docs/nope", "/health/nope", "/metrics/nope")) {
+      for (String method : new String[] {"OPTIONS", "DELETE", "GET"}) {
+        String answer = raw(method + " " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertJsonError(answer, 404);
+        assertThat(allow(answer)).as("%s %s", method, target).isNull();
+      }
+    }
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/health/live")).GET()).status()).isEqualTo(200);
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/docs/"))
         .method("HEAD", HttpRequest.BodyPublishers.noBody())).status()).isEqualTo(200);
