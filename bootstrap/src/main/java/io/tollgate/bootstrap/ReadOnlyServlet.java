@@ -18,7 +18,7 @@ abstract class ReadOnlyServlet extends HttpServlet {
   /** The methods served, as {@code Allow} names them. */
   static final String ALLOW = "GET, HEAD, OPTIONS";
 
-  /** Whether the servlet has something at {@code path} (the request's URI): anything else is a 404, whatever the method. */
+  /** Whether the servlet has something at {@code path} (the request's URI): else a 404, whatever the method. */
   abstract boolean serves(String path);
 
   @Override

@@ -78,7 +78,8 @@ class DemoSeedTest {
         } finally {
           starts.shutdownNow();
         }
-        int merchants = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM merchants").mapTo(Integer.class).one());
+        int merchants = db.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM merchants")
+            .mapTo(Integer.class).one());
         assertThat(merchants).as("one demo merchant").isEqualTo(1);
       }
     }

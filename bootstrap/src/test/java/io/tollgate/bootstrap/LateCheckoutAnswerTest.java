@@ -101,7 +101,8 @@ class LateCheckoutAnswerTest {
     assertCancelledByTimeoutWithoutCharge(id, key);
     // the customer did not cancel: the page says the time ran out
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body())
-        .contains("The time to pay ran out, so the payment was cancelled.").doesNotContain("Your payment was cancelled.");
+        .contains("The time to pay ran out, so the payment was cancelled.")
+        .doesNotContain("Your payment was cancelled.");
   }
 
   @Test
@@ -178,7 +179,8 @@ class LateCheckoutAnswerTest {
 
     assertCancelledByTimeoutWithoutCharge(id, key);
     assertThat(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET()).body())
-        .contains("The time to pay ran out, so the payment was cancelled.").doesNotContain("Your payment was cancelled.");
+        .contains("The time to pay ran out, so the payment was cancelled.")
+        .doesNotContain("Your payment was cancelled.");
   }
 
   @Test
