@@ -105,4 +105,13 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
             """)
         .bind("payment", payment.value()).bind("shop", shop.value()).bind("key", key).execute());
   }
+
+  @Override
+  public void completeUnanswered(ShopId shop, String key, PaymentId payment) {
+    jdbi.useHandle(h -> h.createUpdate("""
+            UPDATE idempotency_keys SET payment_id = :payment
+            WHERE shop_id = :shop AND idempotency_key = :key AND payment_id IS NULL
+            """)
+        .bind("payment", payment.value()).bind("shop", shop.value()).bind("key", key).execute());
+  }
 }

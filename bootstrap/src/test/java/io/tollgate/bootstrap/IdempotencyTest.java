@@ -2,12 +2,16 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tollgate.application.port.out.PaymentProcessor;
 import io.tollgate.bootstrap.TestGateway.Answer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,9 +24,25 @@ class IdempotencyTest {
   static TestGateway gw;
   static final String BODY = "{\"paymentType\":\"DEPOSIT\",\"amount\":12.34,\"currency\":\"EUR\",\"referenceId\":\"idem\"}";
 
+  /** The deposits whose next authorization fails with an error, once, as a dropped connection does. */
+  static final Set<String> FAIL_NEXT_AUTHORIZATION = ConcurrentHashMap.newKeySet();
+
   @BeforeAll
   static void start() throws Exception {
-    gw = TestGateway.start();
+    gw = TestGateway.start(Map.of(), sandbox ->
+        (PaymentProcessor) java.lang.reflect.Proxy.newProxyInstance(IdempotencyTest.class.getClassLoader(),
+            new Class<?>[] {PaymentProcessor.class}, (proxy, method, args) -> {
+              if (method.getName().equals("authorize")
+                  && FAIL_NEXT_AUTHORIZATION.remove(((PaymentProcessor.CardCharge) args[0]).payment().value())) {
+                throw new IllegalStateException("the terminal did not answer in time",
+                    new java.net.SocketTimeoutException("Read timed out"));
+              }
+              try {
+                return method.invoke(sandbox, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            }));
   }
 
   @AfterAll
@@ -209,15 +229,85 @@ class IdempotencyTest {
     assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
   }
 
+  /**
+   * A PATCH whose terminal call fails with an error (a 500) once the deposit was committed as sent
+   * to it: the retry with the key is answered with the deposit as it stands, PENDING while nobody
+   * knows its outcome and COMPLETED once the job for unanswered deposits asked the terminal again,
+   * not as the failed request left it for the key's 24 hours.
+   */
+  @Test
+  void a_patch_whose_terminal_call_failed_answers_the_retry_with_the_deposit_as_it_stands() throws Exception {
+    String id = cardDeposit("4000000000000408");
+    FAIL_NEXT_AUTHORIZATION.add(id);
+    Answer failed = patch(id, H2H_BODY, "h2h-terminal-failed");
+    assertThat(failed.status()).as(failed.body()).isEqualTo(500);
+    assertThat(patch(id, H2H_BODY, "h2h-terminal-failed").json().at("/result/state").asText()).isEqualTo("PENDING");
+
+    completedByTheJob(id);
+    Answer retry = patch(id, H2H_BODY, "h2h-terminal-failed");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
+  }
+
+  /**
+   * A PATCH cut short (the service stopped) while its terminal charged: the retry that takes its
+   * claim over is answered with the deposit PENDING, as it stands, and a retry after the job for
+   * unanswered deposits completed it with the deposit COMPLETED, not as the first retry found it.
+   */
+  @Test
+  void a_patch_cut_short_while_its_terminal_charged_answers_each_retry_with_the_deposit_as_it_stands()
+      throws Exception {
+    String id = cardDeposit("4000000000000408");
+    FAIL_NEXT_AUTHORIZATION.add(id);
+    var command = new io.tollgate.application.port.in.PaymentActionsUseCase.HostToHostCommand("203.0.113.7", null,
+        null, null, null, null, null, null, null, null, null);
+    String request = patchRequest(id);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop,
+        "h2h-cut-short-charging", request, id, () -> {
+          org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> gw.app.services().processing().executeHostToHost(gw.shop, id, command))
+              .hasMessageContaining("did not answer");
+          throw new Error("the service stopped");
+        })).isInstanceOf(Error.class);
+    age("h2h-cut-short-charging");
+    Answer taken = patch(id, H2H_BODY, "h2h-cut-short-charging");
+    assertThat(taken.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(taken.json().at("/result/state").asText()).isEqualTo("PENDING");
+
+    completedByTheJob(id);
+    Answer retry = patch(id, H2H_BODY, "h2h-cut-short-charging");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+    assertThat(depositSteps(id)).as("charged once").isEqualTo(1);
+  }
+
+  /** Two minutes on, the terminal's answer to the PENDING deposit is overdue: the job asks it again. */
+  private static void completedByTheJob(String id) throws InterruptedException {
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+        "UPDATE payments SET updated = updated - interval '3 minutes' WHERE id = :id").bind("id", id).execute());
+    assertThat(gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10)).get("state").asText())
+        .isEqualTo("COMPLETED");
+  }
+
   private static final String H2H_BODY = "{\"customerIp\":\"203.0.113.7\"}";
+
+  /** What the gateway fingerprints a PATCH with {@link #H2H_BODY} as. */
+  private static String patchRequest(String id) throws Exception {
+    return "PATCH /payments/" + id + " " + io.tollgate.rest.common.Json.fingerprint(
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(H2H_BODY));
+  }
 
   /**
    * The PATCH with {@link #H2H_BODY} and the key, as the gateway runs it, failing with an error
    * after {@code before} (a part of the action, or nothing).
    */
   private static void failPatchWithKey(String id, String key, Runnable before) throws Exception {
-    String request = "PATCH /payments/" + id + " "
-        + io.tollgate.rest.common.Json.fingerprint(new com.fasterxml.jackson.databind.ObjectMapper().readTree(H2H_BODY));
+    String request = patchRequest(id);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop, key, request, id,
         () -> {
           before.run();

@@ -224,7 +224,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           continue;
         }
         if (idempotency.acted(shop, idempotencyKey)) {
-          idempotency.complete(shop, idempotencyKey, PaymentId.parse(paymentId));
+          idempotency.completeUnanswered(shop, idempotencyKey, PaymentId.parse(paymentId));
           return replay(shop, idempotencyKey, new PriorUse(fingerprint, PaymentId.parse(paymentId), at), fingerprint);
         }
         claimed = at;
@@ -248,12 +248,14 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       try {
         // A refusal (bad input, a state that does not allow the action) changed nothing; an
         // error may come after a commit of the action's own (a deposit committed as sent to its
-        // terminal), and then a retry is answered with the payment as this request left it. A
-        // capture or void committed as asked is no change yet: its retry asks the terminal again,
-        // or is answered the payment the job has since captured or voided.
+        // terminal), and then a retry is answered with the payment as it stands at the retry (a
+        // deposit the job has since completed, COMPLETED), not as this request left it: this
+        // request answered nothing to repeat. A capture or void committed as asked is no change
+        // yet: its retry asks the terminal again, or is answered the payment the job has since
+        // captured or voided.
         boolean refused = e instanceof DomainException && !(e instanceof DomainException.Unavailable);
         if (!refused && idempotency.acted(shop, idempotencyKey)) {
-          idempotency.complete(shop, idempotencyKey, PaymentId.parse(paymentId));
+          idempotency.completeUnanswered(shop, idempotencyKey, PaymentId.parse(paymentId));
         } else if (!tookOver) {
           idempotency.release(shop, idempotencyKey, claimed);
         } else if (refused) {
@@ -298,7 +300,9 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   /**
    * The first answer again, as the contract says: the payment as it stood then (a deposit
    * since completed is answered in CHECKOUT with its redirectUrl, which a client that lost the
-   * first response needs). A key completed before answers were kept answers the payment now.
+   * first response needs). A key completed before answers were kept answers the payment now, and
+   * so does one whose request failed, or was cut short, after it changed the payment: it answered
+   * nothing, and the payment as it stands is what a retry needs.
    */
   private CreatedPayment replay(ShopId shop, String key, PriorUse prior, String fingerprint) {
     if (!prior.fingerprint().equals(fingerprint)) {

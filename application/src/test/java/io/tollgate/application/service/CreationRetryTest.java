@@ -119,6 +119,11 @@ class CreationRetryTest {
     }
 
     @Override
+    public void completeUnanswered(ShopId shop, String key, PaymentId payment) {
+      complete(shop, key, payment);
+    }
+
+    @Override
     public void recordActed(ShopId shop, String key) {}
 
     @Override

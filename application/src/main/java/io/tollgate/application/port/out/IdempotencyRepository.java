@@ -46,6 +46,15 @@ public interface IdempotencyRepository {
   void complete(ShopId shop, String key, PaymentId payment);
 
   /**
+   * Records the payment of a claimed key whose request failed, or was cut short, after it changed
+   * the payment ({@link #acted}), and no answer: that request answered none, so every replay is
+   * answered with the payment as it stands at the replay ({@link PaymentRepository#findAsAnswered}
+   * finds nothing), not as it stood when the request stopped. A key whose payment is recorded
+   * already keeps it, and its answer.
+   */
+  void completeUnanswered(ShopId shop, String key, PaymentId payment);
+
+  /**
    * Records, in the transaction that stores a change of the key's payment, that the request
    * holding the key made it (a step it stored, or the terminal's answer to a capture or void it
    * asked): of a request that failed or was cut short, only such a change is its answer, not one
