@@ -234,6 +234,6 @@ final class TardyAcquirer implements PaymentProcessor {
       return c;
     }
     return new CardCharge(c.payment(), c.amount(), TARDY.equals(c.cardNumber()) ? PAYS : DECLINES, c.expiryMonth(),
-        c.expiryYear(), c.cardholderName(), c.securityCode(), c.capture(), c.terminal(), c.attempt());
+        c.expiryYear(), c.cardholderName(), c.securityCode(), c.capture(), c.terminal(), c.attempt(), c.browser());
   }
 }

@@ -9,6 +9,7 @@ import io.tollgate.application.port.out.BalanceRepository;
 import io.tollgate.application.port.out.BalanceRepository.BalanceAccount;
 import io.tollgate.application.port.out.CardVault;
 import io.tollgate.application.port.out.PaymentProcessor;
+import io.tollgate.application.port.out.PaymentProcessor.BrowserInfo;
 import io.tollgate.application.port.out.PaymentProcessor.CardCharge;
 import io.tollgate.application.port.out.PaymentProcessor.Result;
 import io.tollgate.application.port.out.PaymentProcessor.Terminal;
@@ -125,6 +126,11 @@ public final class ProcessingService
     checks.maxLength("customerUserAgent", command.customerUserAgent(), 512);
     checks.maxLength("browserLanguage", command.browserLanguage(), 32);
     checks.throwIfAny("Invalid host-to-host request");
+    // passed on with this request's charges, for 3-D Secure; not stored
+    BrowserInfo browser = new BrowserInfo(command.customerUserAgent(), command.browserLanguage(),
+        command.browserJavaEnabled(), command.browserScreenColorDepth(), command.browserScreenWidth(),
+        command.browserScreenHeight(), command.browserWindowWidth(), command.browserWindowHeight(),
+        command.browserTimezoneOffset());
     // the card's lock rides on the row's when the screen will count the card's deposits
     boolean lockCard = fraud.countsCardDeposits(shop);
     Decided decided = tx.inTransaction(() -> {
@@ -150,7 +156,7 @@ public final class ProcessingService
         throw new DomainException.Invalid(Violation.of("card",
             "this deposit has no card: give one at creation, or send the customer to the checkout page", null));
       }
-      return decide(p, fromLock(locked, securityCodes.held(p.shopId(), p.id())), details);
+      return decide(p, fromLock(locked, securityCodes.held(p.shopId(), p.id())), details, browser);
     });
     Payment done = sendKeepingCodeForChallenge(decided);
     if (done.state() == PaymentState.CANCELLED) {
@@ -522,7 +528,7 @@ public final class ProcessingService
           card.expiryYear());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withCard(details).withDetails("card entered on the checkout page"), clock.instant()));
-      return decide(pending, typed(digits, code), "checkout page");
+      return decide(pending, typed(digits, code), "checkout page", null);
     }));
   }
 
@@ -541,7 +547,7 @@ public final class ProcessingService
       lockCardIfCounted(p.shopId(), p.card().cardToken());
       Payment pending = writer.update(p.apply(OperationType.CHECKOUT, PaymentState.PENDING,
           Outcome.NONE.withDetails("card given with the request"), clock.instant()));
-      return decide(pending, fromLock(locked, securityCodes.held(p.shopId(), p.id())), "checkout page");
+      return decide(pending, fromLock(locked, securityCodes.held(p.shopId(), p.id())), "checkout page", null);
     }));
   }
 
@@ -629,7 +635,7 @@ public final class ProcessingService
    * get round.
    */
   private Decided confirm(Payment answered, int attempt, CardNumber pan, boolean passed) {
-    Result r = processor.completeChallenge(charge(answered, attempt, pan), passed);
+    Result r = processor.completeChallenge(charge(answered, attempt, pan, null), passed);
     if (r.status() == Result.Status.PENDING) {
       // its CONFIRMATION stays the last step: the job tells the terminal the answer again
       return Decided.done(notDecidedYet(answered));
@@ -645,7 +651,8 @@ public final class ProcessingService
         Optional<Routing.Routed> next = plan.cascade(routed, declined(r).errorCode());
         if (next.isPresent()) {
           Payment moved = moveOn(answered, OperationType.CONFIRMATION, r, details, routed, next.get());
-          return Decided.send(new Sending(moved, plan, next.get(), attempt + 1, pan, "after a 3-D Secure challenge"));
+          return Decided.send(new Sending(moved, plan, next.get(), attempt + 1, pan, "after a 3-D Secure challenge",
+              null));
         }
       }
       return Decided.done(writer.update(answered.apply(OperationType.CONFIRMATION, PaymentState.DECLINED,
@@ -786,7 +793,7 @@ public final class ProcessingService
         ? processor.bankPayout(payout.id(), sentTo(payout), payout.amount(), payout.customer())
         : payout.card() == null || payout.card().cardToken() == null
         ? Result.declined(ErrorCode.E3_02_INVALID_REQUEST_FORMAT_OR_MISSING_REQUIRED_PARAMETERS, null, "NO_CARD")
-        : processor.payout(charge(payout, attempt, pan));
+        : processor.payout(charge(payout, attempt, pan, null));
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
         ? plan.cascade(routed, declined(r).errorCode()) : Optional.empty();
     if (next.isEmpty()) {
@@ -1134,8 +1141,11 @@ public final class ProcessingService
    * whose connectors can none take the payment declines it. In the caller's transaction: a card
    * deposit to be sent leaves it PENDING and routed to its first terminal, with the screen's
    * step, so that it is committed before the terminal is asked ({@link #send}).
+   *
+   * @param browser the customer's browser, which the terminals it is sent to are told; null
+   *     where the request does not have it
    */
-  private Decided decide(Payment p, CardNumber pan, String details) {
+  private Decided decide(Payment p, CardNumber pan, String details, BrowserInfo browser) {
     Screened screened = screen(p, pan);
     Payment current = screened.payment();
     if (current.state().isFinal()) {
@@ -1153,7 +1163,7 @@ public final class ProcessingService
             clock.instant());
     Payment routed = writer.route(screened.held(), new Payment.Transition(current,
         taker.get().applyTo(sending.after()), sending.operation()));
-    return Decided.send(new Sending(routed, plan, taker.get(), 1, pan, details));
+    return Decided.send(new Sending(routed, plan, taker.get(), 1, pan, details, browser));
   }
 
   /**
@@ -1172,10 +1182,11 @@ public final class ProcessingService
 
   /**
    * A card deposit committed as routed to {@code routed}, which is to be asked for the
-   * {@code attempt}th time (1 for the first terminal, 2 after one cascade, ...).
+   * {@code attempt}th time (1 for the first terminal, 2 after one cascade, ...), with the
+   * customer's browser where the request has it (else null).
    */
   private record Sending(Payment payment, Routing.Plan plan, Routing.Routed routed, int attempt, CardNumber pan,
-      String details) {}
+      String details, BrowserInfo browser) {}
 
   /**
    * Sends a deposit decided in a transaction that has ended, so that the terminal it is routed
@@ -1248,7 +1259,7 @@ public final class ProcessingService
   private Attempt attempt(Sending at) {
     Payment sent = at.payment();
     Routing.Routed routed = at.routed();
-    Result r = processor.authorize(charge(sent, at.attempt(), at.pan()));
+    Result r = processor.authorize(charge(sent, at.attempt(), at.pan(), at.browser()));
     Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
         ? at.plan().cascade(routed, declined(r).errorCode()) : Optional.empty();
     if (next.isEmpty()) {
@@ -1256,7 +1267,8 @@ public final class ProcessingService
           at.details() + routed.via() + at.plan().passedOver()), null);
     }
     Payment moved = moveOn(sent, OperationType.DEPOSIT, r, at.details(), routed, next.get());
-    return new Attempt(null, new Sending(moved, at.plan(), next.get(), at.attempt() + 1, at.pan(), at.details()));
+    return new Attempt(null, new Sending(moved, at.plan(), next.get(), at.attempt() + 1, at.pan(), at.details(),
+        at.browser()));
   }
 
   /**
@@ -1316,7 +1328,7 @@ public final class ProcessingService
         .filter(o -> o.operation() == OperationType.DEPOSIT).toList();
     Routing.Plan plan = routing.resume(p, answered);
     Routing.Routed routed = plan.next().orElseThrow();
-    return new Sending(routed.applyTo(p), plan, routed, answered.size() + 1, pan, details);
+    return new Sending(routed.applyTo(p), plan, routed, answered.size() + 1, pan, details, null);
   }
 
   private static String describe(Result r) {
@@ -1403,13 +1415,13 @@ public final class ProcessingService
    * every payment in flight ({@link CardVault#forgetUnusedSince}), so that takes a card removed
    * by hand.
    */
-  private CardCharge charge(Payment p, int attempt, CardNumber pan) {
+  private CardCharge charge(Payment p, int attempt, CardNumber pan, BrowserInfo browser) {
     String digits = pan.digits();
     if (digits == null) {
       throw new IllegalStateException("card token of payment " + p.id() + " is missing from the vault");
     }
     return new CardCharge(p.id(), p.amount(), digits, p.card().expiryMonth(), p.card().expiryYear(),
-        p.card().cardholderName(), pan.securityCode(), !p.preAuth(), sentTo(p), attempt);
+        p.card().cardholderName(), pan.securityCode(), !p.preAuth(), sentTo(p), attempt, browser);
   }
 
   /**

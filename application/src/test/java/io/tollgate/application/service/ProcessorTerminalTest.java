@@ -62,7 +62,7 @@ import org.mockito.ArgumentCaptor;
  * implementation fronting several acquirers can tell them apart: the terminal a payment is
  * routed to, the one that authorized a deposit for its capture or void, the deposit's for a
  * refund, the one that opened a bank transfer for its status, whatever the shop's connectors
- * are by then.
+ * are by then. A host-to-host charge carries the customer's browser too.
  */
 class ProcessorTerminalTest {
 
@@ -265,6 +265,26 @@ class ProcessorTerminalTest {
 
     assertThat(deposit.state()).isEqualTo(PaymentState.COMPLETED);
     assertThat(authorizedOn(2)).containsExactly(A, B);
+  }
+
+  /**
+   * The browser fields of the host-to-host execution reach the processor with the charge, for its
+   * 3-D Secure: the first terminal's, and the next one's when a decline cascades.
+   */
+  @Test
+  void a_host_to_host_charge_carries_the_customer_s_browser_to_every_terminal_it_is_sent_to() {
+    shopHas(connector(A, PaymentMethod.BASIC_CARD, 1, CASCADE_ON_402), connector(B, PaymentMethod.BASIC_CARD, 2, null));
+    when(processor.authorize(any())).thenReturn(Result.declined(ErrorCode.E4_02_DO_NOT_HONOR, "auth-0", "05"),
+        Result.approved("auth-1", "00"));
+    Payment deposit = cardDeposit(false);
+
+    service.executeHostToHost(SHOP, deposit.id().value(), new HostToHostCommand("203.0.113.7", "DE",
+        "Mozilla/5.0 (X11; Linux x86_64)", 1280, 720, 1920, 1080, 24, "de-DE", false, -60));
+
+    ArgumentCaptor<CardCharge> charges = ArgumentCaptor.forClass(CardCharge.class);
+    verify(processor, times(2)).authorize(charges.capture());
+    assertThat(charges.getAllValues()).extracting(CardCharge::browser).containsOnly(new PaymentProcessor.BrowserInfo(
+        "Mozilla/5.0 (X11; Linux x86_64)", "de-DE", false, 24, 1920, 1080, 1280, 720, -60));
   }
 
   @Test

@@ -131,6 +131,8 @@ public interface PaymentProcessor {
    * @param attempt 1 for the first terminal tried, 2 after one cascade, ...
    * @param securityCode the card's security code when this instance still holds the one the
    *     customer gave (it is never stored), else null
+   * @param browser the customer's browser, for 3-D Secure, where the request that makes the
+   *     charge has it ({@link BrowserInfo}), else null
    */
   record CardCharge(
       PaymentId payment,
@@ -142,7 +144,8 @@ public interface PaymentProcessor {
       String securityCode,
       boolean capture,
       Terminal terminal,
-      int attempt) {
+      int attempt,
+      BrowserInfo browser) {
 
     @Override
     public String toString() {
@@ -150,6 +153,28 @@ public interface PaymentProcessor {
           + terminal + ", attempt=" + attempt + "]";
     }
   }
+
+  /**
+   * The customer's browser, which an acquirer passes on to the issuer for 3-D Secure: the fields
+   * of the host-to-host execution ({@code PATCH /payments/{id}}) of the same names
+   * ({@code customerUserAgent}, {@code browserLanguage}, {@code browserJavaEnabled}, ...), as the
+   * merchant sent them, each null where it left the field out. They are not stored: only the
+   * charges that PATCH makes (the first terminal's, and the next ones' when a decline cascades)
+   * carry them. A charge made where no browser is known has none ({@link CardCharge#browser} is
+   * null): a deposit paid on the checkout page, the answer to a 3-D Secure challenge, a deposit
+   * taken up again by the job for unanswered deposits (after a request cut short or a terminal
+   * that had not answered), and a card payout.
+   */
+  record BrowserInfo(
+      String userAgent,
+      String language,
+      Boolean javaEnabled,
+      Integer screenColorDepth,
+      Integer screenWidth,
+      Integer screenHeight,
+      Integer windowWidth,
+      Integer windowHeight,
+      Integer timezoneOffset) {}
 
   /**
    * What the processor said.
