@@ -1,7 +1,9 @@
 package io.tollgate.bootstrap;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.application.port.out.TransactionRunner;
 import io.tollgate.domain.group.Bin;
@@ -9,7 +11,6 @@ import io.tollgate.domain.group.CountryCode;
 import io.tollgate.domain.money.Currencies;
 import io.tollgate.domain.shop.MerchantId;
 import java.io.IOException;
-import java.io.Reader;
 import java.io.StringReader;
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
 /**
@@ -56,7 +58,14 @@ final class ReferenceImport {
     }
   }
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  // a rate of 1.08500000000000000001 read as a double was 1.085
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS).build();
+
+  /** The decimals a rate may have: its column's, numeric(38, 18), which would round away any further. */
+  static final int RATE_DECIMALS = 18;
+  /** The first rate too large for that column, whose other 20 digits are before the point. */
+  private static final BigDecimal RATE_BOUND = BigDecimal.TEN.pow(38 - RATE_DECIMALS);
 
   /**
    * The longest value a field may hold: names, codes and organisations all fit, and a BIN's
@@ -74,9 +83,15 @@ final class ReferenceImport {
     this.currencies = currencies;
   }
 
+  /**
+   * A row of the file: its fields by name, and why it cannot be taken as they are (a CSV line with more
+   * or fewer values than its header names), or null.
+   */
+  record Row(Map<String, String> fields, String problem) {}
+
   /** Reads rows: JSON when the text starts with {@code [}, CSV otherwise. Row numbers count from 1. */
-  static List<Map<String, String>> rows(String text) throws IOException {
-    List<Map<String, String>> rows = new ArrayList<>();
+  static List<Row> rows(String text) throws IOException {
+    List<Row> rows = new ArrayList<>();
     if (text.startsWith("\uFEFF")) {
       // the byte order mark a spreadsheet writes first: not part of the first column's name
       text = text.substring(1);
@@ -86,37 +101,48 @@ final class ReferenceImport {
       for (JsonNode node : JSON.readTree(trimmed)) {
         Map<String, String> row = new LinkedHashMap<>();
         node.fields().forEachRemaining(e -> row.put(e.getKey(), e.getValue().isArray()
-            ? String.join(";", toStrings(e.getValue())) : e.getValue().isNull() ? null : e.getValue().asText()));
-        rows.add(row);
+            ? String.join(";", toStrings(e.getValue())) : e.getValue().isNull() ? null : text(e.getValue())));
+        rows.add(new Row(row, null));
       }
       return rows;
     }
-    try (Reader in = new StringReader(text)) {
-      for (CSVRecord r : CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).setTrim(true)
-          .setIgnoreEmptyLines(true).build().parse(in)) {
+    try (CSVParser parser = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).setTrim(true)
+        .setIgnoreEmptyLines(true).build().parse(new StringReader(text))) {
+      int named = parser.getHeaderNames().size();
+      for (CSVRecord r : parser) {
         Map<String, String> row = new LinkedHashMap<>(r.toMap());
         row.replaceAll((k, v) -> v == null || v.isEmpty() ? null : v);
-        rows.add(row);
+        // toMap() keeps the values the header names and drops the others without a word: a rate
+        // written with a decimal comma, EUR,USD,1,0850, was imported as 1
+        String problem = r.size() == named ? null : "has " + r.size() + (r.size() == 1 ? " value" : " values")
+            + ", the header names " + named
+            + (r.size() > named ? " (a value with a comma in it goes in double quotes)" : "");
+        rows.add(new Row(row, problem));
       }
     }
     return rows;
   }
 
+  /** A JSON value as the field's text: a number as written, never through a double, nor in exponent form. */
+  private static String text(JsonNode value) {
+    return value.isNumber() ? value.decimalValue().toPlainString() : value.asText();
+  }
+
   private static List<String> toStrings(JsonNode array) {
     List<String> out = new ArrayList<>();
-    array.forEach(n -> out.add(n.asText()));
+    array.forEach(n -> out.add(text(n)));
     return out;
   }
 
   /** Checks and writes the rows; returns how many were written. */
-  int importRows(Kind kind, List<Map<String, String>> rows, MerchantId merchant) {
+  int importRows(Kind kind, List<Row> rows, MerchantId merchant) {
     List<String> problems = new ArrayList<>();
     List<Runnable> writes = new ArrayList<>();
     if (rows.isEmpty()) {
       problems.add("the file holds no rows");
     }
     java.util.Set<String> unknown = new java.util.LinkedHashSet<>();
-    rows.forEach(row -> row.keySet().stream().filter(f -> !kind.fields.contains(f)).forEach(unknown::add));
+    rows.forEach(row -> row.fields().keySet().stream().filter(f -> !kind.fields.contains(f)).forEach(unknown::add));
     if (!unknown.isEmpty()) {
       // a misspelt column would otherwise be dropped from every row without a word
       problems.add("unknown field" + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown)
@@ -124,8 +150,12 @@ final class ReferenceImport {
           + String.join(", ", kind.fields) + " (a CSV file names them in its first line, separated by commas)");
     }
     for (int i = 0; unknown.isEmpty() && i < rows.size(); i++) {
-      Map<String, String> row = rows.get(i);
+      Map<String, String> row = rows.get(i).fields();
       int number = i + 1;
+      if (rows.get(i).problem() != null) {
+        problems.add("row " + number + " " + rows.get(i).problem());
+        continue;
+      }
       try {
         for (Map.Entry<String, String> field : row.entrySet()) {
           if (field.getValue() != null && field.getValue().length() > MAX_FIELD) {
@@ -169,6 +199,12 @@ final class ReferenceImport {
         }
         if (rate.signum() <= 0) {
           throw new IllegalArgumentException("rate must be positive");
+        }
+        if (rate.stripTrailingZeros().scale() > RATE_DECIMALS) {
+          throw new IllegalArgumentException("rate must have at most " + RATE_DECIMALS + " decimals");
+        }
+        if (rate.compareTo(RATE_BOUND) >= 0) {
+          throw new IllegalArgumentException("rate must be less than " + RATE_BOUND.toPlainString());
         }
         if (base.equals(quote)) {
           throw new IllegalArgumentException("baseCurrency and quoteCurrency must differ");

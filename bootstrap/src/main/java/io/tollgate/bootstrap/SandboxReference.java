@@ -43,8 +43,8 @@ final class SandboxReference {
       return;
     }
     try (InputStream in = SandboxReference.class.getResourceAsStream("/sandbox/" + file)) {
-      List<Map<String, String>> rows = ReferenceImport.rows(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-      importer.importRows(kind, rows.stream().filter(accepted).toList(), null);
+      List<ReferenceImport.Row> rows = ReferenceImport.rows(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      importer.importRows(kind, rows.stream().filter(row -> accepted.test(row.fields())).toList(), null);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the sandbox's " + file, e);
     }

@@ -595,6 +595,73 @@ class CommandLineTest {
     assertThat(run("import", "planets", "--file", good.toString()).exit()).isNotZero();
   }
 
+  /**
+   * A CSV row with more values than its header names lost the others without a word: a rate written
+   * with a decimal comma, {@code EUR,CZK,25,34}, was imported as 25 (and payments routed to a CZK
+   * connector converted at it), a BIN's issuer {@code Bank, Inc.} as {@code Bank}; a row with fewer
+   * was taken with the missing fields empty. Each is a bad row now, and the file imports nothing.
+   */
+  @Test
+  void refuses_csv_rows_with_more_or_fewer_values_than_the_header_names() throws Exception {
+    Path dir = ScratchDirectories.create("tollgate-imports-values");
+    Path commas = Files.writeString(dir.resolve("rates.csv"),
+        "baseCurrency,quoteCurrency,rate\n" + "EUR,CZK,25,34\n" + "EUR,HUF,402.5\n");
+    CommandLineRun rates = run("import", "currency-rates", "--file", commas.toString());
+    assertThat(rates.exit()).isEqualTo(1);
+    assertThat(rates.out()).doesNotContain("imported");
+    assertThat(rates.err()).contains("nothing imported").contains("row 1 has 4 values, the header names 3")
+        .doesNotContain("row 2");
+    Integer stored = db.jdbi().withHandle(h -> h.createQuery(
+        "select count(*) from currency_rates where quote_currency in ('CZK', 'HUF')").mapTo(Integer.class).one());
+    assertThat(stored).as("nothing of the file").isZero();
+
+    String header = "bin,cardBrand,cardType,issuingCountryCode,issuingOrganization\n";
+    Path bins = Files.writeString(dir.resolve("bins.csv"), header
+        + "41111120,VISA,CREDIT,US,Bank, Inc.\n" + "41111121,VISA\n" + "41111122,VISA,CREDIT,US,\"Bank, Inc.\"\n");
+    CommandLineRun refused = run("import", "bins", "--file", bins.toString());
+    assertThat(refused.exit()).isEqualTo(1);
+    assertThat(refused.err()).contains("row 1 has 6 values, the header names 5")
+        .contains("row 2 has 2 values, the header names 5").doesNotContain("row 3");
+    Integer binsStored = db.jdbi().withHandle(h -> h.createQuery(
+        "select count(*) from bins where bin like '4111112%'").mapTo(Integer.class).one());
+    assertThat(binsStored).isZero();
+
+    Path quoted = Files.writeString(dir.resolve("quoted.csv"), header + "41111122,VISA,CREDIT,US,\"Bank, Inc.\"\n");
+    CommandLineRun ok = run("import", "bins", "--file", quoted.toString());
+    assertThat(ok.exit()).as(ok.err()).isZero();
+    String issuer = db.jdbi().withHandle(h -> h.createQuery(
+        "select issuing_organization from bins where bin = '41111122'").mapTo(String.class).one());
+    assertThat(issuer).isEqualTo("Bank, Inc.");
+  }
+
+  /**
+   * A JSON rate was read as a double: 11.123456789012345678 became 11.123456789012346. It is taken
+   * as written now, up to the 18 decimals a rate keeps; one with more, which the database would
+   * round, is refused.
+   */
+  @Test
+  void imports_a_json_rate_as_written_and_refuses_more_decimals_than_a_rate_keeps() throws Exception {
+    Path dir = ScratchDirectories.create("tollgate-imports-json-rates");
+    Path exact = Files.writeString(dir.resolve("rates.json"),
+        "[{\"baseCurrency\":\"PLN\",\"quoteCurrency\":\"NOK\",\"rate\":2.123456789012345678}]");
+    CommandLineRun ok = run("import", "currency-rates", "--file", exact.toString());
+    assertThat(ok.exit()).as(ok.err()).isZero();
+    assertThat(plnToNok()).isEqualByComparingTo("2.123456789012345678");
+
+    Path tooFine = Files.writeString(dir.resolve("fine.json"),
+        "[{\"baseCurrency\":\"PLN\",\"quoteCurrency\":\"NOK\",\"rate\":2.08500000000000000001}]");
+    CommandLineRun refused = run("import", "currency-rates", "--file", tooFine.toString());
+    assertThat(refused.exit()).isEqualTo(1);
+    assertThat(refused.err()).contains("row 1: rate must have at most 18 decimals");
+    assertThat(plnToNok()).as("unchanged").isEqualByComparingTo("2.123456789012345678");
+  }
+
+  private static java.math.BigDecimal plnToNok() {
+    return db.jdbi().withHandle(h -> h.createQuery(
+        "select rate from currency_rates where base_currency = 'PLN' and quote_currency = 'NOK'")
+        .mapTo(java.math.BigDecimal.class).one());
+  }
+
   @Test
   void every_command_answers_help_without_doing_anything() {
     CommandLineRun shopCreate = run("shop", "create", "--help");
