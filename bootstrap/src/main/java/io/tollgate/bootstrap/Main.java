@@ -89,7 +89,12 @@ public final class Main implements Callable<Integer> {
         throw e;
       }
       if (showsStackTraces(env)) {
-        e.printStackTrace(err);
+        // masked as the log masks one: a message may hold a JDBC URL with the database password
+        // in it (Hikari's "Failed to get driver instance for jdbcUrl=..."), which the line above hides
+        java.io.StringWriter trace = new java.io.StringWriter();
+        e.printStackTrace(new PrintWriter(trace));
+        err.print(MaskedMessageConverter.mask(trace.toString()));
+        err.flush();
       }
       return 1;
     });

@@ -239,6 +239,23 @@ class CommandLineTest {
         "Failed to get driver instance for jdbcUrl=postgres://ops:***@db.example/tollgate: No suitable driver");
   }
 
+  /**
+   * TOLLGATE_DEBUG=1 printed the stack trace as it was, with the database password that the
+   * {@code error:} line above it hides in Hikari's message: a trace sent to the developers with a
+   * report carried it.
+   */
+  @Test
+  void the_stack_trace_asked_for_hides_the_database_password_as_the_error_line_does() {
+    Map<String, String> debugging = new HashMap<>();
+    debugging.put("TOLLGATE_DB_URL", "postgres://tollgate:S3cretPw@db/tollgate");
+    debugging.put("TOLLGATE_DEBUG", "1");
+    CommandLineRun traced = runWith(debugging, "merchant", "create", "--name", "Traced");
+    assertThat(traced.exit()).isEqualTo(1);
+    assertThat(traced.err()).startsWith("error: ").contains("\tat ")
+        .contains("java.lang.RuntimeException: Failed to get driver instance for jdbcUrl=postgres://tollgate:***@db/")
+        .doesNotContain("S3cretPw");
+  }
+
   /** A data directory that cannot be used, or that a running server holds, was a stack trace with the reason buried in it. */
   @Test
   void a_data_directory_that_cannot_be_used_or_is_in_use_is_named_in_one_line() throws Exception {
