@@ -333,9 +333,10 @@ public final class Main implements Callable<Integer> {
       @Override
       public final Integer call() throws Exception {
         TollgateConfig config = TollgateConfig.from(environment);
-        byte[] masterKey = MasterKey.load(config);
         try (Database db = commandDatabase(config)) {
-          return run(config, new MasterKeyRing(db.jdbi()), masterKey, spec.commandLine().getOut());
+          // as every command, and before the key is loaded: in sandbox that can write a new one to the data directory
+          ServedEnvironment.check(db, config.environment(), "TOLLGATE_ENVIRONMENT");
+          return run(config, new MasterKeyRing(db.jdbi()), MasterKey.load(config), spec.commandLine().getOut());
         }
       }
 

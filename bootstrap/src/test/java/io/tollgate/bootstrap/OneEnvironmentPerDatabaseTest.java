@@ -10,7 +10,9 @@ import io.tollgate.persistence.testing.TestDatabase;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -163,6 +165,37 @@ class OneEnvironmentPerDatabaseTest {
 
       assertThat(group(cli(production, "key", "issue", "--shop", shop, "--environment", "production"),
           "API key:\\s+(\\S+)")).startsWith("tg_live_");
+    }
+  }
+
+  /**
+   * The master-key commands did not ask which environment the database serves: a run with
+   * TOLLGATE_ENVIRONMENT left at sandbox listed production's master keys and added one to them
+   * with {@code rotate}. They are refused like every other command, before they do anything: a
+   * run without a master key no longer makes the sandbox one in its data directory first.
+   */
+  @Test
+  void the_master_key_commands_refuse_the_other_environment_before_doing_anything() throws Exception {
+    try (Database db = TestDatabase.fresh()) {
+      try (Tollgate app = start(db, Environment.PRODUCTION)) {
+        assertThat(app.services().environment()).isEqualTo(Environment.PRODUCTION);
+      }
+      long keys = count(db, "master_key_ring");
+      Map<String, String> leftAtSandbox = settings(db, Environment.PRODUCTION);
+      leftAtSandbox.remove("TOLLGATE_ENVIRONMENT");
+      Map<String, String> withoutKey = new HashMap<>(leftAtSandbox);
+      withoutKey.remove("TOLLGATE_MASTER_KEY");
+      for (CommandLineRun refused : List.of(CommandLineRun.of(leftAtSandbox, "master-key", "list"),
+          CommandLineRun.of(leftAtSandbox, "master-key", "rotate"),
+          CommandLineRun.of(withoutKey, "master-key", "list"))) {
+        assertThat(refused.exit()).as(refused.err()).isEqualTo(1);
+        assertThat(refused.out()).isEmpty();
+        assertThat(refused.err()).startsWith("error: this database serves production, and this command acts in "
+            + "sandbox (TOLLGATE_ENVIRONMENT)").contains("set TOLLGATE_ENVIRONMENT=production");
+      }
+      assertThat(count(db, "master_key_ring")).as("no key added").isEqualTo(keys);
+      assertThat(Path.of(withoutKey.get("TOLLGATE_DATA_DIR")).resolve("master.key"))
+          .as("no sandbox key made").doesNotExist();
     }
   }
 
