@@ -444,8 +444,13 @@ public final class Main implements Callable<Integer> {
           description = "ISO-8601 duration a deposit may wait on the checkout page, in whole seconds from PT1S"
               + " to PT24H (default ${DEFAULT-VALUE})")
       Duration checkoutTimeout;
-      @Option(names = "--check-withdrawal-balance", description = "decline withdrawals above the available balance (1.10)") boolean checkBalance;
-      @Option(names = "--requires-approval", description = "withdrawals wait for the merchant's approval") boolean requiresApproval;
+      // a value is optional, so that `--requires-approval true` works here as it does for `shop update`
+      @Option(names = "--check-withdrawal-balance", arity = "0..1",
+          description = "decline withdrawals above the available balance (1.10): true (alone too) or false")
+      boolean checkBalance;
+      @Option(names = "--requires-approval", arity = "0..1",
+          description = "withdrawals wait for the merchant's approval: true (alone too) or false")
+      boolean requiresApproval;
       @Option(names = "--base-currency", description = "the shop's base currency, e.g. EUR") String baseCurrency;
 
       @Override

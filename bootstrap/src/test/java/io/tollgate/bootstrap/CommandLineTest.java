@@ -113,6 +113,36 @@ class CommandLineTest {
     assertThat(stored).doesNotContain(apiKey);
   }
 
+  /**
+   * {@code shop update} takes {@code --requires-approval true}, and the README's {@code
+   * --check-withdrawal-balance true}, but {@code shop create} took them as flags without a value
+   * and refused the {@code true} as an unmatched argument. Both commands take a value now; create
+   * still takes the flag alone.
+   */
+  @Test
+  void shop_create_takes_its_withdrawal_settings_with_a_value_as_update_does() {
+    String merchantId = group(run("merchant", "create", "--name", "Payouts").out(), "merchant (\\d+) created");
+    CommandLineRun valued = run("shop", "create", "--merchant", merchantId, "--name", "Checked",
+        "--check-withdrawal-balance", "true", "--requires-approval", "false");
+    assertThat(valued.exit()).as(valued.err()).isZero();
+    CommandLineRun bare = run("shop", "create", "--merchant", merchantId, "--name", "Approved",
+        "--requires-approval", "--check-withdrawal-balance");
+    assertThat(bare.exit()).as(bare.err()).isZero();
+    CommandLineRun off = run("shop", "create", "--merchant", merchantId, "--name", "Unchecked",
+        "--check-withdrawal-balance", "false");
+    assertThat(off.exit()).as(off.err()).isZero();
+    assertThat(withdrawalSettings(group(valued.out(), "shop (\\d+) created"))).isEqualTo("true,false");
+    assertThat(withdrawalSettings(group(bare.out(), "shop (\\d+) created"))).isEqualTo("true,true");
+    assertThat(withdrawalSettings(group(off.out(), "shop (\\d+) created"))).isEqualTo("false,false");
+  }
+
+  /** A shop's check-withdrawal-balance and requires-approval settings, as stored: "true,false". */
+  private static String withdrawalSettings(String shopId) {
+    return db.jdbi().withHandle(h -> h.createQuery(
+        "select check_withdrawal_balance || ',' || requires_approval from shops where id = " + shopId)
+        .mapTo(String.class).one());
+  }
+
   @Test
   void refuses_a_shop_for_an_unknown_merchant_with_a_clear_message() {
     CommandLineRun r = run("shop", "create", "--merchant", "999999", "--name", "Nobody's");
