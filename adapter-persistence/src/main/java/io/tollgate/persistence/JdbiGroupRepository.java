@@ -176,7 +176,7 @@ final class JdbiGroupRepository implements GroupRepository {
     }
     // One row per group and value it holds, or one with a null value when it holds none; the
     // counts, asked once, ride on every row, and on a row of nulls when no group is found.
-    // card_deposits (migrations V12, V23, V25) keeps its plan for the session; each count's states
+    // card_deposits (migrations V12, V23, V25, V48) keeps its plan for the session; each count's states
     // travel as one comma-separated text, as unnest takes no array of arrays.
     List<Held> rows = jdbi.withHandle(h -> h.createQuery("""
             SELECT q.counts, x.* FROM (

@@ -990,6 +990,29 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A card's deposit on its way (a 3-D Secure challenge shown, a pre-auth not yet captured) may
+   * still complete or be declined however long ago it last changed: it counts whatever the
+   * rule's window. A deposit decided, completed or declined, counts within the window only.
+   */
+  @Test
+  void a_card_s_deposits_in_flight_count_however_long_ago_they_last_changed() {
+    ShopId shop = TestShops.create(adapters, "velocity-in-flight");
+    String token = draft(shop, "1", "x").card().cardToken();
+    for (PaymentState state : List.of(PaymentState.PENDING, PaymentState.AUTHORIZED, PaymentState.COMPLETED,
+        PaymentState.DECLINED)) {
+      Payment p = repository().insert(Payment.create(draft(shop, "1", "flight-" + state), PaymentState.CHECKOUT, T0));
+      repository().update(p.apply(OperationType.DEPOSIT, state, Outcome.NONE, T0.plusSeconds(1)));
+    }
+    Set<PaymentState> completed = Set.of(PaymentState.PENDING, PaymentState.AUTHORIZED, PaymentState.COMPLETED);
+    Set<PaymentState> declined = Set.of(PaymentState.PENDING, PaymentState.DECLINED);
+
+    assertThat(count(adapters, shop, token, completed, T0)).isEqualTo(3);
+    assertThat(count(adapters, shop, token, declined, T0)).isEqualTo(2);
+    assertThat(count(adapters, shop, token, completed, T0.plus(1, ChronoUnit.HOURS))).isEqualTo(2);
+    assertThat(count(adapters, shop, token, declined, T0.plus(1, ChronoUnit.HOURS))).isEqualTo(1);
+  }
+
+  /**
    * A card used hundreds of times without a decline must not make every "declined deposits per
    * card" check read all those deposits, even with a plan made while the shop's history was
    * small. The check runs first over 20 deposits of the card, analysed (with autovacuum off, so
@@ -1008,8 +1031,10 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         fresh.payments().insert(Payment.create(draft(busy, "1", "early-" + i), PaymentState.CHECKOUT, T0));
       }
       own.jdbi().useHandle(h -> h.execute("ANALYZE payments"));
+      Set<PaymentState> declinedOrInFlight = Set.of(PaymentState.PENDING, PaymentState.DECLINED);
       for (int i = 0; i < 12; i++) {
         assertThat(count(fresh, busy, token, PaymentState.DECLINED, since)).isZero();
+        assertThat(count(fresh, busy, token, declinedOrInFlight, since)).isZero();
       }
       for (int i = 0; i < 600; i++) {
         fresh.payments().insert(Payment.create(draft(busy, "1", "busy-" + i), PaymentState.CHECKOUT, T0));
@@ -1022,9 +1047,10 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       assertThat(count(fresh, busy, token, PaymentState.CHECKOUT, since)).isEqualTo(5);
       assertThat(count(fresh, busy, token, Set.of(PaymentState.PENDING, PaymentState.AUTHORIZED, PaymentState.COMPLETED),
           since)).as("completed or in progress").isZero();
+      assertThat(count(fresh, busy, token, declinedOrInFlight, since)).as("declined or in progress").isZero();
       long read = indexEntriesRead(own) - before;
 
-      assertThat(read).as("payment rows and index entries read by 12 velocity counts").isLessThan(100);
+      assertThat(read).as("payment rows and index entries read by 13 velocity counts").isLessThan(100);
     }
   }
 
@@ -1070,22 +1096,32 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         h.execute("SET LOCAL enable_bitmapscan = off");
         h.execute("SET LOCAL plan_cache_mode = force_generic_plan");
         h.execute("""
-            PREPARE counted (bigint, text, text[], char(32), timestamptz, integer, boolean) AS
+            PREPARE counted (bigint, text, text[], char(32), timestamptz, integer, boolean, text[]) AS
             SELECT count(*) FROM (SELECT 1 FROM payments
                 WHERE shop_id = $1 AND payment_type = 'DEPOSIT' AND card IS NOT NULL
                   AND coalesce(error_code, '') NOT LIKE '6.%'
                   AND coalesce(error_code, '') NOT LIKE '1.%'
                   AND card->>'cardToken' = $2 AND state = ANY ($3) AND updated >= $5
                   AND ($4 IS NULL OR id <> $4) AND ($7 OR amount > 0)
+                UNION ALL
+                SELECT 1 FROM payments
+                WHERE shop_id = $1 AND payment_type = 'DEPOSIT' AND card IS NOT NULL
+                  AND coalesce(error_code, '') NOT LIKE '6.%'
+                  AND coalesce(error_code, '') NOT LIKE '1.%'
+                  AND card->>'cardToken' = $2 AND state = ANY ($8)
+                  AND ($4 IS NULL OR id <> $4) AND ($7 OR amount > 0)
                 LIMIT $6) c""");
-        String text = String.join("\n", h.createQuery(
-                "EXPLAIN EXECUTE counted (1, 'token', '{DECLINED}', '" + "ab".repeat(16) + "', now(), 5, true)")
+        String text = String.join("\n", h.createQuery("EXPLAIN EXECUTE counted (1, 'token', '{DECLINED}', '"
+                + "ab".repeat(16) + "', now(), 5, true, '{PENDING}')")
             .mapTo(String.class).list());
         h.execute("DEALLOCATE counted");
         return text;
       });
       assertThat(plan).as("the function's statement, planned as the function plans it")
           .contains("Index").contains("payments_card_state").contains("state = ANY");
+      assertThat(plan.lines().filter(line -> line.contains("payments_card_state")))
+          .as("decided deposits within the window, and deposits in flight however old, each read from the index")
+          .hasSize(2);
       assertThat(plan.lines().filter(line -> line.contains("Filter")))
           .as("the index reads only what it counts: a row is set aside for the payment screened alone")
           .allSatisfy(line -> assertThat(line).contains("id <>").doesNotContain("state").doesNotContain("updated"));
@@ -1094,7 +1130,11 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       assertThat(function.replaceAll("\\s+", " ")).as("the statement above is the function's")
           .contains("AND coalesce(error_code, '') NOT LIKE '6.%' AND coalesce(error_code, '') NOT LIKE '1.%'"
               + " AND card->>'cardToken' = p_token"
-              + " AND state = ANY (p_states) AND updated >= p_since AND (p_except IS NULL OR id <> p_except)"
+              + " AND state = ANY (decided_states) AND updated >= p_since AND (p_except IS NULL OR id <> p_except)"
+              + " AND (p_verifications OR amount > 0) UNION ALL")
+          .contains("AND coalesce(error_code, '') NOT LIKE '6.%' AND coalesce(error_code, '') NOT LIKE '1.%'"
+              + " AND card->>'cardToken' = p_token"
+              + " AND state = ANY (in_flight_states) AND (p_except IS NULL OR id <> p_except)"
               + " AND (p_verifications OR amount > 0) LIMIT p_at_most");
     }
   }

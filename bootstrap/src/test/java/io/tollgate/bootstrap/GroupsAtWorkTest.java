@@ -424,6 +424,43 @@ class GroupsAtWorkTest {
     assertThat(pay(shop, "4000000000000002", "5.00", "EUR", "").get("errorCode").asText()).isEqualTo("6.22");
   }
 
+  /**
+   * The customer may answer a 3-D Secure challenge until the shop's checkout timeout (30 minutes
+   * here), however short the rule's window: a deposit still waiting for its challenge after the
+   * window counts as it did at first, toward completed deposits and toward declines alike, or a
+   * deposit of the card started meanwhile could complete past the limit along with it.
+   */
+  @Test
+  void a_3ds_deposit_waiting_for_its_challenge_longer_than_the_window_still_counts() {
+    String card = ",\"card\":{\"cardNumber\":\"4000000000000002\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
+    KeyedShop completed = shop("3DS velocity shop, slow challenge");
+    profile(completed, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 1, 10));
+    String first = challengedElevenMinutesAgo(completed, card);
+
+    JsonNode meanwhile = pay(completed, "4000000000000002", "5.00", "EUR", "");
+
+    assertThat(meanwhile.path("errorCode").asText()).as(meanwhile.toString()).isEqualTo("6.22");
+    challenge(first, true);
+    assertThat(state(completed, first)).as("the challenge is still answered").isEqualTo("COMPLETED");
+
+    KeyedShop declined = shop("3DS velocity shop, slow challenge, declines");
+    profile(declined, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 1, 10));
+    challengedElevenMinutesAgo(declined, card);
+    JsonNode next = pay(declined, "4000000000000002", "5.00", "EUR", "");
+    assertThat(next.path("errorCode").asText()).as(next.toString()).isEqualTo("6.23");
+  }
+
+  /** A deposit of the card whose challenge was shown 11 minutes ago and is still unanswered. */
+  private static String challengedElevenMinutesAgo(KeyedShop shop, String card) {
+    String id = created(shop, card);
+    assertThat(gw.openWithCardOnFile(id).status()).isEqualTo(200);
+    assertThat(state(shop, id)).isEqualTo("PENDING");
+    gw.database.jdbi().useHandle(h -> h.createUpdate("""
+            UPDATE payments SET created = created - interval '11 minutes', updated = updated - interval '11 minutes'
+             WHERE id = :id""").bind("id", id).execute());
+    return id;
+  }
+
   /** An authorized pre-auth may be captured at any time: it counts toward the limit as well. */
   @Test
   void an_authorized_pre_auth_counts_toward_the_completed_deposits_limit() {
