@@ -486,6 +486,9 @@ class GroupsAtWorkTest {
     assertThat(charged.get("state").asText()).as(charged.toString()).isEqualTo("COMPLETED");
     assertThat(pay(shop, "4000000000000408", "5.00", "EUR", "").get("errorCode").asText())
         .as("the charge is the card's completed deposit").isEqualTo("6.22");
+    JsonNode verifiedAgain = pay(shop, "4000000000000408", "0", "EUR", "\"preAuth\":true,");
+    assertThat(verifiedAgain.get("state").asText()).as("a verification adds no completed deposit, at the limit too")
+        .isEqualTo("AUTHORIZED");
 
     KeyedShop declines = shop("Verifying shop, declines counted");
     profile(declines, new ReferenceData.AntifraudRule(0, "DECLINED_DEPOSITS_PER_CARD", null, 1, 60));

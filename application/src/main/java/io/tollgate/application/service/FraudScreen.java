@@ -252,18 +252,26 @@ final class FraudScreen {
     return code == null ? null : code.strip().toUpperCase(Locale.ROOT);
   }
 
-  /** The count a velocity rule asks for this payment, or null when the rule has nothing to count. */
+  /**
+   * The count a velocity rule asks for this payment, or null when the rule has nothing to count.
+   * A card verification (a deposit of 0) is screened only by the rules that count verifications:
+   * it can add none of the card's completed deposits, so a limit on those says nothing about it.
+   */
   private GroupRepository.CardCount velocityCount(RuleToRun r, Payment p) {
     Set<PaymentState> states = r.type().countedStates();
     AntifraudRule rule = r.rule();
     if (states.isEmpty() || p.card() == null || p.card().cardToken() == null || rule.threshold() == null
-        || rule.windowMinutes() == null) {
+        || rule.windowMinutes() == null || (!r.type().countsVerifications() && isVerification(p))) {
       return null;
     }
     // the payment itself is not one of its card's other deposits, though its step may have made it PENDING
     return new GroupRepository.CardCount(p.shopId(), p.card().cardToken(), states, p.id(),
         clock.instant().minus(Duration.ofMinutes(rule.windowMinutes())), Math.max(0, rule.threshold()),
         r.type().countsVerifications());
+  }
+
+  private static boolean isVerification(Payment p) {
+    return p.amount().amount().signum() == 0;
   }
 
   private static String velocity(AntifraudRule rule, Integer count, String word) {

@@ -79,7 +79,8 @@ public enum AntifraudRuleType {
   /**
    * Whether a velocity rule counts card verifications, deposits of no amount (a pre-auth of 0):
    * a declined one is a declined attempt with the card, but one authorized moves no money and can
-   * never complete a deposit of any, so it is none of the card's completed deposits.
+   * never complete a deposit of any, so it is none of the card's completed deposits. A rule that
+   * does not count verifications does not screen one either: it has nothing to say about it.
    */
   public boolean countsVerifications() {
     return this != COMPLETED_DEPOSITS_PER_CARD;
