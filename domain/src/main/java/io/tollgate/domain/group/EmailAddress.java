@@ -1,8 +1,10 @@
 package io.tollgate.domain.group;
 
 import java.net.IDN;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * An e-mail address, kept lower-case. Its domain may be internationalised, written in Unicode
@@ -30,10 +32,28 @@ public record EmailAddress(String value) {
    * lower-case. One address written another way, in Unicode or punycode, with a soft hyphen or a
    * zero-width space (dropped), an ideographic full stop (a dot), fullwidth letters or 'ß' ("ss"),
    * has one key, so that a list that holds the address holds every spelling a customer could give.
+   * A punycode label is read as the Unicode it encodes first, so that "xn--strae-oqa" is "straße"
+   * and has its key; one that encodes no single label's Unicode keeps its key as written.
    */
   public String key() {
     int at = value.indexOf('@');
-    return value.substring(0, at) + "@" + IDN.toASCII(value.substring(at + 1)).toLowerCase(Locale.ROOT);
+    return value.substring(0, at) + "@" + Arrays.stream(IDN.toASCII(value.substring(at + 1)).split("\\.", -1))
+        .map(label -> keyOf(label.toLowerCase(Locale.ROOT))).collect(Collectors.joining("."));
+  }
+
+  /** A punycode label as the Unicode it encodes is in ASCII; any other label as it is. */
+  private static String keyOf(String label) {
+    String unicode = label.startsWith("xn--") ? Punycode.decode(label.substring(4)) : null;
+    if (unicode == null) {
+      return label;
+    }
+    String ascii;
+    try {
+      ascii = IDN.toASCII(unicode).toLowerCase(Locale.ROOT);
+    } catch (IllegalArgumentException e) {
+      return label;
+    }
+    return LABEL.matcher(ascii).matches() ? ascii : label;
   }
 
   private static boolean isValid(String v) {

@@ -136,6 +136,23 @@ class GroupEntryRulesTest {
         .isNotEqualTo(new EmailAddress("fraud2@example.com").key());
   }
 
+  /**
+   * A domain as the DNS has it names the address its Unicode spelling names, also where the key
+   * maps a character of it to others ('ß' to "ss"): a list that holds one spelling holds both. A
+   * label that only looks like the DNS form, encoding nothing or more than one label, keeps its
+   * key as written.
+   */
+  @Test
+  void an_email_s_dns_spelling_has_the_key_of_its_unicode_spelling() {
+    assertThat(new EmailAddress("kim@xn--strae-oqa.de").key()).isEqualTo(new EmailAddress("kim@straße.de").key())
+        .isEqualTo(new EmailAddress("KIM@XN--STRAE-OQA.DE").key());
+    assertThat(new EmailAddress("kim@xn--ab-m1t.de").key()).as("a zero-width joiner, dropped")
+        .isEqualTo(new EmailAddress("kim@ab.de").key());
+    assertThat(new EmailAddress("kim@xn--zz.de").key()).as("no punycode").isEqualTo("kim@xn--zz.de");
+    assertThat(new EmailAddress("kim@xn--ab-r13a.de").key()).as("an ideographic full stop: two labels")
+        .isEqualTo("kim@xn--ab-r13a.de");
+  }
+
   @Test
   void countries_are_assigned_alpha_2_codes_in_either_case_kept_upper_case() {
     assertThat(new CountryCode("us").value()).isEqualTo("US");
