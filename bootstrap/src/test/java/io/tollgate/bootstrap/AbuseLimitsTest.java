@@ -11,35 +11,58 @@ import org.junit.jupiter.api.Test;
 /** Per-key rate limits answer 429 with Retry-After, in the envelope, and keep keys apart. */
 class AbuseLimitsTest {
 
+  /**
+   * A key gets its burst, then one request a second. Each request takes a moment, and on a busy
+   * machine the burst may take long enough to earn another: the requests go on until refused, and
+   * those let through are held to what the limit allows in the time they took.
+   */
   @Test
   void a_key_over_its_rate_gets_429_with_retry_after_and_other_keys_do_not() throws Exception {
     try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "5"))) {
-      for (int i = 0; i < 5; i++) {
-        assertThat(gw.get("/api/v1/payments").status()).isEqualTo(200);
-      }
-      TestGateway.Answer limited = gw.get("/api/v1/payments");
-      assertThat(limited.status()).isEqualTo(429);
+      long start = System.nanoTime();
+      Limited reads = countUntilLimited(() -> gw.get("/api/v1/payments"));
+      assertThat(reads.letThrough()).as("the burst, then one a second").isBetween(5, 5 + secondsSince(start));
+      TestGateway.Answer limited = reads.refusal();
       assertThat(Integer.parseInt(limited.header("Retry-After"))).isBetween(1, 2);
       assertThat(limited.json().get("error").asText()).isEqualTo("Too Many Requests");
       assertThat(limited.json().get("message").asText())
           .startsWith("Too many requests for this key: at most 1 a second");
       assertThat(limited.json().get("path").asText()).isEqualTo("/api/v1/payments");
       int before = gw.countPayments();
-      assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}")
-          .status()).isEqualTo(429);
-      assertThat(gw.countPayments()).isEqualTo(before);
+      Limited creates = countUntilLimited(() -> gw.post("/api/v1/payments",
+          "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}"));
+      assertThat(gw.countPayments()).as("a refused create creates nothing").isEqualTo(before + creates.letThrough());
 
       String otherKey = gw.issueKey(gw.createShop(gw.merchant, "Quiet shop", false), gw.app.services().environment());
       assertThat(gw.get("/api/v1/payments", otherKey).status()).isEqualTo(200);
 
       String[] user = gw.merchantUser(gw.merchant, "limits@shop.example", Permission.SHOP_EDIT);
-      for (int i = 0; i < 5; i++) {
-        assertThat(gw.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
-      }
-      assertThat(gw.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(429);
+      start = System.nanoTime();
+      assertThat(countUntilLimited(() -> gw.merchantGet("/merchant-api/v1/shops", user)).letThrough())
+          .as("a merchant user's burst, then one a second").isBetween(5, 5 + secondsSince(start));
       assertThat(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/health/live")).GET()).status())
           .as("health checks are never limited").isEqualTo(200);
     }
+  }
+
+  /** The exact counts, on a made-up clock: the burst at once, then a token a second, each key its own. */
+  @Test
+  void a_key_gets_its_burst_at_once_then_one_request_a_second() {
+    RateLimitFilter limit = new RateLimitFilter(1, 5);
+    long second = 1_000_000_000L;
+    for (int i = 0; i < 5; i++) {
+      assertThat(limit.take("key:a", 0)).isZero();
+    }
+    assertThat(limit.take("key:a", 0)).as("a second to wait, what Retry-After says").isEqualTo(second);
+    assertThat(limit.take("key:a", second / 2)).as("half a token").isEqualTo(second / 2);
+    assertThat(limit.take("key:a", second)).isZero();
+    assertThat(limit.take("key:a", second)).isPositive();
+    assertThat(limit.take("key:b", second)).as("another key has its own burst").isZero();
+    int allowed = 0;
+    while (limit.take("key:a", 10 * second) == 0) {
+      allowed++;
+    }
+    assertThat(allowed).as("nine seconds on, never more than the burst").isEqualTo(5);
   }
 
   /**
@@ -50,21 +73,23 @@ class AbuseLimitsTest {
   @Test
   void another_spelling_of_the_same_credential_shares_its_bucket() throws Exception {
     try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "3"))) {
+      // each spelling in turn until refused: with a bucket of its own, each would be let through
+      // three times, twelve in all
       String[] spellings = {"Bearer ", "bearer ", "BEARER  ", "bEaReR   "};
-      java.util.List<Integer> statuses = new java.util.ArrayList<>();
-      for (String scheme : spellings) {
-        statuses.add(gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments")).GET()
-            .header("Authorization", scheme + gw.apiKey)).status());
-      }
-      assertThat(statuses).as("the key's burst is 3").containsExactly(200, 200, 200, 429);
+      int[] sent = {0};
+      long start = System.nanoTime();
+      Limited key = countUntilLimited(() -> gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/api/v1/payments"))
+          .GET().header("Authorization", spellings[sent[0]++ % spellings.length] + gw.apiKey)));
+      assertThat(key.letThrough()).as("the key's burst is 3").isBetween(3, 3 + secondsSince(start));
 
       String password = gw.merchantUser(gw.merchant, "spelled2@shop.example", Permission.SHOP_EDIT)[1];
-      statuses.clear();
-      for (String email : new String[] {"spelled2@shop.example", "Spelled2@shop.example", "SPELLED2@SHOP.EXAMPLE",
-          "spelled2@Shop.Example"}) {
-        statuses.add(gw.merchantGet("/merchant-api/v1/shops", new String[] {email, password}).status());
-      }
-      assertThat(statuses).as("the user's burst is 3").containsExactly(200, 200, 200, 429);
+      String[] emails = {"spelled2@shop.example", "Spelled2@shop.example", "SPELLED2@SHOP.EXAMPLE",
+          "spelled2@Shop.Example"};
+      sent[0] = 0;
+      start = System.nanoTime();
+      Limited user = countUntilLimited(() -> gw.merchantGet("/merchant-api/v1/shops",
+          new String[] {emails[sent[0]++ % emails.length], password}));
+      assertThat(user.letThrough()).as("the user's burst is 3").isBetween(3, 3 + secondsSince(start));
     }
   }
 
@@ -85,23 +110,27 @@ class AbuseLimitsTest {
    * A made-up credential per request does not escape the limit: failures count per address, on
    * both APIs together. Each guess costs a password check, and the address earns a guess back
    * every second, so on a busy machine five guesses may take long enough to earn a sixth. Hence
-   * the guesses go on until refused, and those let through are held to what the limit allows
-   * in the time they took: the burst, then one a second.
+   * the guesses go on until the address is refused, and those let through are held to what the
+   * limit allows in the time they took: the burst, then one a second. A guess that takes a second
+   * or more (a loaded machine) earns its own way back; then the user's sign-in limit ends the
+   * guesses after ten, and its refusals, answered at once, count against the address as well.
    */
   @Test
   void guesses_with_a_new_credential_each_time_are_limited_by_address() throws Exception {
     try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "5"))) {
       String[] user = gw.merchantUser(gw.merchant, "guessed@shop.example", Permission.SHOP_EDIT);
       long start = System.nanoTime();
-      int unauthorized = 0;
-      int status;
-      while ((status = gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess-" + unauthorized})
-          .status()) == 401) {
-        unauthorized++;
-        assertThat(unauthorized).as("guesses let through").isLessThan(50);
+      int refused = 0;
+      TestGateway.Answer guess;
+      while ((guess = gw.merchantGet("/merchant-api/v1/shops", new String[] {user[0], "guess-" + refused}))
+          .status() == 401 || guess.status() == 429 && guess.json().get("message").asText()
+              .startsWith("Too many failed sign-ins")) {
+        refused++;
+        assertThat(refused).as("guesses let through").isLessThan(50);
       }
-      assertThat(status).isEqualTo(429);
-      assertThat(unauthorized).isBetween(5, 5 + secondsSince(start));
+      assertThat(guess.status()).isEqualTo(429);
+      assertThat(guess.json().get("message").asText()).startsWith("Too many refused credentials from this address");
+      assertThat(refused).isBetween(5, 5 + secondsSince(start));
 
       start = System.nanoTime();
       int gatewayGuesses = 0;
@@ -199,7 +228,8 @@ class AbuseLimitsTest {
       assertThat(Integer.parseInt(held.header("Retry-After"))).as("a minute, less the time the guesses took")
           .isBetween(40, 60);
       assertThat(held.json().get("error").asText()).isEqualTo("Too Many Requests");
-      assertThat(held.json().get("message").asText()).startsWith("Too many failed sign-ins for this user; retry after ");
+      assertThat(held.json().get("message").asText())
+          .startsWith("Too many failed sign-ins for this user; retry after ");
       assertThat(held.json().get("path").asText()).isEqualTo("/merchant-api/v1/shops");
       assertThat(gw.merchantGet("/merchant-api/v1/shops", other).status()).isEqualTo(200);
     }
@@ -255,6 +285,21 @@ class AbuseLimitsTest {
     return gw.send(java.net.http.HttpRequest.newBuilder(gw.uri("/merchant-api/v1/shops")).GET()
         .header("Authorization", TestGateway.basic(new String[] {email, password}))
         .header("X-Forwarded-For", forwardedFor)).status();
+  }
+
+  /** The 429 a run of requests ended with, and how many were let through (200) before it. */
+  private record Limited(int letThrough, TestGateway.Answer refusal) {}
+
+  /** Sends {@code request} until it is answered 429, each answer before it a 200. */
+  private static Limited countUntilLimited(java.util.function.Supplier<TestGateway.Answer> request) {
+    int letThrough = 0;
+    TestGateway.Answer answer;
+    while ((answer = request.get()).status() != 429) {
+      assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+      letThrough++;
+      assertThat(letThrough).as("requests let through").isLessThan(50);
+    }
+    return new Limited(letThrough, answer);
   }
 
   /** Whole seconds since {@code start}, rounded up. */
