@@ -98,6 +98,20 @@ class ConfigurationReferenceTest {
   }
 
   /**
+   * Unset, the webhook retry schedule is the contract's (section 6): 1 min, 5 min, 15 min, 1 h,
+   * 3 h, 6 h, 12 h, 24 h, 24 h, 24 h; set, it is the delays given, in order.
+   */
+  @Test
+  void the_webhook_retry_schedule_is_the_contract_s_unless_set() {
+    java.util.List<java.time.Duration> contract = java.util.stream.Stream.of("PT1M", "PT5M", "PT15M", "PT1H",
+        "PT3H", "PT6H", "PT12H", "PT24H", "PT24H", "PT24H").map(java.time.Duration::parse).toList();
+    assertThat(TollgateConfig.from(Map.of()).webhookRetrySchedule()).isEqualTo(contract);
+    assertThat(io.tollgate.application.service.WebhookService.DEFAULT_RETRY_SCHEDULE).isEqualTo(contract);
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT2S, PT1M")).webhookRetrySchedule())
+        .containsExactly(java.time.Duration.ofSeconds(2), java.time.Duration.ofMinutes(1));
+  }
+
+  /**
    * A webhook timeout under a millisecond was 0 ms to Jetty, no timeout: no webhook was ever
    * sent. A job interval of P200000D passed the start, then overflowed as nanoseconds.
    */

@@ -5,9 +5,11 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import io.tollgate.application.port.in.WebhookDeliveryUseCase.Delivery;
+import io.tollgate.application.port.in.WebhookDeliveryUseCase.Result;
 import io.tollgate.application.port.out.PaymentRepository;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.application.port.out.WebhookOutbox;
@@ -20,9 +22,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 class WebhookServiceTest {
 
@@ -60,5 +64,48 @@ class WebhookServiceTest {
     assertThat(deliveries.get(1).unsendable()).isNull();
     assertThat(deliveries.get(2).signingKey()).isNull();
     assertThat(deliveries.get(2).unsendable()).isNull();
+  }
+
+  /**
+   * The contract's schedule (section 6): a failed attempt is tried again 1 min, 5 min, 15 min,
+   * 1 h, 3 h, 6 h, 12 h, then three times 24 h after it ended; the failure after the last of those
+   * marks the event failed. The times go by the attempt's end, not the service's clock.
+   */
+  @Test
+  void each_failed_attempt_is_retried_on_the_contract_s_schedule_then_the_event_fails() {
+    List<Duration> contract = List.of(Duration.ofMinutes(1), Duration.ofMinutes(5), Duration.ofMinutes(15),
+        Duration.ofHours(1), Duration.ofHours(3), Duration.ofHours(6), Duration.ofHours(12), Duration.ofHours(24),
+        Duration.ofHours(24), Duration.ofHours(24));
+    WebhookOutbox outbox = mock(WebhookOutbox.class);
+    Instant created = Instant.parse("2026-03-02T09:00:00Z");
+    WebhookService service = new WebhookService(outbox, mock(PaymentRepository.class), mock(ShopRepository.class),
+        mock(io.tollgate.application.port.out.ReferenceData.class), mock(ShopService.class),
+        WebhookService.DEFAULT_RETRY_SCHEDULE, Clock.fixed(created.plus(Duration.ofDays(30)), ZoneOffset.UTC));
+    ClaimedEvent first = event(1);
+    Instant started = created;
+    for (int failures = 0; failures <= contract.size(); failures++) {
+      ClaimedEvent claimed = new ClaimedEvent(first.id(), "owner:" + failures, first.paymentId(), first.shopId(),
+          first.paymentState(), first.targetUrl(), null, first.body(), failures, failures, created);
+      Duration took = Duration.ofMillis(1_500);
+      service.report(new Delivery(claimed, claimed.url(), "whsec_key"), new Result(started, took, 503, null));
+
+      @SuppressWarnings("unchecked")
+      ArgumentCaptor<List<WebhookOutbox.Outcome>> recorded = ArgumentCaptor.forClass(List.class);
+      verify(outbox, org.mockito.Mockito.times(failures + 1)).recordAttempts(recorded.capture());
+      WebhookOutbox.Outcome outcome = recorded.getValue().get(0);
+      String attempt = "attempt " + (failures + 1);
+      assertThat(outcome.attempt().number()).as(attempt).isEqualTo(failures + 1);
+      assertThat(outcome.attempt().statusCode()).as(attempt).isEqualTo(503);
+      if (failures < contract.size()) {
+        assertThat(outcome.status()).as(attempt).isEqualTo(WebhookOutbox.Status.PENDING);
+        assertThat(outcome.nextAttemptAt()).as(attempt)
+            .isEqualTo(started.plus(took).plus(contract.get(failures)));
+        started = outcome.nextAttemptAt();
+      } else {
+        assertThat(outcome.status()).as(attempt + ", after the last retry").isEqualTo(WebhookOutbox.Status.FAILED);
+        assertThat(outcome.nextAttemptAt()).as(attempt).isNull();
+        assertThat(outcome.attempt().eventStatus()).isEqualTo(WebhookOutbox.Status.FAILED);
+      }
+    }
   }
 }
