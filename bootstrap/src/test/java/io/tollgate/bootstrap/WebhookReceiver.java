@@ -37,6 +37,8 @@ final class WebhookReceiver implements AutoCloseable {
   /** The answer to a request that no script is left for, decided from its headers and body. */
   private volatile ToIntBiFunction<Map<String, String>, byte[]> defaultStatus = (headers, body) -> 200;
   private volatile Duration delay = Duration.ZERO;
+  /** Counted down to let the held answers go ({@link #holdAnswers}); none held at first. */
+  private volatile java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(0);
 
   WebhookReceiver() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
@@ -47,6 +49,7 @@ final class WebhookReceiver implements AutoCloseable {
         arrived.incrementAndGet();
         Map<String, String> headers = new java.util.HashMap<>();
         exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v.get(0)));
+        held.await();
         if (!delay.isZero()) {
           Thread.sleep(delay.toMillis());
         }
@@ -105,6 +108,20 @@ final class WebhookReceiver implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Holds every answer from now on until {@link #answerHeld}: the requests still arrive (and count
+   * in {@link #arrived}), and wait for their answer, as long as it takes.
+   */
+  WebhookReceiver holdAnswers() {
+    held = new java.util.concurrent.CountDownLatch(1);
+    return this;
+  }
+
+  /** Answers the requests held, and from now on answers at once. */
+  void answerHeld() {
+    held.countDown();
+  }
+
   List<Received> received() {
     return new ArrayList<>(received);
   }
@@ -126,6 +143,7 @@ final class WebhookReceiver implements AutoCloseable {
 
   @Override
   public void close() {
+    held.countDown();
     server.stop(0);
     if (!contractProblems.isEmpty()) {
       throw new AssertionError("webhooks that do not match the OpenAPI document:\n"

@@ -110,30 +110,60 @@ class WebhookReliabilityTest {
     }
   }
 
+  /**
+   * A shutdown finishes the deliveries in flight and gives back what it leased but has not sent:
+   * after a restart every event has been delivered once. The receiver holds its answers until the
+   * shutdown has begun, so that it meets deliveries in flight however fast the machine: two, one
+   * for each of two shops, as many as the worker sends at once.
+   */
   @Test
   void a_shutdown_finishes_or_gives_back_what_it_holds() throws Exception {
-    try (WebhookReceiver receiver = new WebhookReceiver().delayEachAnswer(Duration.ofMillis(300));
+    try (WebhookReceiver receiver = new WebhookReceiver().holdAnswers();
         TestGateway gw = TestGateway.start()) {
-      Tollgate worker = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of("TOLLGATE_WEBHOOK_PARALLELISM", "2"))),
-          gw.database);
+      String otherKey = gw.issueKey(gw.createShop(gw.merchant, "Other shop", false), gw.app.services().environment());
+      // a timeout far longer than the answers are held: none of them is cut short
+      Tollgate worker = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of("TOLLGATE_WEBHOOK_PARALLELISM", "2",
+          "TOLLGATE_WEBHOOK_TIMEOUT", "PT1M"))), gw.database);
       gw.app.close(); // only the worker delivers from here on
       for (int i = 0; i < 12; i++) {
-        paidDeposit(gw.http, worker.baseUri(), gw.apiKey, receiver.url("/slow"));
+        paidDeposit(gw.http, worker.baseUri(), i % 2 == 0 ? gw.apiKey : otherKey, receiver.url("/held"));
       }
-      WebhookReceiver.await(() -> receiver.received().size() >= 2, Duration.ofSeconds(10));
-      worker.close();
-      int afterShutdown = receiver.received().size();
-      assertThat(afterShutdown).isLessThan(12);
+      assertThat(WebhookReceiver.await(() -> receiver.arrived() == 2, Duration.ofSeconds(20))).isTrue();
+
+      URI workerUri = worker.baseUri();
+      Thread closing = new Thread(worker::close, "close-worker");
+      closing.start();
+      // it stops taking requests once its dispatcher has been told to stop leasing
+      assertThat(WebhookReceiver.await(() -> !accepts(workerUri), Duration.ofSeconds(20))).isTrue();
+      assertThat(receiver.arrived()).as("in flight: no slot was free for more").isEqualTo(2);
+      receiver.answerHeld();
+      closing.join(Duration.ofSeconds(90).toMillis());
+      assertThat(closing.isAlive()).as("the shutdown ended").isFalse();
+
+      int delivered = count(gw.database, "SELECT count(*) FROM webhook_events WHERE status = 'DELIVERED'");
+      assertThat(delivered).as("the deliveries in flight were finished, each answer recorded")
+          .isEqualTo(receiver.received().size()).isGreaterThanOrEqualTo(2).isLessThan(12);
       assertThat(count(gw.database, "SELECT count(*) FROM webhook_events WHERE lease_token IS NOT NULL")).isZero();
-      assertThat(count(gw.database, "SELECT count(*) FROM webhook_events WHERE status = 'DELIVERED'"))
-          .isEqualTo(afterShutdown);
+      assertThat(count(gw.database, """
+          SELECT count(*) FROM webhook_events WHERE status = 'PENDING' AND attempts = 0 AND next_attempt_at <= now()
+          """)).as("the rest given back untried, due at once").isEqualTo(12 - delivered);
 
       try (Tollgate next = Tollgate.start(TollgateConfig.from(instanceEnv(Map.of())), gw.database)) {
-        assertThat(WebhookReceiver.await(() -> receiver.received().size() >= 12, Duration.ofSeconds(20))).isTrue();
-        Thread.sleep(500);
+        assertThat(WebhookReceiver.await(() -> count(gw.database,
+            "SELECT count(*) FROM webhook_events WHERE status = 'DELIVERED'") == 12, Duration.ofSeconds(30))).isTrue();
       }
-      assertThat(receiver.received()).hasSize(12);
-      assertThat(receivedIds(receiver)).isEqualTo(eventIds(gw.database));
+      assertThat(receiver.received()).hasSize(12).allSatisfy(r -> assertThat(r.status()).isEqualTo(200));
+      assertThat(receivedIds(receiver)).as("each event once").isEqualTo(eventIds(gw.database));
+      assertThat(count(gw.database, "SELECT count(*) FROM webhook_attempts")).isEqualTo(12);
+    }
+  }
+
+  /** Whether a connection to {@code base} is taken. */
+  private static boolean accepts(URI base) {
+    try (java.net.Socket socket = new java.net.Socket(base.getHost(), base.getPort())) {
+      return true;
+    } catch (java.io.IOException refused) {
+      return false;
     }
   }
 
