@@ -325,7 +325,11 @@ class PayoutsAndBalancesTest {
     Shop shop = newShop("Approval shop", true, false);
     String first = withdraw(shop, "5.00").json().at("/result/id").asText();
     String second = withdraw(shop, "6.00").json().at("/result/id").asText();
-    Thread.sleep(300);
+    // a payout created after them, which needs no approval, paid out: the worker has looked since
+    Shop prompt = newShop("Prompt shop", false, false);
+    String later = withdraw(prompt, "1.00").json().at("/result/id").asText();
+    assertThat(gw.awaitStateOtherThan(later, "PENDING", Duration.ofSeconds(10), prompt.key()).get("state").asText())
+        .isEqualTo("COMPLETED");
     assertThat(gw.get("/api/v1/payments/" + first, shop.key()).json().at("/result/state").asText())
         .as("the worker leaves it alone").isEqualTo("AWAITING_APPROVAL");
 
