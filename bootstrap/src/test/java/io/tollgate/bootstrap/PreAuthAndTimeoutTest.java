@@ -185,23 +185,40 @@ class PreAuthAndTimeoutTest {
 
   /**
    * A customer who enters a 3-D Secure card late in the checkout gets the shop's timeout again
-   * for the challenge; a challenge left unanswered for that long ends cancelled 1.04.
+   * for the challenge; a challenge left unanswered for that long ends cancelled 1.04. Time goes by
+   * as the payment's times are moved back, not waited out: the shop's timeout is a minute.
    */
   @Test
   void a_3ds_challenge_has_the_timeout_from_the_challenge_not_from_the_checkout() throws Exception {
-    // 3 s of margin on either side of each step, for a loaded machine
-    ShopId shop = gw.createShop(gw.merchant, "Eight seconds", false, false, Duration.ofSeconds(8));
+    ShopId shop = gw.createShop(gw.merchant, "A minute", false, false, Duration.ofMinutes(1));
     String key = gw.issueKey(shop, Environment.SANDBOX);
     String id = cardDeposit(key, "1", "4000000000000002");
-    Thread.sleep(5_000);
+    backdate(id, "created", Duration.ofSeconds(50));
     Answer challenged = execute(id, key);
     assertThat(challenged.json().at("/result/state").asText()).isEqualTo("PENDING");
-    Thread.sleep(5_000);
+    // two minutes after the checkout began, half a minute into the challenge
+    backdate(id, "created", Duration.ofSeconds(70));
+    backdate(id, "updated", Duration.ofSeconds(30));
+    // a checkout of the shop left alone as long, cancelled: the job has looked at both since
+    String leftAlone = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}",
+        key, null).json().at("/result/id").asText();
+    backdate(leftAlone, "created", Duration.ofMinutes(2));
+    assertThat(gw.awaitStateOtherThan(leftAlone, "CHECKOUT", Duration.ofSeconds(10), key).get("state").asText())
+        .isEqualTo("CANCELLED");
     assertThat(gw.get("/api/v1/payments/" + id, key).json().at("/result/state").asText())
-        .as("ten seconds after the checkout began, five into the challenge").isEqualTo("PENDING");
+        .as("two minutes after the checkout began, half a minute into the challenge").isEqualTo("PENDING");
+
+    backdate(id, "updated", Duration.ofSeconds(40));
     JsonNode abandoned = gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), key);
     assertThat(abandoned.get("state").asText()).isEqualTo("CANCELLED");
     assertThat(abandoned.get("errorCode").asText()).isEqualTo("1.04");
+  }
+
+  /** Moves one of the payment's times {@code by} into the past, as if that long had gone by since. */
+  private static void backdate(String id, String column, Duration by) {
+    gw.database.jdbi().useHandle(h -> assertThat(h.createUpdate("UPDATE payments SET " + column + " = " + column
+        + " - :seconds * interval '1 second' WHERE id = :id").bind("seconds", by.toSeconds()).bind("id", id)
+        .execute()).isEqualTo(1));
   }
 
   @Test
