@@ -60,11 +60,10 @@ class LargePagesTest {
       assertThat(refused.json().get("path").asText()).isEqualTo("/api/v1/payments");
       assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=1000", reader).status()).isEqualTo(503);
 
-      t0 = System.nanoTime();
+      // small pages never wait: one that waited for the held page's rows, given back only once the
+      // lock is gone, would be a 503 after 2 s
       assertThat(gw.get("/api/v1/payments?limit=50").status()).isEqualTo(200);
       assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=500", reader).status()).isEqualTo(200);
-      assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("small pages never wait")
-          .isLessThan(Duration.ofMillis(1500));
       assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=10001", reader).status())
           .as("a limit no list serves is refused as before").isEqualTo(400);
       assertThat(held).isNotDone();

@@ -77,12 +77,11 @@ class MerchantListShareTest {
         // the rest of the flood arrives meanwhile: without a share, it took the remaining connections
         Thread.sleep(500);
 
-        long t0 = System.nanoTime();
+        // Neither waits for a connection or a place: what they would wait for is held until the lock
+        // is gone, after them, and they would be a 503, after the pool's 5 s or the share's 2 s.
         TestGateway.Answer otherList = gw.merchantGet("/merchant-api/v1/payments?limit=500&offset=100", other);
         assertThat(otherList.status()).as(otherList.body()).isEqualTo(200);
         assertThat(gw.get("/api/v1/payments").status()).isEqualTo(200);
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("another merchant's list and the gateway's payments "
-            + "did not wait for a connection").isLessThan(Duration.ofMillis(1500));
         assertThat(waitingOnTheLock()).as("no more of the flood reached the database than its share")
             .isEqualTo(SHARE);
 
@@ -138,15 +137,14 @@ class MerchantListShareTest {
         // the rest of the flood arrives meanwhile: without a total, it took the remaining connections
         Thread.sleep(500);
 
-        long t0 = System.nanoTime();
+        // Neither waits for a connection or a place: what they would wait for is held until the lock
+        // is gone, after them, and they would be a 503, after the pool's 5 s or the total's 2 s.
         TestGateway.Answer otherList = gw.merchantGet("/merchant-api/v1/payments?limit=500&offset=100", other);
         assertThat(otherList.status()).as(otherList.body()).isEqualTo(200);
         TestGateway.Answer payment = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":1.00,"
             + "\"currency\":\"EUR\",\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\","
             + "\"expiryYear\":\"2045\"}}");
         assertThat(payment.status()).as(payment.body()).isEqualTo(200);
-        assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("another merchant's list and the gateway's payment "
-            + "did not wait for a connection").isLessThan(Duration.ofMillis(1500));
         // exact, where a look at the database would miss a list let in that has not reached its lock yet
         held = gw.app.merchantListsServed();
         assertThat(held).as("no more of the heavy merchants' lists were let in than the total lets them")
@@ -202,10 +200,8 @@ class MerchantListShareTest {
     }
     assertThat(gw.app.merchantsWithListsInFlight()).isZero();
     assertThat(gw.app.merchantListsServed()).isZero();
-    long t0 = System.nanoTime();
+    // with a place not given back, it would wait for one that never frees, and be a 503 after 2 s
     assertThat(gw.merchantGet(heldPage, flooder).status()).isEqualTo(200);
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("did not wait for a place")
-        .isLessThan(Duration.ofMillis(1500));
   }
 
   /**
