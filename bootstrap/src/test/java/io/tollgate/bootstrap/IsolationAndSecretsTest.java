@@ -24,6 +24,15 @@ class IsolationAndSecretsTest {
       "4000000000000408", "5555000000000107", "4000000000000416", "4000000000009995", "4000000000000069",
       "4000000000000127", "4000000000000424");
 
+  /** The security code sent with every card: three digits, as on the test cards' brands. */
+  static final String CVV = "913";
+  /**
+   * The code as a value of its own, wherever it stands: in quotes or not, after a colon or an
+   * equals sign; not as digits of a longer number or token, nor as the fraction of a time.
+   */
+  static final java.util.regex.Pattern CVV_TOKEN = java.util.regex.Pattern.compile("(?<![0-9A-Za-z.])" + CVV
+      + "(?![0-9A-Za-z])");
+
   @Test
   void one_shops_key_never_reads_or_changes_another_shops_payments() throws Exception {
     try (TestGateway gw = TestGateway.start()) {
@@ -110,8 +119,9 @@ class IsolationAndSecretsTest {
         // host-to-host, with the security code
         TestGateway.Answer created = gw.post("/api/v1/payments", """
             {"paymentType":"DEPOSIT","amount":7.00,"currency":"EUR","referenceId":"r-%s",
-             "card":{"cardNumber":"%s","cardholderName":"ANN LEE","cardSecurityCode":"987","expiryMonth":"12","expiryYear":"2045"}}
-            """.formatted(pan.substring(12), pan));
+             "card":{"cardNumber":"%s","cardholderName":"ANN LEE","cardSecurityCode":"%s",
+                     "expiryMonth":"12","expiryYear":"2045"}}
+            """.formatted(pan.substring(12), pan, CVV));
         responses.add(created.body());
         String id = created.json().at("/result/id").asText();
         responses.add(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.3\"}").body());
@@ -141,14 +151,15 @@ class IsolationAndSecretsTest {
         var m = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page);
         assertThat(m.find()).isTrue();
         String form = "csrf=" + m.group(1) + "&cardNumber=" + pan + "&cardholderName=Ann&expiryMonth=12"
-            + "&expiryYear=2045&cardSecurityCode=987";
+            + "&expiryYear=2045&cardSecurityCode=" + CVV;
         responses.add(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other))
             .POST(HttpRequest.BodyPublishers.ofString(form))
             .header("Content-Type", "application/x-www-form-urlencoded")).body());
         responses.add(gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + other)).GET()).body());
         // a withdrawal to the card, a card group entry, and requests that fail with the number in them
         responses.add(gw.post("/api/v1/payments", """
-            {"paymentType":"WITHDRAWAL","amount":1,"currency":"EUR","card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2045"}}
+            {"paymentType":"WITHDRAWAL","amount":1,"currency":"EUR",
+             "card":{"cardNumber":"%s","expiryMonth":"12","expiryYear":"2045"}}
             """.formatted(pan)).body());
         responses.add(gw.merchantPost("/merchant-api/v1/card-groups/" + cards + "/cards",
             "{\"cardNumbers\":[\"" + pan + "\"]}", user).body());
@@ -158,7 +169,8 @@ class IsolationAndSecretsTest {
             {"paymentType":"DEPOSIT","amount":-1,"currency":"EUR","referenceId":"%s","description":"card %s",
              "card":{"cardNumber":"%s","cardSecurityCode":"98765","expiryMonth":"13","expiryYear":"1999"}}
             """.formatted(pan, pan, pan)).body());
-        responses.add(gw.get("/api/v1/payments?referenceId.eq=" + URLEncoder.encode(pan, StandardCharsets.UTF_8)).body());
+        responses.add(gw.get("/api/v1/payments?referenceId.eq=" + URLEncoder.encode(pan, StandardCharsets.UTF_8))
+            .body());
       }
       Thread.sleep(1_500); // let the payout worker and webhooks run over these payments
 
@@ -186,7 +198,9 @@ class IsolationAndSecretsTest {
         assertThat(logText.toString()).as("log").doesNotContain(pan);
         assertThat(answers).as("responses").doesNotContain(pan);
       }
-      assertThat(dump.toString()).doesNotContain("\"987\"").doesNotContain("cardSecurityCode");
+      assertThat(dump.toString()).as("database").doesNotContainPattern(CVV_TOKEN).doesNotContain("cardSecurityCode");
+      assertThat(logText.toString()).as("log").doesNotContainPattern(CVV_TOKEN);
+      assertThat(answers).as("responses").doesNotContainPattern(CVV_TOKEN);
       assertThat(columns).doesNotContainIgnoringCase("cvv").doesNotContainIgnoringCase("security_code")
           .doesNotContainIgnoringCase("pan,");
       String storedKeys = gw.database.jdbi().withHandle(h -> h.createQuery(
