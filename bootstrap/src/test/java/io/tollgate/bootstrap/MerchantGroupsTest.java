@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The merchant API's entry groups: the entry rules, all-or-nothing edits, permissions, paging. */
@@ -133,6 +134,34 @@ class MerchantGroupsTest {
     assertThat(edit("POST", path + "/bins", "{\"bins\":[\"411111\"", editor).status()).isEqualTo(400);
     assertThat(edit("DELETE", path + "/bins", "{\"bins\":[]}", editor).status()).isEqualTo(400);
     assertThat(entries(path)).isEmpty();
+  }
+
+  /**
+   * A delete is all or nothing, as an add is: an entry that is no entry of the kind is refused,
+   * alone in the answer, and the good entry sent with it stays in the group.
+   */
+  @ParameterizedTest
+  @CsvSource({
+      "BIN, bin-groups, bins, bins, 411111, 41111x, 411111",
+      "EMAIL, email-groups, emails, emails, a@x.example, not-an-address, a@x.example",
+      "COUNTRY, country-groups, countries, countries, DE, DEU, DE",
+      "ERROR_CODE, error-code-groups, error-codes, errorCodes, 4.01, 4.1, 4.01",
+      "CARD, card-groups, cards, cardNumbers, 4000000000000408, 12345, 400000******0408"})
+  void a_delete_with_one_bad_entry_takes_nothing_out(GroupKind kind, String collection, String entryPath,
+      String field, String good, String bad, String listed) {
+    long id = group(kind, "Delete all or nothing " + kind, false);
+    String path = "/merchant-api/v1/" + collection + "/" + id;
+    String[] user = kind == GroupKind.COUNTRY ? settings : editor;
+    assertThat(edit("POST", path + "/" + entryPath, "{\"" + field + "\":[\"" + good + "\"]}", user).status())
+        .isEqualTo(201);
+    assertThat(entries(path)).containsExactly(listed);
+
+    TestGateway.Answer refused = edit("DELETE", path + "/" + entryPath,
+        "{\"" + field + "\":[\"" + good + "\",\"" + bad + "\"]}", user);
+    assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+    assertThat(refused.json().get("errors").findValuesAsText("field")).containsExactly(field + "[1]");
+    assertThat(refused.json().get("errors").findValuesAsText("rejectedValue")).containsExactly(bad);
+    assertThat(entries(path)).as("the good entry is still there").containsExactly(listed);
   }
 
   @Test

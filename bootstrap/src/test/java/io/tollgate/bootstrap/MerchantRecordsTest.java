@@ -405,6 +405,27 @@ class MerchantRecordsTest {
   }
 
   /**
+   * A delete is all or nothing, as an add is: a shop that is not one of the merchant's, or no
+   * shop id at all, is refused, alone in the answer, and the shop sent with it stays in the group.
+   */
+  @Test
+  void a_shop_group_delete_with_one_bad_shop_takes_nothing_out() {
+    long group = gw.app.services().persistence().referenceData().createShopGroup(gw.merchant, "Kept whole",
+        Instant.now());
+    String path = "/merchant-api/v1/shop-groups/" + group;
+    String mine = String.valueOf(gw.shop.value());
+    assertThat(edit("POST", path + "/shops", "{\"shops\":[" + mine + "]}", viewer).status()).isEqualTo(201);
+    String foreign = String.valueOf(gw.createShop(other, "Not Yours Either", false).value());
+    for (String bad : new String[] {"\"x\"", foreign}) {
+      TestGateway.Answer refused = edit("DELETE", path + "/shops", "{\"shops\":[" + mine + "," + bad + "]}", viewer);
+      assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+      assertThat(refused.json().get("errors").findValuesAsText("field")).as(bad).containsExactly("shops[1]");
+      assertThat(result(path, viewer).get("shops").findValuesAsText("id")).as("the good shop is still there")
+          .containsExactly(mine);
+    }
+  }
+
+  /**
    * As with the entry groups: a shop group the user may not see is a 404 and one it may not
    * edit a 403 whatever the body holds; only a user who may edit it learns that the body is bad.
    */
