@@ -215,9 +215,16 @@ class WebhookDeliveryTest {
       assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
       WebhookReceiver.Received hook = receiver.receivedFor(id).get(0);
       assertThat(TestGateway.JSON.readTree(hook.body()).get("state").asText()).isEqualTo("DECLINED");
+      String signature = hook.header("Signature");
+      assertThat(signature).as("the body as sent verifies with the shop's key")
+          .isEqualTo(hmacHex(gw.signingKey, hook.body()));
       byte[] tampered = hook.bodyText().replace("DECLINED", "COMPLETED").getBytes(StandardCharsets.UTF_8);
-      assertThat(hmacHex(gw.signingKey, tampered)).isNotEqualTo(hook.header("Signature"));
-      assertThat(hmacHex("whsec_someone_else", hook.body())).isNotEqualTo(hook.header("Signature"));
+      assertThat(tampered).isNotEqualTo(hook.body());
+      assertThat(hmacHex(gw.signingKey, tampered)).as("a changed body does not").isNotEqualTo(signature);
+      ShopId otherShop = gw.createShop(gw.merchant, "Another shop's key", false);
+      String otherKey = gw.app.services().shops().issueKeys(otherShop, gw.app.services().environment()).signingKey();
+      assertThat(otherKey).isNotEqualTo(gw.signingKey);
+      assertThat(hmacHex(otherKey, hook.body())).as("nor does another shop's key").isNotEqualTo(signature);
     }
   }
 
