@@ -589,9 +589,13 @@ class CheckoutPageBrowserTest {
     assertThat(shop.getAttribute("textContent")).isEqualTo("Paying Test Shop");
     assertThat(browser.findElement(By.cssSelector(".amount")).getAttribute("textContent"))
         .isEqualTo("Amount: 12.50 EUR");
-    for (WebElement hidden : browser.findElements(By.cssSelector(".summary .visually-hidden"))) {
+    List<WebElement> words = browser.findElements(By.cssSelector(".summary .visually-hidden"));
+    assertThat(words).extracting(w -> w.getAttribute("textContent")).containsExactly("Paying ", "Amount: ");
+    for (WebElement hidden : words) {
+      // a box of a pixel at most, clipped to nothing: nothing of it is painted
       assertThat(hidden.getSize().getWidth()).isLessThanOrEqualTo(1);
       assertThat(hidden.getSize().getHeight()).isLessThanOrEqualTo(1);
+      assertThat(hidden.getCssValue("clip")).isEqualTo("rect(0px, 0px, 0px, 0px)");
     }
     assertThat(browser.findElement(By.id("amount")).getText()).isEqualTo("12.50 EUR");
   }
