@@ -135,6 +135,11 @@ class PreAuthAndTimeoutTest {
         .isEqualTo("1.00 Illegal Workflow State");
   }
 
+  /**
+   * A capture of a card verification is refused as any capture is: one of more than the authorized
+   * 0.00 EUR is a 400, and one of the whole, nothing, the 409 of an action the payment's state does
+   * not allow. It answered a 409 with a message of its own to both, a code a client looks for.
+   */
   @Test
   void a_zero_amount_pre_auth_verifies_the_card_and_is_voided_not_captured() {
     String id = authorized("0");
@@ -142,7 +147,12 @@ class PreAuthAndTimeoutTest {
 
     Answer capture = gw.post("/api/v1/payments/" + id + "/capture", "");
     assertThat(capture.status()).as(capture.body()).isEqualTo(409);
-    assertThat(capture.json().get("message").asText()).contains("void it instead");
+    assertThat(capture.json().get("message").asText()).startsWith("1.00 Illegal Workflow State")
+        .contains("void it instead");
+    Answer some = gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":1.00}");
+    assertThat(some.status()).as(some.body()).isEqualTo(400);
+    assertThat(some.json().at("/errors/0/field").asText()).isEqualTo("amount");
+    assertThat(some.json().at("/errors/0/message").asText()).isEqualTo("must not exceed the authorized 0.00 EUR");
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
     assertThat(gw.post("/api/v1/payments/" + id + "/void", "").json().at("/result/state").asText())
         .isEqualTo("CANCELLED");

@@ -184,10 +184,11 @@ public final class ProcessingService
             + authorized.currency() + (converted ? ", or " + asked.currency() + " in which it was asked" : "") + ")",
             currency));
       }
-      if (authorized.amount().signum() == 0) {
-        // a card verification (a pre-authorization of 0) holds nothing to take: it is voided
-        throw new DomainException.Conflict("nothing_to_capture",
-            "A pre-authorization of 0 is a card verification and holds nothing to capture; void it instead");
+      if (amount == null && authorized.amount().signum() == 0) {
+        // a card verification (a pre-authorization of 0) holds nothing to take: it is voided; an
+        // amount to capture is refused below, as more than the authorized 0
+        throw new DomainException.Conflict("illegal_workflow_state", PaymentTransitions.ILLEGAL_WORKFLOW_STATE
+            + ": a pre-authorization of 0 is a card verification and holds nothing to capture; void it instead");
       }
       Money captured = authorized;
       Money capturedAsked = null;
