@@ -452,6 +452,33 @@ class ConnectorRoutingTest {
         .contains("no EUR to CHF rate for terminal Nobody CHF");
   }
 
+  /**
+   * A card verification (a pre-authorization of 0, as CONTRACT section 2 offers it) moves no
+   * money, so a connector's smallest amount does not keep it from verifying the card: it was
+   * declined 1.08 by any connector that set one. A payment of an amount is still held to it.
+   */
+  @Test
+  void a_card_verification_goes_through_a_connector_with_a_minimum_amount() {
+    KeyedShop shop = shop("Verification");
+    long terminal = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Verification EUR", "ACTIVE",
+        "Sandbox", "SANDBOX", "Sandbox", List.of("DEPOSIT"), Instant.now()));
+    reference.createConnector(new ReferenceData.Connector(0, shop.id().value(), terminal, null, "ACTIVE", "BASIC_CARD",
+        "EUR", 1, 100, new BigDecimal("1.00"), null, null, null, null), Instant.now());
+
+    TestGateway.Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":0,"currency":"EUR","preAuth":true,
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    JsonNode verified = patch(shop, created.json().at("/result/id").asText()).json().get("result");
+    assertThat(verified.get("state").asText()).as(verified.toString()).isEqualTo("AUTHORIZED");
+    assertThat(verified.get("terminalName").asText()).isEqualTo("Verification EUR");
+    assertThat(verified.get("amount").decimalValue()).isEqualByComparingTo("0");
+
+    JsonNode small = pay(shop, "0.50", "EUR");
+    assertThat(small.get("state").asText()).isEqualTo("DECLINED");
+    assertThat(small.get("errorCode").asText()).isEqualTo("1.08");
+  }
+
   @Test
   void a_bank_transfer_the_first_connector_cannot_take_opens_on_the_next_one() {
     KeyedShop shop = shop("Transfers");

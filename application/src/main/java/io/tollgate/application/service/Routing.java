@@ -10,6 +10,7 @@ import io.tollgate.domain.money.Money;
 import io.tollgate.domain.payment.Outcome;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentOperation;
+import io.tollgate.domain.payment.PaymentType;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -294,8 +295,9 @@ final class Routing {
   /**
    * The payment as the connector would take it: in the connector's currency (the requested
    * amount converted at the current rate, rounded half-even to the currency's decimals) and
-   * within its limits. Refused with 1.09 when there is no rate, and with 1.08 when the amount is
-   * outside the limits or a positive amount converts to nothing.
+   * within its limits, which a card verification (a pre-authorization of 0) is not held to.
+   * Refused with 1.09 when there is no rate, and with 1.08 when the amount is outside the limits
+   * or a positive amount converts to nothing.
    */
   Routed route(Payment p, Connector c) {
     Money requested = requested(p);
@@ -317,12 +319,17 @@ final class Routing {
             + c.terminalName());
       }
     }
-    if ((c.minAmount() != null && sent.amount().compareTo(c.minAmount()) < 0)
-        || (c.maxAmount() != null && sent.amount().compareTo(c.maxAmount()) > 0)) {
+    if (!verifiesCard(p) && ((c.minAmount() != null && sent.amount().compareTo(c.minAmount()) < 0)
+        || (c.maxAmount() != null && sent.amount().compareTo(c.maxAmount()) > 0))) {
       return refused(c, ErrorCode.E1_08_INVALID_AMOUNT, sent + " is outside the limits of terminal "
           + c.terminalName());
     }
     return new Routed(c, c.terminalId(), c.terminalName(), sent, customer, null, null);
+  }
+
+  /** A card verification: a pre-authorization of 0, which moves no money whatever a connector's limits. */
+  private static boolean verifiesCard(Payment p) {
+    return p.type() == PaymentType.DEPOSIT && p.preAuth() && requested(p).amount().signum() == 0;
   }
 
   private static Routed refused(Connector c, ErrorCode code, String why) {
