@@ -299,6 +299,62 @@ public final class Database implements AutoCloseable {
         .bindArray("codes", String.class, java.util.List.copyOf(codes)).mapTo(String.class).list()));
   }
 
+  private static final String DECIMALS_OF = "decimals of ";
+
+  /**
+   * The decimals each crypto symbol was given by the start that last checked them
+   * ({@link #recordDecimals}): a start that gives a symbol no fewer need not read the amounts kept
+   * in it. Kept as rows of {@code maintenance_positions} named {@code decimals of} the symbol, a
+   * table of named numbers that holds them without a migration of their own.
+   */
+  public java.util.Map<String, Integer> decimalsRecorded() {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT substr(job, length(:prefix) + 1) AS code, position FROM maintenance_positions
+            WHERE starts_with(job, :prefix)""")
+        .bind("prefix", DECIMALS_OF)
+        .reduceRows(new java.util.HashMap<String, Integer>(), (found, row) -> {
+          found.put(row.getColumn("code", String.class), row.getColumn("position", Long.class).intValue());
+          return found;
+        }));
+  }
+
+  /** Records the decimals of these crypto symbols, as a start that found every amount kept in them fits. */
+  public void recordDecimals(java.util.Map<String, Integer> decimals) {
+    jdbi.useHandle(h -> {
+      var upsert = h.prepareBatch("""
+          INSERT INTO maintenance_positions (job, position) VALUES (:job, :decimals)
+          ON CONFLICT (job) DO UPDATE SET position = excluded.position""");
+      decimals.forEach((code, places) -> upsert.bind("job", DECIMALS_OF + code).bind("decimals", places).add());
+      upsert.execute();
+    });
+  }
+
+  /**
+   * The most decimals an amount kept in each of {@code codes} has, for the codes any is kept in:
+   * payments' amounts as charged and as asked, what was refunded of them or asked to be captured,
+   * and balances (the ledger's entries are written, never read back). One pass over the payments,
+   * for the rare start that gives a symbol fewer decimals than it had.
+   */
+  public java.util.Map<String, Integer> decimalsKept(java.util.Collection<String> codes) {
+    return jdbi.withHandle(h -> h.createQuery("""
+            SELECT kept.code, max(scale(trim_scale(kept.amount))) AS decimals
+              FROM payments p
+             CROSS JOIN LATERAL (VALUES (p.currency, p.amount), (p.currency, p.refunded_amount),
+                   (p.currency, p.asked_amount), (p.customer_currency, p.customer_amount),
+                   (p.customer_currency, p.asked_customer_amount)) kept(code, amount)
+             WHERE (p.currency = ANY(:codes) OR p.customer_currency = ANY(:codes)) AND kept.code = ANY(:codes)
+               AND kept.amount IS NOT NULL
+             GROUP BY kept.code
+            UNION ALL
+            SELECT currency, max(greatest(scale(trim_scale(available)), scale(trim_scale(reserved))))
+              FROM balances WHERE currency = ANY(:codes) GROUP BY currency""")
+        .bindArray("codes", String.class, java.util.List.copyOf(codes))
+        .reduceRows(new java.util.HashMap<String, Integer>(), (found, row) -> {
+          found.merge(row.getColumn("code", String.class), row.getColumn("decimals", Integer.class), Math::max);
+          return found;
+        }));
+  }
+
   /** What the readiness check needs to know about the database. */
   public record Health(boolean reachable, boolean migrated, String problem) {}
 

@@ -415,6 +415,43 @@ public final class Tollgate implements AutoCloseable {
      */
     static final Clock CLOCK = Clock.tick(Clock.systemUTC(), Duration.ofNanos(1_000));
 
+    /**
+     * Refuses to start when payments or balances are kept in a crypto symbol the setting no
+     * longer has, or gives fewer decimals than an amount kept in it has: each of them, every list
+     * that holds one, and the job that cancels timed-out checkouts would fail to read it, at every
+     * round. Refused at start instead, naming the setting. Reads the record of the currencies in
+     * use and of the decimals each symbol was last given, not the payments, but for the rare
+     * start that drops a symbol in use, or gives one fewer decimals than it was last given (or
+     * than no start recorded yet, as after the upgrade that began to record them).
+     */
+    private static void checkCurrenciesKept(java.util.Map<String, Integer> crypto, Currencies currencies,
+        Database database) {
+      java.util.Set<String> recorded = database.currenciesRecorded();
+      java.util.List<String> unrecognised = recorded.stream().filter(c -> currencies.find(c).isEmpty()).toList();
+      java.util.List<String> unknown = unrecognised.isEmpty() ? unrecognised
+          : database.currenciesInUse(unrecognised).stream().sorted().toList();
+      if (!unknown.isEmpty()) {
+        throw new IllegalStateException("TOLLGATE_CRYPTO_CURRENCIES must keep " + String.join(", ", unknown)
+            + " (with the decimals it had): payments or balances are kept in " + (unknown.size() == 1 ? "it" : "them"));
+      }
+      java.util.Map<String, Integer> given = database.decimalsRecorded();
+      java.util.List<String> fewer = recorded.stream().filter(crypto::containsKey)
+          .filter(c -> given.getOrDefault(c, Integer.MAX_VALUE) > crypto.get(c)).sorted().toList();
+      java.util.Map<String, Integer> kept = fewer.isEmpty() ? java.util.Map.of() : database.decimalsKept(fewer);
+      java.util.List<String> tooFew = fewer.stream().filter(c -> kept.getOrDefault(c, 0) > crypto.get(c)).toList();
+      if (!tooFew.isEmpty()) {
+        throw new IllegalStateException("TOLLGATE_CRYPTO_CURRENCIES must give " + tooFew.stream()
+            .map(c -> c + " at least " + kept.get(c) + " decimals (it gives " + crypto.get(c) + ")")
+            .collect(java.util.stream.Collectors.joining(", ")) + ": payments or balances are kept in "
+            + (tooFew.size() == 1 ? "it" : "them") + " with that many");
+      }
+      java.util.Map<String, Integer> changed = new java.util.HashMap<>(crypto);
+      changed.entrySet().removeIf(e -> e.getValue().equals(given.get(e.getKey())));
+      if (!changed.isEmpty()) {
+        database.recordDecimals(changed);
+      }
+    }
+
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
       return wire(config, database, publicUrl, io.tollgate.application.port.out.PaymentMetrics.NONE,
           java.util.function.UnaryOperator.identity());
@@ -427,17 +464,7 @@ public final class Tollgate implements AutoCloseable {
       Currencies currencies = new Currencies(config.cryptoCurrencies());
       SecretBox secrets = new SecretBox(new io.tollgate.persistence.MasterKeyRing(database.jdbi())
           .unlock(MasterKey.load(config)));
-      // A symbol taken out of the setting while payments or balances are kept in it: each of
-      // them, every list that holds one, and the job that cancels timed-out checkouts would fail
-      // to read it, at every round. Refused at start instead, naming the setting.
-      java.util.List<String> unrecognised = database.currenciesRecorded().stream()
-          .filter(c -> currencies.find(c).isEmpty()).toList();
-      java.util.List<String> unknown = unrecognised.isEmpty() ? unrecognised
-          : database.currenciesInUse(unrecognised).stream().sorted().toList();
-      if (!unknown.isEmpty()) {
-        throw new IllegalStateException("TOLLGATE_CRYPTO_CURRENCIES must keep " + String.join(", ", unknown)
-            + " (with the decimals it had): payments or balances are kept in " + (unknown.size() == 1 ? "it" : "them"));
-      }
+      checkCurrenciesKept(config.cryptoCurrencies(), currencies, database);
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION
           ? new PublicDestinations() : DestinationPolicy.ALLOW_ALL;

@@ -99,7 +99,8 @@ public record TollgateConfig(
               + "numbers (`master-key rotate` replaces it). Required in production"),
       new Setting("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8,ETH:8,USDT:8",
           "crypto symbols accepted besides ISO 4217 codes, with their decimals; set but empty, none; a symbol "
-              + "payments or balances are kept in must stay (the service refuses to start without it)"),
+              + "payments or balances are kept in must stay, with at least the decimals their amounts have (the "
+              + "service refuses to start otherwise)"),
       new Setting("TOLLGATE_BASE_CURRENCY", "EUR",
           "the platform's base currency: the merchant API shows each payment's amount in it too (`baseAmount`, "
               + "`paymentBaseAmount`) at today's imported rate, an estimate; an ISO 4217 code or one of "

@@ -61,6 +61,65 @@ class CryptoCurrencySettingTest {
     }
   }
 
+  /**
+   * A symbol given fewer decimals than an amount kept in it has: that payment, every list that
+   * held it and the shop's balances answered 500s, and the start did not say why. The service
+   * refuses to start instead, and says how many decimals the amounts kept in it need.
+   */
+  @Test
+  void a_symbol_cannot_be_given_fewer_decimals_than_an_amount_kept_in_it_has() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8"))) {
+      String id = deposit(gw, "0.12345678", "BTC");
+
+      Map<String, String> env = settings("tollgate-crypto-decimals", "BTC:2");
+      assertThatThrownBy(() -> Tollgate.start(TollgateConfig.from(env), gw.database).close())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES must give BTC at least 8 decimals (it gives 2)");
+
+      // a database from before the decimals were recorded is read once to learn them
+      gw.database.jdbi().useHandle(h -> h.execute("DELETE FROM maintenance_positions WHERE job LIKE 'decimals of %'"));
+      assertThatThrownBy(() -> Tollgate.start(TollgateConfig.from(env), gw.database).close())
+          .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES must give BTC at least 8 decimals (it gives 2)");
+
+      env.put("TOLLGATE_CRYPTO_CURRENCIES", "BTC:9");
+      try (Tollgate more = Tollgate.start(TollgateConfig.from(env), gw.database)) {
+        TestGateway.Answer read = get(gw, more, "/api/v1/payments/" + id);
+        assertThat(read.status()).as(read.body()).isEqualTo(200);
+        assertThat(read.json().at("/result/amount").decimalValue()).isEqualByComparingTo("0.12345678");
+      }
+    }
+  }
+
+  /**
+   * Fewer decimals that every amount kept fits are taken, read from the payments once: the next
+   * start with them reads the record again, not the payments.
+   */
+  @Test
+  void a_symbol_can_be_given_fewer_decimals_that_every_amount_kept_in_it_fits() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_CRYPTO_CURRENCIES", "BTC:8"))) {
+      String id = deposit(gw, "0.12", "BTC");
+
+      Map<String, String> env = settings("tollgate-crypto-fewer", "BTC:2");
+      try (Tollgate fewer = Tollgate.start(TollgateConfig.from(env), gw.database)) {
+        TestGateway.Answer read = get(gw, fewer, "/api/v1/payments/" + id);
+        assertThat(read.status()).as(read.body()).isEqualTo(200);
+        assertThat(read.json().at("/result/amount").decimalValue()).isEqualByComparingTo("0.12");
+      }
+      try (org.jdbi.v3.core.Handle lock = gw.database.jdbi().open()) {
+        lock.begin();
+        lock.execute("LOCK TABLE payments IN ACCESS EXCLUSIVE MODE");
+        java.util.concurrent.CompletableFuture<Tollgate.Services> wired = java.util.concurrent.CompletableFuture
+            .supplyAsync(() -> Tollgate.Services.wire(TollgateConfig.from(env), gw.database, "http://127.0.0.1"));
+        try {
+          assertThat(wired.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("wired while no payment can be read")
+              .isNotNull();
+        } finally {
+          lock.rollback();
+        }
+      }
+    }
+  }
+
   /** Emptied by an operator who wants none of the default's symbols, the setting gave all three. */
   @Test
   void set_but_empty_means_no_crypto_currency_and_unset_the_default_three() {
@@ -85,6 +144,27 @@ class CryptoCurrencySettingTest {
           "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"EUR\"}");
       assertThat(eur.status()).as(eur.body()).isEqualTo(200);
     }
+  }
+
+  /** The settings of a second service on the test gateway's database, with these crypto symbols. */
+  private static Map<String, String> settings(String scratch, String crypto) throws java.io.IOException {
+    return new HashMap<>(Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
+        "TOLLGATE_DATA_DIR", ScratchDirectories.create(scratch).toString(),
+        "TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY, "TOLLGATE_CRYPTO_CURRENCIES", crypto));
+  }
+
+  /** A deposit of the test gateway's shop, left in CHECKOUT; its id. */
+  private static String deposit(TestGateway gw, String amount, String currency) {
+    TestGateway.Answer created = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"amount\":" + amount + ",\"currency\":\"" + currency + "\"}");
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    return created.json().at("/result/id").asText();
+  }
+
+  /** A GET of the gateway API of {@code app}, with the test gateway's shop key. */
+  private static TestGateway.Answer get(TestGateway gw, Tollgate app, String path) {
+    return gw.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + app.port() + path))
+        .header("Authorization", "Bearer " + gw.apiKey));
   }
 
   private static void payInDoge(TestGateway gw) {
