@@ -299,32 +299,29 @@ public final class Database implements AutoCloseable {
         .bindArray("codes", String.class, java.util.List.copyOf(codes)).mapTo(String.class).list()));
   }
 
-  private static final String DECIMALS_OF = "decimals of ";
-
   /**
-   * The decimals each crypto symbol was given by the start that last checked them
+   * The decimals each crypto symbol in use was given by the start that last checked them
    * ({@link #recordDecimals}): a start that gives a symbol no fewer need not read the amounts kept
-   * in it. Kept as rows of {@code maintenance_positions} named {@code decimals of} the symbol, a
-   * table of named numbers that holds them without a migration of their own.
+   * in it. A symbol no start has recorded yet is not in the map.
    */
   public java.util.Map<String, Integer> decimalsRecorded() {
-    return jdbi.withHandle(h -> h.createQuery("""
-            SELECT substr(job, length(:prefix) + 1) AS code, position FROM maintenance_positions
-            WHERE starts_with(job, :prefix)""")
-        .bind("prefix", DECIMALS_OF)
+    return jdbi.withHandle(h -> h.createQuery("SELECT code, decimals FROM currencies_in_use WHERE decimals IS NOT NULL")
         .reduceRows(new java.util.HashMap<String, Integer>(), (found, row) -> {
-          found.put(row.getColumn("code", String.class), row.getColumn("position", Long.class).intValue());
+          found.put(row.getColumn("code", String.class), row.getColumn("decimals", Integer.class));
           return found;
         }));
   }
 
-  /** Records the decimals of these crypto symbols, as a start that found every amount kept in them fits. */
+  /**
+   * Records the decimals of these crypto symbols in use, as a start that found every amount kept
+   * in them fits (a symbol only balances are kept in is recorded as in use with it).
+   */
   public void recordDecimals(java.util.Map<String, Integer> decimals) {
     jdbi.useHandle(h -> {
       var upsert = h.prepareBatch("""
-          INSERT INTO maintenance_positions (job, position) VALUES (:job, :decimals)
-          ON CONFLICT (job) DO UPDATE SET position = excluded.position""");
-      decimals.forEach((code, places) -> upsert.bind("job", DECIMALS_OF + code).bind("decimals", places).add());
+          INSERT INTO currencies_in_use (code, decimals) VALUES (:code, :decimals)
+          ON CONFLICT (code) DO UPDATE SET decimals = excluded.decimals""");
+      decimals.forEach((code, places) -> upsert.bind("code", code).bind("decimals", places).add());
       upsert.execute();
     });
   }

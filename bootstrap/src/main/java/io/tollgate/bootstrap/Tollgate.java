@@ -446,7 +446,7 @@ public final class Tollgate implements AutoCloseable {
             + (tooFew.size() == 1 ? "it" : "them") + " with that many");
       }
       java.util.Map<String, Integer> changed = new java.util.HashMap<>(crypto);
-      changed.entrySet().removeIf(e -> e.getValue().equals(given.get(e.getKey())));
+      changed.entrySet().removeIf(e -> !recorded.contains(e.getKey()) || e.getValue().equals(given.get(e.getKey())));
       if (!changed.isEmpty()) {
         database.recordDecimals(changed);
       }

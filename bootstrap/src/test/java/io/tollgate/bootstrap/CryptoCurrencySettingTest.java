@@ -77,7 +77,7 @@ class CryptoCurrencySettingTest {
           .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES must give BTC at least 8 decimals (it gives 2)");
 
       // a database from before the decimals were recorded is read once to learn them
-      gw.database.jdbi().useHandle(h -> h.execute("DELETE FROM maintenance_positions WHERE job LIKE 'decimals of %'"));
+      gw.database.jdbi().useHandle(h -> h.execute("UPDATE currencies_in_use SET decimals = NULL"));
       assertThatThrownBy(() -> Tollgate.start(TollgateConfig.from(env), gw.database).close())
           .hasMessageContaining("TOLLGATE_CRYPTO_CURRENCIES must give BTC at least 8 decimals (it gives 2)");
 
