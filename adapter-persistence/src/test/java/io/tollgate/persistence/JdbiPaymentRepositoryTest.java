@@ -1013,6 +1013,28 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * Tollgate never expires a pre-auth, and a card scheme lets its hold lapse within 30 days: a
+   * pre-auth neither captured nor voided counts for 30 days before the rule's window, not for
+   * good, or it would block its card at the shop forever.
+   */
+  @Test
+  void a_card_s_pre_auth_left_authorized_stops_counting_30_days_before_the_window() {
+    ShopId shop = TestShops.create(adapters, "velocity-old-pre-auth");
+    String token = draft(shop, "1", "x").card().cardToken();
+    Instant since = T0.minus(10, ChronoUnit.MINUTES);
+    for (int days : List.of(10, 31)) {
+      Instant authorized = since.minus(days, ChronoUnit.DAYS);
+      Payment p = repository().insert(Payment.create(draft(shop, "5.00", "held-" + days), PaymentState.CHECKOUT,
+          authorized.minusSeconds(1)));
+      repository().update(p.apply(OperationType.DEPOSIT, PaymentState.AUTHORIZED, Outcome.NONE, authorized));
+    }
+    Set<PaymentState> completed = Set.of(PaymentState.PENDING, PaymentState.AUTHORIZED, PaymentState.COMPLETED);
+
+    assertThat(count(adapters, shop, token, completed, since)).as("the pre-auth of 10 days ago alone").isEqualTo(1);
+    assertThat(count(adapters, shop, token, completed, since.minus(21, ChronoUnit.DAYS))).isEqualTo(2);
+  }
+
+  /**
    * A card used hundreds of times without a decline must not make every "declined deposits per
    * card" check read all those deposits, even with a plan made while the shop's history was
    * small. The check runs first over 20 deposits of the card, analysed (with autovacuum off, so
@@ -1109,6 +1131,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
                   AND coalesce(error_code, '') NOT LIKE '6.%'
                   AND coalesce(error_code, '') NOT LIKE '1.%'
                   AND card->>'cardToken' = $2 AND state = ANY ($8)
+                  AND updated >= $5 - interval '30 days'
                   AND ($4 IS NULL OR id <> $4) AND ($7 OR amount > 0)
                 LIMIT $6) c""");
         String text = String.join("\n", h.createQuery("EXPLAIN EXECUTE counted (1, 'token', '{DECLINED}', '"
@@ -1120,7 +1143,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
       assertThat(plan).as("the function's statement, planned as the function plans it")
           .contains("Index").contains("payments_card_state").contains("state = ANY");
       assertThat(plan.lines().filter(line -> line.contains("payments_card_state")))
-          .as("decided deposits within the window, and deposits in flight however old, each read from the index")
+          .as("decided deposits within the window, and deposits in flight up to 30 days before it, each read from"
+              + " the index")
           .hasSize(2);
       assertThat(plan.lines().filter(line -> line.contains("Filter")))
           .as("the index reads only what it counts: a row is set aside for the payment screened alone")
@@ -1134,7 +1158,8 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
               + " AND (p_verifications OR amount > 0) UNION ALL")
           .contains("AND coalesce(error_code, '') NOT LIKE '6.%' AND coalesce(error_code, '') NOT LIKE '1.%'"
               + " AND card->>'cardToken' = p_token"
-              + " AND state = ANY (in_flight_states) AND (p_except IS NULL OR id <> p_except)"
+              + " AND state = ANY (in_flight_states) AND updated >= p_since - interval '30 days'"
+              + " AND (p_except IS NULL OR id <> p_except)"
               + " AND (p_verifications OR amount > 0) LIMIT p_at_most");
     }
   }

@@ -440,6 +440,7 @@ class GroupsAtWorkTest {
     JsonNode meanwhile = pay(completed, "4000000000000002", "5.00", "EUR", "");
 
     assertThat(meanwhile.path("errorCode").asText()).as(meanwhile.toString()).isEqualTo("6.22");
+    assertThat(fraudDetails(completed, meanwhile)).contains("in the last 10 minutes, or still in progress");
     challenge(first, true);
     assertThat(state(completed, first)).as("the challenge is still answered").isEqualTo("COMPLETED");
 
@@ -469,6 +470,35 @@ class GroupsAtWorkTest {
     assertThat(pay(shop, "4000000000000408", "5.00", "EUR", "\"preAuth\":true,").get("state").asText())
         .isEqualTo("AUTHORIZED");
     assertThat(pay(shop, "4000000000000408", "5.00", "EUR", "").get("errorCode").asText()).isEqualTo("6.22");
+  }
+
+  /**
+   * Tollgate never expires a pre-auth, and a card scheme lets its hold lapse within 30 days: a
+   * pre-auth neither captured nor voided counts toward the limit for 30 days past the window,
+   * not for good, or it would block its card at the shop forever.
+   */
+  @Test
+  void a_pre_auth_left_authorized_for_a_month_no_longer_counts() {
+    KeyedShop shop = shop("Pre-auth velocity shop, pre-auth left");
+    profile(shop, new ReferenceData.AntifraudRule(0, "COMPLETED_DEPOSITS_PER_CARD", null, 1, 60));
+    JsonNode held = pay(shop, "4000000000000408", "5.00", "EUR", "\"preAuth\":true,");
+    assertThat(held.get("state").asText()).isEqualTo("AUTHORIZED");
+
+    movedBack(held.get("id").asText(), 10);
+    JsonNode tenDaysOn = pay(shop, "4000000000000408", "5.00", "EUR", "");
+    assertThat(tenDaysOn.path("errorCode").asText()).as(tenDaysOn.toString()).isEqualTo("6.22");
+    movedBack(held.get("id").asText(), 21);
+    JsonNode monthOn = pay(shop, "4000000000000408", "5.00", "EUR", "");
+
+    assertThat(monthOn.path("state").asText()).as(monthOn.toString()).isEqualTo("COMPLETED");
+  }
+
+  /** Makes a payment as if created and last changed this many days earlier. */
+  private static void movedBack(String id, int days) {
+    gw.database.jdbi().useHandle(h -> h.createUpdate("""
+            UPDATE payments SET created = created - make_interval(days => :days),
+                   updated = updated - make_interval(days => :days)
+             WHERE id = :id""").bind("days", days).bind("id", id).execute());
   }
 
   /**

@@ -277,7 +277,7 @@ final class FraudScreen {
   private static String velocity(AntifraudRule rule, Integer count, String word) {
     return count != null && count >= rule.threshold()
         ? count + " " + word + " deposits with this card in the last " + rule.windowMinutes()
-            + " minutes (limit " + rule.threshold() + ")"
+            + " minutes, or still in progress (limit " + rule.threshold() + ")"
         : null;
   }
 }

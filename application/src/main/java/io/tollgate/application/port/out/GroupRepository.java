@@ -74,11 +74,13 @@ public interface GroupRepository {
 
   /**
    * A velocity count: how many of the shop's deposits with this card token are in one of
-   * {@code states}, updated since {@code since}, leaving out {@code except} (the payment being
-   * screened, which its own step may already have written, or null) and those the anti-fraud
-   * screen declined (a 6.xx error code); counting stops at {@code atMost}. Deposits of no
-   * amount, card verifications, count only when {@code verifications} is true. An implementation
-   * must see what its caller's transaction has written.
+   * {@code states}, last updated since {@code since} or, for a deposit still in progress
+   * ({@code PENDING}, {@code AUTHORIZED}: it may yet complete or be declined), in the 30 days
+   * before, leaving out {@code except} (the payment being screened, which its own step may
+   * already have written, or null), those the anti-fraud screen declined (a 6.xx error code) and
+   * the gateway's own declines (1.xx); counting stops at {@code atMost}. Deposits of no amount,
+   * card verifications, count only when {@code verifications} is true. An implementation must
+   * see what its caller's transaction has written.
    */
   record CardCount(ShopId shop, String cardToken, Set<PaymentState> states, PaymentId except, Instant since,
       int atMost, boolean verifications) {
