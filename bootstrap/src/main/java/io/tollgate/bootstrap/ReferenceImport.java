@@ -100,9 +100,18 @@ final class ReferenceImport {
     if (trimmed.startsWith("[")) {
       for (JsonNode node : JSON.readTree(trimmed)) {
         Map<String, String> row = new LinkedHashMap<>();
-        node.fields().forEachRemaining(e -> row.put(e.getKey(), e.getValue().isArray()
-            ? String.join(";", toStrings(e.getValue())) : e.getValue().isNull() ? null : text(e.getValue())));
-        rows.add(new Row(row, null));
+        List<String> unwritable = new ArrayList<>();
+        node.fields().forEachRemaining(e -> {
+          if (holdsTooLongANumber(e.getValue())) {
+            unwritable.add(e.getKey());
+            row.put(e.getKey(), null);
+          } else {
+            row.put(e.getKey(), e.getValue().isArray() ? String.join(";", toStrings(e.getValue()))
+                : e.getValue().isNull() ? null : text(e.getValue()));
+          }
+        });
+        rows.add(new Row(row, unwritable.isEmpty() ? null : "has a number too long to write out in "
+            + String.join(", ", unwritable) + " (a field holds at most " + MAX_FIELD + " characters)"));
       }
       return rows;
     }
@@ -126,6 +135,31 @@ final class ReferenceImport {
   /** A JSON value as the field's text: a number as written, never through a double, nor in exponent form. */
   private static String text(JsonNode value) {
     return value.isNumber() ? value.decimalValue().toPlainString() : value.asText();
+  }
+
+  /**
+   * Whether a JSON value, or one in its array, is a number longer written out than any field may
+   * be. It is counted, not written: 1e1000000000 is a few bytes in the file and a string of a
+   * billion digits once written out, more than the memory the command has.
+   */
+  private static boolean holdsTooLongANumber(JsonNode value) {
+    for (JsonNode v : value.isArray() ? value : List.of(value)) {
+      if (v.isNumber() && plainLength(v.decimalValue()) > MAX_FIELD) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The length of {@link BigDecimal#toPlainString}, from the number's digits and scale alone. */
+  static long plainLength(BigDecimal n) {
+    long digits = n.precision();
+    long scale = n.scale();
+    if (n.signum() == 0) {
+      return scale > 0 ? scale + 2 : 1;
+    }
+    long written = scale <= 0 ? digits - scale : scale >= digits ? scale + 2 : digits + 1;
+    return written + (n.signum() < 0 ? 1 : 0);
   }
 
   private static List<String> toStrings(JsonNode array) {

@@ -703,6 +703,37 @@ class CommandLineTest {
     assertThat(plnToNok()).as("unchanged").isEqualByComparingTo("2.123456789012345678");
   }
 
+  /**
+   * A JSON number is taken written out in full, and 1e1000000000, a few bytes in the file, is a
+   * billion digits written out: the command ran out of memory writing them. A number longer
+   * written out than a field may be is a bad row now, as a text too long is, and the file
+   * imports nothing.
+   */
+  @Test
+  void refuses_a_json_number_too_long_to_write_out_without_writing_it() throws Exception {
+    Path dir = ScratchDirectories.create("tollgate-imports-json-exponents");
+    Path rates = Files.writeString(dir.resolve("rates.json"),
+        "[{\"baseCurrency\":\"HKD\",\"quoteCurrency\":\"SGD\",\"rate\":1e1000000000},"
+            + "{\"baseCurrency\":\"SGD\",\"quoteCurrency\":\"HKD\",\"rate\":5.79}]");
+    CommandLineRun refused = run("import", "currency-rates", "--file", rates.toString());
+    assertThat(refused.exit()).as(refused.err()).isEqualTo(1);
+    assertThat(refused.err()).contains("nothing imported").contains("row 1 has a number too long to write out in rate")
+        .doesNotContain("row 2");
+    Integer stored = db.jdbi().withHandle(h -> h.createQuery(
+        "select count(*) from currency_rates where base_currency in ('HKD', 'SGD') and quote_currency in ('HKD', 'SGD')")
+        .mapTo(Integer.class).one());
+    assertThat(stored).as("nothing of the file").isZero();
+
+    Path bins = Files.writeString(dir.resolve("bins.json"),
+        "[{\"bin\":1e-1000000000,\"cardBrand\":\"VISA\"},{\"bin\":41111130,\"cardBrand\":\"VISA\"}]");
+    CommandLineRun binRefused = run("import", "bins", "--file", bins.toString());
+    assertThat(binRefused.exit()).as(binRefused.err()).isEqualTo(1);
+    assertThat(binRefused.err()).contains("row 1 has a number too long to write out in bin").doesNotContain("row 2");
+    Integer binsStored = db.jdbi().withHandle(h -> h.createQuery(
+        "select count(*) from bins where bin = '41111130'").mapTo(Integer.class).one());
+    assertThat(binsStored).isZero();
+  }
+
   private static java.math.BigDecimal plnToNok() {
     return db.jdbi().withHandle(h -> h.createQuery(
         "select rate from currency_rates where base_currency = 'PLN' and quote_currency = 'NOK'")
