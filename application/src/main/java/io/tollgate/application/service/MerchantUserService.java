@@ -51,6 +51,7 @@ public final class MerchantUserService implements MerchantUsersUseCase {
   private final SecretBox secrets;
   private final Clock clock;
   private volatile String dummyHash;
+  private final Object dummyHashLock = new Object();
   /**
    * Credentials found good lately, by a keyed digest, with the password hash they matched; an
    * entry still being checked is a future that the requests arriving meanwhile share.
@@ -268,11 +269,21 @@ public final class MerchantUserService implements MerchantUsersUseCase {
     current.invalidate(address(email));
   }
 
+  /**
+   * The stand-in an unknown address's password is checked against, made on first use by one
+   * request while the others wait for it: made by each, a burst of made-up addresses right after
+   * a start ran as many slow hashes at once, outside the cap on password checks.
+   */
   private String dummyHash() {
     String h = dummyHash;
     if (h == null) {
-      h = hasher.hash("not a real password " + RANDOM.nextLong());
-      dummyHash = h;
+      synchronized (dummyHashLock) {
+        h = dummyHash;
+        if (h == null) {
+          h = hasher.hash("not a real password " + RANDOM.nextLong());
+          dummyHash = h;
+        }
+      }
     }
     return h;
   }

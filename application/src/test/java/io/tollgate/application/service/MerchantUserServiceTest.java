@@ -103,6 +103,42 @@ class MerchantUserServiceTest {
   }
 
   /**
+   * Made-up addresses in a burst right after a start: the stand-in hash an unknown address is
+   * checked against is made once, while the others wait for it, not by each at once outside the
+   * cap on password checks (200 of them at cost 12 took a 2-core server's cores for tens of seconds).
+   */
+  @Test
+  void unknown_addresses_at_once_wait_for_one_stand_in_hash() throws Exception {
+    hasher.hashGate = new CountDownLatch(1);
+    int before = hasher.hashes.get();
+    List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ExecutorService pool = poolKeeping(8, threads);
+    try {
+      List<Future<Throwable>> answers = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        String who = "nobody" + i + "@x.test";
+        String from = "10.0.0." + i;
+        answers.add(pool.submit(() -> catchThrowable(() -> service.authenticate(who, "wrong password 1", from))));
+      }
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (threads.size() < 8 || !threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING
+          || t.getState() == Thread.State.TIMED_WAITING || t.getState() == Thread.State.BLOCKED)) {
+        assertThat(System.nanoTime()).as("all eight requests under way").isLessThan(deadline);
+        Thread.onSpinWait();
+      }
+      assertThat(hasher.mostHashingAtOnce.get()).as("stand-in hashes made at once").isEqualTo(1);
+      hasher.hashGate.countDown();
+      for (Future<Throwable> answer : answers) {
+        assertThat(answer.get(10, TimeUnit.SECONDS)).isInstanceOf(DomainException.Unauthenticated.class);
+      }
+    } finally {
+      hasher.hashGate.countDown();
+      pool.shutdownNow();
+    }
+    assertThat(hasher.hashes.get() - before).as("stand-in hashes made").isEqualTo(1);
+  }
+
+  /**
    * Credentials in steady use are not checked again every few minutes (which would stall each
    * busy integration that often); credentials left unused are forgotten.
    */
@@ -622,9 +658,22 @@ class MerchantUserServiceTest {
     final AtomicInteger running = new AtomicInteger();
     final AtomicInteger mostAtOnce = new AtomicInteger();
     volatile CountDownLatch gate = new CountDownLatch(0);
+    final AtomicInteger hashes = new AtomicInteger();
+    final AtomicInteger hashing = new AtomicInteger();
+    final AtomicInteger mostHashingAtOnce = new AtomicInteger();
+    volatile CountDownLatch hashGate = new CountDownLatch(0);
 
     @Override
     public String hash(String password) {
+      hashes.incrementAndGet();
+      mostHashingAtOnce.accumulateAndGet(hashing.incrementAndGet(), Math::max);
+      try {
+        hashGate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        hashing.decrementAndGet();
+      }
       return "hash:" + password + ":" + System.nanoTime();
     }
 
