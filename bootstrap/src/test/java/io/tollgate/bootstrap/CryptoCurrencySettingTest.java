@@ -46,18 +46,7 @@ class CryptoCurrencySettingTest {
       Map<String, String> env = Map.of("TOLLGATE_PORT", "0", "TOLLGATE_HOST", "127.0.0.1",
           "TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-crypto-lock").toString(),
           "TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY, "TOLLGATE_CRYPTO_CURRENCIES", "DOGE:2");
-      try (org.jdbi.v3.core.Handle lock = gw.database.jdbi().open()) {
-        lock.begin();
-        lock.execute("LOCK TABLE payments IN ACCESS EXCLUSIVE MODE");
-        java.util.concurrent.CompletableFuture<Tollgate.Services> wired = java.util.concurrent.CompletableFuture
-            .supplyAsync(() -> Tollgate.Services.wire(TollgateConfig.from(env), gw.database, "http://127.0.0.1"));
-        try {
-          assertThat(wired.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("wired while no payment can be read")
-              .isNotNull();
-        } finally {
-          lock.rollback();
-        }
-      }
+      assertWiredWhileNoPaymentCanBeRead(gw, env);
     }
   }
 
@@ -105,18 +94,7 @@ class CryptoCurrencySettingTest {
         assertThat(read.status()).as(read.body()).isEqualTo(200);
         assertThat(read.json().at("/result/amount").decimalValue()).isEqualByComparingTo("0.12");
       }
-      try (org.jdbi.v3.core.Handle lock = gw.database.jdbi().open()) {
-        lock.begin();
-        lock.execute("LOCK TABLE payments IN ACCESS EXCLUSIVE MODE");
-        java.util.concurrent.CompletableFuture<Tollgate.Services> wired = java.util.concurrent.CompletableFuture
-            .supplyAsync(() -> Tollgate.Services.wire(TollgateConfig.from(env), gw.database, "http://127.0.0.1"));
-        try {
-          assertThat(wired.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("wired while no payment can be read")
-              .isNotNull();
-        } finally {
-          lock.rollback();
-        }
-      }
+      assertWiredWhileNoPaymentCanBeRead(gw, env);
     }
   }
 
@@ -171,5 +149,21 @@ class CryptoCurrencySettingTest {
     TestGateway.Answer doge = gw.post("/api/v1/payments",
         "{\"paymentType\":\"DEPOSIT\",\"amount\":12.5,\"currency\":\"DOGE\"}");
     assertThat(doge.status()).as(doge.body()).isEqualTo(200);
+  }
+
+  /** Wires the service with {@code env} while the payments table is locked against any reader. */
+  private static void assertWiredWhileNoPaymentCanBeRead(TestGateway gw, Map<String, String> env) throws Exception {
+    try (org.jdbi.v3.core.Handle lock = gw.database.jdbi().open()) {
+      lock.begin();
+      lock.execute("LOCK TABLE payments IN ACCESS EXCLUSIVE MODE");
+      java.util.concurrent.CompletableFuture<Tollgate.Services> wired = java.util.concurrent.CompletableFuture
+          .supplyAsync(() -> Tollgate.Services.wire(TollgateConfig.from(env), gw.database, "http://127.0.0.1"));
+      try {
+        assertThat(wired.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("wired while no payment can be read")
+            .isNotNull();
+      } finally {
+        lock.rollback();
+      }
+    }
   }
 }
