@@ -46,12 +46,14 @@ import org.junit.jupiter.api.Test;
  * ask for 3-D Secure, bank transfers, pre-authorizations captured in full or in part or voided
  * (by a terminal that answers at once, or one that leaves its first calls unanswered),
  * refunds and over-refunds, withdrawals with and without approval and balance check, payments
- * converted for a terminal in another currency or cascaded to one, retries with one
- * Idempotency-Key, and races of several requests on one payment or one balance), sent to either
- * of two instances on one database, checked against a model of what must hold, during the run
- * and once the payouts have settled. The shops' webhook receiver refuses some deliveries (and a
- * few every time, until the gateway gives up and the merchant API resends them), the merchant
- * API resends some settled payments' webhooks, and its balances are held to the ledger too.
+ * converted for a terminal in another currency or cascaded to one, payouts declined by the
+ * anti-fraud screen or cascaded out of a terminal that converted them (at a rate moved meanwhile
+ * too), retries with one Idempotency-Key, and races of several requests on one payment or one
+ * balance), sent to either of two instances on one database, checked against a model of what
+ * must hold, during the run and once the payouts have settled. The shops' webhook receiver
+ * refuses some deliveries (and a few every time, until the gateway gives up and the merchant API
+ * resends them), the merchant API resends some settled payments' webhooks, and its balances are
+ * held to the ledger too.
  *
  * <p>The run is drawn from a seed, printed at the start; {@code -Dtollgate.money.seed=<seed>}
  * replays it, {@code -Dtollgate.money.operations=<n>} makes it longer or shorter.
@@ -89,6 +91,21 @@ class MoneyInvariantsTest {
    * terminal pays in USD, so that a withdrawal asked in EUR or JPY is checked when it is routed.
    */
   static final int CHECKING_CONVERTING_SHOP = LIMITED_SHOP + 1;
+  /**
+   * Where {@link #screenedAndCascadedPayouts} pays out EUR: a shop whose anti-fraud profile
+   * blacklists {@link #BLACKLISTED}, whose USD terminal converts and declines 4.02 on to its JPY
+   * terminal, which converts anew from the EUR asked.
+   */
+  static final int SCREENING_SHOP = CHECKING_CONVERTING_SHOP + 1;
+  static final String BLACKLISTED = "400000000000066" + luhnDigit("400000000000066");
+  static final BigDecimal EUR_TO_JPY = new BigDecimal("161.50");
+  /**
+   * Where {@link #screenedAndCascadedPayouts} pays out USD and EUR: a shop whose first EUR terminal
+   * declines 4.02 on to its second, and moves the USD to EUR rate while it declines a USD payout.
+   */
+  static final int RATE_MOVING_SHOP = SCREENING_SHOP + 1;
+  /** The USD to EUR rates the rate-moving shop's first terminal moves between. */
+  static final List<BigDecimal> USD_TO_EUR = List.of(new BigDecimal("0.9200"), new BigDecimal("0.9400"));
   /** The rates into USD the converting shop's payments are converted at. */
   static final Map<String, BigDecimal> TO_USD =
       Map.of("EUR", new BigDecimal("1.0850"), "JPY", new BigDecimal("0.0067"));
@@ -170,6 +187,12 @@ class MoneyInvariantsTest {
     /** What it was asked as, in another currency than {@link #currency}, when routing converted it. */
     volatile BigDecimal asked;
     volatile String askedCurrency;
+    /**
+     * What a cascaded withdrawal held at the converting terminal that declined it, before it moved
+     * on: in another currency than it was asked and is paid in, or in the same at another rate.
+     */
+    volatile BigDecimal passed;
+    volatile String passedCurrency;
     /** Whether a deposit may still wait for the sandbox bank, or for an acquirer yet to answer, to settle it. */
     volatile boolean awaitsBank;
     /** The states the merchant is told of by webhook, in order, once it has settled. */
@@ -219,6 +242,10 @@ class MoneyInvariantsTest {
    * from apart from {@link #random}, they leave the seed's operations as they were.
    */
   final Random webhookRandom = new Random(~SEED);
+  /** The USD to EUR rate, which the rate-moving shop's first terminal moves while it declines a USD payout. */
+  volatile BigDecimal usdToEur = USD_TO_EUR.get(0);
+  /** The rate-moving shop's last USD payout: the next one waits until it has moved on, one rate move at a time. */
+  Tracked rateMover;
 
   /**
    * An event resent for {@code payment}, in {@code state}, after the receiver had taken it
@@ -240,10 +267,16 @@ class MoneyInvariantsTest {
     shops.add(cascadingShop());
     shops.add(limitedShop());
     shops.add(checkingConvertingShop());
+    shops.add(screeningShop());
+    shops.add(rateMovingShop());
     try {
       for (int i = 0; i < OPERATIONS; i++) {
         if (i == OPERATIONS / 4) {
           refusingForGood = false;
+        }
+        if (i % 40 == 0) {
+          // paths no other step takes, in every run however short, paid out while the next steps run
+          screenedAndCascadedPayouts();
         }
         step(i);
         if (i % 40 == 39) {
@@ -264,6 +297,7 @@ class MoneyInvariantsTest {
       balancesFollowTheLedger("once settled");
       everyPaymentEndsAsModelled();
       everyLedgerEntryIsItsPaymentsOwn();
+      screenedAndCascadedPayoutsRan();
       everyAcquirerDecisionIsCountedOnce();
       refundsNeverExceedTheirDeposit();
       checkedShopsNeverPayOutMoreThanTheyHold();
@@ -971,6 +1005,151 @@ class MoneyInvariantsTest {
         .isEqualByComparingTo(askedBefore[1]);
     assertThat(gw.ledgerSum(shop.id(), "USD")[0]).as("available USD once it is settled, after " + what)
         .isGreaterThanOrEqualTo(BigDecimal.ZERO);
+  }
+
+  // ---- payouts screened, and cascaded out of a converting terminal ---------------------------
+
+  /**
+   * A shop whose anti-fraud profile blacklists {@link #BLACKLISTED}, and whose USD terminal
+   * converts and declines 4.02 on to its JPY terminal, which converts anew.
+   */
+  private Shop screeningShop() {
+    var reference = gw.app.services().persistence().referenceData();
+    reference.upsertCurrencyRate(new io.tollgate.application.port.out.ReferenceData.CurrencyRate("EUR", "JPY",
+        EUR_TO_JPY, java.time.Instant.now()));
+    Shop shop = shop("screening", false, false);
+    long cards = gw.app.services().groups().create(gw.merchant, io.tollgate.domain.group.GroupKind.CARD,
+        "Money payout blacklist", false).id();
+    Answer added = gw.merchantPost("/merchant-api/v1/card-groups/" + cards + "/cards",
+        "{\"cardNumbers\":[\"" + BLACKLISTED + "\"]}", merchantUser);
+    assertThat(added.status()).as("a card blacklisted: " + added.body()).isEqualTo(201);
+    long profile = reference.createAntifraudProfile(gw.merchant, "Money payout blacklist", "UTC",
+        java.time.Instant.now());
+    reference.addAntifraudRule(profile, new io.tollgate.application.port.out.ReferenceData.AntifraudRule(0,
+        "CARD_BLACKLIST", cards, null, null));
+    reference.attachAntifraudProfile(shop.id().value(), profile);
+    long codes = doNotHonorCascades("Money screening cascading codes");
+    connect(shop, terminal("Money screening USD terminal"), "USD", 1, codes);
+    connect(shop, terminal("Money screening JPY terminal"), "JPY", 2, null);
+    return shop;
+  }
+
+  /**
+   * A shop whose first EUR terminal declines 4.02 on to its second, and moves the USD to EUR rate
+   * to the other of {@link #USD_TO_EUR} while it declines a payout of the card that cascades.
+   */
+  private Shop rateMovingShop() {
+    var reference = gw.app.services().persistence().referenceData();
+    reference.upsertCurrencyRate(new io.tollgate.application.port.out.ReferenceData.CurrencyRate("USD", "EUR",
+        usdToEur, java.time.Instant.now()));
+    Shop shop = shop("rate moving", false, false);
+    long first = terminal("Money rate moving EUR terminal");
+    connect(shop, first, "EUR", 1, doNotHonorCascades("Money rate moving codes"));
+    connect(shop, terminal("Money rate moved EUR terminal"), "EUR", 2, null);
+    acquirer.meanwhile(first, payout -> {
+      if (payout.cardNumber().equals(CASCADES)) {
+        usdToEur = USD_TO_EUR.get(usdToEur.equals(USD_TO_EUR.get(0)) ? 1 : 0);
+        reference.upsertCurrencyRate(new io.tollgate.application.port.out.ReferenceData.CurrencyRate("USD", "EUR",
+            usdToEur, java.time.Instant.now()));
+      }
+    });
+    return shop;
+  }
+
+  /** An error-code group holding 4.02 alone: a connector naming it cascades a Do Not Honor. */
+  private static long doNotHonorCascades(String name) {
+    long group = gw.app.services().groups().create(gw.merchant, io.tollgate.domain.group.GroupKind.ERROR_CODE,
+        name, false).id();
+    gw.app.services().persistence().groups().add(group,
+        List.of(new io.tollgate.application.port.out.GroupRepository.Entry("4.02", "4.02")), "test",
+        java.time.Instant.now());
+    return group;
+  }
+
+  private static long terminal(String name) {
+    return gw.app.services().persistence().referenceData().createTerminal(
+        new io.tollgate.application.port.out.ReferenceData.Terminal(0, gw.merchant, name, "ACTIVE", "Sandbox",
+            "SANDBOX", "Sandbox", List.of("DEPOSIT", "WITHDRAWAL", "REFUND"), java.time.Instant.now()));
+  }
+
+  /** A card connector of the shop to the terminal in {@code currency}, cascading the codes of group {@code codes}. */
+  private static void connect(Shop shop, long terminal, String currency, int priority, Long codes) {
+    gw.app.services().persistence().referenceData().createConnector(
+        new io.tollgate.application.port.out.ReferenceData.Connector(0, shop.id().value(), terminal, null, "ACTIVE",
+            "BASIC_CARD", currency, priority, 100, null, null, codes, null, null), java.time.Instant.now());
+  }
+
+  /** A payout of {@link #screenedAndCascadedPayouts}, as it is asked. */
+  record Payout(Shop shop, String currency, BigDecimal amount, String card) {}
+
+  /**
+   * Payouts sent at once and paid out by both instances' workers while the next steps run. Of the
+   * screening shop, in EUR: to a blacklisted card, declined 6.01 before any terminal sees it and
+   * giving back what it held; to the card that cascades, held in USD, converted, where its USD
+   * terminal declines it 4.02, then given back there and held in JPY, converted anew from the EUR
+   * asked, and paid (or declined 3.28 over the sandbox's payout limit); to a card paid in USD.
+   * Of the rate-moving shop: one in USD to the card that cascades, held in EUR at the rate it is
+   * routed at, then again in EUR at the rate its first terminal moved it to while declining it;
+   * beside it, payouts in EUR, paid or declined as they are held, from the same EUR balance.
+   */
+  private void screenedAndCascadedPayouts() throws Exception {
+    Shop screening = shops.get(SCREENING_SHOP);
+    Shop moving = shops.get(RATE_MOVING_SHOP);
+    if (rateMover != null) {
+      // the last rate move is made before this payout is routed: the model knows both its rates
+      String state = gw.awaitStateOtherThan(rateMover.id, "PENDING", Duration.ofSeconds(20), moving.key())
+          .get("state").asText();
+      assertThat(state).as("moved on within 20 s: " + rateMover).isNotEqualTo("PENDING");
+    }
+    List<Payout> payouts = new ArrayList<>();
+    int n = 2 + random(3);
+    for (int i = 0; i < n; i++) {
+      String card = i == 0 ? CASCADES : i == 1 ? BLACKLISTED : List.of(CASCADES, APPROVED, BLACKLISTED).get(random(3));
+      payouts.add(new Payout(screening, "EUR", BigDecimal.valueOf(1 + random(8_000), 2), card));
+    }
+    payouts.add(new Payout(moving, "USD", BigDecimal.valueOf(100 + random(29_900), 2), CASCADES));
+    for (int i = random(3); i > 0; i--) {
+      payouts.add(new Payout(moving, "EUR", randomAmount("EUR", true), random(3) == 0 ? DECLINED : APPROVED));
+    }
+    BigDecimal routedAt = usdToEur;
+    BigDecimal movedTo = USD_TO_EUR.get(routedAt.equals(USD_TO_EUR.get(0)) ? 1 : 0);
+    List<Answer> answers = race(payouts.size(), i -> post("/api/v1/payments", withdrawalBody(
+        payouts.get(i).currency(), payouts.get(i).amount(), payouts.get(i).card()), payouts.get(i).shop().key(), null));
+    for (int i = 0; i < payouts.size(); i++) {
+      Payout p = payouts.get(i);
+      JsonNode w = ok(answers.get(i), "a payout of " + p);
+      assertThat(w.get("state").asText()).as("a payout of " + p).isEqualTo("PENDING");
+      String id = w.get("id").asText();
+      Tracked t;
+      if (p.card().equals(BLACKLISTED)) {
+        t = track(id, p.shop(), PaymentType.WITHDRAWAL, p.currency(), p.amount(), null, false, p.card(),
+            Set.of("DECLINED"));
+      } else if (p.shop() == moving && p.currency().equals("EUR")) {
+        t = track(id, p.shop(), PaymentType.WITHDRAWAL, p.currency(), p.amount(), null, false, p.card(),
+            Set.of(payoutEnd(p.amount(), p.card())));
+      } else if (p.shop() == moving) {
+        BigDecimal paid = p.amount().multiply(movedTo).setScale(2, RoundingMode.HALF_EVEN);
+        t = track(id, p.shop(), PaymentType.WITHDRAWAL, "EUR", paid, null, false, p.card(), Set.of("COMPLETED"));
+        t.passed = p.amount().multiply(routedAt).setScale(2, RoundingMode.HALF_EVEN);
+        t.passedCurrency = "EUR";
+        rateMover = t;
+      } else if (p.card().equals(APPROVED)) {
+        t = track(id, p.shop(), PaymentType.WITHDRAWAL, "USD", toUsd(p.amount(), p.currency()), null, false,
+            p.card(), Set.of("COMPLETED"));
+      } else {
+        BigDecimal yen = p.amount().multiply(EUR_TO_JPY).setScale(0, RoundingMode.HALF_EVEN);
+        t = track(id, p.shop(), PaymentType.WITHDRAWAL, "JPY", yen, null, false, p.card(),
+            Set.of(payoutEnd(yen, APPROVED)));
+        t.passed = toUsd(p.amount(), p.currency());
+        t.passedCurrency = "USD";
+      }
+      if (!t.currency.equals(p.currency())) {
+        t.asked = p.amount();
+        t.askedCurrency = p.currency();
+      }
+      t.announced.addAll(t.ends);
+      note("screened or cascaded payout " + t);
+    }
   }
 
   // ---- terminals that do not answer at once --------------------------------------------------
@@ -2476,6 +2655,10 @@ class MoneyInvariantsTest {
       if (t.shop == shops.get(REGULAR_SHOPS) && row.state().equals("CANCELLED")) {
         assertThat(api.get("errorCode").asText()).as("error of " + t).isEqualTo("1.04");
       }
+      if (BLACKLISTED.equals(t.card)) {
+        assertThat(api.get("errorCode").asText()).as("error of " + t + ", paid out to a blacklisted card")
+            .isEqualTo("6.01");
+      }
     }
   }
 
@@ -2532,6 +2715,13 @@ class MoneyInvariantsTest {
           currencies.add(t.askedCurrency);
           currencies.add(t.askedCurrency);
         }
+        if (t.passed != null) {
+          // held where it was declined, then given back there as it moved on
+          expected.add(new BigDecimal[] {t.passed.negate(), t.passed});
+          expected.add(new BigDecimal[] {t.passed, t.passed.negate()});
+          currencies.add(t.passedCurrency);
+          currencies.add(t.passedCurrency);
+        }
         expected.add(new BigDecimal[] {a.negate(), a});
         if (end.equals("COMPLETED")) {
           expected.add(new BigDecimal[] {BigDecimal.ZERO, a.negate()});
@@ -2548,6 +2738,44 @@ class MoneyInvariantsTest {
         assertThat(e.reserved()).as("entry " + i + " of " + t).isEqualByComparingTo(expected.get(i)[1]);
       }
     }
+  }
+
+  /**
+   * The payouts of {@link #screenedAndCascadedPayouts} took the paths they are there for, as the
+   * gateway recorded them: withdrawals declined by the anti-fraud screen, with a 6.xx code, before
+   * any routing; withdrawals given back where a terminal that converted them declined them, in a
+   * currency they were neither asked nor paid in; withdrawals held twice in the currency they are
+   * paid in, for different sums, having moved on at a moved rate. Their ledger entries are held to
+   * the model by {@link #everyLedgerEntryIsItsPaymentsOwn}.
+   */
+  private void screenedAndCascadedPayoutsRan() {
+    Long[] ids = shops.stream().map(s -> s.id().value()).toArray(Long[]::new);
+    long screened = count("""
+        SELECT count(DISTINCT p.id) FROM payments p JOIN payment_operations o ON o.payment_id = p.id
+         WHERE p.shop_id = ANY(:shops) AND p.payment_type = 'WITHDRAWAL' AND o.operation = 'DETECT_FRAUD'
+           AND o.payment_state = 'DECLINED' AND o.error_code LIKE '6.%'
+        """, ids);
+    long cascadedOut = count("""
+        SELECT count(DISTINCT p.id) FROM payments p JOIN ledger_entries e ON e.payment_id = p.id
+         WHERE p.shop_id = ANY(:shops) AND p.payment_type = 'WITHDRAWAL' AND e.reserved < 0
+           AND e.currency <> p.currency AND e.currency <> p.customer_currency
+        """, ids);
+    long cascadedAtAMovedRate = count("""
+        SELECT count(*) FROM (SELECT p.id FROM payments p JOIN ledger_entries e ON e.payment_id = p.id
+         WHERE p.shop_id = ANY(:shops) AND p.payment_type = 'WITHDRAWAL' AND e.reserved > 0
+           AND e.currency = p.currency
+         GROUP BY p.id HAVING count(DISTINCT e.reserved) > 1) moved
+        """, ids);
+    System.out.println("MoneyInvariantsTest payouts: " + screened + " declined by the screen, " + cascadedOut
+        + " cascaded out of a converting terminal, " + cascadedAtAMovedRate + " cascaded at a moved rate");
+    assertThat(screened).as("withdrawals declined by the anti-fraud screen before routing").isPositive();
+    assertThat(cascadedOut).as("withdrawals cascaded out of a terminal that converted them into a third currency")
+        .isPositive();
+    assertThat(cascadedAtAMovedRate).as("withdrawals cascaded within one currency at a moved rate").isPositive();
+  }
+
+  private static long count(String sql, Long[] shops) {
+    return gw.database.jdbi().withHandle(h -> h.createQuery(sql).bind("shops", shops).mapTo(Long.class).one());
   }
 
   /**

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -64,6 +65,8 @@ final class TardyAcquirer implements PaymentProcessor {
   private final Map<String, String> settled = new ConcurrentHashMap<>();
   private final Set<String> tardyDeposits = ConcurrentHashMap.newKeySet();
   private final AtomicInteger unanswered = new AtomicInteger();
+  /** What happens elsewhere while the acquirer decides a payout at a terminal, by terminal id. */
+  private final Map<Long, Consumer<CardCharge>> meanwhile = new ConcurrentHashMap<>();
 
   TardyAcquirer(PaymentProcessor sandbox, long seed) {
     this.sandbox = sandbox;
@@ -96,6 +99,15 @@ final class TardyAcquirer implements PaymentProcessor {
     Set<String> all = new java.util.HashSet<>(calls.keySet());
     all.addAll(settleCalls.keySet());
     return all;
+  }
+
+  /**
+   * Has {@code action} run while the acquirer decides each payout at {@code terminal}, before it
+   * answers, once per payout and attempt however often it is asked: what an operator changes
+   * while a terminal has a payout.
+   */
+  void meanwhile(long terminal, Consumer<CardCharge> action) {
+    meanwhile.put(terminal, action);
   }
 
   /** How many calls the acquirer left unanswered (PENDING or timed out). */
@@ -160,8 +172,14 @@ final class TardyAcquirer implements PaymentProcessor {
 
   @Override
   public Result payout(CardCharge payout) {
+    Consumer<CardCharge> action = payout.terminal().id() == null ? null : meanwhile.get(payout.terminal().id());
     return ask("payout " + payout.payment().value() + " " + payout.terminal() + " " + payout.attempt(),
-        payout.payment(), tardy(payout.cardNumber()), calls, true, () -> sandbox.payout(decided(payout)));
+        payout.payment(), tardy(payout.cardNumber()), calls, true, () -> {
+          if (action != null) {
+            action.accept(payout);
+          }
+          return sandbox.payout(decided(payout));
+        });
   }
 
   @Override
