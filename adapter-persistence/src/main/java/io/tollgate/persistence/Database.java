@@ -300,9 +300,10 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * The decimals each crypto symbol in use was given by the start that last checked them
-   * ({@link #recordDecimals}): a start that gives a symbol no fewer need not read the amounts kept
-   * in it. A symbol no start has recorded yet is not in the map.
+   * The decimals each currency in use was held to when last recorded, by its first payment or by
+   * the start that last checked them ({@link #recordDecimals}): a start that gives a symbol no
+   * fewer need not read the amounts kept in it. A currency recorded by an older version, which
+   * kept no decimals, is not in the map.
    */
   public java.util.Map<String, Integer> decimalsRecorded() {
     return jdbi.withHandle(h -> h.createQuery("SELECT code, decimals FROM currencies_in_use WHERE decimals IS NOT NULL")
