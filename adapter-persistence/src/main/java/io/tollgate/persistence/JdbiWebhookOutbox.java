@@ -157,9 +157,11 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                 WHERE settled.status = 'PENDING' AND later.payment_id = settled.payment_id
                   AND later.seq > settled.seq AND later.status = 'PENDING'
                   AND later.next_attempt_at < settled.next_attempt_at)
+            -- the attempt logs the event's status as settled, PENDING again when a resend was asked
             INSERT INTO webhook_attempts (event_id, payment_id, payment_state, attempt, url, started,
                 duration_ms, status_code, error, event_status)
-            SELECT settled.id, i.payment, i.state, i.attempt, i.url, i.started, i.duration, i.code, i.error, i.status
+            SELECT settled.id, i.payment, i.state, i.attempt, i.url, i.started, i.duration, i.code, i.error,
+                settled.status
             FROM settled JOIN input i ON i.n = settled.n
             ORDER BY i.n
             """)

@@ -158,6 +158,32 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * The log of a delivery that a resend was asked during shows the event's status after it,
+   * PENDING as it is to be sent again: it showed DELIVERED (or FAILED) while the event was due
+   * again, though the log's status is documented as the event's after the attempt.
+   */
+  @Test
+  void an_attempt_during_which_a_resend_was_asked_is_logged_with_the_event_pending() {
+    ShopId own = TestShops.create(adapters, "resend-logged");
+    Payment p = repository().insert(Payment.create(draft(own, "4.32", "rl-1"), PaymentState.CHECKOUT, T0));
+    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
+        WEBHOOK);
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String event = outbox.latestEvent(p.id()).orElseThrow().id();
+
+    WebhookOutbox.ClaimedEvent inFlight = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
+    outbox.requeue(event, Instant.now());
+    delivered(inFlight);
+    assertThat(outbox.attempts(p.id())).first().extracting(WebhookOutbox.Attempt::eventStatus)
+        .as("the event is to be sent again").isEqualTo(WebhookOutbox.Status.PENDING);
+    assertThat(outbox.latestEvent(p.id()).orElseThrow().status()).isEqualTo(WebhookOutbox.Status.PENDING);
+
+    delivered(claimed(event, Instant.now().plusSeconds(1)).orElseThrow());
+    assertThat(outbox.attempts(p.id())).extracting(WebhookOutbox.Attempt::eventStatus)
+        .containsExactly(WebhookOutbox.Status.DELIVERED, WebhookOutbox.Status.PENDING);
+  }
+
+  /**
    * A claim tells an event sent again on request from one retried on the schedule: the dispatcher
    * leaves resends out of its lag metric, where a 60-day-old event sent again showed as 60 days
    * of lag, and must still count a retried event's delay.

@@ -32,7 +32,9 @@ public interface WebhookOutbox {
   List<ClaimedEvent> claim(String leaseToken, Instant now, Duration lease, int limit, List<ShopId> skippedShops);
 
   /**
-   * Records one attempt and the event's new status, if the lease is still ours.
+   * Records one attempt and the event's new status, if the lease is still ours. A resend asked
+   * during the attempt (of an event no newer one has overtaken) leaves the event PENDING instead,
+   * and the attempt is logged with the status the event is left in.
    *
    * @return false when the lease was lost (the event was released or re-claimed meanwhile)
    */
