@@ -74,7 +74,8 @@ public final class WebhookDispatcher implements AutoCloseable {
   private static final int MAX_ERROR_LENGTH = 500;
   /**
    * The most bytes of a receiver's status line, headers and trailers read; an answer with more
-   * fails the attempt. Jetty's client reads any amount unless told, and a receiver that kept
+   * is cut short there, which fails the attempt unless a 2xx head already came (see
+   * {@link #exchange}). Jetty's client reads any amount unless told, and a receiver that kept
    * sending header lines had them all held in memory until the request timed out.
    */
   static final int MAX_ANSWER_HEAD_BYTES = 16 * 1024;

@@ -798,6 +798,50 @@ class WebhookDispatcherTest {
     }
   }
 
+  /**
+   * A 2xx head that came in time delivers the event even when the trailers of its chunked body
+   * take the answer's head past the 16 KiB read (which ends the exchange with a failure): the
+   * receiver took the event, and the README says so.
+   */
+  @Test
+  void a_2xx_whose_trailers_pass_the_head_limit_is_delivered() throws Exception {
+    try (ServerSocket trailing = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread answering = new Thread(() -> {
+        while (!trailing.isClosed()) {
+          try (Socket s = trailing.accept()) {
+            readRequest(s);
+            java.io.OutputStream out = s.getOutputStream();
+            out.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n"
+                .getBytes(StandardCharsets.ISO_8859_1));
+            // 20 KiB of trailers, past the 16 KiB that the status line, headers and trailers share
+            for (int i = 0; i < 20; i++) {
+              out.write(("X-Trailer-" + i + ": " + "a".repeat(1000) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            }
+            out.write("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            s.getInputStream().read();
+          } catch (Exception e) {
+            // the client closed the connection: wait for the next one
+          }
+        }
+      });
+      answering.setDaemon(true);
+      answering.start();
+      ClaimedEvent event = withUrl(event("lease-1"), "http://127.0.0.1:" + trailing.getLocalPort() + "/hooks");
+      FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(event) : List.of());
+      try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+          new WebhookDispatcher.Settings(1, Duration.ofMillis(50), Duration.ofSeconds(10), Duration.ofSeconds(30),
+              "test"), Clock.systemUTC()).start()) {
+        await("the attempt is reported", () -> !outbox.reported.isEmpty());
+      }
+      assertThat(outbox.reported).singleElement().satisfies(r -> {
+        assertThat(r.result().delivered()).isTrue();
+        assertThat(r.result().statusCode()).isEqualTo(200);
+        assertThat(r.result().error()).isNull();
+      });
+    }
+  }
+
   /** Reads a request's head and as much body as its Content-Length says; answers its target. */
   private static String readRequest(Socket s) throws java.io.IOException {
     java.io.InputStream in = s.getInputStream();
