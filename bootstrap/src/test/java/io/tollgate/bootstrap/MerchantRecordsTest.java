@@ -215,6 +215,9 @@ class MerchantRecordsTest {
     assertThat(result("/merchant-api/v1/customers?id.gt=" + id, reader)).isEmpty();
     assertThat(result("/merchant-api/v1/customers?shopId.eq=" + gw.shop.value(), reader)).hasSize(1);
     assertThat(result("/merchant-api/v1/customers?shopId.eq=999999", reader)).isEmpty();
+    // 0, which the OpenAPI document allows, names no shop (an empty page) and comes before every id
+    assertThat(result("/merchant-api/v1/customers?shopId.eq=0", reader)).isEmpty();
+    assertThat(result("/merchant-api/v1/customers?id.gt=0", reader)).hasSize(1);
     assertThat(result("/merchant-api/v1/customers", stranger)).isEmpty();
     assertThat(gw.merchantGet("/merchant-api/v1/customers?shopId.eq=abc", reader).status()).isEqualTo(400);
     assertThat(gw.merchantGet("/merchant-api/v1/customers?id.gt=-1", reader).status()).isEqualTo(400);
