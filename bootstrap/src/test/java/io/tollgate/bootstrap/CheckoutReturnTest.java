@@ -2,8 +2,11 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.CookieManager;
 import java.net.URLEncoder;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -58,16 +61,12 @@ class CheckoutReturnTest {
   void a_form_that_finds_the_payment_long_finished_takes_the_customer_nowhere() {
     String id = deposit("\"returnUrl\":\"https://shop.example/thanks\"");
     String csrf = csrf(id);
-    TestGateway.Answer paid = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id))
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(csrf, StandardCharsets.UTF_8)
-            + "&cardNumber=4000000000000408&cardholderName=Ann+Lee&expiryMonth=12&expiryYear=2045"
-            + "&cardSecurityCode=123")));
+    TestGateway.Answer paid = post(id, "", csrf, CARD);
     assertThat(paid.header("Set-Cookie")).contains("Max-Age=1800");
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
 
     // a second press of the button, moments later, goes on as the first did
-    assertThat(post(id, "/cancel", csrf).header("Set-Cookie")).contains("Max-Age=1800");
+    assertThat(post(id, "", csrf, CARD).header("Set-Cookie")).contains("Max-Age=1800");
 
     // a Cancel from a tab left open a minute: the payment stays as it is, and the mark goes
     gw.database.jdbi().useHandle(h -> h.createUpdate("UPDATE payments SET updated = updated - interval '1 minute' "
@@ -83,6 +82,71 @@ class CheckoutReturnTest {
         .header("Cookie", "tollgate_returning=1").GET());
     assertThat(marked.body()).contains("http-equiv=\"refresh\" content=\"0; url=https://shop.example/thanks\"");
     assertThat(marked.header("Set-Cookie")).as("used up").contains("Max-Age=0");
+  }
+
+  /**
+   * Cancel pressed in a tab left open, moments after the payment was made in another: the
+   * customer stays on the result and its link. It used to count as a second press of the button
+   * that made the payment (any form within 5 seconds of its last change did), and took them to
+   * the merchant's page for a payment made.
+   */
+  @Test
+  void a_cancel_from_another_tab_moments_after_the_payment_takes_the_customer_nowhere() throws Exception {
+    String id = deposit("\"returnUrl\":\"https://shop.example/thanks\"");
+    HttpClient browser = browser();
+    String csrf = csrf(browser, id);
+    HttpResponse<String> paid = submit(browser, id, "", csrf, CARD);
+    assertThat(paid.body()).as("the payment takes the customer back")
+        .contains("http-equiv=\"refresh\" content=\"0; url=https://shop.example/thanks\"");
+
+    HttpResponse<String> cancel = submit(browser, id, "/cancel", csrf, "");
+
+    assertThat(cancel.previousResponse().orElseThrow().headers().firstValue("Set-Cookie")).get().asString()
+        .startsWith("tollgate_returning=").contains("Max-Age=0");
+    assertThat(cancel.body()).contains("Thank you: your payment is complete.").contains("id=\"return\"")
+        .doesNotContain("http-equiv=\"refresh\"");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
+  }
+
+  @Test
+  void cancel_pressed_twice_takes_the_customer_back_from_either_press() throws Exception {
+    String id = deposit("\"returnUrl\":\"https://shop.example/thanks\"");
+    HttpClient browser = browser();
+    String csrf = csrf(browser, id);
+    submit(browser, id, "/cancel", csrf, "");
+
+    HttpResponse<String> again = submit(browser, id, "/cancel", csrf, "");
+
+    assertThat(again.body()).contains("Your payment was cancelled.")
+        .contains("http-equiv=\"refresh\" content=\"0; url=https://shop.example/thanks\"");
+  }
+
+  /** A card the sandbox approves at once, as the card form sends it after its token. */
+  private static final String CARD = "&cardNumber=4000000000000408&cardholderName=Ann+Lee&expiryMonth=12"
+      + "&expiryYear=2045&cardSecurityCode=123";
+
+  /** A browser whose tabs share their cookies and follow a form's redirect, as a browser's do. */
+  private static HttpClient browser() {
+    return HttpClient.newBuilder().cookieHandler(new CookieManager()).followRedirects(HttpClient.Redirect.NORMAL)
+        .build();
+  }
+
+  /** The payment's page opened in {@code browser}: the token of its forms. */
+  private static String csrf(HttpClient browser, String id) throws Exception {
+    HttpResponse<String> page = browser.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    Matcher csrf = Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page.body());
+    assertThat(csrf.find()).as(page.body()).isTrue();
+    return csrf.group(1);
+  }
+
+  /**
+   * A form of the page sent from {@code browser}, its token and its other {@code fields}: the page
+   * the browser then shows.
+   */
+  private static HttpResponse<String> submit(HttpClient browser, String id, String action, String csrf,
+      String fields) throws Exception {
+    return browser.send(form(id, action, csrf, fields).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static String deposit(String extra) {
@@ -102,8 +166,16 @@ class CheckoutReturnTest {
   }
 
   private static TestGateway.Answer post(String id, String action, String csrf) {
-    return gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id + action))
+    return post(id, action, csrf, "");
+  }
+
+  private static TestGateway.Answer post(String id, String action, String csrf, String fields) {
+    return gw.send(form(id, action, csrf, fields));
+  }
+
+  private static HttpRequest.Builder form(String id, String action, String csrf, String fields) {
+    return HttpRequest.newBuilder(gw.uri("/checkout/" + id + action))
         .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(csrf, StandardCharsets.UTF_8))));
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + URLEncoder.encode(csrf, StandardCharsets.UTF_8) + fields));
   }
 }

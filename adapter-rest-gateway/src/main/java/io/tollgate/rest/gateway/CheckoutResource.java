@@ -3,6 +3,7 @@ package io.tollgate.rest.gateway;
 import io.tollgate.application.port.in.CardInput;
 import io.tollgate.application.port.in.CheckoutUseCase;
 import io.tollgate.application.port.in.CheckoutUseCase.CheckoutView;
+import io.tollgate.application.port.in.CheckoutUseCase.Form;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
 import io.tollgate.domain.error.ErrorCode;
@@ -256,7 +257,7 @@ public final class CheckoutResource {
         if (!awaitingCard(now.payment())) {
           // a form sent again from another tab or the back button, after the payment moved on:
           // where it stands, not a card error over a result page
-          return movedOn(now.payment());
+          return movedOn(now, Form.CARD);
         }
         Map<String, String> errors = new HashMap<>();
         for (Violation v : invalid.violations()) {
@@ -280,7 +281,7 @@ public final class CheckoutResource {
         return notFound();
       } catch (DomainException.Conflict alreadyMoved) {
         // A second submit of the same form, or one from another tab: show where the payment stands.
-        return movedOn(id);
+        return movedOn(id, Form.CARD);
       }
       return acted(id);
     });
@@ -310,7 +311,7 @@ public final class CheckoutResource {
       } catch (DomainException.Conflict alreadyMoved) {
         // sent again (the button pressed while the script's POST was on its way, another tab of
         // the page, a form sent long after): where the payment stands, charged once
-        return movedOn(id);
+        return movedOn(id, Form.CARD);
       }
       return acted(id);
     });
@@ -354,7 +355,7 @@ public final class CheckoutResource {
         return notFound();
       } catch (DomainException.Conflict alreadyMoved) {
         // answered twice: the first answer stands
-        return movedOn(id);
+        return movedOn(id, Form.CHALLENGE);
       }
       return acted(id);
     });
@@ -391,7 +392,7 @@ public final class CheckoutResource {
         return notFound();
       } catch (DomainException.Conflict alreadyMoved) {
         // already final: show it
-        return movedOn(id);
+        return movedOn(id, Form.CANCEL);
       }
       return acted(id);
     });
@@ -826,23 +827,25 @@ public final class CheckoutResource {
    */
   private static final java.time.Duration SAME_PRESS = java.time.Duration.ofSeconds(5);
 
-  private Response movedOn(String id) {
+  private Response movedOn(String id, Form form) {
     try {
-      return movedOn(checkout.view(id).payment());
+      return movedOn(checkout.view(id), form);
     } catch (DomainException.NotFound e) {
       return notFound();
     }
   }
 
   /**
-   * The page after a form that found the payment already moved on. A second press of the same
-   * button goes on as the first did; a form from another tab, or sent long after, shows where
-   * the payment stands and takes the customer nowhere: a Cancel pressed in a stale tab must not
-   * land them on the merchant's page for a payment made.
+   * The page after {@code form} found the payment already moved on. A second press of the button
+   * that moved it goes on as the first did; a form from another tab, or sent long after, shows
+   * where the payment stands and takes the customer nowhere: a Cancel pressed in a stale tab must
+   * not land them on the merchant's page for a payment made, however soon after it was made.
    */
-  private static Response movedOn(Payment p) {
+  private static Response movedOn(CheckoutView view, Form form) {
+    Payment p = view.payment();
     String id = p.id().value();
-    if (java.time.Duration.between(p.updated(), java.time.Instant.now()).compareTo(SAME_PRESS) < 0) {
+    if (view.movedBy() == form
+        && java.time.Duration.between(p.updated(), java.time.Instant.now()).compareTo(SAME_PRESS) < 0) {
       return acted(id);
     }
     return Response.seeOther(URI.create("/checkout/" + id)).cookie(returning(id, 0))

@@ -78,7 +78,7 @@ class CheckoutResourceFailureTest {
     when(payment.method()).thenReturn(PaymentMethod.BASIC_CARD);
     when(payment.card()).thenReturn(new CardDetails("400000******0408", "token-1", "Ann Lee", "12", "2045", "VISA",
         "DE"));
-    when(checkout.view(ID)).thenReturn(new CheckoutUseCase.CheckoutView(payment, null, false, 0, null));
+    when(checkout.view(ID)).thenReturn(new CheckoutUseCase.CheckoutView(payment, null, false, 0, null, null));
   }
 
   @Test

@@ -45,8 +45,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -499,12 +501,50 @@ public final class ProcessingService
         securityCodes.forget(now.shopId(), now.id());
       }
       p = now;
-      unanswered = unanswered(p);
+      steps = payments.operations(p.id());
+      unanswered = unansweredAfter(p, steps) != null;
       challenged = p.state() == PaymentState.PENDING && p.method() == PaymentMethod.BASIC_CARD && !unanswered;
     }
     boolean waitsOnCustomer = p.state() == PaymentState.CHECKOUT || challenged;
     return new CheckoutView(p, shop, unanswered, challenged ? challengedAttempt(p) : 0,
-        waitsOnCustomer ? deadline(p, checkoutTimeout(p.shopId())) : null);
+        waitsOnCustomer ? deadline(p, checkoutTimeout(p.shopId())) : null, movedBy(p, steps));
+  }
+
+  /** The steps that follow a customer's act in its own request (or the job that asks a terminal again). */
+  private static final Set<OperationType> FOLLOWING =
+      EnumSet.of(OperationType.DETECT_FRAUD, OperationType.DEPOSIT, OperationType.CASCADING);
+
+  /**
+   * The form whose act the payment's newest step (of {@code newestFirst}) is, or follows: a card
+   * (its CHECKOUT, then the screen and the terminals), a challenge answered (its CONFIRMATION, then
+   * the terminals), a transfer opened (the screen and the bank's details, straight from the
+   * checkout), a cancel of the customer's (2.00). Not the bank's answer to a transfer, which
+   * follows its opening, nor a cancel for the timeout, which the expiry job makes as well.
+   */
+  private static CheckoutUseCase.Form movedBy(Payment p, List<PaymentOperation> newestFirst) {
+    if (newestFirst.isEmpty()) {
+      return null;
+    }
+    PaymentOperation newest = newestFirst.get(0);
+    if (newest.operation() == OperationType.CANCEL) {
+      return newest.errorCode() == ErrorCode.E2_00_CANCELLED_BY_CUSTOMER ? CheckoutUseCase.Form.CANCEL : null;
+    }
+    if (p.method() == PaymentMethod.BANKTRANSFER) {
+      return FOLLOWING.contains(newest.operation()) && newestFirst.size() > 1
+          && newestFirst.get(1).paymentState() == PaymentState.CHECKOUT ? CheckoutUseCase.Form.BANK_TRANSFER : null;
+    }
+    for (PaymentOperation step : newestFirst) {
+      if (step.operation() == OperationType.CHECKOUT) {
+        return CheckoutUseCase.Form.CARD;
+      }
+      if (step.operation() == OperationType.CONFIRMATION) {
+        return CheckoutUseCase.Form.CHALLENGE;
+      }
+      if (!FOLLOWING.contains(step.operation())) {
+        return null;
+      }
+    }
+    return null;
   }
 
   @Override

@@ -58,6 +58,22 @@ public interface CheckoutUseCase {
    * @param payBy when the customer's time to answer (the card form, the choice of a transfer, the
    *     challenge) ends and the payment is cancelled 1.04: the shop's checkout timeout from the
    *     checkout's start or the challenge's; null when the payment waits on nothing of theirs
+   * @param movedBy the form of the customer's whose act the payment's newest step is: the act's own
+   *     step or one that follows it (the screen, the terminals' answers, a cascade); null when it is
+   *     another's, such as the bank's answer to a transfer or a cancel for the timeout
    */
-  record CheckoutView(Payment payment, Shop shop, boolean unanswered, int challengeAttempt, Instant payBy) {}
+  record CheckoutView(Payment payment, Shop shop, boolean unanswered, int challengeAttempt, Instant payBy,
+      Form movedBy) {}
+
+  /** The page's forms that move a payment, by what they do. */
+  enum Form {
+    /** A card sent: typed into the card form, or the one that came with the payment. */
+    CARD,
+    /** The 3-D Secure challenge answered. */
+    CHALLENGE,
+    /** A bank transfer opened: the bank details asked for. */
+    BANK_TRANSFER,
+    /** Cancelled by the customer. */
+    CANCEL
+  }
 }
