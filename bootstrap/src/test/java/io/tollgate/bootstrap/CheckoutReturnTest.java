@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -119,6 +120,33 @@ class CheckoutReturnTest {
 
     assertThat(again.body()).contains("Your payment was cancelled.")
         .contains("http-equiv=\"refresh\" content=\"0; url=https://shop.example/thanks\"");
+  }
+
+  /**
+   * The bank details asked for again from a tab left open on the choice of a transfer, after the
+   * transfer arrived: the customer stays on the result and its link. The form's conflict used to
+   * be answered with the page alone, and the mark the page set when it was opened took the
+   * customer on to the merchant.
+   */
+  @Test
+  void a_transfer_form_from_a_tab_left_open_after_the_transfer_arrived_takes_the_customer_nowhere()
+      throws Exception {
+    String id = deposit("\"paymentMethod\":\"BANKTRANSFER\",\"returnUrl\":\"https://shop.example/thanks\"");
+    HttpClient browser = browser();
+    String csrf = csrf(browser, id);
+    assertThat(submit(browser, id, "/bank-transfer", csrf, "").body()).contains("Waiting for your transfer");
+    // awaited longer than the sandbox bank's delay: the bank's answer comes at the next round
+    gw.database.jdbi().useHandle(h -> h.createUpdate("UPDATE payments SET updated = updated - interval '2 hours' "
+        + "WHERE id = :id").bind("id", id).execute());
+    assertThat(gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10)).get("state").asText())
+        .isEqualTo("COMPLETED");
+
+    HttpResponse<String> stale = submit(browser, id, "/bank-transfer", csrf, "");
+
+    assertThat(stale.previousResponse().orElseThrow().headers().firstValue("Set-Cookie")).get().asString()
+        .startsWith("tollgate_returning=").contains("Max-Age=0");
+    assertThat(stale.body()).contains("Thank you: your payment is complete.").contains("id=\"return\"")
+        .doesNotContain("http-equiv=\"refresh\"");
   }
 
   /** A card the sandbox approves at once, as the card form sends it after its token. */

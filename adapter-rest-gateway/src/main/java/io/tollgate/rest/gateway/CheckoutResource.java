@@ -331,7 +331,9 @@ public final class CheckoutResource {
       } catch (DomainException.NotFound e) {
         return notFound();
       } catch (DomainException.Conflict alreadyMoved) {
-        // asked twice: the first request opened the transfer
+        // asked twice, the first request opened the transfer; or from a tab left open, perhaps
+        // after the transfer arrived: where it stands, not the merchant's page
+        return movedOn(id, Form.BANK_TRANSFER);
       }
       return seeOther(id);
     });
