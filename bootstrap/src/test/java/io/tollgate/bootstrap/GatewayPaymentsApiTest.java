@@ -227,6 +227,34 @@ class GatewayPaymentsApiTest {
   }
 
   /**
+   * A phone number is taken as the merchant keeps it, punctuation and all, as the reference
+   * limits only its length: "(020) 7224-3688" was a 400 that lost the whole payment.
+   */
+  @Test
+  void a_customer_s_phone_is_kept_as_written_up_to_18_characters() {
+    for (String phone : List.of("(020) 7224-3688", "44-20-7224-3688", "+44 20 7224 3688")) {
+      Answer a = gw.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","customer":{"phone":"%s"}}""".formatted(phone));
+      assertThat(a.status()).as(phone + ": " + a.body()).isEqualTo(200);
+      assertThat(a.json().at("/result/state").asText()).isEqualTo("CHECKOUT");
+      assertThat(a.json().at("/result/customer/phone").asText()).isEqualTo(phone);
+      String id = a.json().at("/result/id").asText();
+      assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/customer/phone").asText()).isEqualTo(phone);
+    }
+
+    int before = gw.countPayments();
+    for (String phone : List.of("+44 (20) 7224-36881", "020 CALL-ME", "4000/0000/00000408")) {
+      Answer refused = gw.post("/api/v1/payments", """
+          {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","customer":{"phone":"%s"}}""".formatted(phone));
+      assertThat(refused.status()).as(phone).isEqualTo(400);
+      assertThat(refused.json().get("status").asInt()).isEqualTo(400);
+      assertThat(refused.json().get("errors").findValuesAsText("field")).as(phone).containsExactly("customer.phone");
+      assertThat(refused.body()).as("a card number is never echoed").doesNotContain("4000/0000/00000408");
+    }
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
+  /**
    * The customer's deposit and withdrawal history must be the integers the reference says, as
    * every other field must be of its type: a count that is not one used to pass unnoticed, and
    * the merchant never learnt that what it sent was wrong. Integers, or empty, are accepted.

@@ -38,7 +38,12 @@ final class PaymentRequestRules {
   /** What may group a card number's digits: anything but a letter or digit. */
   private static final Pattern CARD_GROUPING = Pattern.compile("[^\\p{L}\\p{N}]");
   private static final Pattern LOCALE = Pattern.compile("^[A-Za-z]{2}$");
-  private static final Pattern PHONE = Pattern.compile("^[0-9 ]{1,18}$");
+  /**
+   * A phone number as merchants keep it: the reference limits only its length, and the digits
+   * come grouped as written ("(020) 7224-3688", "+44 20 7224 3688").
+   */
+  private static final Pattern PHONE = Pattern.compile("^[0-9 +()./-]{1,18}$");
+  private static final Pattern PHONE_PUNCTUATION = Pattern.compile("[^0-9]+");
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(id|referenceId|state|type)}");
   private static final Pattern UNKNOWN_PLACEHOLDER = Pattern.compile("\\{[^{}]{0,40}}");
   private static final Pattern DOCUMENT_TYPE = Pattern.compile("^[A-Z]{2}_[A-Z0-9_]{1,20}$");
@@ -293,8 +298,13 @@ final class PaymentRequestRules {
       checks.noLongCardNumber("customer.email", c.email());
       email = checks.valid("customer.email", c.email(), EmailAddress::new);
     }
-    checks.matches("customer.phone", c.phone(), PHONE, "must be up to 18 digits (spaces allowed), without '+'");
-    checks.noLongCardNumber("customer.phone", c.phone());
+    checks.matches("customer.phone", c.phone(), PHONE,
+        "must be at most 18 characters: digits, spaces and + ( ) - . /");
+    // judged as groups of digits, whatever punctuation parts them: "4000/0000/00000408" is a card
+    if (c.phone() != null && Checks.holdsCardShapedNumber(PHONE_PUNCTUATION.matcher(c.phone()).replaceAll(" "))) {
+      checks.add("customer.phone", "must not hold a card number (send it in card.cardNumber)",
+          Checks.abbreviate(c.phone()));
+    }
     checks.matches("customer.locale", c.locale(), LOCALE, "must be a two-letter language code");
     String ip = checks.clientAddress("customer.ip", c.ip());
     checks.maxLength("customer.accountNumber", c.accountNumber(), 256);
