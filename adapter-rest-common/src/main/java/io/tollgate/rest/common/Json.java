@@ -61,6 +61,33 @@ public final class Json {
     if (body == null || body.length == 0 || strictUtf8(body).isBlank()) {
       throw new DomainException.Invalid(Violation.of(null, "Request body is required", null));
     }
+    JsonNode node = parse(body);
+    if (!node.isObject()) {
+      throw new DomainException.Invalid(
+          Violation.of(null, "Request body must be a JSON object", null));
+    }
+    if (!usable(node)) {
+      // only now, for the answer, each bad value's field path
+      java.util.List<Violation> unusable = new java.util.ArrayList<>();
+      checkValues(node, "", unusable);
+      throw new DomainException.Invalid("Invalid request body", unusable);
+    }
+    return (ObjectNode) node;
+  }
+
+  /**
+   * Refuses a body that is not well-formed JSON, of whatever kind ({@code []} as much as an
+   * object): for an action that reads nothing from its body, whose body must still be the JSON
+   * its {@code Content-Type} declares.
+   *
+   * @throws DomainException.Invalid with a message that names the syntax problem
+   */
+  public static void requireWellFormed(byte[] body) {
+    strictUtf8(body);
+    parse(body);
+  }
+
+  private static JsonNode parse(byte[] body) {
     JsonNode node;
     try {
       node = MAPPER.readTree(body);
@@ -76,17 +103,7 @@ public final class Json {
     if (node == null || node.isMissingNode()) {
       throw malformed("no content");
     }
-    if (!node.isObject()) {
-      throw new DomainException.Invalid(
-          Violation.of(null, "Request body must be a JSON object", null));
-    }
-    if (!usable(node)) {
-      // only now, for the answer, each bad value's field path
-      java.util.List<Violation> unusable = new java.util.ArrayList<>();
-      checkValues(node, "", unusable);
-      throw new DomainException.Invalid("Invalid request body", unusable);
-    }
-    return (ObjectNode) node;
+    return node;
   }
 
   /**

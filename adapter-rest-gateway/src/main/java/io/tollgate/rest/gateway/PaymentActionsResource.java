@@ -83,11 +83,17 @@ public final class PaymentActionsResource {
     return once(shop, key, "POST /payments/" + id + "/capture", id, json, () -> actions.capture(shop, id, captured, in));
   }
 
+  /**
+   * Void and approve have no body in the reference, so what one comes with them is not read: a
+   * client's {@code []}, or {@code {}} sent as a form, acts as no body, and is no part of an
+   * {@code Idempotency-Key}'s request. Only a body declared JSON that is malformed is refused (a
+   * 400, as on every POST), since a broken client sent it.
+   */
   @POST
   @Path("{id}/void")
   public Response voidAuthorization(@PathParam("id") String id, byte[] body,
       @HeaderParam("Idempotency-Key") String key, @Context ContainerRequestContext request) {
-    noFields(request, body);
+    unread(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
     return once(shop, key, "POST /payments/" + id + "/void", id, null, () -> actions.voidAuthorization(shop, id));
   }
@@ -96,7 +102,7 @@ public final class PaymentActionsResource {
   @Path("{id}/approve")
   public Response approve(@PathParam("id") String id, byte[] body, @HeaderParam("Idempotency-Key") String key,
       @Context ContainerRequestContext request) {
-    noFields(request, body);
+    unread(request, body);
     ShopId shop = BearerAuthFilter.shop(request);
     return once(shop, key, "POST /payments/" + id + "/approve", id, null, () -> actions.approve(shop, id));
   }
@@ -141,13 +147,10 @@ public final class PaymentActionsResource {
     return Envelope.ok(PaymentResultJson.of(p, publicBaseUrl, shopNames.apply(p.shopId())));
   }
 
-  /**
-   * Void and approve take no fields; a body, if one is sent, must still be a JSON object, as on
-   * every POST: a malformed one is a 400 and the action does not run.
-   */
-  private static void noFields(ContainerRequestContext request, byte[] body) {
-    if (hasContent(body)) {
-      Json.parseObject(requireJson(request, body));
+  /** A body no field is read from (void's, approve's): refused only as malformed JSON. */
+  private static void unread(ContainerRequestContext request, byte[] body) {
+    if (hasContent(body) && BearerAuthFilter.isJson(request.getHeaderString("Content-Type"))) {
+      Json.requireWellFormed(body);
     }
   }
 
