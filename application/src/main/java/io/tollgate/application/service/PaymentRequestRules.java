@@ -94,12 +94,12 @@ final class PaymentRequestRules {
   }
 
   /**
-   * Whether a card can expire in {@code year}: this century, and no more than
-   * {@value #EXPIRY_YEARS_AHEAD} years after {@code now}'s. A year already past is a card that
-   * expired, which its issuer declines.
+   * Whether a card can expire in {@code year}: no more than {@value #EXPIRY_YEARS_AHEAD} years
+   * after {@code now}'s. Any year already past (1999 as much as 2020) is a card that expired,
+   * which its issuer declines (4.04, as the contract says) rather than the API refusing it.
    */
   static boolean plausibleExpiryYear(int year, java.time.Clock now) {
-    return year >= 2000 && year <= YearMonth.now(now).getYear() + EXPIRY_YEARS_AHEAD;
+    return year <= YearMonth.now(now).getYear() + EXPIRY_YEARS_AHEAD;
   }
 
   Valid check(CreatePaymentCommand c) {
