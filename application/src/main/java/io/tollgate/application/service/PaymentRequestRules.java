@@ -44,6 +44,7 @@ final class PaymentRequestRules {
    */
   private static final Pattern PHONE = Pattern.compile("^[0-9 +()./-]{1,18}$");
   private static final Pattern PHONE_PUNCTUATION = Pattern.compile("[^0-9]+");
+  private static final int PHONE_DIGITS = 15;
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(id|referenceId|state|type)}");
   private static final Pattern UNKNOWN_PLACEHOLDER = Pattern.compile("\\{[^{}]{0,40}}");
   private static final Pattern DOCUMENT_TYPE = Pattern.compile("^[A-Z]{2}_[A-Z0-9_]{1,20}$");
@@ -300,10 +301,18 @@ final class PaymentRequestRules {
     }
     checks.matches("customer.phone", c.phone(), PHONE,
         "must be at most 18 characters: digits, spaces and + ( ) - . /");
-    // judged as groups of digits, whatever punctuation parts them: "4000/0000/00000408" is a card
+    // judged as groups of digits, whatever punctuation parts them: "4000/0000/00000408" is a card;
+    // and no phone number has more than 15 digits (E.164), where a card behind a country code,
+    // "+14000000000000408", is one that no group of its digits shows
     if (c.phone() != null && Checks.holdsCardShapedNumber(PHONE_PUNCTUATION.matcher(c.phone()).replaceAll(" "))) {
       checks.add("customer.phone", "must not hold a card number (send it in card.cardNumber)",
           Checks.abbreviate(c.phone()));
+    } else if (c.phone() != null && PHONE.matcher(c.phone()).matches()
+        && PHONE_PUNCTUATION.matcher(c.phone()).replaceAll("").length() > PHONE_DIGITS) {
+      // echoed with its digits hidden but the last four, as the card it may be would be
+      checks.add("customer.phone", "must have at most " + PHONE_DIGITS + " digits, as a phone number has (E.164)",
+          c.phone().substring(0, c.phone().length() - 4).replaceAll("[0-9]", "*")
+              + c.phone().substring(c.phone().length() - 4));
     }
     checks.matches("customer.locale", c.locale(), LOCALE, "must be a two-letter language code");
     String ip = checks.clientAddress("customer.ip", c.ip());
