@@ -32,19 +32,8 @@ class CheckoutTerminalFailureTest {
   @BeforeAll
   static void start() throws Exception {
     // the job that asks a terminal again after two minutes stays out of the way
-    gw = TestGateway.start(Map.of("TOLLGATE_JOB_INTERVAL", "PT1H"), sandbox ->
-        (PaymentProcessor) java.lang.reflect.Proxy.newProxyInstance(CheckoutTerminalFailureTest.class.getClassLoader(),
-            new Class<?>[] {PaymentProcessor.class}, (proxy, method, args) -> {
-              if (args != null && args.length > 0 && FAILING.contains(paymentOf(args[0]))) {
-                throw new IllegalStateException("the terminal did not answer " + method.getName() + " in time",
-                    new java.net.SocketTimeoutException("Read timed out"));
-              }
-              try {
-                return method.invoke(sandbox, args);
-              } catch (java.lang.reflect.InvocationTargetException e) {
-                throw e.getCause();
-              }
-            }));
+    gw = TestGateway.start(Map.of("TOLLGATE_JOB_INTERVAL", "PT1H"), sandbox -> UnansweringTerminal.around(sandbox,
+        (method, args) -> args != null && args.length > 0 && FAILING.contains(paymentOf(args[0]))));
   }
 
   @AfterAll

@@ -29,20 +29,9 @@ class IdempotencyTest {
 
   @BeforeAll
   static void start() throws Exception {
-    gw = TestGateway.start(Map.of(), sandbox ->
-        (PaymentProcessor) java.lang.reflect.Proxy.newProxyInstance(IdempotencyTest.class.getClassLoader(),
-            new Class<?>[] {PaymentProcessor.class}, (proxy, method, args) -> {
-              if (method.getName().equals("authorize")
-                  && FAIL_NEXT_AUTHORIZATION.remove(((PaymentProcessor.CardCharge) args[0]).payment().value())) {
-                throw new IllegalStateException("the terminal did not answer in time",
-                    new java.net.SocketTimeoutException("Read timed out"));
-              }
-              try {
-                return method.invoke(sandbox, args);
-              } catch (java.lang.reflect.InvocationTargetException e) {
-                throw e.getCause();
-              }
-            }));
+    gw = TestGateway.start(Map.of(), sandbox -> UnansweringTerminal.around(sandbox, (method, args) ->
+        method.equals("authorize")
+            && FAIL_NEXT_AUTHORIZATION.remove(((PaymentProcessor.CardCharge) args[0]).payment().value())));
   }
 
   @AfterAll
