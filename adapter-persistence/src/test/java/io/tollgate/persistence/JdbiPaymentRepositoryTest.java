@@ -137,10 +137,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    */
   @Test
   void a_resend_asked_during_a_delivery_is_made_after_it() {
-    ShopId own = TestShops.create(adapters, "resend-in-flight");
-    Payment p = repository().insert(Payment.create(draft(own, "4.30", "rf-1"), PaymentState.CHECKOUT, T0));
-    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
-        WEBHOOK);
+    Payment p = completedWithEvent(TestShops.create(adapters, "resend-in-flight"), "rf-1");
     WebhookOutbox outbox = adapters.webhookOutbox();
     String event = outbox.latestEvent(p.id()).orElseThrow().id();
 
@@ -164,10 +161,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    */
   @Test
   void an_attempt_during_which_a_resend_was_asked_is_logged_with_the_event_pending() {
-    ShopId own = TestShops.create(adapters, "resend-logged");
-    Payment p = repository().insert(Payment.create(draft(own, "4.32", "rl-1"), PaymentState.CHECKOUT, T0));
-    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
-        WEBHOOK);
+    Payment p = completedWithEvent(TestShops.create(adapters, "resend-logged"), "rl-1");
     WebhookOutbox outbox = adapters.webhookOutbox();
     String event = outbox.latestEvent(p.id()).orElseThrow().id();
 
@@ -190,10 +184,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    */
   @Test
   void a_claim_tells_a_resent_event_from_a_retried_one() {
-    ShopId own = TestShops.create(adapters, "resent-or-retried");
-    Payment p = repository().insert(Payment.create(draft(own, "4.35", "rq-1"), PaymentState.CHECKOUT, T0));
-    repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
-        WEBHOOK);
+    Payment p = completedWithEvent(TestShops.create(adapters, "resent-or-retried"), "rq-1");
     WebhookOutbox outbox = adapters.webhookOutbox();
     String event = outbox.latestEvent(p.id()).orElseThrow().id();
 
@@ -1663,9 +1654,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   private Payment completedWithEvent(ShopId own, String reference) {
     Payment p = repository().insert(Payment.create(draft(own, "4.00", reference), PaymentState.CHECKOUT, T0));
     return repository().update(p.apply(OperationType.DEPOSIT, PaymentState.COMPLETED, Outcome.NONE, T0.plusSeconds(1)),
-        stored -> new PaymentRepository.Effects(new WebhookOutbox.NewEvent(UUID.randomUUID().toString(), stored.id(),
-            stored.shopId(), stored.state(), "https://merchant.example/hooks", "{}".getBytes(StandardCharsets.UTF_8),
-            stored.updated()), null));
+        WEBHOOK);
   }
 
   private static WebhookOutbox.Outcome delivered(WebhookOutbox.ClaimedEvent e, String error) {
