@@ -74,31 +74,40 @@ public final class Main implements Callable<Integer> {
     CommandLine cli = new CommandLine(new Main());
     cli.setOut(out);
     cli.setErr(err);
-    cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof DomainException.Invalid invalid) {
-        err.println("error: " + invalid.getMessage());
-        invalid.violations().forEach(v -> err.println("  " + v.field() + ": " + v.message()));
-      } else if (e instanceof DomainException || e instanceof IllegalArgumentException) {
-        err.println("error: " + e.getMessage());
-      } else if (refusedByTheDatabase(e) != null) {
-        // a constraint the checks above do not cover: its one line, not a stack trace with the SQL in it
-        err.println("error: the database refused the change: " + refusedByTheDatabase(e));
-      } else if (operatorProblem(e) != null) {
-        err.println("error: " + operatorProblem(e));
-      } else {
-        throw e;
-      }
-      if (showsStackTraces(env)) {
-        // masked as the log masks one: a message may hold a JDBC URL with the database password
-        // in it (Hikari's "Failed to get driver instance for jdbcUrl=..."), which the line above hides
-        java.io.StringWriter trace = new java.io.StringWriter();
-        e.printStackTrace(new PrintWriter(trace));
-        err.print(MaskedMessageConverter.mask(trace.toString()));
-        err.flush();
-      }
-      return 1;
-    });
+    cli.setExecutionExceptionHandler((e, cmd, parsed) -> report(e, err, env));
     return cli.execute(args.length == 0 ? new String[] {"serve"} : args);
+  }
+
+  /**
+   * What the operator reads when a command fails, and its exit code (1): one line for a failure
+   * they can act on, with the stack trace under it when asked for; the stack trace always for
+   * anything else, a programming error. Every trace masked as the log masks one: picocli printed
+   * a programming error's as it was, with any card number or database password in its messages.
+   */
+  static int report(Exception e, PrintWriter err, Map<String, String> env) {
+    boolean traced = showsStackTraces(env);
+    if (e instanceof DomainException.Invalid invalid) {
+      err.println("error: " + invalid.getMessage());
+      invalid.violations().forEach(v -> err.println("  " + v.field() + ": " + v.message()));
+    } else if (e instanceof DomainException || e instanceof IllegalArgumentException) {
+      err.println("error: " + e.getMessage());
+    } else if (refusedByTheDatabase(e) != null) {
+      // a constraint the checks above do not cover: its one line, not a stack trace with the SQL in it
+      err.println("error: the database refused the change: " + refusedByTheDatabase(e));
+    } else if (operatorProblem(e) != null) {
+      err.println("error: " + operatorProblem(e));
+    } else {
+      traced = true;
+    }
+    if (traced) {
+      // a message may hold a JDBC URL with the database password in it (Hikari's "Failed to get
+      // driver instance for jdbcUrl=..."), which the line above hides, or a card number
+      java.io.StringWriter trace = new java.io.StringWriter();
+      e.printStackTrace(new PrintWriter(trace));
+      err.print(MaskedMessageConverter.mask(trace.toString()));
+    }
+    err.flush();
+    return 1;
   }
 
   /** The first line of the database's refusal among the causes of {@code e} (a constraint it broke); null when none is. */

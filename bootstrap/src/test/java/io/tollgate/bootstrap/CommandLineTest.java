@@ -286,6 +286,24 @@ class CommandLineTest {
         .doesNotContain("S3cretPw");
   }
 
+  /**
+   * A failure no check above names, a programming error, was handed back to picocli, which printed
+   * its stack trace as it was: a card number or a database password in a message reached the
+   * console and the container log, which mask both. Its trace is still printed, masked, and the
+   * exit code is still 1.
+   */
+  @Test
+  void an_unexpected_failure_prints_its_trace_masked() {
+    RuntimeException bug = new RuntimeException("no terminal answers card 4111111111111111",
+        new IllegalStateException("jdbc:postgresql://db/tollgate?user=ops&password=S3cretPw"));
+    StringWriter err = new StringWriter();
+    int exit = Main.report(bug, new PrintWriter(err, true), Map.of());
+    assertThat(exit).isEqualTo(1);
+    assertThat(err.toString()).contains("java.lang.RuntimeException: no terminal answers card 411111******1111")
+        .contains("\tat ").contains("Caused by: java.lang.IllegalStateException: jdbc:postgresql://db/tollgate")
+        .doesNotContain("4111111111111111").doesNotContain("S3cretPw");
+  }
+
   /** A data directory that cannot be used, or that a running server holds, was a stack trace with the reason buried in it. */
   @Test
   void a_data_directory_that_cannot_be_used_or_is_in_use_is_named_in_one_line() throws Exception {
