@@ -1045,7 +1045,7 @@ public final class ProcessingService
     return pastDeadline(p, checkoutTimeout(p.shopId())) ? cancelTimedOut(p) : null;
   }
 
-  /** The shop's checkout timeout, as {@link RecentShops} last read it (at most ten seconds ago). */
+  /** The shop's checkout timeout, as the shop repository last read it (at most ten seconds ago). */
   private Duration checkoutTimeout(ShopId shop) {
     return recentShops.checkoutTimeout(shop);
   }

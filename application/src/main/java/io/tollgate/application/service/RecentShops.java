@@ -1,7 +1,5 @@
 package io.tollgate.application.service;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import io.tollgate.application.port.out.ShopRepository;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
@@ -9,35 +7,25 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The settings of a shop that the hottest paths read, read again at most every ten seconds:
- * its name, which every payment the gateway answers with and every webhook carries
- * ({@code shopName}), and its checkout timeout, which every host-to-host completion and
- * checkout page checks. A round trip more on each for settings that rarely change would cost
- * the hottest requests; one cache for both means an edited shop is seen the same way by both
- * within ten seconds. A webhook keeps the name it was written with.
+ * The settings of a shop that the hottest paths read: its name, which every payment the gateway
+ * answers with and every webhook carries ({@code shopName}), and its checkout timeout, which
+ * every host-to-host completion and checkout page checks. They are read from the shop
+ * repository each time, which keeps the rows it read a few seconds (the database's keeps them
+ * ten): a cache of its own here would add its time to the repository's, so that an edited
+ * timeout took up to twice as long to reach these paths as to reach the job that cancels timed
+ * out deposits, which reads it afresh. A webhook keeps the name it was written with.
  */
 public final class RecentShops {
 
-  /** How long an edited shop may still be seen as it was. */
-  public static final Duration STALENESS = Duration.ofSeconds(10);
-
   private final ShopRepository shops;
-  private final Cache<ShopId, Shop> recent =
-      Caffeine.newBuilder().expireAfterWrite(STALENESS).maximumSize(100_000).build();
 
   public RecentShops(ShopRepository shops) {
     this.shops = shops;
   }
 
-  /** The shop as it was at most {@link #STALENESS} ago; empty for a shop that does not exist. */
+  /** The shop as the repository last read it; empty for a shop that does not exist. */
   public Optional<Shop> find(ShopId id) {
-    Shop shop = recent.getIfPresent(id);
-    if (shop != null) {
-      return Optional.of(shop);
-    }
-    Optional<Shop> found = shops.find(id);
-    found.ifPresent(s -> recent.put(id, s));
-    return found;
+    return shops.find(id);
   }
 
   /** The shop's name, or null for a shop that does not exist. */
