@@ -39,6 +39,11 @@ class DemoSeedTest {
           + payout.get("id").asText() + "/operations")).header("Authorization", "Bearer " + key)).get("result");
       assertThat(operations.findValuesAsText("operation"))
           .as("newest first").containsExactly("WITHDRAWAL", "CASCADING", "WITHDRAWAL", "DETECT_FRAUD", "CREATE_PAYMENT");
+      // a withdrawal has no 3-D Secure step, so the challenge's decline is no payout's; the other rows hold
+      assertThat(payOut(http, app, key, "4242424242424242").get("state").asText()).isEqualTo("COMPLETED");
+      JsonNode unfunded = payOut(http, app, key, "4000000000009995");
+      assertThat(unfunded.get("state").asText()).isEqualTo("DECLINED");
+      assertThat(unfunded.get("errorCode").asText()).isEqualTo("4.01");
     }
   }
 
