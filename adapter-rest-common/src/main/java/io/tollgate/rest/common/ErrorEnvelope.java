@@ -25,7 +25,8 @@ public record ErrorEnvelope(
     /**
      * A rejected value goes back with anything in it that can be a card number masked, whichever
      * field it came in: a text, or a number (a card number given as a shop or group id), which
-     * then goes back as the masked text.
+     * then goes back as the masked text. So does the field's name, which holds the keys the
+     * client chose for an object's members (a card number sent as a key of {@code notes}).
      */
     static FieldError of(Violation v) {
       Object rejected = v.rejectedValue();
@@ -36,7 +37,7 @@ public record ErrorEnvelope(
         String masked = Pan.maskForDisplay(text);
         rejected = masked == text ? number : masked;
       }
-      return new FieldError(v.field(), v.message(), rejected);
+      return new FieldError(v.field() == null ? null : Pan.maskForDisplay(v.field()), v.message(), rejected);
     }
   }
 
