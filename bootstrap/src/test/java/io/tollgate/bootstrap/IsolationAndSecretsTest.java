@@ -171,6 +171,19 @@ class IsolationAndSecretsTest {
             """.formatted(pan, pan, pan)).body());
         responses.add(gw.get("/api/v1/payments?referenceId.eq=" + URLEncoder.encode(pan, StandardCharsets.UTF_8))
             .body());
+        // a number as the key of a member, which the error names as its field
+        TestGateway.Answer keyed = gw.post("/api/v1/payments", """
+            {"paymentType":"DEPOSIT","amount":2.00,"currency":"EUR","additionalParameters":{"%s":{"n":1}}}
+            """.formatted(pan));
+        assertThat(keyed.status()).as(keyed.body()).isEqualTo(400);
+        assertThat(keyed.json().get("errors").findValuesAsText("field"))
+            .containsExactly("additionalParameters." + pan.substring(0, 6) + "******" + pan.substring(12));
+        responses.add(keyed.body());
+        // a search value too long, echoed cut short: not where the cut would leave more than six digits
+        TestGateway.Answer tooLong = gw.get("/api/v1/payments?referenceId.eq=" + "x".repeat(53) + pan + "y".repeat(250));
+        assertThat(tooLong.status()).isEqualTo(400);
+        assertThat(tooLong.body()).doesNotContain(pan.substring(0, 7)).contains(pan.substring(0, 6) + "*");
+        responses.add(tooLong.body());
       }
       Thread.sleep(1_500); // let the payout worker and webhooks run over these payments
 

@@ -2,6 +2,7 @@ package io.tollgate.rest.common;
 
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.Violation;
+import io.tollgate.domain.group.Pan;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -123,8 +124,11 @@ public final class QueryParams {
     // characters as the request's own limits count them: by code point, so that a value a
     // payment was created with can always be searched for
     if (raw != null && raw.length() > maxLength && raw.codePointCount(0, raw.length()) > maxLength) {
+      // masked before it is cut, so that the cut leaves no first digits of a card number in clear
+      String shown = Pan.maskForDisplay(raw);
+      boolean longer = shown.codePointCount(0, shown.length()) > 64;
       violations.add(Violation.of(name, "must be at most " + maxLength + " characters",
-          raw.substring(0, raw.offsetByCodePoints(0, 64)) + "…"));
+          longer ? shown.substring(0, shown.offsetByCodePoints(0, 64)) + "…" : shown));
       return null;
     }
     if (raw != null && !Json.storable(raw)) {
