@@ -284,6 +284,8 @@ class ShopGroupScopeTest {
       TestGateway.Answer refused = gw.merchantGet(path + "&created.gte=yesterday", none);
       assertThat(refused.status()).as("403 before the 400s").isEqualTo(403);
       assertThat(refused.body()).contains("SHOP_GROUP_VIEW").doesNotContain(southPayment);
+      assertThat(gw.merchantGet(path + "&limit=1&limit=2", none).status()).as("403 before a repeated parameter")
+          .isEqualTo(403);
       assertThat(gw.merchantGet(path, viewer).status()).isEqualTo(200);
       assertThat(gw.merchantGet(path, scopedWithout).status()).isEqualTo(200);
     }
@@ -307,6 +309,11 @@ class ShopGroupScopeTest {
       assertThat(withBadDate.status()).isEqualTo(400);
       assertThat(withBadDate.json().get("errors").findValuesAsText("field"))
           .containsExactlyInAnyOrder("created.gte", "shopGroupId.eq");
+      TestGateway.Answer repeated = gw.merchantGet("/merchant-api/v1/operations?limit=1&limit=2&shopGroupId.eq="
+          + refused, user);
+      assertThat(repeated.status()).isEqualTo(400);
+      assertThat(repeated.json().get("errors").findValuesAsText("field"))
+          .containsExactlyInAnyOrder("limit", "shopGroupId.eq");
 
       TestGateway.Answer noStateMatches = gw.merchantGet("/merchant-api/v1/operations?paymentState.in=OPENED"
           + "&shopGroupId.eq=" + refused, user);

@@ -11,6 +11,7 @@ import io.tollgate.domain.payment.PaymentState;
 import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.rest.common.Envelope;
+import io.tollgate.rest.common.ParametersCheckedAfterAccess;
 import io.tollgate.rest.common.QueryParams;
 import io.tollgate.rest.common.Timestamps;
 import jakarta.ws.rs.GET;
@@ -90,10 +91,12 @@ public final class MerchantListsResource {
 
   @GET
   @Path("payments")
+  @ParametersCheckedAfterAccess
   public Envelope payments(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @QueryParam("created.gte") String createdGte, @QueryParam("created.lt") String createdLt,
       @QueryParam(SHOP_GROUP) String shopGroupEq, @Context ContainerRequestContext request) {
-    QueryParams params = new QueryParams();
+    // a parameter sent twice is one more bad parameter, listed after the permission's 403
+    QueryParams params = QueryParams.of(request);
     Paging paging = Paging.read(params, offset, limit);
     Instant from = QueryParams.given(createdGte) == null ? startOfToday() : params.dateTime("created.gte", createdGte);
     Instant before = params.dateTime("created.lt", createdLt);
@@ -115,11 +118,13 @@ public final class MerchantListsResource {
 
   @GET
   @Path("operations")
+  @ParametersCheckedAfterAccess
   public Envelope operations(@QueryParam("offset") String offset, @QueryParam("limit") String limit,
       @QueryParam("completed.gte") String completedGte, @QueryParam("completed.lt") String completedLt,
       @QueryParam("operation.in") String operationIn, @QueryParam("paymentState.in") String stateIn,
       @QueryParam(SHOP_GROUP) String shopGroupEq, @Context ContainerRequestContext request) {
-    QueryParams params = new QueryParams();
+    // a parameter sent twice is one more bad parameter, listed after the permission's 403
+    QueryParams params = QueryParams.of(request);
     Paging paging = Paging.read(params, offset, limit);
     Instant from = QueryParams.given(completedGte) == null ? startOfToday()
         : params.dateTime("completed.gte", completedGte);
