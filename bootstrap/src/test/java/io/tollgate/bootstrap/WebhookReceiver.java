@@ -31,6 +31,8 @@ final class WebhookReceiver implements AutoCloseable {
   private final HttpServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final java.util.concurrent.atomic.AtomicInteger arrived = new java.util.concurrent.atomic.AtomicInteger();
+  /** The Webhook-Id of each request that has come in, in order, held or answered. */
+  private final List<String> arrivedIds = new CopyOnWriteArrayList<>();
   /** Where a delivery differed from the gateway document's {@code paymentResult} webhook; {@link #close} fails on any. */
   private final List<String> contractProblems = new CopyOnWriteArrayList<>();
   private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
@@ -49,6 +51,7 @@ final class WebhookReceiver implements AutoCloseable {
         arrived.incrementAndGet();
         Map<String, String> headers = new java.util.HashMap<>();
         exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v.get(0)));
+        arrivedIds.add(String.valueOf(headers.get("webhook-id")));
         held.await();
         if (!delay.isZero()) {
           Thread.sleep(delay.toMillis());
@@ -75,6 +78,11 @@ final class WebhookReceiver implements AutoCloseable {
   /** Requests that have come in, including those still waiting for their (delayed) answer. */
   int arrived() {
     return arrived.get();
+  }
+
+  /** The Webhook-Id of each request that has come in, in order, including those whose answer is held. */
+  List<String> arrivedIds() {
+    return new ArrayList<>(arrivedIds);
   }
 
   String url(String path) {
