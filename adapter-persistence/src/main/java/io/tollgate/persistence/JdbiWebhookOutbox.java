@@ -50,8 +50,8 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                 ORDER BY e.next_attempt_at, e.seq
                 LIMIT :limit
                 FOR UPDATE OF e SKIP LOCKED)
-            UPDATE webhook_events w SET lease_token = :token,
-                lease_until = statement_timestamp() + :leaseMillis * interval '1 millisecond', resend_asked = false
+            UPDATE webhook_events w SET lease_token = :token, leased_at = statement_timestamp(),
+                lease_until = statement_timestamp() + :leaseMillis * interval '1 millisecond', resend_asked_at = NULL
             FROM due, shops s
             WHERE w.id = due.id AND s.id = w.shop_id
             RETURNING w.id, w.payment_id, w.shop_id, w.payment_state, w.target_url, s.webhook_url AS shop_url,
@@ -86,6 +86,12 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
    * being looked at (and passed over) by every claim meanwhile. One statement for a whole
    * batch (one round trip and one commit), from arrays of the outcomes' values.
    *
+   * <p>A resend counts as asked during the attempt when it was asked once the attempt began: its
+   * claim's time plus how long it waited after the claim, by the database's clock as the ask's
+   * time is (the dispatcher's clock may differ, and its wait is measured from after the claim,
+   * never longer than it was). An event claimed and waiting for a slot of its shop when the
+   * resend was asked is then sent once, by the attempt that began after the ask.
+   *
    * @return the attempts logged
    */
   private int settle(List<Outcome> outcomes) {
@@ -103,6 +109,7 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
     Long[] durations = new Long[n];
     Integer[] codes = new Integer[n];
     String[] errors = new String[n];
+    Long[] waited = new Long[n];
     for (int i = 0; i < n; i++) {
       Outcome o = outcomes.get(i);
       Attempt a = o.attempt();
@@ -119,35 +126,41 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
       durations[i] = a.duration().toMillis();
       codes[i] = a.statusCode();
       errors[i] = a.error();
+      // in whole microseconds, rounded down (the resolution of timestamptz)
+      waited[i] = o.waited().toNanos() / 1000;
     }
     return jdbi.withHandle(h -> h.createUpdate("""
             WITH input AS (
-                SELECT * FROM unnest(CAST(:events AS uuid[]), CAST(:tokens AS text[]), CAST(:statuses AS text[]),
+                SELECT i.*, i.waited_us * interval '1 microsecond' AS waited
+                FROM unnest(CAST(:events AS uuid[]), CAST(:tokens AS text[]), CAST(:statuses AS text[]),
                     CAST(:nexts AS timestamptz[]), CAST(:finished AS timestamptz[]), CAST(:payments AS text[]),
                     CAST(:states AS text[]), CAST(:numbers AS int[]), CAST(:urls AS text[]),
                     CAST(:started AS timestamptz[]), CAST(:durations AS bigint[]), CAST(:codes AS int[]),
-                    CAST(:errors AS text[]))
+                    CAST(:errors AS text[]), CAST(:waited AS bigint[]))
                     WITH ORDINALITY AS i(event, token, status, next, finished, payment, state, attempt, url, started,
-                        duration, code, error, n)),
-            -- a resend asked during the delivery makes the event due again at the time it was
-            -- asked for, unless a newer event of the payment has overtaken it (requeue's rule);
-            -- the flag is read from the row as the update locks it, so one set after this
-            -- statement began still counts, and is then not checked against newer events
+                        duration, code, error, waited_us, n)),
+            -- a resend asked during the delivery (once it began) makes the event due again at the
+            -- time it was asked for, unless a newer event of the payment has overtaken it
+            -- (requeue's rule); the ask is read from the row as the update locks it, so one made
+            -- after this statement began still counts, and is then not checked against newer events
             overtaken AS (
                 SELECT e.id FROM webhook_events e JOIN input i ON e.id = i.event
-                WHERE e.resend_asked
+                WHERE e.resend_asked_at IS NOT NULL
                   AND EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = e.payment_id AND n.seq > e.seq)),
             settled AS (
                 UPDATE webhook_events w
-                SET status = CASE WHEN w.resend_asked AND o.id IS NULL THEN 'PENDING' ELSE i.status END,
+                SET status = CASE WHEN w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL THEN 'PENDING'
+                        ELSE i.status END,
                     attempts = w.attempts + 1,
-                    failures_in_row = CASE WHEN i.status = 'DELIVERED' OR w.resend_asked AND o.id IS NULL THEN 0
+                    failures_in_row = CASE WHEN i.status = 'DELIVERED'
+                        OR w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL THEN 0
                         ELSE w.failures_in_row + 1 END,
-                    next_attempt_at = CASE WHEN w.resend_asked AND o.id IS NULL THEN w.next_attempt_at
-                        ELSE coalesce(i.next, w.next_attempt_at) END,
-                    lease_token = NULL, lease_until = NULL,
-                    finished = CASE WHEN w.resend_asked AND o.id IS NULL THEN NULL ELSE i.finished END,
-                    resend_asked = false
+                    next_attempt_at = CASE WHEN w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL
+                        THEN w.next_attempt_at ELSE coalesce(i.next, w.next_attempt_at) END,
+                    lease_token = NULL, lease_until = NULL, leased_at = NULL,
+                    finished = CASE WHEN w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL THEN NULL
+                        ELSE i.finished END,
+                    resend_asked_at = NULL
                 FROM input i LEFT JOIN overtaken o ON o.id = i.event
                 WHERE w.id = i.event AND w.lease_token = i.token
                 RETURNING w.id, w.payment_id, w.seq, w.status, w.next_attempt_at, i.n),
@@ -168,14 +181,14 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
         .bind("events", events).bind("tokens", tokens).bind("statuses", statuses).bind("nexts", nexts)
         .bind("finished", finished).bind("payments", payments).bind("states", states).bind("numbers", numbers)
         .bind("urls", urls).bind("started", started).bind("durations", durations).bind("codes", codes)
-        .bind("errors", errors)
+        .bind("errors", errors).bind("waited", waited)
         .execute());
   }
 
   @Override
   public void release(String leaseToken) {
     jdbi.useHandle(h -> h.createUpdate("""
-            UPDATE webhook_events SET lease_token = NULL, lease_until = NULL, resend_asked = false
+            UPDATE webhook_events SET lease_token = NULL, lease_until = NULL, leased_at = NULL, resend_asked_at = NULL
             WHERE status = 'PENDING' AND (lease_token = :token OR starts_with(lease_token, :token || ':'))
             """).bind("token", leaseToken).execute());
   }
@@ -324,8 +337,10 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
               WITH resent AS (
                   UPDATE webhook_events w
                   SET status = 'PENDING', failures_in_row = 0, next_attempt_at = :now, finished = NULL,
-                      -- being delivered now: sent again once that delivery has ended, however it ends
-                      resend_asked = w.status = 'PENDING' AND w.lease_token IS NOT NULL
+                      -- claimed: sent again once its delivery has ended, however it ends, if that
+                      -- delivery began before this (settle's rule); by the database's clock
+                      resend_asked_at = CASE WHEN w.status = 'PENDING' AND w.lease_token IS NOT NULL
+                          THEN statement_timestamp() END
                   WHERE id = :id
                     -- only while it is the payment's newest: an older one sent again after a newer
                     -- state's event went out would tell the receiver the payment went back

@@ -155,6 +155,30 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A resend asked while the event is claimed but its delivery has not begun (it waits in its
+   * dispatcher for a slot of its shop) is answered by that delivery: the event used to be due
+   * again once it was recorded, and went out a second time straight after.
+   */
+  @Test
+  void a_resend_asked_before_the_claimed_delivery_began_is_answered_by_it() {
+    Payment p = completedWithEvent(TestShops.create(adapters, "resend-waiting"), "rw-1");
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String event = outbox.latestEvent(p.id()).orElseThrow().id();
+
+    WebhookOutbox.ClaimedEvent waiting = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
+    outbox.requeue(event, Instant.now());
+    // its attempt began a minute after the claim, long after the resend was asked
+    outbox.recordAttempts(List.of(new WebhookOutbox.Outcome(waiting, new WebhookOutbox.Attempt(waiting.id(),
+        waiting.paymentState(), 1, waiting.url(), Instant.now(), Duration.ofMillis(5), 200, null,
+        WebhookOutbox.Status.DELIVERED), WebhookOutbox.Status.DELIVERED, null, Duration.ofMinutes(1))));
+
+    assertThat(events(p)).containsExactly("COMPLETED DELIVERED");
+    assertThat(claimed(event, Instant.now().plusSeconds(1))).as("not sent again").isEmpty();
+    assertThat(outbox.attempts(p.id())).extracting(WebhookOutbox.Attempt::eventStatus)
+        .containsExactly(WebhookOutbox.Status.DELIVERED);
+  }
+
+  /**
    * The log of a delivery that a resend was asked during shows the event's status after it,
    * PENDING as it is to be sent again: it showed DELIVERED (or FAILED) while the event was due
    * again, though the log's status is documented as the event's after the attempt.

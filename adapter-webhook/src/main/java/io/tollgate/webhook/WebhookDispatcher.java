@@ -264,7 +264,10 @@ public final class WebhookDispatcher implements AutoCloseable {
             }
           }
         }
-        List<Delivery> now = admit(due, leasedUntil, settings.parallelism() - free);
+        // after the claims answered, so after the database stamped their leases: a delivery's wait
+        // counted from here is never longer than it was (see Result.waited)
+        long claimed = System.nanoTime();
+        List<Delivery> now = admit(due, leasedUntil, claimed, settings.parallelism() - free);
         slots.release(free - now.size());
         inFlight.addAndGet(now.size());
         free = 0;
@@ -274,7 +277,7 @@ public final class WebhookDispatcher implements AutoCloseable {
         boolean inTime = outlasts(leasedUntil);
         for (Delivery d : now) {
           if (inTime) {
-            send(d);
+            send(d, claimed);
           } else {
             LOG.debug("webhook event {} was claimed too late to send in its lease; left to the next claim",
                 d.eventId());
@@ -311,12 +314,16 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
   }
 
-  /** Sends a delivery in the slot it holds; the slot is given on when its attempt is recorded. */
-  private void send(Delivery d) {
+  /**
+   * Sends a delivery in the slot it holds; the slot is given on when its attempt is recorded.
+   *
+   * @param claimedNanos when its claim answered, by {@link System#nanoTime}
+   */
+  private void send(Delivery d, long claimedNanos) {
     senders.execute(() -> {
       Reported sent = null;
       try {
-        sent = new Reported(d, deliver(d));
+        sent = new Reported(d, deliver(d, claimedNanos));
       } finally {
         if (sent == null) {
           done(d);
@@ -336,9 +343,10 @@ public final class WebhookDispatcher implements AutoCloseable {
    * shop's for 99 s, in review). Nor does a shop that sends already get a slot of the
    * {@link #reserve}, whatever its share: two shops whose receivers hang would hold them all.
    *
+   * @param claimedNanos when their claim answered
    * @param inUse the slots taken before these deliveries (sending, or recording their attempts)
    */
-  private synchronized List<Delivery> admit(List<Delivery> due, long leasedUntil, int inUse) {
+  private synchronized List<Delivery> admit(List<Delivery> due, long leasedUntil, long claimedNanos, int inUse) {
     List<Delivery> now = new ArrayList<>(due.size());
     for (Delivery d : due) {
       ShopLoad load = shopLoads.computeIfAbsent(d.event().shopId(), id -> new ShopLoad());
@@ -347,14 +355,18 @@ public final class WebhookDispatcher implements AutoCloseable {
         inUse++;
         now.add(d);
       } else {
-        load.waiting.add(new Parked(d, leasedUntil));
+        load.waiting.add(new Parked(d, leasedUntil, claimedNanos));
       }
     }
     return now;
   }
 
-  /** A claimed delivery waiting for a slot of its shop, and when its lease ends at the earliest. */
-  private record Parked(Delivery delivery, long leasedUntilNanos) {}
+  /**
+   * A claimed delivery waiting for a slot of its shop, when its lease ends at the earliest, and
+   * when its claim answered: a resend asked while it waits is answered by its delivery, which
+   * reports how long it waited.
+   */
+  private record Parked(Delivery delivery, long leasedUntilNanos, long claimedNanos) {}
 
   /**
    * The next delivery of a shop that may still be sent: one whose lease would end before its
@@ -362,11 +374,11 @@ public final class WebhookDispatcher implements AutoCloseable {
    * since once its lease ends another claim may send the same event at the same time; it is
    * left to that claim, and passed over here.
    */
-  private Delivery nextSendable(ShopLoad load) {
+  private Parked nextSendable(ShopLoad load) {
     Parked next;
     while ((next = load.waiting.poll()) != null) {
       if (outlasts(next.leasedUntilNanos())) {
-        return next.delivery();
+        return next;
       }
       LOG.debug("webhook event {} waited past its lease; it is left to the next claim", next.delivery().eventId());
     }
@@ -398,7 +410,7 @@ public final class WebhookDispatcher implements AutoCloseable {
    * shop that waits, else it is free again.
    */
   private void done(Delivery finished) {
-    Delivery next;
+    Parked next;
     synchronized (this) {
       ShopLoad load = shopLoads.get(finished.event().shopId());
       next = running && load != null ? nextSendable(load) : null;
@@ -411,7 +423,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     if (next != null) {
       try {
-        send(next);
+        send(next.delivery(), next.claimedNanos());
         return;
       } catch (java.util.concurrent.RejectedExecutionException stopping) {
         // closing: the waiting delivery stays leased until close() releases this instance's leases
@@ -510,9 +522,10 @@ public final class WebhookDispatcher implements AutoCloseable {
         : current + " " + WebhookSignature.standard(d.previousSigningKey(), d.eventId(), sent, d.body());
   }
 
-  private Result deliver(Delivery d) {
+  private Result deliver(Delivery d, long claimedNanos) {
     Instant started = clock.instant();
     long t0 = System.nanoTime();
+    Duration waited = Duration.ofNanos(Math.max(0, t0 - claimedNanos));
     Integer status = null;
     String error = null;
     try {
@@ -545,7 +558,7 @@ public final class WebhookDispatcher implements AutoCloseable {
       error = "invalid URL: " + e.getMessage();
     }
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
-    Result result = new Result(started, took, status, printable(error));
+    Result result = new Result(started, took, status, printable(error), waited);
     metrics.counter("tollgate.webhooks.attempts", "outcome", result.delivered() ? "delivered"
         : status != null ? "http_" + (status / 100) + "xx" : "error").increment();
     if (result.delivered() && !d.event().requeued()) {

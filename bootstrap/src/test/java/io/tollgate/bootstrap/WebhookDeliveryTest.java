@@ -464,6 +464,65 @@ class WebhookDeliveryTest {
     }
   }
 
+  /**
+   * A resend asked while the event waits, claimed, for a slot of its shop (the shop's receiver
+   * holds as many of its webhooks as one shop may have in flight) is answered by the delivery
+   * made once a slot frees up: the event used to go out once more straight after it, as for a
+   * resend asked during a delivery. (A gateway of its own, with two slots: a shop then sends one
+   * webhook at a time, and a claim of its two due events keeps one waiting.)
+   */
+  @Test
+  void a_resend_asked_while_the_event_waits_for_a_slot_is_sent_once() throws Exception {
+    try (TestGateway own = TestGateway.start(Map.of("TOLLGATE_WEBHOOK_PARALLELISM", "2",
+        "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT1H", "TOLLGATE_WEBHOOK_TIMEOUT", "PT5S"));
+        WebhookReceiver receiver = new WebhookReceiver().thenAnswer(500, 500)) {
+      List<String> payments = new java.util.ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        String id = own.post("/api/v1/payments", """
+            {"paymentType":"DEPOSIT","amount":7,"currency":"EUR","webhookUrl":"%s",
+             "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}"""
+            .formatted(receiver.url("/one-at-a-time"))).json().at("/result/id").asText();
+        assertThat(own.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.9\"}").status())
+            .isEqualTo(200);
+        payments.add(id);
+      }
+      // both refused once, their retries an hour away, and no delivery left in flight
+      assertThat(WebhookReceiver.await(() -> count(own, "attempts = 1 AND lease_token IS NULL") == 2
+          && OperabilityTest.metric(own.send(java.net.http.HttpRequest.newBuilder(own.uri("/metrics")).GET()).body(),
+              "tollgate_webhooks_inflight") == 0, Duration.ofSeconds(10))).isTrue();
+
+      receiver.holdAnswers();
+      own.database.jdbi().useHandle(h -> h.execute("UPDATE webhook_events SET next_attempt_at = now()"));
+      assertThat(WebhookReceiver.await(() -> receiver.arrivedIds().size() == 3, Duration.ofSeconds(10))).isTrue();
+      String sending = receiver.arrivedIds().get(2);
+      assertThat(count(own, "lease_token IS NOT NULL")).as("one claim took both, the other waits").isEqualTo(2);
+      String waitingPayment = own.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT payment_id FROM webhook_events WHERE id <> CAST(:sending AS uuid)")
+          .bind("sending", sending).mapTo(String.class).one());
+      String waiting = own.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT CAST(id AS text) FROM webhook_events WHERE payment_id = :payment")
+          .bind("payment", waitingPayment).mapTo(String.class).one());
+      String[] user = own.merchantUser(own.merchant, "resend-waiting@shop.example", Permission.SHOP_EDIT);
+      assertThat(own.merchantPost("/merchant-api/v1/payments/" + waitingPayment + "/webhooks/resend", "", user)
+          .status()).isEqualTo(202);
+
+      receiver.answerHeld();
+      assertThat(WebhookReceiver.await(() -> count(own, "status = 'PENDING'") == 0, Duration.ofSeconds(20)))
+          .as("both delivered").isTrue();
+      List<String> arrived = receiver.arrivedIds();
+      List<String> afterTheResend = arrived.subList(2, arrived.size());
+      assertThat(afterTheResend).as("the waiting event, sent after the resend was asked")
+          .filteredOn(waiting::equals).hasSize(1);
+      assertThat(afterTheResend).filteredOn(sending::equals).hasSize(1);
+    }
+  }
+
+  /** The gateway's webhook events that match {@code condition}. */
+  private static long count(TestGateway gateway, String condition) {
+    return gateway.database.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM webhook_events WHERE "
+        + condition).mapTo(Long.class).one());
+  }
+
   @Test
   void a_payment_waiting_for_its_customer_sends_nothing() throws Exception {
     try (WebhookReceiver receiver = new WebhookReceiver()) {

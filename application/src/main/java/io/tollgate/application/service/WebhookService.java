@@ -117,7 +117,7 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
     }
     Attempt attempt = new Attempt(e.id(), e.paymentState(), delivery.attempt(), io.tollgate.domain.shop.Shop.withoutPassword(delivery.url()),
         result.started(), result.duration(), result.statusCode(), result.error(), status);
-    return new WebhookOutbox.Outcome(e, attempt, status, next);
+    return new WebhookOutbox.Outcome(e, attempt, status, next, result.waited());
   }
 
   @Override

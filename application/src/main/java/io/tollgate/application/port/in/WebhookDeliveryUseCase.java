@@ -82,8 +82,16 @@ public interface WebhookDeliveryUseCase {
    *
    * @param statusCode the receiver's HTTP status, or null when none came back
    * @param error what went wrong without a status, or null
+   * @param waited how long after its claim answered the attempt began (a claimed delivery may
+   *     wait for a slot of its shop): a resend asked meanwhile is answered by this attempt
    */
-  record Result(java.time.Instant started, Duration duration, Integer statusCode, String error) {
+  record Result(java.time.Instant started, Duration duration, Integer statusCode, String error, Duration waited) {
+
+    /** An attempt that began as its event was claimed. */
+    public Result(java.time.Instant started, Duration duration, Integer statusCode, String error) {
+      this(started, duration, statusCode, error, Duration.ZERO);
+    }
+
     public boolean delivered() {
       return statusCode != null && statusCode >= 200 && statusCode < 300;
     }

@@ -34,7 +34,8 @@ public interface WebhookOutbox {
   /**
    * Records one attempt and the event's new status, if the lease is still ours. A resend asked
    * during the attempt (of an event no newer one has overtaken) leaves the event PENDING instead,
-   * and the attempt is logged with the status the event is left in.
+   * and the attempt is logged with the status the event is left in. The attempt is taken to have
+   * begun as the event was claimed ({@link Outcome#waited} zero).
    *
    * @return false when the lease was lost (the event was released or re-claimed meanwhile)
    */
@@ -56,8 +57,20 @@ public interface WebhookOutbox {
    */
   void recordAttempts(List<Outcome> outcomes);
 
-  /** One attempt to record, with the event's new status and next attempt (null unless PENDING). */
-  record Outcome(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt) {}
+  /**
+   * One attempt to record, with the event's new status and next attempt (null unless PENDING).
+   *
+   * @param waited how long after its claim the attempt began, never more than it was: a resend
+   *     asked before the attempt began is answered by it, one asked after makes the event due
+   *     again once the attempt is recorded. A claimed event may wait for a slot of its shop.
+   */
+  record Outcome(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt, Duration waited) {
+
+    /** An attempt that began as its event was claimed. */
+    public Outcome(ClaimedEvent event, Attempt attempt, Status status, Instant nextAttemptAt) {
+      this(event, attempt, status, nextAttemptAt, Duration.ZERO);
+    }
+  }
 
   /**
    * Gives claimed events back undelivered (on shutdown); they are due again at once.
@@ -85,7 +98,8 @@ public interface WebhookOutbox {
   /**
    * Makes an event due again now, with a fresh retry schedule, while it is still its payment's
    * newest (a newer one is on its way, and the older must not follow it). An event being
-   * delivered at that moment is sent again once that delivery has ended. The payment's earlier
+   * delivered at that moment is sent again once that delivery has ended; one claimed whose
+   * delivery has not begun yet is sent by that delivery alone. The payment's earlier
    * events still pending, which go before it, are made due now as well, with fresh schedules,
    * unless one is being delivered.
    */
