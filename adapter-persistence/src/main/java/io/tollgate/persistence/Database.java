@@ -56,7 +56,30 @@ public final class Database implements AutoCloseable {
   /** How long the server keeps a session idle inside a transaction before it ends it, locks and all. */
   static final String IDLE_IN_TRANSACTION = "2min";
 
+  /**
+   * Which schemas a start brings up to this release's. An upgrade is the service's: the upgrade
+   * notes ask for the older release's instances to be stopped before the first new one starts,
+   * and an operator's command from the new release's jar, run beside the instances still at
+   * work, upgraded their database under them.
+   */
+  public enum Upgrade {
+    /** Any: the service's start. */
+    ANY,
+    /**
+     * Only a database with no schema yet (one being provisioned before its first server starts);
+     * one at an older release's version is refused as it is, naming the version it is at and the
+     * one this release needs.
+     */
+    ONLY_A_NEW_DATABASE
+  }
+
+  /** Starts on the database of {@code settings}, its schema migrated to this release's. */
   public static Database start(DatabaseSettings settings) {
+    return start(settings, Upgrade.ANY);
+  }
+
+  /** Starts on the database of {@code settings}, its schema migrated to this release's as {@code upgrade} allows. */
+  public static Database start(DatabaseSettings settings, Upgrade upgrade) {
     EmbeddedPostgres embedded = null;
     DataDirectoryLock lock = null;
     String url = settings.url();
@@ -75,7 +98,7 @@ public final class Database implements AutoCloseable {
       }
       HikariDataSource pool = pool(url, user, password, settings.maxPoolSize(), settings.startWait());
       try {
-        migrate(url, user, password, MIGRATIONS);
+        migrate(url, user, password, upgrade, MIGRATIONS);
       } catch (RuntimeException e) {
         pool.close();
         throw e;
@@ -254,11 +277,18 @@ public final class Database implements AutoCloseable {
    * which would then fail at every start.
    */
   static void migrate(String url, String user, String password, String... locations) {
-    org.flywaydb.core.api.output.MigrateResult result = Flyway.configure()
+    migrate(url, user, password, Upgrade.ANY, locations);
+  }
+
+  private static void migrate(String url, String user, String password, Upgrade upgrade, String... locations) {
+    Flyway flyway = Flyway.configure()
         .dataSource(url, user, password)
         .locations(locations)
-        .load()
-        .migrate();
+        .load();
+    if (upgrade == Upgrade.ONLY_A_NEW_DATABASE) {
+      refuseAnUpgrade(flyway.info());
+    }
+    org.flywaydb.core.api.output.MigrateResult result = flyway.migrate();
     // an operator upgrading sees which migrations ran (Flyway's own lines are kept to warnings)
     if (result.migrationsExecuted > 0) {
       LOG.info("database schema migrated from version {} to {} ({} migration{})",
@@ -267,6 +297,21 @@ public final class Database implements AutoCloseable {
     } else {
       LOG.info("database schema at version {}", result.initialSchemaVersion);
     }
+  }
+
+  /**
+   * Refuses a schema that has migrations applied and lacks some of this release's: the older
+   * release's instances may still run on it.
+   */
+  private static void refuseAnUpgrade(org.flywaydb.core.api.MigrationInfoService info) {
+    org.flywaydb.core.api.MigrationInfo[] pending = info.pending();
+    if (info.applied().length == 0 || pending.length == 0) {
+      return;
+    }
+    throw new IllegalStateException("this database's schema is at version " + info.current().getVersion()
+        + " and this release needs version " + pending[pending.length - 1].getVersion() + ": a command does not "
+        + "upgrade a database that instances of an older release may still run on; stop them and start this "
+        + "release's service, which upgrades it, then run the command again");
   }
 
   public Jdbi jdbi() {

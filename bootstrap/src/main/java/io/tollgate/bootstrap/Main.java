@@ -322,11 +322,17 @@ public final class Main implements Callable<Integer> {
     abstract int run(TollgateConfig config, Tollgate.Services services, PrintWriter out);
   }
 
-  /** The configured database, for a command: a small pool, migrated. */
+  /**
+   * The configured database, for a command: a small pool. An external one is migrated only while
+   * it has no schema yet, and refused at an older version: the older release's instances may still
+   * run on it, and the upgrade is the service's, once they are stopped. The embedded one belongs to
+   * this process alone while it runs, and is migrated as the service would.
+   */
   static Database commandDatabase(TollgateConfig config) {
     return Database.start(new DatabaseSettings(config.dbUrl(), config.dbUser(), config.dbPassword(),
         config.dbUrl() == null ? config.dataDirectory().resolve("postgres") : null, 2,
-        DatabaseSettings.COMMAND_START_WAIT));
+        DatabaseSettings.COMMAND_START_WAIT),
+        config.dbUrl() == null ? Database.Upgrade.ANY : Database.Upgrade.ONLY_A_NEW_DATABASE);
   }
 
   @Command(name = "master-key", description = "Rotate the master key (TOLLGATE_MASTER_KEY, or in sandbox the data "

@@ -21,6 +21,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -323,6 +324,52 @@ class CommandLineTest {
     try (FileChannel channel = FileChannel.open(dataDir.resolve("postgres.lock"), StandardOpenOption.CREATE,
         StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
       assertOneErrorLine(runWith(held, "merchant", "create", "--name", "Held"), "in use by another Tollgate process");
+    }
+  }
+
+  /**
+   * A command run from a newer release's jar migrated the database it was pointed at, under the
+   * older release's instances still running on it, which the upgrade notes forbid. It now leaves a
+   * database in use as it is, with one line that names its version, this release's, and what
+   * upgrades it: the service, started once the older instances are stopped. A new database, which
+   * no server has started on yet, is still made ready by the command that provisions it.
+   */
+  @Test
+  void a_command_upgrades_no_database_in_use_and_the_service_does() throws Exception {
+    String inUse = TestDatabase.empty();
+    Flyway.configure().dataSource(inUse, TestDatabase.user(), TestDatabase.password())
+        .locations("classpath:db/migration").target("46").load().migrate();
+    Map<String, String> older = new HashMap<>(env);
+    older.put("TOLLGATE_DB_URL", inUse);
+    older.put("TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY);
+    String history = migrationHistory(inUse);
+
+    CommandLineRun refused = CommandLineRun.of(older, "user", "list", "--merchant", "2");
+
+    assertOneErrorLine(refused, "at version 46", "stop", "start this release's service");
+    assertThat(migrationHistory(inUse)).as("nothing migrated").isEqualTo(history);
+    try (Tollgate service = Tollgate.start(TollgateConfig.from(older))) {
+      assertThat(migrationHistory(inUse)).as("the service upgrades it").isNotEqualTo(history);
+    }
+    String latest = migrationHistory(inUse).replaceAll(".*,", "");
+    assertThat(refused.err()).contains("needs version " + latest);
+    CommandLineRun upgraded = CommandLineRun.of(older, "merchant", "create", "--name", "Upgraded");
+    assertThat(upgraded.exit()).as(upgraded.err()).isZero();
+
+    Map<String, String> provisioned = new HashMap<>(older);
+    provisioned.put("TOLLGATE_DB_URL", TestDatabase.empty());
+    CommandLineRun created = CommandLineRun.of(provisioned, "merchant", "create", "--name", "New");
+    assertThat(created.exit()).as(created.err()).isZero();
+    assertThat(migrationHistory(provisioned.get("TOLLGATE_DB_URL"))).endsWith("," + latest);
+  }
+
+  /** The versions of the migrations applied to the database at {@code url}, in the order they were, comma-separated. */
+  private static String migrationHistory(String url) throws java.sql.SQLException {
+    try (var c = java.sql.DriverManager.getConnection(url, TestDatabase.user(), TestDatabase.password());
+        var s = c.createStatement();
+        var r = s.executeQuery("SELECT string_agg(version, ',' ORDER BY installed_rank) FROM flyway_schema_history")) {
+      r.next();
+      return r.getString(1);
     }
   }
 
