@@ -305,6 +305,7 @@ public final class Main implements Callable<Integer> {
       TollgateConfig config = TollgateConfig.from(environment);
       try (Database db = commandDatabase(config)) {
         ServedEnvironment.check(db, environment(config), environmentSetting());
+        requireTheServersMasterKey(config, db);
         return run(config, Tollgate.Services.wire(config, db, config.publicUrlFor(config.port())), spec.commandLine().getOut());
       }
     }
@@ -335,6 +336,22 @@ public final class Main implements Callable<Integer> {
         config.dbUrl() == null ? Database.Upgrade.ANY : Database.Upgrade.ONLY_A_NEW_DATABASE);
   }
 
+  /**
+   * Refuses a command on an external database whose key ring is still empty (no server has
+   * started on it yet) when TOLLGATE_MASTER_KEY is not set: the command would seal the database's
+   * secrets under a key it makes in its own data directory, and the server, started next with the
+   * key it is given, would be refused as holding another master key. The embedded database is its
+   * data directory's, and so is the key of that directory.
+   */
+  static void requireTheServersMasterKey(TollgateConfig config, Database db) {
+    if (config.dbUrl() != null && config.masterKey() == null && new MasterKeyRing(db.jdbi()).keys().isEmpty()) {
+      throw new IllegalStateException("no server has started on this database yet and TOLLGATE_MASTER_KEY is not "
+          + "set: this command would seal the database's secrets under a key of its own data directory, which its "
+          + "server would not open; set TOLLGATE_MASTER_KEY to the key its server will use, or start the server "
+          + "first");
+    }
+  }
+
   @Command(name = "master-key", description = "Rotate the master key (TOLLGATE_MASTER_KEY, or in sandbox the data "
       + "directory's master.key) that opens the database's secrets: `rotate` adds a new one, `retire` then stops the "
       + "others from opening it.",
@@ -351,6 +368,7 @@ public final class Main implements Callable<Integer> {
         try (Database db = commandDatabase(config)) {
           // as every command, and before the key is loaded: in sandbox that can write a new one to the data directory
           ServedEnvironment.check(db, config.environment(), "TOLLGATE_ENVIRONMENT");
+          requireTheServersMasterKey(config, db);
           return run(config, new MasterKeyRing(db.jdbi()), MasterKey.load(config), spec.commandLine().getOut());
         }
       }

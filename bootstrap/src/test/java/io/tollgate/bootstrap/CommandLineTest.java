@@ -36,6 +36,8 @@ class CommandLineTest {
   static void start() throws Exception {
     db = TestDatabase.fresh();
     env = TestGateway.environment(db, "tollgate-cli");
+    // the key of the server to come: no server has started on the database
+    env.put("TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY);
   }
 
   @AfterAll
@@ -201,6 +203,7 @@ class CommandLineTest {
   void a_run_with_another_master_key_is_refused_before_it_seals_anything() throws Exception {
     String merchantId = group(run("merchant", "create", "--name", "Keyed").out(), "merchant (\\d+) created");
     Map<String, String> elsewhere = new HashMap<>(env);
+    elsewhere.remove("TOLLGATE_MASTER_KEY");
     elsewhere.put("TOLLGATE_DATA_DIR", ScratchDirectories.create("tollgate-cli-elsewhere").toString());
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -209,6 +212,42 @@ class CommandLineTest {
     assertThat(exit).isNotZero();
     assertThat(err.toString()).startsWith("error: ").contains("sealed with another master key").doesNotContain("\tat ");
     assertThat(run("shop", "create", "--merchant", merchantId, "--name", "Sealed here").exit()).isZero();
+  }
+
+  /**
+   * A command on a new database, before its server first started, run without TOLLGATE_MASTER_KEY
+   * ({@code docker run --rm -e TOLLGATE_DB_URL=... tollgate merchant create}) sealed the database's
+   * secrets under a key it made in its own data directory, and the server started next with its
+   * own key was refused: "sealed with another master key". Such a run is refused and writes
+   * nothing, neither in the database nor in the data directory; given the server's key, the
+   * commands provision the database and the server starts on it.
+   */
+  @Test
+  void a_command_on_a_new_database_without_the_master_key_is_refused_and_writes_nothing() throws Exception {
+    try (Database fresh = TestDatabase.fresh()) {
+      Map<String, String> keyless = TestGateway.environment(fresh, "tollgate-cli-keyless");
+      for (String[] args : List.of(new String[] {"merchant", "create", "--name", "Acme"},
+          new String[] {"master-key", "rotate"}, new String[] {"master-key", "list"})) {
+        CommandLineRun refused = CommandLineRun.of(keyless, args);
+        assertOneErrorLine(refused, "set TOLLGATE_MASTER_KEY to the key", "or start the server first");
+        assertThat(refused.out()).isEmpty();
+      }
+      long written = fresh.jdbi().withHandle(h -> h.createQuery(
+          "SELECT (SELECT count(*) FROM master_key_ring) + (SELECT count(*) FROM merchants)").mapTo(Long.class).one());
+      assertThat(written).as("no key ring, no merchant").isZero();
+      assertThat(Path.of(keyless.get("TOLLGATE_DATA_DIR")).resolve("master.key")).doesNotExist();
+
+      Map<String, String> production = new HashMap<>(keyless);
+      production.put("TOLLGATE_ENVIRONMENT", "production");
+      production.put("TOLLGATE_MASTER_KEY", TestGateway.MASTER_KEY);
+      production.put("TOLLGATE_PUBLIC_URL", "https://pay.example.com");
+      CommandLineRun provisioned = CommandLineRun.of(production, "merchant", "create", "--name", "Acme");
+      assertThat(provisioned.exit()).as(provisioned.err()).isZero();
+      try (Tollgate server = Tollgate.start(TollgateConfig.from(production), fresh)) {
+        assertThat(server.services().persistence().shops().merchantExists(new io.tollgate.domain.shop.MerchantId(
+            Long.parseLong(group(provisioned.out(), "merchant (\\d+) created"))))).isTrue();
+      }
+    }
   }
 
   /** Runs {@code args} with {@code changes} to the test settings; a null value removes the setting. */
