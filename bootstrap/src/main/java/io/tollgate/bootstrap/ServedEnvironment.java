@@ -16,16 +16,27 @@ final class ServedEnvironment {
   private ServedEnvironment() {}
 
   /**
-   * At a server's start, before it works anything: records {@code server} on a database that
-   * serves no environment yet.
+   * At a server's start, before it works anything: refuses a database that serves the other
+   * environment, then opens the database's secrets with {@code unlock} and only then records
+   * {@code server} on a database that serves no environment yet. A server that cannot open them
+   * (one started by mistake on a new database of the other environment, without its master key)
+   * used to record its own environment first, and that database's own server was then refused.
+   * Returns what {@code unlock} gives.
    *
    * @throws IllegalStateException when the database serves the other environment
    */
-  static void claim(Database database, Environment server) {
-    Environment served = new DatabaseEnvironment(database.jdbi()).claim(server);
+  static <T> T claim(Database database, Environment server, java.util.function.Supplier<T> unlock) {
+    DatabaseEnvironment record = new DatabaseEnvironment(database.jdbi());
+    // the refusal that says what is wrong, rather than the other environment's master key refused
+    record.recorded().filter(served -> served != server).ifPresent(served -> {
+      throw new IllegalStateException(refusal(served, server, "this server runs in", "TOLLGATE_ENVIRONMENT"));
+    });
+    T unlocked = unlock.get();
+    Environment served = record.claim(server);
     if (served != server) {
       throw new IllegalStateException(refusal(served, server, "this server runs in", "TOLLGATE_ENVIRONMENT"));
     }
+    return unlocked;
   }
 
   /**

@@ -86,8 +86,10 @@ public final class Tollgate implements AutoCloseable {
     this.config = config;
     this.database = database;
     this.ownsDatabase = ownsDatabase;
-    // before anything is bound, loaded or started: a server of the other environment works nothing
-    ServedEnvironment.claim(database, config.environment());
+    // before anything is bound, loaded or started: a server of the other environment works nothing,
+    // and one that cannot open the database's secrets takes nothing
+    SecretBox secrets = ServedEnvironment.claim(database, config.environment(),
+        () -> Services.unlock(config, database));
 
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     // No reserved threads: the selector queues each request for an idle worker instead of
@@ -134,7 +136,7 @@ public final class Tollgate implements AutoCloseable {
     server.setErrorHandler(new JsonErrorHandler(https ? STRICT_TRANSPORT_SECURITY : null));
     this.observability = new Observability();
     database.publishPoolMetrics(observability.registry);
-    this.services = Services.wire(config, database, publicUrl, observability.paymentMetrics(), acquirer);
+    this.services = Services.wire(config, database, secrets, publicUrl, observability.paymentMetrics(), acquirer);
     observability.cachedGauge("tollgate.webhooks.outbox.pending", "webhook events not yet delivered",
         () -> services.persistence().webhookOutbox().pendingCount());
     observability.cachedGauge("tollgate.payments.unanswered",
@@ -452,6 +454,11 @@ public final class Tollgate implements AutoCloseable {
       }
     }
 
+    /** The database's secrets, opened with the configured master key (see {@link MasterKey}). */
+    static SecretBox unlock(TollgateConfig config, Database database) {
+      return new SecretBox(new io.tollgate.persistence.MasterKeyRing(database.jdbi()).unlock(MasterKey.load(config)));
+    }
+
     static Services wire(TollgateConfig config, Database database, String publicUrl) {
       return wire(config, database, publicUrl, io.tollgate.application.port.out.PaymentMetrics.NONE,
           java.util.function.UnaryOperator.identity());
@@ -460,10 +467,14 @@ public final class Tollgate implements AutoCloseable {
     static Services wire(TollgateConfig config, Database database, String publicUrl,
         io.tollgate.application.port.out.PaymentMetrics metrics,
         java.util.function.UnaryOperator<io.tollgate.application.port.out.PaymentProcessor> acquirer) {
+      return wire(config, database, unlock(config, database), publicUrl, metrics, acquirer);
+    }
+
+    static Services wire(TollgateConfig config, Database database, SecretBox secrets, String publicUrl,
+        io.tollgate.application.port.out.PaymentMetrics metrics,
+        java.util.function.UnaryOperator<io.tollgate.application.port.out.PaymentProcessor> acquirer) {
       Clock clock = CLOCK;
       Currencies currencies = new Currencies(config.cryptoCurrencies());
-      SecretBox secrets = new SecretBox(new io.tollgate.persistence.MasterKeyRing(database.jdbi())
-          .unlock(MasterKey.load(config)));
       checkCurrenciesKept(config.cryptoCurrencies(), currencies, database);
       PersistenceAdapters adapters = new PersistenceAdapters(database, secrets, currencies);
       DestinationPolicy destinations = config.environment() == Environment.PRODUCTION

@@ -88,6 +88,35 @@ class OneEnvironmentPerDatabaseTest {
     }
   }
 
+  /**
+   * A sandbox server started by mistake on a new production database, provisioned with
+   * production's master key before its server first started, failed on its own key but had
+   * recorded the database as sandbox's first: production's server was then refused there. A
+   * server that cannot open the database's secrets records nothing, and production starts.
+   */
+  @Test
+  void a_server_that_cannot_open_the_secrets_does_not_take_the_database() throws Exception {
+    try (Database db = TestDatabase.fresh()) {
+      Map<String, String> production = settings(db, Environment.PRODUCTION);
+      String merchant = group(cli(production, "merchant", "create", "--name", "Live"), "merchant (\\d+) created");
+      String shop = group(cli(production, "shop", "create", "--merchant", merchant, "--name", "Live Web"),
+          "shop (\\d+) created");
+      String live = group(cli(production, "key", "issue", "--shop", shop), "API key:\\s+(\\S+)");
+      Map<String, String> sandbox = settings(db, Environment.SANDBOX);
+      sandbox.put("TOLLGATE_MASTER_KEY", java.util.Base64.getEncoder().encodeToString(
+          io.tollgate.application.crypto.SecretBox.randomKey()));
+
+      Throwable refused = org.assertj.core.api.Assertions.catchThrowable(
+          () -> Tollgate.start(TollgateConfig.from(sandbox), db).close());
+
+      assertThat(refused).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("sealed with another master key");
+      try (Tollgate app = start(db, Environment.PRODUCTION)) {
+        assertThat(status(app, live)).isEqualTo(200);
+      }
+    }
+  }
+
   /** A sandbox and a production server starting at once on a new database: exactly one of them runs. */
   @Test
   void of_two_servers_starting_at_once_in_each_environment_one_runs() throws Exception {
