@@ -193,6 +193,11 @@ public record TollgateConfig(
     for (String delay : (schedule == null ? DEFAULT_RETRY_SCHEDULE : schedule).split(",")) {
       retries.add(duration(delay.strip(), "PT1M", WEBHOOK_RETRY_DELAY, "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", problems));
     }
+    if (retries.isEmpty()) {
+      // commas alone: no retry at all, the first failed delivery of every webhook marked failed
+      problems.add("TOLLGATE_WEBHOOK_RETRY_SCHEDULE must list at least one delay, such as PT1M (got '" + schedule
+          + "')");
+    }
     java.time.Duration webhookTimeout = duration(get.apply("TOLLGATE_WEBHOOK_TIMEOUT"), "PT10S", WEBHOOK_TIMEOUT,
         "TOLLGATE_WEBHOOK_TIMEOUT", problems);
     int webhookParallelism = integer(get.apply("TOLLGATE_WEBHOOK_PARALLELISM"), 16, 1, 512,

@@ -153,6 +153,21 @@ class ConfigurationReferenceTest {
         .hasMessageContaining("TOLLGATE_WEBHOOK_RETRY_SCHEDULE must be between PT0.1S and P7D (got 'P8D')");
   }
 
+  /**
+   * A schedule of commas alone was an empty one, which turned retries off without a word: the
+   * first failed delivery of every webhook was marked failed. It is refused with the other
+   * settings' problems.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {",", ",,", " , "})
+  void a_webhook_retry_schedule_without_a_delay_is_refused(String schedule) {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", schedule,
+        "TOLLGATE_PORT", "http")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("TOLLGATE_WEBHOOK_RETRY_SCHEDULE must list at least one delay")
+        .hasMessageContaining("TOLLGATE_PORT");
+  }
+
   @Test
   void the_webhook_log_is_kept_a_week_at_least_and_ninety_days_unless_set() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_LOG_RETENTION", "P6D")))
