@@ -589,7 +589,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
       p.return_url,
       p.webhook_url, p.additional_parameters::text AS additional_parameters, p.error_code, p.error_message,
       p.external_id, p.external_result_code, p.external_refs::text AS external_refs, p.terminal_name, p.terminal_id,
-      p.created, p.updated, p.version
+      p.holds_once_routed, p.created, p.updated, p.version
       """;
 
   @Override
@@ -621,8 +621,8 @@ final class JdbiPaymentRepository implements PaymentRepository {
         JsonColumns.write(p.billingAddress()),
         p.returnUrl(), p.webhookUrl(), JsonColumns.write(p.additionalParameters()),
         p.errorCode() == null ? null : p.errorCode().code(), p.errorMessage(), p.externalId(),
-        p.externalResultCode(), JsonColumns.write(p.externalRefs()), p.terminalName(), p.terminalId(), p.created(),
-        p.updated(), p.version());
+        p.externalResultCode(), JsonColumns.write(p.externalRefs()), p.terminalName(), p.terminalId(),
+        p.holdsOnceRouted(), p.created(), p.updated(), p.version());
   }
 
   /** Binds the row as {@code :p.<component>}, explicitly: no reflection on the hot path. */
@@ -639,7 +639,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         .bind("p.errorCode", r.errorCode()).bind("p.errorMessage", r.errorMessage())
         .bind("p.externalId", r.externalId()).bind("p.externalResultCode", r.externalResultCode())
         .bind("p.externalRefs", r.externalRefs()).bind("p.terminalName", r.terminalName())
-        .bind("p.terminalId", r.terminalId())
+        .bind("p.terminalId", r.terminalId()).bind("p.holdsOnceRouted", r.holdsOnceRouted())
         .bind("p.created", r.created()).bind("p.updated", r.updated()).bind("p.version", r.version());
   }
 
@@ -672,7 +672,7 @@ final class JdbiPaymentRepository implements PaymentRepository {
         JsonColumns.readMap(r.additionalParameters()),
         r.errorCode() == null ? null : ErrorCode.fromCode(r.errorCode()).orElse(null), r.errorMessage(),
         r.externalId(), r.externalResultCode(), JsonColumns.readMap(r.externalRefs()), r.terminalName(),
-        r.terminalId(), r.created(), r.updated(), r.version());
+        r.terminalId(), r.holdsOnceRouted(), r.created(), r.updated(), r.version());
   }
 
   /**

@@ -33,6 +33,7 @@ record PaymentRow(
     String externalRefs,
     String terminalName,
     Long terminalId,
+    boolean holdsOnceRouted,
     Instant created,
     Instant updated,
     long version) {}

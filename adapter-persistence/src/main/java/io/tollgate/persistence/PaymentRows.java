@@ -52,6 +52,7 @@ final class PaymentRows {
         rs.getString("external_refs"),
         rs.getString("terminal_name"),
         rs.getObject("terminal_id", Long.class),
+        rs.getBoolean("holds_once_routed"),
         instant(rs, "created"),
         instant(rs, "updated"),
         rs.getLong("version"));

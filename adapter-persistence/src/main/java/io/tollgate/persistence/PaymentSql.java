@@ -11,7 +11,8 @@ final class PaymentSql {
       customer::text AS customer, customer_ip, customer_ip_country, billing_address::text AS billing_address,
       return_url,
       webhook_url, additional_parameters::text AS additional_parameters, error_code, error_message, external_id,
-      external_result_code, external_refs::text AS external_refs, terminal_name, terminal_id, created, updated, version
+      external_result_code, external_refs::text AS external_refs, terminal_name, terminal_id, holds_once_routed,
+      created, updated, version
       """;
 
   /**
@@ -35,14 +36,14 @@ final class PaymentSql {
               currency, customer_amount, customer_currency, reference_id, description, parent_payment_id,
               pre_auth, card, customer, customer_ip, customer_ip_country, billing_address, return_url, webhook_url,
               additional_parameters, error_code, error_message, external_id, external_result_code, external_refs,
-              terminal_name, terminal_id, created, updated, version)
+              terminal_name, terminal_id, holds_once_routed, created, updated, version)
           VALUES (:p.id, :p.shopId, (SELECT merchant_id FROM shops WHERE id = :p.shopId), :p.paymentType,
               :p.state, :p.paymentMethod, :p.amount, :p.currency, :p.customerAmount, :p.customerCurrency,
               :p.referenceId, :p.description, :p.parentPaymentId, :p.preAuth, %s, CAST(:p.customer AS jsonb),
               :p.customerIp, :p.customerIpCountry, CAST(:p.billingAddress AS jsonb),
               :p.returnUrl, :p.webhookUrl, CAST(:p.additionalParameters AS jsonb), :p.errorCode,
               :p.errorMessage, :p.externalId, :p.externalResultCode, CAST(:p.externalRefs AS jsonb),
-              :p.terminalName, :p.terminalId, :p.created, :p.updated, :p.version)
+              :p.terminalName, :p.terminalId, :p.holdsOnceRouted, :p.created, :p.updated, :p.version)
           RETURNING id, merchant_id)
         """.formatted(card);
   }

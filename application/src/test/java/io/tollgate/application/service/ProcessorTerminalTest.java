@@ -470,7 +470,7 @@ class ProcessorTerminalTest {
     Payment deposit = new Payment(old.id(), old.shopId(), old.type(), PaymentState.COMPLETED, old.method(),
         old.amount(), old.customerAmount(), old.referenceId(), old.description(), old.parentPaymentId(), old.preAuth(),
         old.card(), old.customer(), old.billingAddress(), old.returnUrl(), old.webhookUrl(),
-        old.additionalParameters(), null, null, "auth-1", "00", Map.of(), B.name(), null, old.created(),
+        old.additionalParameters(), null, null, "auth-1", "00", Map.of(), B.name(), null, false, old.created(),
         old.updated(), old.version());
     rows.put(deposit.id(), deposit);
     when(reference.terminal(MERCHANT, B.name())).thenReturn(Optional.of(sandboxTerminal(B)));

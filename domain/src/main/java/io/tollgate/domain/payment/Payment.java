@@ -21,6 +21,10 @@ import java.util.Objects;
  * @param terminalId that terminal's id; null for the processor's default terminal (a shop
  *     without connectors), before the payment is routed, and on payments stored before
  *     terminals were recorded by id (migration V28), which name it only
+ * @param holdsOnceRouted whether a withdrawal holds nothing of the shop's balance until routing
+ *     sends it to a terminal, and its amount there from then on: one of a shop checking its
+ *     withdrawals' balance that every connector able to pay it would pay in another currency,
+ *     checked only where it is paid (otherwise a payout or refund holds its amount from creation)
  * @param version optimistic-locking version of the stored row this instance was read from
  */
 public record Payment(
@@ -48,6 +52,7 @@ public record Payment(
     Map<String, String> externalRefs,
     String terminalName,
     Long terminalId,
+    boolean holdsOnceRouted,
     Instant created,
     Instant updated,
     long version) {
@@ -98,7 +103,7 @@ public record Payment(
         draft.id(), draft.shopId(), draft.type(), initialState, draft.method(), draft.amount(), null,
         draft.referenceId(), draft.description(), draft.parentPaymentId(), draft.preAuth(),
         draft.card(), draft.customer(), draft.billingAddress(), draft.returnUrl(),
-        draft.webhookUrl(), draft.additionalParameters(), null, null, null, null, null, null, null,
+        draft.webhookUrl(), draft.additionalParameters(), null, null, null, null, null, null, null, false,
         now, now, 0);
     PaymentOperation op = new PaymentOperation(
         null, OperationType.CREATE_PAYMENT, now, now, initialState, null, null);
@@ -123,7 +128,7 @@ public record Payment(
         outcome.externalId() != null ? outcome.externalId() : externalId,
         outcome.externalResultCode() != null ? outcome.externalResultCode() : externalResultCode,
         outcome.externalRefs() != null ? outcome.externalRefs() : externalRefs,
-        terminalName, terminalId, created, now, version);
+        terminalName, terminalId, holdsOnceRouted, created, now, version);
     PaymentOperation op = new PaymentOperation(
         null, operation, started, now, to, outcome.errorCode(), outcome.details(), terminalName, terminalId,
         outcome.externalId(), outcome.externalResultCode());
@@ -139,7 +144,7 @@ public record Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, card, customer, billingAddress, returnUrl, webhookUrl,
         additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
-        externalRefs, terminalName, terminalId, created, updated, newVersion);
+        externalRefs, terminalName, terminalId, holdsOnceRouted, created, updated, newVersion);
   }
 
   /** The same payment whose card is known by {@code token} (the token the vault holds for it). */
@@ -153,7 +158,7 @@ public record Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, tokenized, customer, billingAddress, returnUrl, webhookUrl,
         additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
-        externalRefs, terminalName, terminalId, created, updated, version);
+        externalRefs, terminalName, terminalId, holdsOnceRouted, created, updated, version);
   }
 
   /**
@@ -171,7 +176,7 @@ public record Payment(
         id, shopId, type, state, method, amount, customerAmount, referenceId, description,
         parentPaymentId, preAuth, card, located, billingAddress, returnUrl, webhookUrl,
         additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
-        externalRefs, terminalName, terminalId, created, updated, version);
+        externalRefs, terminalName, terminalId, holdsOnceRouted, created, updated, version);
   }
 
   /**
@@ -200,6 +205,29 @@ public record Payment(
         id, shopId, type, state, method, processedAmount, requestedAmount, referenceId,
         description, parentPaymentId, preAuth, card, customer, billingAddress, returnUrl,
         webhookUrl, additionalParameters, errorCode, errorMessage, externalId,
-        externalResultCode, externalRefs, name, terminal, created, updated, version);
+        externalResultCode, externalRefs, name, terminal, holdsOnceRouted, created, updated, version);
+  }
+
+  /**
+   * Whether the payment holds nothing of the shop's balance yet: a withdrawal that holds once
+   * routed ({@code holdsOnceRouted}), not routed to a terminal yet.
+   */
+  public boolean holdsNothingYet() {
+    return holdsOnceRouted && terminalName == null;
+  }
+
+  /**
+   * The same new withdrawal, holding nothing of the shop's balance until routing sends it to a
+   * terminal ({@code holdsOnceRouted}).
+   */
+  public Payment holdingOnceRouted() {
+    if (type != PaymentType.WITHDRAWAL || terminalName != null) {
+      throw new IllegalStateException("only a withdrawal not routed yet can hold once routed");
+    }
+    return new Payment(
+        id, shopId, type, state, method, amount, customerAmount, referenceId, description,
+        parentPaymentId, preAuth, card, customer, billingAddress, returnUrl, webhookUrl,
+        additionalParameters, errorCode, errorMessage, externalId, externalResultCode,
+        externalRefs, terminalName, terminalId, true, created, updated, version);
   }
 }
