@@ -797,13 +797,14 @@ class ConnectorRoutingTest {
 
   /**
    * A withdrawal of a checking shop that paid out only converted when it was created (its
-   * currency unchecked then, and held below zero) meets a connector in that currency by the time
-   * it is routed: that connector is passed over (1.10), since the hold overdrew the balance it
-   * would pay out of, and the payout is paid where the balance can pay it, converted. Before, it
-   * was paid out of the balance below zero, the check never made.
+   * currency unchecked then, and holding nothing) meets a connector in that currency by the time
+   * it is routed: that connector is checked for all of it and passed over (1.10), the shop having
+   * nothing in that currency, and the payout is paid where the balance can pay it, converted.
+   * Before, it was paid out of the balance below zero, the check never made.
    */
   @Test
-  void a_withdrawal_unchecked_at_creation_is_not_paid_out_of_the_balance_its_hold_overdrew() throws Exception {
+  void a_withdrawal_unchecked_at_creation_is_checked_in_full_where_a_connector_in_its_currency_would_pay_it()
+      throws Exception {
     io.tollgate.domain.shop.ShopId id = gw.createShop(gw.merchant, "Payout late pounds", true, true, null);
     KeyedShop shop = new KeyedShop(id, gw.issueKey(id, gw.app.services().environment()));
     card(shop, "Payout late pounds USD", "USD", 2, null);
@@ -813,7 +814,8 @@ class ConnectorRoutingTest {
          "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", shop.key(), null);
     assertThat(created.json().at("/result/state").asText()).as(created.body()).isEqualTo("AWAITING_APPROVAL");
     String payout = created.json().at("/result/id").asText();
-    assertThat(ledger(shop, "GBP")[0]).as("held, unchecked").isEqualByComparingTo("-5.00");
+    assertThat(ledger(shop, "GBP")).as("unchecked, and holding nothing").usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
 
     card(shop, "Payout late pounds GBP", "GBP", 1, null);
     assertThat(gw.post("/api/v1/payments/" + payout + "/approve", "", shop.key(), null).status()).isEqualTo(200);
@@ -823,7 +825,8 @@ class ConnectorRoutingTest {
     assertThat(paid.get("amount").decimalValue()).isEqualByComparingTo("6.35");
     assertThat(operations(shop, payout)).filteredOn(o -> o.get("operation").asText().equals("CASCADING"))
         .singleElement().satisfies(o -> assertThat(o.get("rawPaymentData").asText())
-            .contains("GBP available with this payout held for terminal Payout late pounds GBP"));
+            .contains("Check Withdrawal Balance: 0 GBP available, ")
+            .contains(" GBP to pay out for terminal Payout late pounds GBP"));
     assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
     assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
@@ -832,8 +835,8 @@ class ConnectorRoutingTest {
 
   /**
    * A checking shop whose only payout terminal pays in USD has its GBP deposits credited in USD
-   * and nothing in GBP: a GBP withdrawal is checked where it is paid, in USD, and not declined
-   * for the GBP that only holds it until it is routed.
+   * and nothing in GBP: a GBP withdrawal is checked where it is paid, in USD, and neither
+   * declined for the GBP it is asked in nor holding any of it until it is routed.
    */
   @Test
   void a_checking_shop_that_pays_out_only_converted_has_withdrawals_checked_where_they_are_paid()
@@ -855,5 +858,92 @@ class ConnectorRoutingTest {
         .containsExactly(new BigDecimal("6.35"), BigDecimal.ZERO);
     assertThat(ledger(shop, "GBP")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  /**
+   * A checking shop's card withdrawal that only a USD terminal can pay, asked in EUR, is not
+   * checked in EUR, and holds no euros while it awaits approval: holding them took the EUR
+   * balance far below zero, and every withdrawal checked in EUR meanwhile (a bank withdrawal
+   * approved before it, a new one) was declined 1.10, for as long as it waited. It is checked
+   * and held in USD when it is routed; declined there, or rejected, it gives back nothing in EUR.
+   */
+  @Test
+  void a_withdrawal_paid_converted_holds_nothing_while_it_awaits_approval() throws Exception {
+    io.tollgate.domain.shop.ShopId id = gw.createShop(gw.merchant, "Payout held where paid", true, true, null);
+    KeyedShop shop = new KeyedShop(id, gw.issueKey(id, gw.app.services().environment()));
+    connector(shop, "Payout held where paid EUR in", "BASIC_CARD", "EUR", 1, null, List.of("DEPOSIT"));
+    card(shop, "Payout held where paid USD", "USD", 1, null);
+    connector(shop, "Payout held where paid bank EUR", "BANKTRANSFER", "EUR", 1, null);
+    pay(shop, "100.00", "EUR");
+    pay(shop, "1000.00", "USD");
+
+    String bank = awaitingApproval(shop, bankWithdrawal("50.00"));
+    String card = awaitingApproval(shop, cardWithdrawal("500.00"));
+    assertThat(ledger(shop, "EUR")).as("the card withdrawal, to be paid in USD, holds no euros")
+        .usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("50.00"), new BigDecimal("50.00"));
+    assertThat(withdrawable(shop, "EUR")).isEqualByComparingTo("50.00");
+    String another = awaitingApproval(shop, bankWithdrawal("30.00"));
+
+    JsonNode paid = approved(shop, bank);
+    assertThat(paid.get("state").asText()).as(paid.toString()).isEqualTo("COMPLETED");
+    JsonNode converted = approved(shop, card);
+    assertThat(converted.get("state").asText()).as(converted.toString()).isEqualTo("COMPLETED");
+    assertThat(converted.get("amount").decimalValue()).isEqualByComparingTo("542.50");
+    assertThat(converted.get("currency").asText()).isEqualTo("USD");
+    // 2,170.00 USD converted, more than the 457.50 USD left: declined where it would be paid
+    JsonNode tooMuch = approved(shop, awaitingApproval(shop, cardWithdrawal("2000.00")));
+    assertThat(tooMuch.get("state").asText()).as(tooMuch.toString()).isEqualTo("DECLINED");
+    assertThat(tooMuch.get("errorCode").asText()).isEqualTo("1.10");
+    String rejected = awaitingApproval(shop, cardWithdrawal("20.00"));
+    TestGateway.Answer rejection = gw.post("/api/v1/payments/" + rejected + "/reject", "{\"rejectReason\":\"KYC\"}",
+        shop.key(), null);
+    assertThat(rejection.json().at("/result/state").asText()).as(rejection.body()).isEqualTo("CANCELLED");
+    TestGateway.Answer rejectionOfAnother = gw.post("/api/v1/payments/" + another + "/reject",
+        "{\"rejectReason\":\"KYC\"}", shop.key(), null);
+    assertThat(rejectionOfAnother.json().at("/result/state").asText()).as(rejectionOfAnother.body())
+        .isEqualTo("CANCELLED");
+
+    assertThat(ledger(shop, "EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("50.00"), BigDecimal.ZERO);
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("457.50"), BigDecimal.ZERO);
+  }
+
+  /** What GET /available-withdrawal-balances says the shop may withdraw in the currency (zero when it is left out). */
+  static BigDecimal withdrawable(KeyedShop shop, String currency) {
+    BigDecimal found = BigDecimal.ZERO;
+    for (JsonNode b : gw.get("/api/v1/available-withdrawal-balances", shop.key()).json().get("result")) {
+      if (b.get("currency").asText().equals(currency)) {
+        found = b.get("amount").decimalValue();
+      }
+    }
+    return found;
+  }
+
+  static String bankWithdrawal(String amount) {
+    return """
+        {"paymentType":"WITHDRAWAL","paymentMethod":"BANKTRANSFER","amount":%s,"currency":"EUR",
+         "customer":{"accountNumber":"DE02120300000000202051"}}""".formatted(amount);
+  }
+
+  static String cardWithdrawal(String amount) {
+    return """
+        {"paymentType":"WITHDRAWAL","amount":%s,"currency":"EUR",
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""".formatted(amount);
+  }
+
+  /** A withdrawal of a shop that requires approval, created as it awaits it; returns its id. */
+  static String awaitingApproval(KeyedShop shop, String body) {
+    TestGateway.Answer created = gw.post("/api/v1/payments", body, shop.key(), null);
+    assertThat(created.json().at("/result/state").asText()).as(created.body()).isEqualTo("AWAITING_APPROVAL");
+    return created.json().at("/result/id").asText();
+  }
+
+  /** The withdrawal approved, once the worker has paid it out or declined it. */
+  static JsonNode approved(KeyedShop shop, String id) throws Exception {
+    TestGateway.Answer approval = gw.post("/api/v1/payments/" + id + "/approve", "", shop.key(), null);
+    assertThat(approval.status()).as(approval.body()).isEqualTo(200);
+    return gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(15), shop.key());
   }
 }

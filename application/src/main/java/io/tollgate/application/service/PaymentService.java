@@ -96,9 +96,11 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   /**
    * Whether every connector of the shop that could pay the withdrawal pays it in another currency
    * than it was asked in. Its balance is then checked where it is paid, when routing converts it
-   * (ProcessingService), and not in the currency it was asked in, which only holds it until it
-   * is routed: a shop whose deposits were all converted into its terminal's currency has nothing
-   * in the currency its customers ask in, and would have every withdrawal declined 1.10.
+   * (ProcessingService), and not in the currency it was asked in: a shop whose deposits were all
+   * converted into its terminal's currency has nothing in the currency its customers ask in, and
+   * would have every withdrawal declined 1.10. Unchecked, it holds nothing until routed
+   * ({@link Payment#holdsOnceRouted}): held in the currency it was asked in, it took that balance
+   * below zero, and had every withdrawal checked there declined 1.10 while it waited.
    */
   private boolean paidConvertedOnly(Shop shop, PaymentRequestRules.Valid valid) {
     List<ReferenceData.Connector> payers = reference.connectorsOf(shop.id().value()).stream()
@@ -156,8 +158,10 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
         // by the database as a deadlock.
         payments.lockCustomer(shop.id(), valid.customer(), now);
       }
-      java.math.BigDecimal available = valid.type() == PaymentType.WITHDRAWAL && shop.checkWithdrawalBalance()
-          && !paidConvertedOnly(shop, valid) ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
+      boolean checking = valid.type() == PaymentType.WITHDRAWAL && shop.checkWithdrawalBalance();
+      boolean heldOnceRouted = checking && paidConvertedOnly(shop, valid);
+      java.math.BigDecimal available = checking && !heldOnceRouted
+          ? balances.lock(shop.id(), valid.amount().currency()).available() : null;
       boolean balanceShort = available != null && available.compareTo(valid.amount().amount()) < 0;
       PaymentState initial = switch (valid.type()) {
         case DEPOSIT -> PaymentState.CHECKOUT;
@@ -168,6 +172,9 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       if (drafted.asked() != null) {
         creation = new Payment.Transition(null, creation.after().withRouting(creation.after().amount(),
             drafted.asked(), null, null), creation.operation());
+      }
+      if (heldOnceRouted) {
+        creation = new Payment.Transition(null, creation.after().holdingOnceRouted(), creation.operation());
       }
       Payment stored = writer.create(creation, sealed);
       if (balanceShort) {

@@ -32,7 +32,10 @@ import java.util.function.Supplier;
  * as converted for that terminal, so that it is paid out of the balance in the currency the
  * terminal pays, as a converted deposit is credited to the balance in the currency the
  * terminal charged. A refund goes back through its deposit's terminal, in the deposit's
- * currency, which is what it holds from the start.
+ * currency, which is what it holds from the start. A withdrawal that holds once routed
+ * ({@link Payment#holdsOnceRouted}) holds nothing until the step that routes it, which holds its
+ * amount as routed and gives nothing back; declined or cancelled before, it gives nothing back
+ * either.
  *
  * <p>Webhooks: entering a state the merchant is told about (COMPLETED, DECLINED, CANCELLED,
  * AUTHORIZED) writes an outbox event with the payment's document as it is at that moment.
@@ -120,7 +123,7 @@ public final class PaymentWriter {
    */
   public Payment create(Payment.Transition creation, CardVault.Sealed card) {
     Payment stored = payments.insert(creation, p -> new PaymentRepository.Effects(notification(p),
-        holdsFunds(p.type()) ? entry(p, p.amount(), p.amount().amount().negate(), p.amount().amount(),
+        reserved(p) != null ? entry(p, p.amount(), p.amount().amount().negate(), p.amount().amount(),
             "reserved for " + describe(p)) : null,
         p.customer() != null && p.customer().referenceId() != null ? p.customer() : null, card));
     metrics.created(stored);
@@ -158,7 +161,8 @@ public final class PaymentWriter {
    * its terminal and amounts as routed, by a step that tells the merchant nothing (none at all
    * for a payout: its operation is null), with the held step before it when there is one. No
    * event; no ledger entry, but for a payout routed in another amount or currency than it holds
-   * the transfer of what it holds there.
+   * the transfer of what it holds there, and for one that holds nothing yet the hold of what it
+   * is routed in.
    */
   public Payment route(Held held, Payment.Transition step) {
     Payment.Transition whole = step;
@@ -206,22 +210,26 @@ public final class PaymentWriter {
 
   /**
    * The effects of a step that keeps a payment's state: none, or for a payout that routing sends
-   * in another amount or currency than it holds, the transfer of what it holds to that.
+   * in another amount or currency than it holds, the transfer of what it holds to that; for one
+   * that held nothing until routed, the hold of what it is routed in, and nothing given back.
    */
   private static PaymentRepository.Effects moving(Payment before, Payment stored) {
-    if (stored.type() != PaymentType.WITHDRAWAL || sameMoney(before.amount(), stored.amount())) {
+    Money held = reserved(before);
+    Money now = reserved(stored);
+    if (stored.type() != PaymentType.WITHDRAWAL || now == null || held != null && sameMoney(held, now)) {
       return PaymentRepository.Effects.NONE;
     }
-    Money held = before.amount();
-    Money now = stored.amount();
     String why = describe(stored) + " routed to " + stored.terminalName() + " in " + now.currency();
     // when it is routed: a routing step keeps the payment's time of its last operation
     java.time.Instant at = java.time.Instant.now();
+    LedgerEntry hold = new LedgerEntry(stored.shopId(), now.currency(), now.amount().negate(), now.amount(),
+        stored.id(), "reserved: " + why, at);
+    if (held == null) {
+      return new PaymentRepository.Effects(null, hold);
+    }
     return PaymentRepository.Effects.moving(new BalanceRepository.Transfer(
         new LedgerEntry(stored.shopId(), held.currency(), held.amount(), held.amount().negate(), stored.id(),
-            "released: " + why, at),
-        new LedgerEntry(stored.shopId(), now.currency(), now.amount().negate(), now.amount(), stored.id(),
-            "reserved: " + why, at)));
+            "released: " + why, at), hold));
   }
 
   private static boolean sameMoney(Money a, Money b) {
@@ -234,10 +242,10 @@ public final class PaymentWriter {
     if (stored.type() == PaymentType.DEPOSIT && to == PaymentState.COMPLETED) {
       return entry(stored, stored.amount(), stored.amount().amount(), BigDecimal.ZERO, "deposit completed");
     }
-    if (!holdsFunds(stored.type())) {
+    Money held = reserved(stored);
+    if (held == null) {
       return null;
     }
-    Money held = reserved(stored);
     if (to == PaymentState.COMPLETED) {
       return entry(stored, held, BigDecimal.ZERO, held.amount().negate(), describe(stored) + " paid out");
     } else if (to == PaymentState.DECLINED || to == PaymentState.CANCELLED) {
@@ -264,13 +272,17 @@ public final class PaymentWriter {
   }
 
   /**
-   * What a withdrawal or refund holds back: its amount. For a withdrawal that is the amount it
-   * was created with until routing sends it in another currency, and its amount as converted
-   * for its terminal from the step that routed it there; a refund is created in its deposit's
-   * currency, which its deposit added to the balance, even when it was asked in the currency
-   * the deposit was asked in (its {@code customerAmount} then).
+   * What a withdrawal or refund holds back: its amount; null for a deposit, and for a withdrawal
+   * that holds once routed ({@link Payment#holdsOnceRouted}) and names no terminal yet. For a
+   * withdrawal that is the amount it was created with until routing sends it in another
+   * currency, and its amount as converted for its terminal from the step that routed it there; a
+   * refund is created in its deposit's currency, which its deposit added to the balance, even
+   * when it was asked in the currency the deposit was asked in (its {@code customerAmount} then).
    */
   private static Money reserved(Payment p) {
+    if (!holdsFunds(p.type()) || p.holdsNothingYet()) {
+      return null;
+    }
     return p.amount();
   }
 

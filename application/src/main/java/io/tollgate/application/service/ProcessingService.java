@@ -874,11 +874,13 @@ public final class ProcessingService
    * (null for one that does not): what the payout holds was checked when it was created, in the
    * currency it was asked in; a connector that would pay it in another currency, or more of
    * it, is checked against the available balance there, which the step routing it there then
-   * takes it from; one that would pay it as it is held, against a balance the hold overdrew (its
-   * check at creation passed over, the shop paying out only converted then, or a refund since
-   * taking what it left): a checking shop never pays out of a balance below zero. The balance
-   * stays locked, with the shop's transfer lock taken before it, until the step is stored, so that
-   * two payouts can never both pass on the same money.
+   * takes it from; one that would pay it as it is held, against a balance the hold overdrew (a
+   * refund since taking what it left, or the shop checking nothing when it was created): a
+   * checking shop never pays out of a balance below zero. A payout that holds nothing until
+   * routed (its check at creation passed over, the shop paying out only converted then) is
+   * checked for all of it wherever it would be paid. The balance stays locked, with the shop's
+   * transfer lock taken before it, until the step is stored, so that two payouts can never both
+   * pass on the same money.
    */
   private Routing.Funds funds(Payment payout) {
     if (!shops.find(payout.shopId()).map(Shop::checkWithdrawalBalance).orElse(false)) {
@@ -888,7 +890,7 @@ public final class ProcessingService
       balances.lockTransfers(payout.shopId());
       // the rows there are, none added: a currency only checked is no currency the shop holds
       BigDecimal available = balances.lockHeld(payout.shopId(), routed.currency()).available();
-      boolean more = held.currency().equals(routed.currency());
+      boolean more = held != null && held.currency().equals(routed.currency());
       BigDecimal needed = more ? routed.amount().subtract(held.amount()) : routed.amount();
       if (available.compareTo(needed) >= 0) {
         return null;

@@ -142,13 +142,14 @@ final class Routing {
 
   /**
    * Whether the shop's balance can hold a payout as a connector would take it: in another
-   * currency, or for more of the one it holds, or as it holds it.
+   * currency, or for more of the one it holds, or as it holds it, or at all when it holds
+   * nothing yet.
    */
   @FunctionalInterface
   interface Funds {
     /**
-     * Why the payout's balance cannot hold {@code routed}, given that it holds {@code held} now;
-     * null when it can.
+     * Why the payout's balance cannot hold {@code routed}, given that it holds {@code held} now
+     * (null: nothing, as a payout that holds once routed before it is); null when it can.
      */
     String shortOf(Money held, Money routed);
   }
@@ -173,10 +174,12 @@ final class Routing {
      * Passes over, with 1.10, each connector whose currency's balance cannot hold the payment as
      * it would take it: for a payout that holds its amount (in {@code payment.amount()}), asked
      * of every connector, whether it would move the payout to its currency or pay it where it is
-     * held (a hold that overdrew the balance, one whose check at creation was passed over as the
-     * shop paid out only converted then). The default terminal of a shop without connectors
-     * pays it as it is held, and is asked so: the payout is declined 1.10 when its hold overdrew
-     * the balance. The terminal a resumed payout was routed to holds it already.
+     * held (a hold that overdrew the balance: a refund took what it left, or the shop checked
+     * nothing when it was created); for one that holds nothing until routed (its check at
+     * creation passed over, as the shop paid out only converted then), whether the connector's
+     * currency can hold all of it. The default terminal of a shop without connectors pays it as
+     * it is held, and is asked so: the payout is declined 1.10 when its hold overdrew the
+     * balance. The terminal a resumed payout was routed to holds it already.
      */
     Plan checking(Funds funds) {
       this.funds = funds;
@@ -212,7 +215,8 @@ final class Routing {
 
     /** The terminal as routed, or refused with 1.10 when the balance cannot pay the payout there. */
     private Routed funded(Routed r) {
-      String shortfall = r.refusal() == null && funds != null ? funds.shortOf(payment.amount(), r.amount()) : null;
+      String shortfall = r.refusal() == null && funds != null
+          ? funds.shortOf(payment.holdsNothingYet() ? null : payment.amount(), r.amount()) : null;
       return shortfall == null ? r : new Routed(r.connector(), r.terminalId(), r.terminalName(), null, null,
           ErrorCode.E1_10_INSUFFICIENT_BALANCE, shortfall + " for terminal " + r.terminalName());
     }

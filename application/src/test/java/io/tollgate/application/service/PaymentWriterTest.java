@@ -66,6 +66,14 @@ class PaymentWriterTest {
     return writer.create(Payment.create(draft, PaymentState.PENDING, Instant.now()));
   }
 
+  /** A withdrawal of a checking shop that only a terminal in another currency could pay when it was created. */
+  private Payment heldOnceRouted(Money amount, PaymentState initial) {
+    Payment.Draft draft = new Payment.Draft(PaymentId.random(), new ShopId(1), PaymentType.WITHDRAWAL,
+        PaymentMethod.BASIC_CARD, amount, null, null, null, false, null, null, null, null, null, null);
+    Payment.Transition creation = Payment.create(draft, initial, Instant.now());
+    return writer.create(new Payment.Transition(null, creation.after().holdingOnceRouted(), creation.operation()));
+  }
+
   /** {available, reserved} of the ledger in the currency. */
   private BigDecimal[] sum(String currency) {
     return LedgerSums.of(ledger, currency);
@@ -136,5 +144,51 @@ class PaymentWriterTest {
     writer.route(null, new Payment.Transition(created,
         created.withRouting(money("5.00", "EUR"), null, 3L, "Euro terminal"), null));
     assertThat(ledger).hasSize(1);
+  }
+
+  @Test
+  void a_withdrawal_that_holds_once_routed_holds_only_what_it_is_routed_in() {
+    Payment created = heldOnceRouted(money("5.00", "GBP"), PaymentState.PENDING);
+    assertThat(ledger).as("nothing held when it is created").isEmpty();
+
+    Payment routed = writer.route(null, new Payment.Transition(created,
+        created.withRouting(money("6.35", "USD"), money("5.00", "GBP"), 3L, "Dollar terminal"), null));
+    assertThat(ledger).as("held where it is paid, nothing given back where it never held")
+        .extracting(e -> e.currency().code()).containsExactly("USD");
+    assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-6.35"), new BigDecimal("6.35"));
+
+    writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.COMPLETED, Outcome.NONE, Instant.now()));
+    assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-6.35"), BigDecimal.ZERO);
+    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+  }
+
+  @Test
+  void a_withdrawal_that_holds_once_routed_to_a_terminal_in_its_own_currency_is_held_there_then() {
+    Payment created = heldOnceRouted(money("5.00", "EUR"), PaymentState.PENDING);
+    Payment routed = writer.route(null, new Payment.Transition(created,
+        created.withRouting(money("5.00", "EUR"), null, 3L, "Euro terminal"), null));
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("-5.00"), new BigDecimal("5.00"));
+
+    writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
+        Outcome.error(ErrorCode.E4_00_DECLINED_BY_ISSUER), Instant.now()));
+    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertThat(ledger).hasSize(2);
+  }
+
+  @Test
+  void a_withdrawal_that_holds_once_routed_gives_back_nothing_when_it_ends_before_it_is_routed() {
+    Payment awaiting = heldOnceRouted(money("5.00", "EUR"), PaymentState.AWAITING_APPROVAL);
+    writer.update(awaiting.apply(OperationType.REJECT, PaymentState.CANCELLED,
+        Outcome.error(ErrorCode.E8_00_REJECTED_BY_MERCHANT), Instant.now()));
+    Payment pending = heldOnceRouted(money("7.00", "EUR"), PaymentState.PENDING);
+    writer.update(pending.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
+        Outcome.error(ErrorCode.E1_10_INSUFFICIENT_BALANCE), Instant.now()));
+
+    assertThat(ledger).isEmpty();
   }
 }

@@ -351,4 +351,23 @@ class RoutingTest {
     assertThat(terminal(enough.next())).isEqualTo("Default terminal");
     assertThat(enough.passedOver()).isEmpty();
   }
+
+  /**
+   * A payout that holds nothing until it is routed is asked of every connector's balance for all
+   * of it, of one in the currency it was asked in too: nothing is held there to pay it as held.
+   */
+  @Test
+  void a_payout_that_holds_nothing_yet_is_asked_for_all_of_it() {
+    rate("EUR", "USD", "1.0850");
+    shopHas(connector("Euros", "EUR", 1, null, null), connector("Dollars", "USD", 2, null, null));
+    List<String> asked = new java.util.ArrayList<>();
+    Payment payout = withdrawal(money("10.00", "EUR")).holdingOnceRouted();
+    Routing.Plan plan = routing.plan(payout).checking((held, routed) -> {
+      asked.add(held + " to " + routed);
+      return routed.currency().code().equals("EUR") ? "0 EUR available, 10.00 EUR to pay out" : null;
+    });
+
+    assertThat(terminal(plan.next())).isEqualTo("Dollars");
+    assertThat(asked).containsExactly("null to 10.00 EUR", "null to 10.85 USD");
+  }
 }
