@@ -861,6 +861,34 @@ class ConnectorRoutingTest {
   }
 
   /**
+   * A connector in the currency asked whose limits leave the withdrawal out cannot pay it: the
+   * withdrawal was checked in that currency as if it could, and a shop whose deposits were all
+   * credited in USD had it declined 1.10 at creation, though routing would pass that connector
+   * over (1.08) and pay it converted out of the USD it has. One within the limits still has it
+   * checked in the currency asked.
+   */
+  @Test
+  void a_connector_in_the_currency_asked_whose_limits_leave_the_withdrawal_out_does_not_have_it_checked_there()
+      throws Exception {
+    KeyedShop shop = gw.keyedShop("Small GBP payouts", true);
+    connector(shop, "Small GBP payouts GBP", "BASIC_CARD", "GBP", 1, "3.00", List.of("WITHDRAWAL"));
+    card(shop, "Small GBP payouts USD", "USD", 2, null);
+    pay(shop, "10.00", "GBP");
+
+    JsonNode converted = withdraw(shop, "5.00", "GBP", "4000000000000408");
+    assertThat(converted.get("state").asText()).as(converted.toString()).isEqualTo("COMPLETED");
+    assertThat(converted.get("currency").asText()).isEqualTo("USD");
+    assertThat(converted.get("amount").decimalValue()).isEqualByComparingTo("6.35");
+
+    JsonNode small = withdraw(shop, "2.00", "GBP", "4000000000000408");
+    assertThat(small.get("state").asText()).as("the GBP connector would pay it, out of no GBP")
+        .isEqualTo("DECLINED");
+    assertThat(small.get("errorCode").asText()).isEqualTo("1.10");
+    assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal("6.35"), BigDecimal.ZERO);
+  }
+
+  /**
    * A checking shop's card withdrawal that only a USD terminal can pay, asked in EUR, is not
    * checked in EUR, and holds no euros while it awaits approval: holding them took the EUR
    * balance far below zero, and every withdrawal checked in EUR meanwhile (a bank withdrawal

@@ -95,7 +95,7 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
 
   /**
    * Whether every connector of the shop that could pay the withdrawal pays it in another currency
-   * than it was asked in. Its balance is then checked where it is paid, when routing converts it
+   * than it was asked in (one in that currency whose limits leave its amount out could not). Its balance is then checked where it is paid, when routing converts it
    * (ProcessingService), and not in the currency it was asked in: a shop whose deposits were all
    * converted into its terminal's currency has nothing in the currency its customers ask in, and
    * would have every withdrawal declined 1.10. Unchecked, it holds nothing until routed
@@ -105,8 +105,13 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
   private boolean paidConvertedOnly(Shop shop, PaymentRequestRules.Valid valid) {
     List<ReferenceData.Connector> payers = reference.connectorsOf(shop.id().value()).stream()
         .filter(c -> c.paymentMethod().equals(valid.method().name()) && c.takes(PaymentType.WITHDRAWAL)).toList();
-    return !payers.isEmpty()
-        && payers.stream().noneMatch(c -> c.terminalCurrency().equals(valid.amount().currency().code()));
+    // one in the currency asked whose limits leave the amount out cannot pay it: routing passes it over (1.08)
+    return !payers.isEmpty() && payers.stream().noneMatch(c -> c.terminalCurrency()
+        .equals(valid.amount().currency().code()) && within(valid.amount().amount(), c.minAmount(), c.maxAmount()));
+  }
+
+  private static boolean within(java.math.BigDecimal amount, java.math.BigDecimal min, java.math.BigDecimal max) {
+    return (min == null || amount.compareTo(min) >= 0) && (max == null || amount.compareTo(max) <= 0);
   }
 
   /**
