@@ -48,6 +48,8 @@ cleanup() {
   [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$WORK/A" "$WORK/B"
 }
 trap cleanup EXIT
+# wrk ends normally on Ctrl+C, and the script would go on with the next step: stop it here
+trap 'exit 130' INT TERM
 
 HOOK_PORT=$(free_port)
 python3 bench/receiver.py "$HOOK_PORT" & PIDS+=($!)

@@ -23,12 +23,20 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/tollgate-db-profile.XXXXXX")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PID=""; RECEIVER=""
 cleanup() {
+  # a system-wide perf record left running would write perf.data after the cleanup
+  if [ -n "${PERF_PID:-}" ]; then
+    kill "$PERF_PID" 2>/dev/null || true  # before it starts perf, or after
+    pkill -INT -f "$WORK/perf.data" 2>/dev/null || true  # perf itself, by the file only it names
+    wait "$PERF_PID" 2>/dev/null || true
+  fi
   [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null || true
   [ -n "$RECEIVER" ] && kill "$RECEIVER" 2>/dev/null || true
   rm -rf "$WORK/perf.data"
   [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$WORK/data"
 }
 trap cleanup EXIT
+# wrk ends normally on Ctrl+C, and the script would go on with the next step: stop it here
+trap 'exit 130' INT TERM
 
 echo "building the jar ..." >&2
 ./mvnw -q -DskipTests package

@@ -74,6 +74,8 @@ cleanup() {
   return 0
 }
 trap cleanup EXIT
+# wrk ends normally on Ctrl+C, and the script would go on with the next step: stop it here
+trap 'exit 130' INT TERM
 
 # Kill Bill's schema for PostgreSQL: its compatibility domains and functions first, then each
 # module's ddl.sql, all as the war ships them.

@@ -32,6 +32,8 @@ cleanup() {
   [ "${KEEP_DATA:-0}" = 1 ] || rm -rf "$WORK/data"
 }
 trap cleanup EXIT
+# wrk ends normally on Ctrl+C, and the script would go on with the next step: stop it here
+trap 'exit 130' INT TERM
 
 # The profiler's jar, from wherever Maven's settings resolve it (local repository, mirror).
 ./mvnw -q -B -N dependency:copy -Dartifact=tools.profiler:async-profiler:$AP_VERSION -DoutputDirectory="$WORK"

@@ -69,6 +69,8 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+# wrk ends normally on Ctrl+C, and the script would go on with the next step: stop it here
+trap 'exit 130' INT TERM
 
 echo "building the jar ..." >&2
 ./mvnw -q -DskipTests package
@@ -159,7 +161,7 @@ LEFT=$("${PSQL[@]}" -c "SELECT count(*) FROM webhook_events WHERE status = 'PEND
 echo "S1: host-to-host card payments ..." >&2
 S1_START=$("${PSQL[@]}" -c "SELECT now()")
 J0=$(jit_ticks); S1_FROM=$(date +%s.%N)
-wrk_run s1 "S1 H2H card payment, POST+PATCH (payments/s)" bench/wrk/s1-payment.lua
+wrk_run s1 "S1 H2H card payment, POST+PATCH (payments/s; p50/p99 per request)" bench/wrk/s1-payment.lua
 S1_JIT=$(python3 -c "print(round(($(jit_ticks) - $J0) / $TICKS / ($(date +%s.%N) - $S1_FROM) * 100))")
 
 # s4_row NAME SINCE -> a table row for the events written since SINCE, once all are settled:
