@@ -90,7 +90,8 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
    * claim's time plus how long it waited after the claim, by the database's clock as the ask's
    * time is (the dispatcher's clock may differ, and its wait is measured from after the claim,
    * never longer than it was). An event claimed and waiting for a slot of its shop when the
-   * resend was asked is then sent once, by the attempt that began after the ask.
+   * resend was asked is then sent once, by the attempt that began after the ask, when that
+   * attempt delivered it; one that failed leaves it due again on a fresh schedule, as asked.
    *
    * @return the attempts logged
    */
@@ -139,27 +140,31 @@ final class JdbiWebhookOutbox implements WebhookOutbox {
                     CAST(:errors AS text[]), CAST(:waited AS bigint[]))
                     WITH ORDINALITY AS i(event, token, status, next, finished, payment, state, attempt, url, started,
                         duration, code, error, waited_us, n)),
-            -- a resend asked during the delivery (once it began) makes the event due again at the
-            -- time it was asked for, unless a newer event of the payment has overtaken it
-            -- (requeue's rule); the ask is read from the row as the update locks it, so one made
-            -- after this statement began still counts, and is then not checked against newer events
+            -- a resend asked during the delivery (once it began), or before it began when it was
+            -- not delivered, makes the event due again at the time it was asked for, with a fresh
+            -- schedule, unless a newer event of the payment has overtaken it (requeue's rule); the
+            -- ask is read from the row as the update locks it, so one made after this statement
+            -- began still counts, and is then not checked against newer events
             overtaken AS (
                 SELECT e.id FROM webhook_events e JOIN input i ON e.id = i.event
                 WHERE e.resend_asked_at IS NOT NULL
                   AND EXISTS (SELECT 1 FROM webhook_events n WHERE n.payment_id = e.payment_id AND n.seq > e.seq)),
             settled AS (
                 UPDATE webhook_events w
-                SET status = CASE WHEN w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL THEN 'PENDING'
-                        ELSE i.status END,
+                SET status = CASE WHEN (w.resend_asked_at >= w.leased_at + i.waited
+                            OR w.resend_asked_at IS NOT NULL AND i.status <> 'DELIVERED') AND o.id IS NULL
+                        THEN 'PENDING' ELSE i.status END,
                     attempts = w.attempts + 1,
                     failures_in_row = CASE WHEN i.status = 'DELIVERED'
-                        OR w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL THEN 0
+                        OR w.resend_asked_at IS NOT NULL AND o.id IS NULL THEN 0
                         ELSE w.failures_in_row + 1 END,
-                    next_attempt_at = CASE WHEN w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL
+                    next_attempt_at = CASE WHEN (w.resend_asked_at >= w.leased_at + i.waited
+                            OR w.resend_asked_at IS NOT NULL AND i.status <> 'DELIVERED') AND o.id IS NULL
                         THEN w.next_attempt_at ELSE coalesce(i.next, w.next_attempt_at) END,
                     lease_token = NULL, lease_until = NULL, leased_at = NULL,
-                    finished = CASE WHEN w.resend_asked_at >= w.leased_at + i.waited AND o.id IS NULL THEN NULL
-                        ELSE i.finished END,
+                    finished = CASE WHEN (w.resend_asked_at >= w.leased_at + i.waited
+                            OR w.resend_asked_at IS NOT NULL AND i.status <> 'DELIVERED') AND o.id IS NULL
+                        THEN NULL ELSE i.finished END,
                     resend_asked_at = NULL
                 FROM input i LEFT JOIN overtaken o ON o.id = i.event
                 WHERE w.id = i.event AND w.lease_token = i.token

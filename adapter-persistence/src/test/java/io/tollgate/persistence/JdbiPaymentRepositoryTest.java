@@ -179,6 +179,31 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   }
 
   /**
+   * A resend asked while the claimed event waited is answered by its attempt only when that
+   * delivered: one that failed (its receiver still down, the event on its last retry) settled
+   * the event FAILED by the schedule the claim read, and the merchant, told the event would be
+   * sent again on a fresh schedule, never got it.
+   */
+  @Test
+  void a_resend_asked_before_a_claimed_delivery_that_then_failed_is_made_on_a_fresh_schedule() {
+    Payment p = completedWithEvent(TestShops.create(adapters, "resend-waiting-failed"), "rwf-1");
+    WebhookOutbox outbox = adapters.webhookOutbox();
+    String event = outbox.latestEvent(p.id()).orElseThrow().id();
+
+    WebhookOutbox.ClaimedEvent waiting = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
+    outbox.requeue(event, Instant.now());
+    // it began a minute after the claim, and its receiver answered 500 on the event's last retry
+    outbox.recordAttempts(List.of(new WebhookOutbox.Outcome(waiting, new WebhookOutbox.Attempt(waiting.id(),
+        waiting.paymentState(), 1, waiting.url(), Instant.now(), Duration.ofMillis(5), 500, null,
+        WebhookOutbox.Status.FAILED), WebhookOutbox.Status.FAILED, null, Duration.ofMinutes(1))));
+
+    assertThat(events(p)).containsExactly("COMPLETED PENDING");
+    WebhookOutbox.ClaimedEvent again = claimed(event, Instant.now().plusSeconds(1))
+        .orElseThrow(() -> new AssertionError("not due again"));
+    assertThat(again.failuresInRow()).as("a fresh schedule").isZero();
+  }
+
+  /**
    * The log of a delivery that a resend was asked during shows the event's status after it,
    * PENDING as it is to be sent again: it showed DELIVERED (or FAILED) while the event was due
    * again, though the log's status is documented as the event's after the attempt.

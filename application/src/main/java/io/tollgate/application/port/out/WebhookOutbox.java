@@ -99,7 +99,7 @@ public interface WebhookOutbox {
    * Makes an event due again now, with a fresh retry schedule, while it is still its payment's
    * newest (a newer one is on its way, and the older must not follow it). An event being
    * delivered at that moment is sent again once that delivery has ended; one claimed whose
-   * delivery has not begun yet is sent by that delivery alone. The payment's earlier
+   * delivery has not begun yet is sent by that delivery alone, unless it fails. The payment's earlier
    * events still pending, which go before it, are made due now as well, with fresh schedules,
    * unless one is being delivered.
    */
