@@ -234,6 +234,253 @@ class OpenApiDocumentsTest {
         .anyMatch(p -> p.contains("promises no body"));
   }
 
+  private static JsonNode gatewaySchema(String name) {
+    return OpenApiContract.INSTANCE.gateway.document().at("/components/schemas/" + name);
+  }
+
+  private static JsonNode operation(JsonNode document, String path, String verb) {
+    return document.at("/paths/" + path.replace("~", "~0").replace("/", "~1") + "/" + verb);
+  }
+
+  private static List<String> errorFields(Answer a) {
+    List<String> fields = new ArrayList<>();
+    a.json().get("errors").forEach(e -> fields.add(e.get("field").asText()));
+    return fields;
+  }
+
+  /** {@code value} followed by spaces up to {@code length} characters: an address the server trims. */
+  private static String padded(String value, int length) {
+    return value + " ".repeat(length - value.length());
+  }
+
+  @Test
+  void the_host_to_host_limits_the_document_gives_are_the_ones_the_server_keeps() {
+    JsonNode fields = gatewaySchema("HostToHostRequest").get("properties");
+    int ip = fields.at("/customerIp/maxLength").asInt(-1);
+    int agent = fields.at("/customerUserAgent/maxLength").asInt(-1);
+    int language = fields.at("/browserLanguage/maxLength").asInt(-1);
+    assertThat(List.of(ip, agent, language)).as("each field documents its limit").allMatch(max -> max > 0);
+    String id = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":3,\"currency\":\"EUR\","
+        + "\"card\":{\"cardNumber\":\"4000000000000408\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}}")
+        .json().at("/result/id").asText();
+    com.fasterxml.jackson.databind.node.ObjectNode body = TestGateway.JSON.createObjectNode()
+        .put("customerIp", padded("203.0.113.9", ip)).put("customerUserAgent", "u".repeat(agent))
+        .put("browserLanguage", "l".repeat(language)).put("ipCountryCode", "!!");
+    Answer atLimits = gw.patch("/api/v1/payments/" + id, body.toString());
+    assertThat(atLimits.status()).isEqualTo(400);
+    assertThat(errorFields(atLimits)).as("refused for the country code alone").containsExactly("ipCountryCode");
+
+    body.put("customerIp", padded("203.0.113.9", ip + 1)).put("customerUserAgent", "u".repeat(agent + 1))
+        .put("browserLanguage", "l".repeat(language + 1)).remove("ipCountryCode");
+    Answer over = gw.patch("/api/v1/payments/" + id, body.toString());
+    assertThat(over.status()).isEqualTo(400);
+    assertThat(errorFields(over)).containsExactlyInAnyOrder("customerIp", "customerUserAgent", "browserLanguage");
+
+    int customerIp = gatewaySchema("Customer").at("/properties/ip/maxLength").asInt(-1);
+    assertThat(customerIp).as("customer.ip documents its limit").isPositive();
+    String deposit = "{\"paymentType\":\"DEPOSIT\",\"amount\":3,\"currency\":\"EUR\",\"customer\":{\"ip\":\"%s\"}}";
+    assertThat(gw.post("/api/v1/payments", deposit.formatted(padded("203.0.113.9", customerIp))).status())
+        .isEqualTo(200);
+    Answer overIp = gw.post("/api/v1/payments", deposit.formatted(padded("203.0.113.9", customerIp + 1)));
+    assertThat(overIp.status()).isEqualTo(400);
+    assertThat(errorFields(overIp)).containsExactly("customer.ip");
+  }
+
+  @Test
+  void the_additional_parameters_limits_the_document_gives_are_the_ones_the_server_keeps() {
+    JsonNode schema = gatewaySchema("PaymentRequest").at("/properties/additionalParameters");
+    int entries = schema.path("maxProperties").asInt(-1);
+    int keyMin = schema.at("/propertyNames/minLength").asInt(-1);
+    int keyMax = schema.at("/propertyNames/maxLength").asInt(-1);
+    int valueMax = schema.at("/additionalProperties/maxLength").asInt(-1);
+    assertThat(List.of(entries, keyMin, keyMax, valueMax)).as("each limit is documented").allMatch(n -> n > 0);
+
+    java.util.function.Function<java.util.Map<String, String>, Answer> create = params -> {
+      com.fasterxml.jackson.databind.node.ObjectNode body = TestGateway.JSON.createObjectNode()
+          .put("paymentType", "DEPOSIT").put("amount", 3).put("currency", "EUR");
+      params.forEach(body.putObject("additionalParameters")::put);
+      return gw.post("/api/v1/payments", body.toString());
+    };
+    java.util.Map<String, String> full = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < entries; i++) {
+      String n = Integer.toString(i);
+      full.put("k".repeat(keyMax - n.length()) + n, "v".repeat(valueMax));
+    }
+    Answer atLimits = create.apply(full);
+    assertThat(atLimits.status()).as(atLimits.body()).isEqualTo(200);
+    assertThat(atLimits.json().at("/result/additionalParameters").size()).isEqualTo(entries);
+
+    full.put("one-more", "v");
+    assertThat(errorFields(create.apply(full))).containsExactly("additionalParameters");
+    assertThat(errorFields(create.apply(Map.of("k".repeat(keyMax + 1), "v")))).containsExactly("additionalParameters");
+    assertThat(errorFields(create.apply(Map.of("k".repeat(keyMin - 1), "v")))).containsExactly("additionalParameters");
+    assertThat(errorFields(create.apply(Map.of("key", "v".repeat(valueMax + 1)))))
+        .containsExactly("additionalParameters.key");
+  }
+
+  @Test
+  void the_return_url_is_documented_as_the_absolute_url_with_the_placeholders_the_server_takes() {
+    JsonNode returnUrl = gatewaySchema("PaymentRequest").at("/properties/returnUrl");
+    assertThat(returnUrl.path("format").asText()).isEqualTo("uri");
+    String says = returnUrl.path("description").asText();
+    String create = "{\"paymentType\":\"DEPOSIT\",\"amount\":3,\"currency\":\"EUR\",\"returnUrl\":\"%s\"}";
+
+    Answer relative = gw.post("/api/v1/payments", create.formatted("/orders/1"));
+    assertThat(relative.status()).isEqualTo(400);
+    assertThat(says).contains("absolute", "`http`", "`https`");
+
+    Answer misnamed = gw.post("/api/v1/payments", create.formatted("https://shop.example/r/{orderId}"));
+    assertThat(misnamed.status()).isEqualTo(400);
+    String message = misnamed.json().at("/errors/0/message").asText();
+    List<String> placeholders = new ArrayList<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{\\w+}")
+        .matcher(message.substring(message.indexOf("use ")));
+    while (m.find()) {
+      placeholders.add(m.group());
+    }
+    assertThat(placeholders).as(message).isNotEmpty();
+    for (String placeholder : placeholders) {
+      assertThat(says).as("the document names " + placeholder).contains("`" + placeholder + "`");
+    }
+    assertThat(gw.post("/api/v1/payments", create.formatted("https://shop.example/r/" + String.join("/", placeholders)))
+        .status()).as("every placeholder named is taken").isEqualTo(200);
+  }
+
+  @Test
+  void approve_and_reject_are_documented_with_the_state_and_fields_they_answer() {
+    io.tollgate.domain.shop.ShopId approving = gw.createShop(gw.merchant, "Documented approvals", true);
+    String key = gw.issueKey(approving, gw.app.services().environment());
+    String payout = "{\"paymentType\":\"WITHDRAWAL\",\"amount\":2,\"currency\":\"EUR\","
+        + "\"card\":{\"cardNumber\":\"4000000000000408\",\"cardholderName\":\"A Payee\"}}";
+    JsonNode document = OpenApiContract.INSTANCE.gateway.document();
+
+    String approved = gw.post("/api/v1/payments", payout, key, null).json().at("/result/id").asText();
+    Answer approve = gw.post("/api/v1/payments/" + approved + "/approve", "", key, null);
+    assertThat(approve.status()).isEqualTo(200);
+    String state = approve.json().at("/result/state").asText();
+    assertThat(operation(document, "/payments/{id}/approve", "post").at("/responses/200/description").asText())
+        .as("the answer's state").contains("`" + state + "`");
+
+    String rejected = gw.post("/api/v1/payments", payout, key, null).json().at("/result/id").asText();
+    Answer reject = gw.post("/api/v1/payments/" + rejected + "/reject", "{\"rejectReason\":\"no such payee\"}",
+        key, null);
+    assertThat(reject.status()).isEqualTo(200);
+    JsonNode result = reject.json().get("result");
+    assertThat(result.get("externalResultCode").asText()).isEqualTo("no such payee");
+    JsonNode rejectOp = operation(document, "/payments/{id}/reject", "post");
+    assertThat(rejectOp.at("/responses/200/description").asText()).contains("`" + result.get("state").asText() + "`",
+        "`" + result.get("errorCode").asText() + "`", "`rejectReason`", "`externalResultCode`");
+    assertThat(rejectOp.at("/requestBody/content/application~1json/schema/properties/rejectReason/description")
+        .asText()).contains("`externalResultCode`");
+    for (String schema : List.of("PaymentResult", "PaymentListEntry")) {
+      assertThat(gatewaySchema(schema).at("/properties/externalResultCode/description").asText()).as(schema)
+          .contains("`rejectReason`");
+    }
+  }
+
+  @Test
+  void the_redirect_url_is_documented_for_the_payments_that_answer_one() {
+    String card = "\"card\":{\"cardNumber\":\"%s\",\"expiryMonth\":\"12\",\"expiryYear\":\"2045\"}";
+    JsonNode checkout = gw.get("/api/v1/payments/" + gw.deposit("3", "EUR")).json().get("result");
+    String challenged = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":3,\"currency\":\"EUR\","
+        + card.formatted("4000000000000002") + "}").json().at("/result/id").asText();
+    JsonNode cardPending = gw.patch("/api/v1/payments/" + challenged, "{\"customerIp\":\"203.0.113.9\"}")
+        .json().get("result");
+    String transfer = gw.post("/api/v1/payments",
+        "{\"paymentType\":\"DEPOSIT\",\"paymentMethod\":\"BANKTRANSFER\",\"amount\":3,\"currency\":\"EUR\"}")
+        .json().at("/result/id").asText();
+    JsonNode transferPending = gw.patch("/api/v1/payments/" + transfer, "{\"customerIp\":\"203.0.113.9\"}")
+        .json().get("result");
+    JsonNode payout = gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":2,\"currency\":"
+        + "\"EUR\"," + card.formatted("4000000000000408") + "}").json().get("result");
+
+    assertThat(List.of(checkout, cardPending)).allMatch(p -> p.has("redirectUrl"));
+    assertThat(List.of(transferPending, payout)).noneMatch(p -> p.has("redirectUrl"));
+    assertThat(cardPending.get("state").asText()).isEqualTo(transferPending.get("state").asText());
+    for (String schema : List.of("PaymentResult", "PaymentListEntry")) {
+      assertThat(gatewaySchema(schema).at("/properties/redirectUrl/description").asText()).as(schema)
+          .contains("`" + checkout.get("paymentType").asText() + "`", "`" + checkout.get("state").asText() + "`",
+              "`" + cardPending.get("paymentMethod").asText() + "`", "`" + cardPending.get("state").asText() + "`");
+    }
+  }
+
+  @Test
+  void the_payment_states_an_operations_filter_accepts_beyond_ours_are_documented_and_match_nothing() {
+    gw.completedDeposit("3.00", "EUR", gw.apiKey);
+    String[] user = gw.merchantUser(gw.merchant, "states@documents.example");
+    Answer unknown = gw.merchantGet("/merchant-api/v1/operations?paymentState.in=NO_SUCH_STATE", user);
+    assertThat(unknown.status()).isEqualTo(400);
+    String message = unknown.json().at("/errors/0/message").asText();
+    List<String> accepted = List.of(message.substring(message.indexOf("expected one of ") + 16).split(", "));
+    List<String> ours = java.util.Arrays.stream(io.tollgate.domain.payment.PaymentState.values()).map(Enum::name)
+        .toList();
+    List<String> referenceOnly = accepted.stream().filter(s -> !ours.contains(s)).toList();
+    assertThat(referenceOnly).as(message).isNotEmpty();
+
+    JsonNode parameters = operation(OpenApiContract.INSTANCE.merchant.document(), "/operations", "get")
+        .get("parameters");
+    String says = "";
+    for (JsonNode p : parameters) {
+      if (p.path("name").asText().equals("paymentState.in")) {
+        says = p.path("description").asText();
+      }
+    }
+    for (String state : referenceOnly) {
+      assertThat(says).as("the document names " + state).contains("`" + state + "`");
+    }
+    String ofOurs = "/merchant-api/v1/operations?paymentState.in=COMPLETED";
+    assertThat(gw.merchantGet(ofOurs, user).json().get("result")).isNotEmpty();
+    Answer onlyTheirs = gw.merchantGet("/merchant-api/v1/operations?paymentState.in="
+        + String.join(",", referenceOnly), user);
+    assertThat(onlyTheirs.status()).isEqualTo(200);
+    assertThat(onlyTheirs.json().get("result")).isEmpty();
+    assertThat(says).contains("empty");
+  }
+
+  /** The status of the answer to a raw HTTP request. */
+  private static int rawStatus(String requestHead) throws Exception {
+    try (java.net.Socket s = new java.net.Socket("127.0.0.1", gw.app.port())) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(requestHead.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+      s.getOutputStream().flush();
+      String answer = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return Integer.parseInt(answer.substring("HTTP/1.1 ".length(), "HTTP/1.1 ".length() + 3));
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"/api/v1/payments", "/merchant-api/v1/payments"})
+  void the_statuses_the_server_answers_a_request_too_large_to_read_are_documented(String path) throws Exception {
+    int longUri = rawStatus("GET " + path + "?x=" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: x\r\n"
+        + "Connection: close\r\n\r\n");
+    int bigHeaders = rawStatus("GET " + path + " HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(20_000)
+        + "\r\nConnection: close\r\n\r\n");
+    JsonNode document = path.startsWith("/api/") ? OpenApiContract.INSTANCE.gateway.document()
+        : OpenApiContract.INSTANCE.merchant.document();
+    String says = document.at("/components/responses/Error/description").asText();
+    for (int status : List.of(longUri, bigHeaders)) {
+      assertThat(status).isBetween(400, 499);
+      assertThat(says).as("the error statuses name " + status).containsPattern("\\b" + status + "\\b");
+    }
+  }
+
+  @Test
+  void the_core_profile_is_documented_with_the_webhook_log_it_keeps() throws Exception {
+    String paragraph = "";
+    for (String p : OpenApiContract.INSTANCE.merchant.document().at("/info/description").asText().split("\n\n")) {
+      if (p.contains("TOLLGATE_MERCHANT_API=core")) {
+        paragraph = p;
+      }
+    }
+    try (TestGateway core = TestGateway.start(Map.of("TOLLGATE_MERCHANT_API", "core"))) {
+      String[] user = core.merchantUser(core.merchant, "core@documents.example");
+      String id = core.deposit("3", "EUR");
+      assertThat(core.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", user).status()).isEqualTo(200);
+      assertThat(core.merchantGet("/merchant-api/v1/customers", user).status()).isEqualTo(404);
+    }
+    assertThat(paragraph).contains("`/payments/{id}/webhooks`", "resend", "404");
+  }
+
   @Test
   void the_docs_page_and_its_assets_are_served_locally() {
     Answer page = anonymous("/docs/");
