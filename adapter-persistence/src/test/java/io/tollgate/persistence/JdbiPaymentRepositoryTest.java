@@ -43,6 +43,8 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
@@ -180,26 +182,29 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
 
   /**
    * A resend asked while the claimed event waited is answered by its attempt only when that
-   * delivered: one that failed (its receiver still down, the event on its last retry) settled
-   * the event FAILED by the schedule the claim read, and the merchant, told the event would be
-   * sent again on a fresh schedule, never got it.
+   * delivered: one that failed settled the event by the schedule its claim read, FAILED on its
+   * last retry, or due again only after the old delay (an hour, a day), though the merchant was
+   * told the event would be sent again at once on a fresh schedule.
    */
-  @Test
-  void a_resend_asked_before_a_claimed_delivery_that_then_failed_is_made_on_a_fresh_schedule() {
-    Payment p = completedWithEvent(TestShops.create(adapters, "resend-waiting-failed"), "rwf-1");
+  @ParameterizedTest(name = "failed, {0}")
+  @ValueSource(strings = {"on its last retry", "with a retry an hour away"})
+  void a_resend_asked_before_a_claimed_delivery_that_then_failed_is_made_on_a_fresh_schedule(String retry) {
+    Payment p = completedWithEvent(TestShops.create(adapters, "resend-waiting-failed " + retry), "rwf-" + retry);
     WebhookOutbox outbox = adapters.webhookOutbox();
     String event = outbox.latestEvent(p.id()).orElseThrow().id();
 
     WebhookOutbox.ClaimedEvent waiting = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
     outbox.requeue(event, Instant.now());
-    // it began a minute after the claim, and its receiver answered 500 on the event's last retry
+    // it began a minute after the claim, and its receiver answered 500
+    boolean last = retry.equals("on its last retry");
+    WebhookOutbox.Status status = last ? WebhookOutbox.Status.FAILED : WebhookOutbox.Status.PENDING;
     outbox.recordAttempts(List.of(new WebhookOutbox.Outcome(waiting, new WebhookOutbox.Attempt(waiting.id(),
-        waiting.paymentState(), 1, waiting.url(), Instant.now(), Duration.ofMillis(5), 500, null,
-        WebhookOutbox.Status.FAILED), WebhookOutbox.Status.FAILED, null, Duration.ofMinutes(1))));
+        waiting.paymentState(), 1, waiting.url(), Instant.now(), Duration.ofMillis(5), 500, null, status), status,
+        last ? null : Instant.now().plus(Duration.ofHours(1)), Duration.ofMinutes(1))));
 
     assertThat(events(p)).containsExactly("COMPLETED PENDING");
     WebhookOutbox.ClaimedEvent again = claimed(event, Instant.now().plusSeconds(1))
-        .orElseThrow(() -> new AssertionError("not due again"));
+        .orElseThrow(() -> new AssertionError("not due again at once"));
     assertThat(again.failuresInRow()).as("a fresh schedule").isZero();
   }
 

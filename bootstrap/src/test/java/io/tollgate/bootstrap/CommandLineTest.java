@@ -334,10 +334,21 @@ class CommandLineTest {
    */
   @Test
   void an_unexpected_failure_prints_its_trace_masked() {
-    RuntimeException bug = new RuntimeException("no terminal answers card 4111111111111111",
-        new IllegalStateException("jdbc:postgresql://db/tollgate?user=ops&password=S3cretPw"));
+    // a setting that cannot be read, for a failure nothing above names
+    Map<String, String> failing = new HashMap<>(env) {
+      @Override
+      public String get(Object name) {
+        if ("TOLLGATE_DB_URL".equals(name)) {
+          throw new RuntimeException("no terminal answers card 4111111111111111",
+              new IllegalStateException("jdbc:postgresql://db/tollgate?user=ops&password=S3cretPw"));
+        }
+        return super.get(name);
+      }
+    };
+    StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int exit = Main.report(bug, new PrintWriter(err, true), Map.of());
+    int exit = Main.run(new String[] {"merchant", "create", "--name", "Unexpected"}, new PrintWriter(out, true),
+        new PrintWriter(err, true), failing);
     assertThat(exit).isEqualTo(1);
     assertThat(err.toString()).contains("java.lang.RuntimeException: no terminal answers card 411111******1111")
         .contains("\tat ").contains("Caused by: java.lang.IllegalStateException: jdbc:postgresql://db/tollgate")

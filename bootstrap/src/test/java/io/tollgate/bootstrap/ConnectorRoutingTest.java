@@ -886,6 +886,18 @@ class ConnectorRoutingTest {
     assertThat(small.get("errorCode").asText()).isEqualTo("1.10");
     assertThat(ledger(shop, "USD")).usingElementComparator(BigDecimal::compareTo)
         .containsExactly(new BigDecimal("6.35"), BigDecimal.ZERO);
+
+    // the same with a minimum the withdrawal is below
+    KeyedShop large = gw.keyedShop("Large GBP payouts", true);
+    long terminal = reference.createTerminal(new ReferenceData.Terminal(0, gw.merchant, "Large GBP payouts GBP",
+        "ACTIVE", "Sandbox", "SANDBOX", "Sandbox", List.of("WITHDRAWAL"), Instant.now()));
+    reference.createConnector(new ReferenceData.Connector(0, large.id().value(), terminal, null, "ACTIVE", "BASIC_CARD",
+        "GBP", 1, 100, new BigDecimal("10.00"), null, null, null, null), Instant.now());
+    card(large, "Large GBP payouts USD", "USD", 2, null);
+    pay(large, "10.00", "GBP");
+    JsonNode below = withdraw(large, "5.00", "GBP", "4000000000000408");
+    assertThat(below.get("state").asText()).as(below.toString()).isEqualTo("COMPLETED");
+    assertThat(below.get("currency").asText()).isEqualTo("USD");
   }
 
   /**

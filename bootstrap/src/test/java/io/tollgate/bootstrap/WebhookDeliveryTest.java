@@ -474,7 +474,7 @@ class WebhookDeliveryTest {
   @Test
   void a_resend_asked_while_the_event_waits_for_a_slot_is_sent_once() throws Exception {
     try (TestGateway own = TestGateway.start(Map.of("TOLLGATE_WEBHOOK_PARALLELISM", "2",
-        "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT1H", "TOLLGATE_WEBHOOK_TIMEOUT", "PT5S"));
+        "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", "PT1H", "TOLLGATE_WEBHOOK_TIMEOUT", "PT30S"));
         WebhookReceiver receiver = new WebhookReceiver().thenAnswer(500, 500)) {
       List<String> payments = new java.util.ArrayList<>();
       for (int i = 0; i < 2; i++) {
@@ -491,6 +491,10 @@ class WebhookDeliveryTest {
           && OperabilityTest.metric(own.send(java.net.http.HttpRequest.newBuilder(own.uri("/metrics")).GET()).body(),
               "tollgate_webhooks_inflight") == 0, Duration.ofSeconds(10))).isTrue();
 
+      // before the receiver holds its answers: the user's password hashed, and checked once (a sign-in
+      // is remembered), two bcrypt rounds that on a slow machine would hold them past the timeout
+      String[] user = own.merchantUser(own.merchant, "resend-waiting@shop.example", Permission.SHOP_EDIT);
+      assertThat(own.merchantGet("/merchant-api/v1/shops", user).status()).isEqualTo(200);
       receiver.holdAnswers();
       own.database.jdbi().useHandle(h -> h.execute("UPDATE webhook_events SET next_attempt_at = now()"));
       assertThat(WebhookReceiver.await(() -> receiver.arrivedIds().size() == 3, Duration.ofSeconds(10))).isTrue();
@@ -502,7 +506,6 @@ class WebhookDeliveryTest {
       String waiting = own.database.jdbi().withHandle(h -> h.createQuery(
           "SELECT CAST(id AS text) FROM webhook_events WHERE payment_id = :payment")
           .bind("payment", waitingPayment).mapTo(String.class).one());
-      String[] user = own.merchantUser(own.merchant, "resend-waiting@shop.example", Permission.SHOP_EDIT);
       assertThat(own.merchantPost("/merchant-api/v1/payments/" + waitingPayment + "/webhooks/resend", "", user)
           .status()).isEqualTo(202);
 
