@@ -100,6 +100,17 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         WebhookOutbox.Status.DELIVERED, null)).as("still leased").isTrue();
   }
 
+  /**
+   * Records an attempt of a claimed event that began {@code waited} after its claim, its receiver
+   * answering {@code code}; the event left {@code status}, due again at {@code next} when PENDING.
+   */
+  private static void attempted(WebhookOutbox.ClaimedEvent e, int code, WebhookOutbox.Status status, Instant next,
+      Duration waited) {
+    adapters.webhookOutbox().recordAttempts(List.of(new WebhookOutbox.Outcome(e, new WebhookOutbox.Attempt(e.id(),
+        e.paymentState(), e.attempts() + 1, e.url(), Instant.now(), Duration.ofMillis(5), code, null, status), status,
+        next, waited)));
+  }
+
   /** The payment's events, oldest first, as "STATE STATUS". */
   private static List<String> events(Payment p) {
     return db.jdbi().withHandle(h -> h.createQuery("SELECT payment_state || ' ' || status "
@@ -170,9 +181,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     WebhookOutbox.ClaimedEvent waiting = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
     outbox.requeue(event, Instant.now());
     // its attempt began a minute after the claim, long after the resend was asked
-    outbox.recordAttempts(List.of(new WebhookOutbox.Outcome(waiting, new WebhookOutbox.Attempt(waiting.id(),
-        waiting.paymentState(), 1, waiting.url(), Instant.now(), Duration.ofMillis(5), 200, null,
-        WebhookOutbox.Status.DELIVERED), WebhookOutbox.Status.DELIVERED, null, Duration.ofMinutes(1))));
+    attempted(waiting, 200, WebhookOutbox.Status.DELIVERED, null, Duration.ofMinutes(1));
 
     assertThat(events(p)).containsExactly("COMPLETED DELIVERED");
     assertThat(claimed(event, Instant.now().plusSeconds(1))).as("not sent again").isEmpty();
@@ -198,9 +207,7 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
     // it began a minute after the claim, and its receiver answered 500
     boolean last = retry.equals("on its last retry");
     WebhookOutbox.Status status = last ? WebhookOutbox.Status.FAILED : WebhookOutbox.Status.PENDING;
-    outbox.recordAttempts(List.of(new WebhookOutbox.Outcome(waiting, new WebhookOutbox.Attempt(waiting.id(),
-        waiting.paymentState(), 1, waiting.url(), Instant.now(), Duration.ofMillis(5), 500, null, status), status,
-        last ? null : Instant.now().plus(Duration.ofHours(1)), Duration.ofMinutes(1))));
+    attempted(waiting, 500, status, last ? null : Instant.now().plus(Duration.ofHours(1)), Duration.ofMinutes(1));
 
     assertThat(events(p)).containsExactly("COMPLETED PENDING");
     WebhookOutbox.ClaimedEvent again = claimed(event, Instant.now().plusSeconds(1))

@@ -79,22 +79,28 @@ class PaymentWriterTest {
     return LedgerSums.of(ledger, currency);
   }
 
+  /** The ledger's sums in {@code currency}: available, then reserved. */
+  private void assertSums(String currency, String available, String reserved) {
+    assertSums(currency, available, reserved, currency);
+  }
+
+  private void assertSums(String currency, String available, String reserved, String description) {
+    assertThat(sum(currency)).as(description).usingElementComparator(BigDecimal::compareTo)
+        .containsExactly(new BigDecimal(available), new BigDecimal(reserved));
+  }
+
   @Test
   void a_withdrawal_routed_to_a_terminal_in_another_currency_is_paid_out_of_that_currency() {
     Payment created = withdrawal(money("5.00", "GBP"));
     Payment routed = writer.route(null, new Payment.Transition(created,
         created.withRouting(money("6.35", "USD"), money("5.00", "GBP"), 3L, "Dollar terminal"), null));
 
-    assertThat(sum("GBP")).as("given back").usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
-    assertThat(sum("USD")).as("held where the terminal pays").usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-6.35"), new BigDecimal("6.35"));
+    assertSums("GBP", "0", "0", "given back");
+    assertSums("USD", "-6.35", "6.35", "held where the terminal pays");
 
     writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.COMPLETED, Outcome.NONE, Instant.now()));
-    assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-6.35"), BigDecimal.ZERO);
-    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertSums("USD", "-6.35", "0");
+    assertSums("GBP", "0", "0");
   }
 
   @Test
@@ -105,10 +111,8 @@ class PaymentWriterTest {
     writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
         Outcome.error(ErrorCode.E4_00_DECLINED_BY_ISSUER), Instant.now()));
 
-    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
-    assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertSums("GBP", "0", "0");
+    assertSums("USD", "0", "0");
     assertThat(ledger).extracting(e -> e.currency().code()).containsExactly("GBP", "GBP", "USD", "USD");
   }
 
@@ -123,19 +127,15 @@ class PaymentWriterTest {
         cascading.after().withRouting(money("8.50", "GBP"), money("10.00", "EUR"), 4L, "Pound terminal"),
         cascading.operation()));
 
-    assertThat(sum("USD")).as("nothing left held in dollars").usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
-    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-8.50"), new BigDecimal("8.50"));
+    assertSums("USD", "0", "0", "nothing left held in dollars");
+    assertSums("GBP", "-8.50", "8.50");
 
     // and back to a terminal in the currency it was asked in: held there as when it was created
     Payment.Transition back = pounds.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE, Instant.now());
     writer.update(new Payment.Transition(back.before(),
         back.after().withRouting(money("10.00", "EUR"), null, 5L, "Euro terminal"), back.operation()));
-    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-10.00"), new BigDecimal("10.00"));
+    assertSums("GBP", "0", "0");
+    assertSums("EUR", "-10.00", "10.00");
   }
 
   @Test
@@ -155,14 +155,11 @@ class PaymentWriterTest {
         created.withRouting(money("6.35", "USD"), money("5.00", "GBP"), 3L, "Dollar terminal"), null));
     assertThat(ledger).as("held where it is paid, nothing given back where it never held")
         .extracting(e -> e.currency().code()).containsExactly("USD");
-    assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-6.35"), new BigDecimal("6.35"));
+    assertSums("USD", "-6.35", "6.35");
 
     writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.COMPLETED, Outcome.NONE, Instant.now()));
-    assertThat(sum("USD")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-6.35"), BigDecimal.ZERO);
-    assertThat(sum("GBP")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertSums("USD", "-6.35", "0");
+    assertSums("GBP", "0", "0");
   }
 
   @Test
@@ -170,13 +167,11 @@ class PaymentWriterTest {
     Payment created = heldOnceRouted(money("5.00", "EUR"), PaymentState.PENDING);
     Payment routed = writer.route(null, new Payment.Transition(created,
         created.withRouting(money("5.00", "EUR"), null, 3L, "Euro terminal"), null));
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(new BigDecimal("-5.00"), new BigDecimal("5.00"));
+    assertSums("EUR", "-5.00", "5.00");
 
     writer.update(routed.apply(OperationType.WITHDRAWAL, PaymentState.DECLINED,
         Outcome.error(ErrorCode.E4_00_DECLINED_BY_ISSUER), Instant.now()));
-    assertThat(sum("EUR")).usingElementComparator(BigDecimal::compareTo)
-        .containsExactly(BigDecimal.ZERO, BigDecimal.ZERO);
+    assertSums("EUR", "0", "0");
     assertThat(ledger).hasSize(2);
   }
 
