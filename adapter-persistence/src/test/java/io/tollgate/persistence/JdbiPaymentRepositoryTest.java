@@ -100,6 +100,17 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
         WebhookOutbox.Status.DELIVERED, null)).as("still leased").isTrue();
   }
 
+  /** A completed payment's event, claimed for delivery, and a resend asked while the claim holds. */
+  private record Resent(Payment payment, String event, WebhookOutbox.ClaimedEvent claimed) {}
+
+  private Resent resentWhileClaimed(String shop, String referenceId) {
+    Payment p = completedWithEvent(TestShops.create(adapters, shop), referenceId);
+    String event = adapters.webhookOutbox().latestEvent(p.id()).orElseThrow().id();
+    WebhookOutbox.ClaimedEvent claimed = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
+    adapters.webhookOutbox().requeue(event, Instant.now());
+    return new Resent(p, event, claimed);
+  }
+
   /**
    * Records an attempt of a claimed event that began {@code waited} after its claim, its receiver
    * answering {@code code}; the event left {@code status}, due again at {@code next} when PENDING.
@@ -150,12 +161,11 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    */
   @Test
   void a_resend_asked_during_a_delivery_is_made_after_it() {
-    Payment p = completedWithEvent(TestShops.create(adapters, "resend-in-flight"), "rf-1");
+    Resent resent = resentWhileClaimed("resend-in-flight", "rf-1");
+    Payment p = resent.payment();
     WebhookOutbox outbox = adapters.webhookOutbox();
-    String event = outbox.latestEvent(p.id()).orElseThrow().id();
-
-    WebhookOutbox.ClaimedEvent inFlight = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
-    outbox.requeue(event, Instant.now());
+    String event = resent.event();
+    WebhookOutbox.ClaimedEvent inFlight = resent.claimed();
     assertThat(claimed(event, Instant.now().plusSeconds(1))).as("not sent twice at once").isEmpty();
     delivered(inFlight);
 
@@ -174,12 +184,11 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    */
   @Test
   void a_resend_asked_before_the_claimed_delivery_began_is_answered_by_it() {
-    Payment p = completedWithEvent(TestShops.create(adapters, "resend-waiting"), "rw-1");
+    Resent resent = resentWhileClaimed("resend-waiting", "rw-1");
+    Payment p = resent.payment();
     WebhookOutbox outbox = adapters.webhookOutbox();
-    String event = outbox.latestEvent(p.id()).orElseThrow().id();
-
-    WebhookOutbox.ClaimedEvent waiting = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
-    outbox.requeue(event, Instant.now());
+    String event = resent.event();
+    WebhookOutbox.ClaimedEvent waiting = resent.claimed();
     // its attempt began a minute after the claim, long after the resend was asked
     attempted(waiting, 200, WebhookOutbox.Status.DELIVERED, null, Duration.ofMinutes(1));
 
@@ -198,12 +207,10 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
   @ParameterizedTest(name = "failed, {0}")
   @ValueSource(strings = {"on its last retry", "with a retry an hour away"})
   void a_resend_asked_before_a_claimed_delivery_that_then_failed_is_made_on_a_fresh_schedule(String retry) {
-    Payment p = completedWithEvent(TestShops.create(adapters, "resend-waiting-failed " + retry), "rwf-" + retry);
-    WebhookOutbox outbox = adapters.webhookOutbox();
-    String event = outbox.latestEvent(p.id()).orElseThrow().id();
-
-    WebhookOutbox.ClaimedEvent waiting = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
-    outbox.requeue(event, Instant.now());
+    Resent resent = resentWhileClaimed("resend-waiting-failed " + retry, "rwf-" + retry);
+    Payment p = resent.payment();
+    String event = resent.event();
+    WebhookOutbox.ClaimedEvent waiting = resent.claimed();
     // it began a minute after the claim, and its receiver answered 500
     boolean last = retry.equals("on its last retry");
     WebhookOutbox.Status status = last ? WebhookOutbox.Status.FAILED : WebhookOutbox.Status.PENDING;
@@ -222,12 +229,11 @@ class JdbiPaymentRepositoryTest extends AbstractPaymentRepositoryContractTest {
    */
   @Test
   void an_attempt_during_which_a_resend_was_asked_is_logged_with_the_event_pending() {
-    Payment p = completedWithEvent(TestShops.create(adapters, "resend-logged"), "rl-1");
+    Resent resent = resentWhileClaimed("resend-logged", "rl-1");
+    Payment p = resent.payment();
     WebhookOutbox outbox = adapters.webhookOutbox();
-    String event = outbox.latestEvent(p.id()).orElseThrow().id();
-
-    WebhookOutbox.ClaimedEvent inFlight = claimed(event, Instant.now().plusSeconds(1)).orElseThrow();
-    outbox.requeue(event, Instant.now());
+    String event = resent.event();
+    WebhookOutbox.ClaimedEvent inFlight = resent.claimed();
     delivered(inFlight);
     assertThat(outbox.attempts(p.id())).first().extracting(WebhookOutbox.Attempt::eventStatus)
         .as("the event is to be sent again").isEqualTo(WebhookOutbox.Status.PENDING);
