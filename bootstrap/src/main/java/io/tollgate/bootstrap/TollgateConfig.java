@@ -190,13 +190,20 @@ public record TollgateConfig(
         "TOLLGATE_SANDBOX_BANK_DELAY", problems);
     List<java.time.Duration> retries = new ArrayList<>();
     String schedule = get.apply("TOLLGATE_WEBHOOK_RETRY_SCHEDULE");
-    for (String delay : (schedule == null ? DEFAULT_RETRY_SCHEDULE : schedule).split(",")) {
-      retries.add(duration(delay.strip(), "PT1M", WEBHOOK_RETRY_DELAY, "TOLLGATE_WEBHOOK_RETRY_SCHEDULE", problems));
-    }
-    if (retries.isEmpty()) {
+    // -1 keeps a trailing empty entry: "PT1M,PT5M," is a typo to point at, not two delays
+    String[] delays = (schedule == null ? DEFAULT_RETRY_SCHEDULE : schedule).split(",", -1);
+    if (java.util.Arrays.stream(delays).allMatch(String::isBlank)) {
       // commas alone: no retry at all, the first failed delivery of every webhook marked failed
       problems.add("TOLLGATE_WEBHOOK_RETRY_SCHEDULE must list at least one delay, such as PT1M (got '" + schedule
           + "')");
+    } else if (java.util.Arrays.stream(delays).anyMatch(String::isBlank)) {
+      problems.add("TOLLGATE_WEBHOOK_RETRY_SCHEDULE has an empty delay before, between or after its commas (got '"
+          + schedule + "')");
+    } else {
+      for (String delay : delays) {
+        retries.add(duration(delay.strip(), "PT1M", WEBHOOK_RETRY_DELAY, "TOLLGATE_WEBHOOK_RETRY_SCHEDULE",
+            problems));
+      }
     }
     java.time.Duration webhookTimeout = duration(get.apply("TOLLGATE_WEBHOOK_TIMEOUT"), "PT10S", WEBHOOK_TIMEOUT,
         "TOLLGATE_WEBHOOK_TIMEOUT", problems);

@@ -168,6 +168,21 @@ class ConfigurationReferenceTest {
         .hasMessageContaining("TOLLGATE_PORT");
   }
 
+  /**
+   * A stray comma read as nothing: "PT1M,PT5M," ran with two retries and said nothing of the
+   * third delay its operator may have meant to write.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"PT1M,PT5M,", ",PT1M", "PT1M,,PT5M", "PT1M, ,PT5M"})
+  void a_webhook_retry_schedule_with_an_empty_delay_is_refused(String schedule) {
+    assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", schedule)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("TOLLGATE_WEBHOOK_RETRY_SCHEDULE has an empty delay before, between or after its"
+            + " commas (got '" + schedule + "')");
+    assertThat(TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", " PT1M , PT5M ")).webhookRetrySchedule())
+        .containsExactly(java.time.Duration.ofMinutes(1), java.time.Duration.ofMinutes(5));
+  }
+
   @Test
   void the_webhook_log_is_kept_a_week_at_least_and_ninety_days_unless_set() {
     assertThatThrownBy(() -> TollgateConfig.from(Map.of("TOLLGATE_WEBHOOK_LOG_RETENTION", "P6D")))
