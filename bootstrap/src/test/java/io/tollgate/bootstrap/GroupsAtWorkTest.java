@@ -118,6 +118,26 @@ class GroupsAtWorkTest {
         "DEPOSIT");
   }
 
+  /**
+   * The decline's record names the card as it is masked everywhere, not the BIN that matched:
+   * the 8 digits of a 13-digit card's BIN beside its masked last 4 were 12 of its 13 digits, kept
+   * in the operation and shown to every merchant user, and the Luhn check gave the last one.
+   */
+  @Test
+  void a_bin_decline_shows_no_more_of_the_card_than_its_mask() {
+    KeyedShop shop = shop("Long BIN shop");
+    long bins = group(GroupKind.BIN, "Blocked long BINs");
+    profile(shop, rule("BIN_BLACKLIST", bins));
+    edit("POST", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"42222222\"]}");
+
+    JsonNode blocked = pay(shop, "4222222222222", "20.00", "EUR", "");
+    assertThat(blocked.get("errorCode").asText()).isEqualTo("6.39");
+    String details = fraudDetails(shop, blocked);
+    assertThat(details).contains("BIN_BLACKLIST").contains("Blocked long BINs")
+        .contains(io.tollgate.domain.group.Pan.mask("4222222222222")).contains("first 8 digits")
+        .doesNotContain("42222");
+  }
+
   @Test
   void restricted_countries_decline_by_card_billing_and_citizenship_country() {
     KeyedShop shop = shop("Country shop");

@@ -178,7 +178,9 @@ final class FraudScreen {
       case BIN_BLACKLIST -> {
         for (Member m : digits == null ? List.<Member>of() : bins(group.id(), digits)) {
           if (held.contains(m)) {
-            yield "BIN " + m.value() + inGroup;
+            // the card as masked, not the BIN matched: 8 leading digits of a 13-digit card and its
+            // masked last 4 gave 12 of 13 digits, and the Luhn check the last
+            yield "BIN of card " + Pan.mask(digits) + " (its first " + m.value().length() + " digits)" + inGroup;
           }
         }
         yield null;
