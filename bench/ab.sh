@@ -157,11 +157,12 @@ s1 A "$WARM" >/dev/null
 s1 B "$WARM" >/dev/null
 if [ "$SCENARIO" = s2 ]; then
   ids A; ids B
-  s2 A 10 >/dev/null; s2 B 10 >/dev/null
+  # 10 s left the first measured pair at about 60% of the later ones, on both sides
+  s2 A 30 >/dev/null; s2 B 30 >/dev/null
 fi
 if [ "$SCENARIO" = s3 ]; then
   seed A; seed B
-  s3 A 10 >/dev/null; s3 B 10 >/dev/null
+  s3 A 30 >/dev/null; s3 B 30 >/dev/null
 fi
 echo "$SCENARIO, ${SECS}s per run, ${ROUNDS} runs each, alternating:" >&2
 for round in $(seq 1 "$ROUNDS"); do
