@@ -114,8 +114,8 @@ public record TollgateConfig(
       new Setting("TOLLGATE_SANDBOX_BANK_DELAY", "PT5S",
           "how long the sandbox bank takes to receive a transfer after the host-to-host PATCH; " + SANDBOX_BANK_DELAY),
       new Setting("TOLLGATE_WEBHOOK_RETRY_SCHEDULE", DEFAULT_RETRY_SCHEDULE,
-          "comma-separated delays before each webhook retry, each " + WEBHOOK_RETRY_DELAY + "; after the last one "
-              + "an event is marked failed"),
+          "comma-separated delays before each webhook retry, each " + WEBHOOK_RETRY_DELAY + ", none left empty; "
+              + "after the last one an event is marked failed"),
       new Setting("TOLLGATE_WEBHOOK_TIMEOUT", "PT10S", "how long a webhook receiver has to answer; " + WEBHOOK_TIMEOUT),
       new Setting("TOLLGATE_WEBHOOK_PARALLELISM", "16", "webhook deliveries in flight at once, per instance"),
       new Setting("TOLLGATE_WEBHOOK_LOG_RETENTION", "P90D",
