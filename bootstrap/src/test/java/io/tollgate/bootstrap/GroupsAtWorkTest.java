@@ -134,8 +134,8 @@ class GroupsAtWorkTest {
     assertThat(blocked.get("errorCode").asText()).isEqualTo("6.39");
     String details = fraudDetails(shop, blocked);
     assertThat(details).contains("BIN_BLACKLIST").contains("Blocked long BINs")
-        .contains(io.tollgate.domain.group.Pan.mask("4222222222222")).contains("first 8 digits")
-        .doesNotContain("42222");
+        .contains("BIN of card " + io.tollgate.domain.group.Pan.mask("4222222222222") + " is in group")
+        .doesNotContain("42222").doesNotContain("8 digits");
   }
 
   @Test

@@ -179,8 +179,9 @@ final class FraudScreen {
         for (Member m : digits == null ? List.<Member>of() : bins(group.id(), digits)) {
           if (held.contains(m)) {
             // the card as masked, not the BIN matched: 8 leading digits of a 13-digit card and its
-            // masked last 4 gave 12 of 13 digits, and the Luhn check the last
-            yield "BIN of card " + Pan.mask(digits) + " (its first " + m.value().length() + " digits)" + inGroup;
+            // masked last 4 gave 12 of 13 digits, and the Luhn check the last. Nor how many digits
+            // matched, which picks one of the group's entries when BINs of other lengths share a prefix.
+            yield "BIN of card " + Pan.mask(digits) + inGroup;
           }
         }
         yield null;
