@@ -543,9 +543,13 @@ public final class WebhookDispatcher implements AutoCloseable {
             .body(new BytesRequestContent("application/json", d.body()));
         if (target.getUserInfo() != null) {
           // a URL with credentials (https://user:password@host/...) is answered with them, as
-          // Basic authentication: left out, the receiver refused every webhook with a 401
+          // Basic authentication: left out, the receiver refused every webhook with a 401. A
+          // token alone (https://token@host/...) is a user with an empty password, as curl sends
+          // it: without the colon RFC 7617's receivers cannot read it, and refused every webhook.
+          String credentials = target.getUserInfo().indexOf(':') < 0 ? target.getUserInfo() + ":"
+              : target.getUserInfo();
           request.headers(h -> h.put("Authorization", "Basic " + java.util.Base64.getEncoder()
-              .encodeToString(target.getUserInfo().getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+              .encodeToString(credentials.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
         }
         Answer answer = exchange(request);
         status = answer.status();

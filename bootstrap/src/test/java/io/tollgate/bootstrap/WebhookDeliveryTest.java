@@ -179,6 +179,28 @@ class WebhookDeliveryTest {
   }
 
   /**
+   * A token alone in the URL's user part is sent as a user with an empty password, as curl sends
+   * it: without the colon, receivers that follow RFC 7617 could not read the header and refused
+   * every webhook. The log shows the token as the secret it is.
+   */
+  @Test
+  void a_token_alone_in_the_url_is_sent_as_a_user_with_an_empty_password_and_never_shown() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String url = receiver.url("/token").replace("http://", "http://tok3n@");
+      String id = payWithCard("4000000000000408", url, false);
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1, Duration.ofSeconds(10))).isTrue();
+
+      assertThat(receiver.receivedFor(id).get(0).header("Authorization"))
+          .isEqualTo("Basic " + java.util.Base64.getEncoder()
+              .encodeToString("tok3n:".getBytes(StandardCharsets.UTF_8)));
+      assertThat(WebhookReceiver.await(() -> finalAttemptLogged(id, 1), Duration.ofSeconds(10))).isTrue();
+      TestGateway.Answer log = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor);
+      assertThat(log.json().at("/result/0/url").asText()).isEqualTo(url.replace("tok3n", "***"));
+      assertThat(log.body()).doesNotContain("tok3n");
+    }
+  }
+
+  /**
    * After a key issue the receiver still holds the old signing key until it is given the new
    * one: for a day, Webhook-Signature carries a signature with each, so either verifies.
    */

@@ -46,7 +46,8 @@ public record Shop(
   /**
    * A webhook URL as the merchant API and the delivery log show it: a password in its user part
    * (which the webhook sends as Basic authentication) is the secret of the merchant's receiver,
-   * shown as {@code ***} to every user of the merchant, whatever their permissions.
+   * shown as {@code ***} to every user of the merchant, whatever their permissions; a user part
+   * without a password is a token, and is shown as {@code ***} whole.
    */
   public static String withoutPassword(String url) {
     if (url == null) {
@@ -55,10 +56,11 @@ public record Shop(
     try {
       java.net.URI uri = new java.net.URI(url);
       String user = uri.getRawUserInfo();
-      if (user == null || user.indexOf(':') < 0) {
+      if (user == null) {
         return url;
       }
-      String masked = user.substring(0, user.indexOf(':')) + ":***";
+      // a token alone (https://token@host/...) is the secret itself, sent as the user
+      String masked = user.indexOf(':') < 0 ? "***" : user.substring(0, user.indexOf(':')) + ":***";
       return url.replaceFirst(java.util.regex.Pattern.quote(user + "@"),
           java.util.regex.Matcher.quoteReplacement(masked + "@"));
     } catch (java.net.URISyntaxException unreadable) {
