@@ -379,6 +379,28 @@ class IdempotencyTest {
   }
 
   /**
+   * A retry that took a cut-short claim over and then failed with a 503 before acting gives the
+   * claim back as it found it, as a refusal does: the next retry, which the 503 asks for, runs
+   * the capture at once. It waited 30 s and was told the key's request was still being
+   * processed, for two minutes.
+   */
+  @Test
+  void a_retry_that_took_a_claim_over_and_got_a_503_lets_the_next_retry_run() {
+    String id = authorized("7.00");
+    cutShort(id, "capture-503", () -> { });
+    age("capture-503");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> gw.app.services().payments().once(gw.shop,
+        "capture-503", captureRequest(id), id, () -> {
+          throw new io.tollgate.domain.DomainException.Unavailable("the database is unavailable");
+        })).isInstanceOf(io.tollgate.domain.DomainException.Unavailable.class);
+
+    Answer retry = gw.post("/api/v1/payments/" + id + "/capture", "", gw.apiKey, "capture-503");
+
+    assertThat(retry.status()).as(retry.body()).isEqualTo(200);
+    assertThat(retry.json().at("/result/state").asText()).isEqualTo("COMPLETED");
+  }
+
+  /**
    * A capture with a key cut short after it captured: its own step is its answer, whoever moved
    * the payment after it (here nobody could: a void of a captured payment is refused).
    */

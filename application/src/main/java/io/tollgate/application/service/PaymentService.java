@@ -270,12 +270,12 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           idempotency.completeUnanswered(shop, idempotencyKey, PaymentId.parse(paymentId));
         } else if (!tookOver) {
           idempotency.release(shop, idempotencyKey, claimed);
-        } else if (refused) {
+        } else {
           // A claim taken over from a request taken to be cut short stays, as it was: that
           // request may only have been slow and still record its answer, and the next retry
           // takes the claim over again at once, answered with what it did. Kept as this
-          // request's, the retry a refusal asks for ("make this request again") waited 30 s and
-          // was told the key's request was still being processed, for two minutes.
+          // request's, the retry a refusal or a 503 asks for ("make this request again") waited
+          // 30 s and was told the key's request was still being processed, for two minutes.
           idempotency.takeOver(shop, idempotencyKey, claimed, cutShortClaim);
         }
       } catch (RuntimeException unrecorded) {
