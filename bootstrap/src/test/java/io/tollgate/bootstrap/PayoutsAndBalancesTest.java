@@ -127,6 +127,33 @@ class PayoutsAndBalancesTest {
     assertThat(statuses).hasSize(96).containsOnly(200);
   }
 
+  /**
+   * A card payment's customerAccountNumber in the merchant's records is its masked card, as the
+   * reference has it, whatever the merchant sent as the customer's account number: that took the
+   * card's place, and a card number sent there was shown to every merchant user in clear.
+   */
+  @Test
+  void a_card_payments_records_show_the_masked_card_not_the_customers_account_number() {
+    Shop shop = newShop("Card records shop", false, false);
+    Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":12.00,"currency":"EUR",
+         "customer":{"referenceId":"c-card","accountNumber":"4111111111111111"},
+         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", shop.key(), null);
+    assertThat(created.status()).as(created.body()).isEqualTo(200);
+    String id = created.json().at("/result/id").asText();
+    String[] reader = gw.merchantUser(gw.merchant, "card-records-" + id + "@shop.example");
+    Answer records = gw.merchantGet("/merchant-api/v1/payments?limit=1000&created.gte=2000-01-01T00:00:00", reader);
+    JsonNode listed = null;
+    for (JsonNode p : records.json().get("result")) {
+      if (p.get("id").asText().equals(id)) {
+        listed = p;
+      }
+    }
+    assertThat(listed).as("the deposit in the merchant's records").isNotNull();
+    assertThat(listed.get("customerAccountNumber").asText()).isEqualTo("400000******0408");
+    assertThat(records.body()).doesNotContain("4111111111111111");
+  }
+
   /** A bank transfer withdrawal pays out to the account the customer's fields name. */
   @Test
   void a_bank_transfer_withdrawal_pays_out_to_the_customers_account() throws Exception {

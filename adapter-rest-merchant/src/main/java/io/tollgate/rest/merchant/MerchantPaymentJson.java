@@ -38,6 +38,18 @@ final class MerchantPaymentJson {
    * @param base the payment's amount in the platform's base currency at today's rate, or null
    * @param shopBase the payment's amount in its shop's base currency at today's rate, or null
    */
+  /**
+   * A card payment's masked card, a bank transfer's account: as the reference has it. The
+   * customer's account number of a card payment is the merchant's own record, kept as sent, and
+   * showing it in the card's place showed a card number in clear when one was sent there.
+   */
+  private static String customerAccountNumber(Payment p, Customer c, CardDetails card) {
+    if (p.method() == io.tollgate.domain.payment.PaymentMethod.BANKTRANSFER) {
+      return c == null ? null : c.accountNumber();
+    }
+    return card == null ? null : card.maskedNumber();
+  }
+
   static PaymentJson payment(PaymentWithRefunds listed, long merchantId, String merchantName,
       Map<Long, String> shopNames, Money base, Money shopBase) {
     Payment p = listed.payment();
@@ -55,7 +67,7 @@ final class MerchantPaymentJson {
         p.customerAmount() == null ? null : p.customerAmount().amount(),
         p.customerAmount() == null ? null : p.customerAmount().currency().code(),
         c == null ? null : c.referenceId(),
-        c != null && c.accountNumber() != null ? c.accountNumber() : card == null ? null : card.maskedNumber(),
+        customerAccountNumber(p, c, card),
         c == null ? null : c.bank(), c == null ? null : c.bankCode(), c == null ? null : c.bankBranch(),
         c == null ? null : c.bankBranchCode(),
         c == null ? null : c.citizenshipCountryCode(), c == null ? null : c.firstName(),
