@@ -39,6 +39,16 @@ class DemoSeedTest {
           + payout.get("id").asText() + "/operations")).header("Authorization", "Bearer " + key)).get("result");
       assertThat(operations.findValuesAsText("operation"))
           .as("newest first").containsExactly("WITHDRAWAL", "CASCADING", "WITHDRAWAL", "DETECT_FRAUD", "CREATE_PAYMENT");
+      // the first terminal's decline says why on its step, and only there: neither payment was declined
+      assertThat(operations.get(2).path("errorCode").asText()).isEqualTo("4.02");
+      assertThat(operations.get(0).path("errorCode").asText(null)).isNull();
+      assertThat(payout.path("errorCode").asText(null)).isNull();
+      JsonNode deposit = send(http, HttpRequest.newBuilder(URI.create(app.baseUri() + "/api/v1/payments/"
+          + cascaded.get("id").asText() + "/operations")).header("Authorization", "Bearer " + key)).get("result");
+      assertThat(deposit.findValuesAsText("operation")).startsWith("DEPOSIT", "CASCADING", "DEPOSIT");
+      assertThat(deposit.get(2).path("errorCode").asText()).isEqualTo("4.02");
+      assertThat(deposit.get(0).path("errorCode").asText(null)).isNull();
+      assertThat(cascaded.path("errorCode").asText(null)).isNull();
       // a withdrawal has no 3-D Secure step, so the challenge's decline is no payout's; the other rows hold
       assertThat(payOut(http, app, key, "4242424242424242").get("state").asText()).isEqualTo("COMPLETED");
       JsonNode unfunded = payOut(http, app, key, "4000000000009995");

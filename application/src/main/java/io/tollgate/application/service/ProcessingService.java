@@ -843,7 +843,7 @@ public final class ProcessingService
     }
     Payment declined = writer.update(payout.apply(OperationType.WITHDRAWAL, PaymentState.PENDING,
         external(r).withDetails("payout; terminal " + routed.terminalName() + " declined " + describe(r)
-            + plan.passedOver()), clock.instant()));
+            + plan.passedOver()), clock.instant()).declinedStep(declined(r).errorCode()));
     Payment.Transition cascading = declined.apply(OperationType.CASCADING, PaymentState.PENDING,
         Outcome.NONE.withDetails(describe(r) + " is in the cascading group of terminal " + routed.terminalName()
             + "; moving on to " + next.get().terminalName()), clock.instant());
@@ -1325,7 +1325,8 @@ public final class ProcessingService
       Routing.Routed next) {
     return tx.inTransaction(() -> {
       Payment tried = writer.update(sent.apply(step, PaymentState.PENDING, external(r).withDetails(
-          details + "; terminal " + routed.terminalName() + " declined " + describe(r)), clock.instant()));
+          details + "; terminal " + routed.terminalName() + " declined " + describe(r)), clock.instant())
+          .declinedStep(declined(r).errorCode()));
       Payment.Transition cascading = tried.apply(OperationType.CASCADING, PaymentState.PENDING, Outcome.NONE.withDetails(
           describe(r) + " is in the cascading group of terminal " + routed.terminalName() + "; moving on to "
               + next.terminalName()), clock.instant());

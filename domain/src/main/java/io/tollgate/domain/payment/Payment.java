@@ -92,7 +92,16 @@ public record Payment(
       Map<String, String> additionalParameters) {}
 
   /** A step taken: the payment before and after it, and the operation that records it. */
-  public record Transition(Payment before, Payment after, PaymentOperation operation) {}
+  public record Transition(Payment before, Payment after, PaymentOperation operation) {
+
+    /**
+     * A terminal's decline that does not end the payment (it cascades to the next terminal): the
+     * step says why with {@code code}, while the payment, not declined, keeps no error.
+     */
+    public Transition declinedStep(ErrorCode code) {
+      return new Transition(before, after, operation.withErrorCode(code));
+    }
+  }
 
   /** Creates the payment in its initial state, recording CREATE_PAYMENT. */
   public static Transition create(Draft draft, PaymentState initialState, Instant now) {

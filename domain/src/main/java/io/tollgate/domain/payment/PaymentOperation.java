@@ -41,4 +41,10 @@ public record PaymentOperation(
     return new PaymentOperation(newId, operation, started, completed, paymentState, errorCode, details, terminalName,
         terminalId, externalId, externalResultCode);
   }
+
+  /** The step with {@code code} as its error, the payment's own left as it is. */
+  public PaymentOperation withErrorCode(ErrorCode code) {
+    return new PaymentOperation(id, operation, started, completed, paymentState, code, details, terminalName,
+        terminalId, externalId, externalResultCode);
+  }
 }
