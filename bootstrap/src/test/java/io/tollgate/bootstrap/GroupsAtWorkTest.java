@@ -95,13 +95,22 @@ class GroupsAtWorkTest {
     return operations(shop, id).stream().map(o -> o.get("operation").asText()).toList();
   }
 
+  /** A new shop whose anti-fraud profile blacklists the BINs of a new group, which holds {@code bin}. */
+  private record BinBlacklist(KeyedShop shop, long bins) {}
+
+  private static BinBlacklist binBlacklist(String shopName, String groupName, String bin) {
+    KeyedShop shop = shop(shopName);
+    long bins = group(GroupKind.BIN, groupName);
+    profile(shop, rule("BIN_BLACKLIST", bins));
+    edit("POST", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"" + bin + "\"]}");
+    return new BinBlacklist(shop, bins);
+  }
+
   @Test
   void a_bin_added_to_the_blacklist_declines_the_next_deposit_and_deleting_it_lets_one_through() {
-    KeyedShop shop = shop("BIN shop");
-    long bins = group(GroupKind.BIN, "Blocked BINs");
-    profile(shop, rule("BIN_BLACKLIST", bins));
-
-    edit("POST", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"400000\"]}");
+    BinBlacklist blacklist = binBlacklist("BIN shop", "Blocked BINs", "400000");
+    KeyedShop shop = blacklist.shop();
+    long bins = blacklist.bins();
     JsonNode blocked = pay(shop, "4000000000000408", "20.00", "EUR", "");
     assertThat(blocked.get("state").asText()).isEqualTo("DECLINED");
     assertThat(blocked.get("errorCode").asText()).isEqualTo("6.39");
@@ -125,10 +134,7 @@ class GroupsAtWorkTest {
    */
   @Test
   void a_bin_decline_shows_no_more_of_the_card_than_its_mask() {
-    KeyedShop shop = shop("Long BIN shop");
-    long bins = group(GroupKind.BIN, "Blocked long BINs");
-    profile(shop, rule("BIN_BLACKLIST", bins));
-    edit("POST", "/merchant-api/v1/bin-groups/" + bins + "/bins", "{\"bins\":[\"42222222\"]}");
+    KeyedShop shop = binBlacklist("Long BIN shop", "Blocked long BINs", "42222222").shop();
 
     JsonNode blocked = pay(shop, "4222222222222", "20.00", "EUR", "");
     assertThat(blocked.get("errorCode").asText()).isEqualTo("6.39");
