@@ -491,6 +491,35 @@ class PayoutsAndBalancesTest {
         .containsEntry(ids.get("EUR WITHDRAWAL"), "Two currency shop held for pending withdrawals and refunds EUR");
   }
 
+  /**
+   * A currency with more decimals than the smallest amount a payment may ask (0.00001) can leave
+   * less than that available; listed as withdrawable, it was refused as a withdrawal's amount (and
+   * broke the reference schema's minimum for the list's amounts).
+   */
+  @Test
+  void a_remainder_below_the_smallest_withdrawal_is_not_listed_as_withdrawable() throws Exception {
+    Shop shop = newShop("Dust shop", false, false);
+    String[] reader = gw.merchantUser(gw.merchant, "balances@dust.example");
+    gw.completedDeposit("0.00002", "BTC", shop.key());
+    gw.completedDeposit("5.00", "EUR", shop.key());
+    Answer w = gw.post("/api/v1/payments", "{\"paymentType\":\"WITHDRAWAL\",\"amount\":0.000015,"
+        + "\"currency\":\"BTC\"," + CARD + "}", shop.key(), null);
+    String id = w.json().at("/result/id").asText();
+    assertThat(gw.awaitStateOtherThan(id, "PENDING", Duration.ofSeconds(10), shop.key()).get("state").asText())
+        .isEqualTo("COMPLETED");
+    assertThat(balances(shop).findValuesAsText("currency")).as("the remainder is still the shop's").contains("BTC");
+
+    JsonNode gateway = gw.get("/api/v1/available-withdrawal-balances", shop.key()).json().get("result");
+    assertThat(gateway.findValuesAsText("currency")).containsExactly("EUR");
+    List<String> merchant = new ArrayList<>();
+    for (JsonNode b : gw.merchantGet("/merchant-api/v1/available-withdrawal-balances", reader).json().get("result")) {
+      if (b.get("shopId").asLong() == shop.id().value()) {
+        merchant.add(b.get("currency").asText());
+      }
+    }
+    assertThat(merchant).containsExactly("EUR");
+  }
+
   private static Map<String, Long> idsByAccount(JsonNode balances) {
     Map<String, Long> ids = new HashMap<>();
     for (JsonNode b : balances) {

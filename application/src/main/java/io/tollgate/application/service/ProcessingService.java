@@ -1148,8 +1148,10 @@ public final class ProcessingService
 
   @Override
   public List<Money> availableForWithdrawal(ShopId shop) {
+    // what a withdrawal may ask: a remainder below the smallest amount (a currency with more
+    // decimals than that) is the shop's, in its balances, but no withdrawal can take it
     return balances.balances(shop).stream()
-        .filter(b -> b.available().signum() > 0)
+        .filter(b -> b.available().compareTo(PaymentRequestRules.MIN_AMOUNT) >= 0)
         .map(b -> new Money(b.available(), b.currency()))
         .toList();
   }
