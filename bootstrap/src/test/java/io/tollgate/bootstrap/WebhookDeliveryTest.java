@@ -201,6 +201,26 @@ class WebhookDeliveryTest {
   }
 
   /**
+   * Attempts an older release recorded kept the URL as the shop had it, password included (and
+   * failed, as it sent no credentials): the log shows them as it shows new ones, to every user who
+   * can see the payment, so the password is left out on reading too.
+   */
+  @Test
+  void an_attempt_recorded_with_the_password_is_shown_without_it() throws Exception {
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String id = payWithCard("4000000000000408", receiver.url("/old"), false);
+      assertThat(WebhookReceiver.await(() -> finalAttemptLogged(id, 1), Duration.ofSeconds(10))).isTrue();
+      String stored = receiver.url("/old").replace("http://", "http://hooks:0ldS3cret@");
+      gw.database.jdbi().useHandle(h -> h.createUpdate("UPDATE webhook_attempts SET url = :url WHERE payment_id = :id")
+          .bind("url", stored).bind("id", id).execute());
+
+      TestGateway.Answer log = gw.merchantGet("/merchant-api/v1/payments/" + id + "/webhooks", editor);
+      assertThat(log.json().at("/result/0/url").asText()).isEqualTo(stored.replace("0ldS3cret", "***"));
+      assertThat(log.body()).doesNotContain("0ldS3cret");
+    }
+  }
+
+  /**
    * After a key issue the receiver still holds the old signing key until it is given the new
    * one: for a day, Webhook-Signature carries a signature with each, so either verifies.
    */

@@ -14,6 +14,7 @@ import io.tollgate.application.port.out.WebhookOutbox.Status;
 import io.tollgate.domain.DomainException;
 import io.tollgate.domain.payment.Payment;
 import io.tollgate.domain.payment.PaymentId;
+import io.tollgate.domain.shop.Shop;
 import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.MerchantUser;
 import io.tollgate.domain.user.Permission;
@@ -115,7 +116,7 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
     } else {
       status = Status.FAILED;
     }
-    Attempt attempt = new Attempt(e.id(), e.paymentState(), delivery.attempt(), io.tollgate.domain.shop.Shop.withoutPassword(delivery.url()),
+    Attempt attempt = new Attempt(e.id(), e.paymentState(), delivery.attempt(), Shop.withoutPassword(delivery.url()),
         result.started(), result.duration(), result.statusCode(), result.error(), status);
     return new WebhookOutbox.Outcome(e, attempt, status, next, result.waited());
   }
@@ -129,7 +130,10 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   public Page<Attempt> attempts(MerchantUser user, PaymentId payment, PageRequest page) {
     visibleTo(user, payment);
     page.requireValid();
-    return outbox.attempts(payment, page.offset(), page.limit());
+    // an attempt recorded by an older release kept the password it was sent with
+    return outbox.attempts(payment, page.offset(), page.limit()).map(a -> new Attempt(a.eventId(), a.paymentState(),
+        a.number(), Shop.withoutPassword(a.url()), a.started(), a.duration(), a.statusCode(), a.error(),
+        a.eventStatus()));
   }
 
   @Override
