@@ -157,6 +157,13 @@ public final class Tollgate implements AutoCloseable {
     context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(
         new RequestIdFilter(new ClientAddresses(config.trustedProxies()))), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    // before every filter that may refuse a request, so that its refusal is counted as well
+    RequestMetricsFilter gatewayMetrics = new RequestMetricsFilter(observability.registry, "gateway");
+    RequestMetricsFilter merchantMetrics = new RequestMetricsFilter(observability.registry, "merchant");
+    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RefusedRequestMetrics(gatewayMetrics)),
+        "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RefusedRequestMetrics(merchantMetrics)),
+        "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new MalformedHeaderFilter()), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     if (config.rateLimit() > 0) {
@@ -189,7 +196,7 @@ public final class Tollgate implements AutoCloseable {
         new GatewayApi.Dependencies(services.shops(), services.payments(), services.payments(),
             services.recentShops()::name, services.processing(), services.payments(), services.processing(),
             config.gatewayBalances(), publicUrl, config.bodyLimitBytes(), Clock.systemUTC()));
-    gateway.register(new RequestMetricsFilter(observability.registry, "gateway"));
+    gateway.register(gatewayMetrics);
     gateway.register(largePages.binding());
     context.addServlet(new ServletHolder("gateway", new ServletContainer(gateway)), "/api/v1/*");
     context.addServlet(new ServletHolder("checkout", new ServletContainer(GatewayApi.checkout(
@@ -210,7 +217,7 @@ public final class Tollgate implements AutoCloseable {
             services.processing(), services.merchantRecords(),
             config.merchantApiCore() ? MerchantApi.Profile.CORE : MerchantApi.Profile.FULL,
             config.bodyLimitBytes(), Clock.systemUTC()));
-    merchant.register(new RequestMetricsFilter(observability.registry, "merchant"));
+    merchant.register(merchantMetrics);
     merchant.register(listShare.binding());
     merchant.register(largePages.binding());
     context.addServlet(new ServletHolder("merchant", new ServletContainer(merchant)), "/merchant-api/v1/*");

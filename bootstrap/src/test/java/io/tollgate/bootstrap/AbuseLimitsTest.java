@@ -45,6 +45,29 @@ class AbuseLimitsTest {
     }
   }
 
+  /**
+   * Requests refused before they reach an API's routes, over the rate limit or with a body
+   * declared over the limit, are counted in {@code http_server_requests} as every other answer: an
+   * operator alerting on the rate of 429s or 413s, or tuning the limits by it, saw none.
+   */
+  @Test
+  void requests_refused_before_routing_are_counted_in_the_request_metrics() throws Exception {
+    try (TestGateway gw = TestGateway.start(Map.of("TOLLGATE_RATE_LIMIT", "1", "TOLLGATE_RATE_LIMIT_BURST", "1"))) {
+      countUntilLimited(() -> gw.get("/api/v1/payments"));
+      assertThat(gw.get("/api/v1/payments").status()).isEqualTo(429);
+      String otherKey = gw.issueKey(gw.createShop(gw.merchant, "Big bodies", false), gw.app.services().environment());
+      TestGateway.Answer big = gw.post("/api/v1/payments", "{\"description\":\"" + "x".repeat(70_000) + "\"}",
+          otherKey, null);
+      assertThat(big.status()).isEqualTo(413);
+
+      String scrape = gw.send(HttpRequest.newBuilder(gw.uri("/metrics")).GET()).body();
+      assertThat(OperabilityTest.metric(scrape, "http_server_requests_seconds_count", "api=\"gateway\"",
+          "method=\"GET\"", "status=\"429\"")).isEqualTo(2);
+      assertThat(OperabilityTest.metric(scrape, "http_server_requests_seconds_count", "api=\"gateway\"",
+          "method=\"POST\"", "status=\"413\"")).isEqualTo(1);
+    }
+  }
+
   /** The exact counts, on a made-up clock: the burst at once, then a token a second, each key its own. */
   @Test
   void a_key_gets_its_burst_at_once_then_one_request_a_second() {

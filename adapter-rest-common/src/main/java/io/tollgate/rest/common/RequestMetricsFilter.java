@@ -2,6 +2,8 @@ package io.tollgate.rest.common;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -18,12 +20,18 @@ import org.glassfish.jersey.uri.UriTemplate;
 /**
  * {@code http.server.requests}: one timer per API, method (HTTP's own, any other as
  * {@code OTHER}), route template (never the raw path, so ids do not explode the series) and
- * status.
+ * status. A request refused before a route was matched is counted under {@value #UNMATCHED}.
  */
 @PreMatching
+@Priority(Priorities.AUTHENTICATION - 200) // before the body limit, whose 413 is counted too
 public final class RequestMetricsFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
-  private static final String STARTED = "tollgate.metrics.started";
+  /**
+   * The request property (a servlet request attribute under Jersey's servlet container) that
+   * says this filter has the request: one refused before it ({@link #recordRefused}) has not.
+   */
+  public static final String STARTED = "tollgate.metrics.started";
+  public static final String UNMATCHED = "UNMATCHED";
 
   private static final int MAX_CACHED_SERIES = 1_000;
   private static final Pattern SLASHES = Pattern.compile("/+");
@@ -51,6 +59,11 @@ public final class RequestMetricsFilter implements ContainerRequestFilter, Conta
     }
     timer(HttpMethods.label(request.getMethod()), route(request), response.getStatus())
         .record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+  }
+
+  /** Counts a request of this API answered before it reached this filter (a rate limit's 429). */
+  public void recordRefused(String method, int status, long nanos) {
+    timer(HttpMethods.label(method), UNMATCHED, status).record(nanos, TimeUnit.NANOSECONDS);
   }
 
   /**
@@ -81,7 +94,7 @@ public final class RequestMetricsFilter implements ContainerRequestFilter, Conta
     }
     List<UriTemplate> templates = info.getMatchedTemplates();
     if (templates.isEmpty()) {
-      return "UNMATCHED";
+      return UNMATCHED;
     }
     // Matched templates come from the resource classes, so they are few and each is named once.
     String route = routes.get(templates);
