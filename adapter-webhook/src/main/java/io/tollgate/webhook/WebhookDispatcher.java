@@ -154,8 +154,10 @@ public final class WebhookDispatcher implements AutoCloseable {
   public WebhookDispatcher(WebhookDeliveryUseCase deliveries, DestinationPolicy destinations, Settings settings,
       Clock clock, MeterRegistry metrics) {
     this.metrics = metrics;
+    // a delivery after a retry is minutes late, one after a backlog or an outage hours: the
+    // histogram's buckets reach three days (Micrometer's default range ends at 30 s)
     this.lag = Timer.builder("tollgate.webhooks.lag").description("from the state change to its delivery")
-        .publishPercentileHistogram().register(metrics);
+        .publishPercentileHistogram().maximumExpectedValue(Duration.ofDays(3)).register(metrics);
     io.micrometer.core.instrument.Gauge.builder("tollgate.webhooks.inflight", inFlight, AtomicInteger::get)
         .description("deliveries in flight in this instance").register(metrics);
     this.deliveries = deliveries;

@@ -421,6 +421,40 @@ class WebhookDispatcherTest {
   }
 
   /**
+   * A webhook delivered after a retry is minutes late, and a backlog can make it hours: the lag's
+   * histogram reaches that far. Its buckets ended at 30 s, so every delivery that needed a retry
+   * fell in +Inf and a 99th percentile read from them said 30 s however late the webhooks were.
+   */
+  @Test
+  void the_lag_histogram_tells_minutes_late_from_hours_late() throws Exception {
+    ClaimedEvent fresh = event("lease-1");
+    ClaimedEvent late = new ClaimedEvent(fresh.id(), fresh.leaseToken(), fresh.paymentId(), fresh.shopId(),
+        fresh.paymentState(), fresh.targetUrl(), null, fresh.body(), 1, 1, Instant.now().minus(Duration.ofMinutes(10)));
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? List.of(late) : List.of());
+    var metrics = new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+        io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(1, Duration.ofMillis(20), Duration.ofSeconds(2), Duration.ofSeconds(30), "test"),
+        Clock.systemUTC(), metrics).start()) {
+      await("delivered", () -> outbox.reported.stream().anyMatch(r -> r.result().delivered()));
+    }
+    var buckets = metrics.get("tollgate.webhooks.lag").timer().takeSnapshot().histogramCounts();
+    double withinFiveMinutes = 0;
+    double withinAnHour = 0;
+    for (var bucket : buckets) {
+      if (bucket.bucket(TimeUnit.SECONDS) <= 300) {
+        withinFiveMinutes = Math.max(withinFiveMinutes, bucket.count());
+      }
+      if (bucket.bucket(TimeUnit.SECONDS) <= 3600) {
+        withinAnHour = Math.max(withinAnHour, bucket.count());
+      }
+    }
+    assertThat(withinFiveMinutes).as("10 minutes late is not within 5").isZero();
+    assertThat(withinAnHour).as("but a bucket up to an hour holds it").isEqualTo(1);
+    assertThat(buckets).as("and one as far as three days").anyMatch(b -> b.bucket(TimeUnit.HOURS) >= 72);
+  }
+
+  /**
    * Each claim leases under a token of its own: with one token for all, the late report of an
    * attempt whose lease ran out would settle the event this instance had leased again, and its
    * next event could overtake the second copy. Closing releases every claim of the instance.
