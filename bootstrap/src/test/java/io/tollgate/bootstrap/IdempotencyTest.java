@@ -488,6 +488,17 @@ class IdempotencyTest {
     assertThat(depositSteps(id)).isEqualTo(1);
   }
 
+  /** Every violation at once (CONTRACT section 0): a key too long is listed with the body's own. */
+  @Test
+  void a_key_over_255_characters_is_listed_with_the_bodys_violations() {
+    int before = gw.countPayments();
+    Answer a = gw.post("/api/v1/payments", "{\"amount\":5,\"currency\":\"EUR\"}", gw.apiKey, "k".repeat(256));
+    assertThat(a.status()).isEqualTo(400);
+    assertThat(a.json().get("errors").findValuesAsText("field"))
+        .containsExactlyInAnyOrder("Idempotency-Key", "paymentType");
+    assertThat(gw.countPayments()).isEqualTo(before);
+  }
+
   @Test
   void a_host_to_host_patch_with_a_key_over_255_characters_is_a_400_and_executes_nothing() {
     String id = cardDeposit("4000000000000408");

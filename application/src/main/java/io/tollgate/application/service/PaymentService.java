@@ -39,9 +39,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /** Creates payments and answers questions about them. */
 public final class PaymentService implements CreatePaymentUseCase, PaymentQueries, IdempotentActionUseCase {
@@ -123,10 +126,42 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     return refused.isEmpty() ? null : new DomainException.Invalid("Validation failed", refused);
   }
 
+  /**
+   * The request's checks, with every violation at once as CONTRACT section 0 asks: the
+   * Idempotency-Key's beside the body's, and, once the request is refused anyway, the destinations
+   * production refuses (a URL refused as malformed is not refused twice). A valid request's
+   * destinations are checked after the key shows no earlier use ({@link #create}).
+   */
+  private PaymentRequestRules.Valid checked(CreatePaymentCommand command) {
+    List<Violation> found = new ArrayList<>();
+    try {
+      checkIdempotencyKey(command.idempotencyKey());
+    } catch (DomainException.Invalid e) {
+      found.addAll(e.violations());
+    }
+    DomainException.Invalid body = null;
+    try {
+      PaymentRequestRules.Valid valid = rules.check(command);
+      if (found.isEmpty()) {
+        return valid;
+      }
+    } catch (DomainException.Invalid e) {
+      body = e;
+      found.addAll(e.violations());
+    }
+    Set<String> refused = found.stream().map(Violation::field).collect(Collectors.toSet());
+    PaymentRequestRules.unsafeDestinations(destinations, command.webhookUrl(), command.returnUrl()).stream()
+        .filter(v -> !refused.contains(v.field())).forEach(found::add);
+    if (body != null) {
+      throw new DomainException.Invalid(body.getMessage(), found);
+    }
+    throw found.size() == 1 ? new DomainException.Invalid(found.get(0))
+        : new DomainException.Invalid("Validation failed", found);
+  }
+
   @Override
   public CreatedPayment create(CreatePaymentCommand command) {
-    checkIdempotencyKey(command.idempotencyKey());
-    PaymentRequestRules.Valid valid = rules.check(command);
+    PaymentRequestRules.Valid valid = checked(command);
     // Looked up before any transaction is open, and refused only once the key, if any, shows no
     // earlier use: a retry whose first try was taken gets that answer even while the DNS fails.
     DomainException.Invalid unsafe = unsafeDestinations(command);

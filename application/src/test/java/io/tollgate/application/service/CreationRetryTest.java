@@ -88,6 +88,25 @@ class CreationRetryTest {
     assertThat(create("order-2").replayed()).as("the refused try left no claim behind").isFalse();
   }
 
+  /**
+   * Every violation at once, as CONTRACT section 0 asks: a key too long, the body's own and a
+   * destination production refuses came one per answer, so a client fixed them one retry at a
+   * time. A URL already refused as malformed is not refused twice.
+   */
+  @Test
+  void a_refused_request_lists_the_key_the_body_and_the_destination_together() {
+    dnsFails.set(true);
+    assertThatThrownBy(() -> service.create(new CreatePaymentCommand(SHOP, "DEPOSIT", null, null, "EUR", "order-3",
+        null, null, null, null, null, null, "https://shop.example/hooks", null, null, "k".repeat(256), "a body")))
+        .isInstanceOfSatisfying(DomainException.Invalid.class, e -> assertThat(e.violations())
+            .extracting(v -> v.field()).containsExactlyInAnyOrder("Idempotency-Key", "amount", "webhookUrl"));
+    assertThatThrownBy(() -> service.create(new CreatePaymentCommand(SHOP, "DEPOSIT", null, null, "EUR", "order-3",
+        null, null, null, null, null, null, "not a url", null, null, "order-3", "a body")))
+        .isInstanceOfSatisfying(DomainException.Invalid.class, e -> assertThat(e.violations())
+            .extracting(v -> v.field()).containsExactlyInAnyOrder("amount", "webhookUrl"));
+    assertThat(store.rows).isEmpty();
+  }
+
   /** Keys as the database keeps them: a claim made in a transaction that failed is gone with it. */
   private final class Keys implements IdempotencyRepository {
     private Map<String, PriorUse> used = new HashMap<>();
