@@ -59,15 +59,26 @@ final class Observability implements AutoCloseable {
   /**
    * A gauge read from the database at most every few seconds, however often it is scraped, and
    * never during a scrape: a scrape that came due starts a read in the background and answers
-   * with the last value (NaN once a read failed). Read inline, each such gauge waited out the
+   * with the last value (NaN once a read failed, or while one has run too long). Read inline, each such gauge waited out the
    * pool's timeout while the database was down, and /metrics took longer than Prometheus waits,
    * so its scrapes failed just when they were wanted.
    */
   void cachedGauge(String name, String description, LongSupplier source) {
+    cachedGauge(name, description, source, Duration.ofSeconds(5), Duration.ofSeconds(15));
+  }
+
+  /**
+   * @param maxAge how old a value may be before a scrape asks for another
+   * @param stale how long a read may take before its gauge shows NaN: the pool's connections have
+   *     no socket timeout, and a read sent to a database host gone without a reset waits for TCP
+   *     to give up, up to hours, while the gauge showed the value from before the outage
+   */
+  void cachedGauge(String name, String description, LongSupplier source, Duration maxAge, Duration stale) {
     java.util.concurrent.atomic.AtomicReference<Double> value = new java.util.concurrent.atomic.AtomicReference<>();
     AtomicLong readAt = new AtomicLong(System.nanoTime());
-    java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean();
-    long maxAge = Duration.ofSeconds(5).toNanos();
+    // when the read under way was asked for, or NOT_READING: one clock for "a read is running" and
+    // "since when", so that a scrape never sees one without the other
+    AtomicLong readingSince = new AtomicLong(System.nanoTime());
     Runnable read = () -> {
       try {
         value.set((double) source.getAsLong());
@@ -75,22 +86,25 @@ final class Observability implements AutoCloseable {
         value.set(Double.NaN);
       } finally {
         readAt.set(System.nanoTime());
-        reading.set(false);
+        readingSince.set(NOT_READING);
       }
     };
-    reading.set(true);
     read.run(); // at start-up, the database answering: the first scrape has a value
     Gauge.builder(name, () -> {
-      if (System.nanoTime() - readAt.get() > maxAge && reading.compareAndSet(false, true)) {
+      long now = System.nanoTime();
+      if (now - readAt.get() > maxAge.toNanos() && readingSince.compareAndSet(NOT_READING, now)) {
         try {
           gaugeReader.execute(read);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
-          reading.set(false);
+          readingSince.set(NOT_READING);
         }
       }
-      return value.get();
+      long since = readingSince.get();
+      return since != NOT_READING && now - since > stale.toNanos() ? Double.NaN : value.get();
     }).description(description).register(registry);
   }
+
+  private static final long NOT_READING = Long.MIN_VALUE;
 
   /** Reads the database-backed gauges, one at a time, off the scraping thread. */
   private final java.util.concurrent.ExecutorService gaugeReader =
