@@ -110,7 +110,8 @@ class EmbeddedDatabaseTest {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> Database.start(settings))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("in use by another Tollgate process");
-      assertThat(java.time.Duration.ofNanos(System.nanoTime() - started)).isLessThan(java.time.Duration.ofSeconds(5));
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - started))
+          .as("well within the minute a server start is waited for").isLessThan(java.time.Duration.ofSeconds(20));
       assertThat(DataDirectoryLock.leftBehindServer(dir)).as("the first's server runs on").isPresent();
     }
     assertThat(DataDirectoryLock.leftBehindServer(dir)).as("stopped with its service").isEmpty();
