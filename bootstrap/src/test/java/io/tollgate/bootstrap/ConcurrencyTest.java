@@ -2,6 +2,7 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -92,21 +93,58 @@ class ConcurrencyTest {
     assertThat(entries).as("one ledger entry for one completed deposit").isEqualTo(1);
   }
 
+  /**
+   * Approvals and rejections of one withdrawal at once: one decision wins, and only it shows: the
+   * state it answered, its one operation, and the held money paid out or given back once.
+   */
   @Test
   void approvals_and_rejections_racing_on_one_withdrawal_leave_one_decision() throws Exception {
-    var shop = gw.createShop(gw.merchant, "Approval shop", true);
-    String key = gw.issueKey(shop, gw.app.services().environment());
-    String id = gw.post("/api/v1/payments", """
-        {"paymentType":"WITHDRAWAL","amount":3,"currency":"EUR",
-         "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", key, null)
-        .json().at("/result/id").asText();
-    List<Callable<Integer>> calls = new ArrayList<>();
-    for (int i = 0; i < 10; i++) {
-      String action = i % 2 == 0 ? "approve" : "reject";
-      calls.add(() -> gw.post("/api/v1/payments/" + id + "/" + action, "{}", key, null).status());
+    for (int round = 0; round < 3; round++) {
+      var shop = gw.createShop(gw.merchant, "Approval shop " + round, true);
+      String key = gw.issueKey(shop, gw.app.services().environment());
+      gw.completedDeposit("20.00", "EUR", key);
+      String id = gw.post("/api/v1/payments", """
+          {"paymentType":"WITHDRAWAL","amount":3,"currency":"EUR",
+           "card":{"cardNumber":"4000000000000408","expiryMonth":"12","expiryYear":"2045"}}""", key, null)
+          .json().at("/result/id").asText();
+      assertThat(gw.ledgerSum(shop, "EUR")).as("held while it awaits a decision")
+          .usingElementComparator(java.math.BigDecimal::compareTo)
+          .containsExactly(new java.math.BigDecimal("17"), new java.math.BigDecimal("3"));
+      List<String> actions = new ArrayList<>();
+      List<Callable<Integer>> calls = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        String action = i % 2 == 0 ? "approve" : "reject";
+        actions.add(action);
+        calls.add(() -> gw.post("/api/v1/payments/" + id + "/" + action, "{}", key, null).status());
+      }
+      List<Integer> statuses = race(calls);
+      assertThat(statuses).containsOnly(200, 409);
+      assertThat(statuses.stream().filter(s -> s == 200)).hasSize(1);
+      boolean approved = actions.get(statuses.indexOf(200)).equals("approve");
+
+      JsonNode after = gw.awaitStateOtherThan(id, "PENDING", java.time.Duration.ofSeconds(10), key);
+      assertThat(after.get("state").asText()).as(after.toString()).isEqualTo(approved ? "COMPLETED" : "CANCELLED");
+      if (!approved) {
+        assertThat(after.get("errorCode").asText()).isEqualTo("8.00");
+      }
+      List<String> ops = operations(id, key);
+      assertThat(ops).as("the one decision's operation").filteredOn(o -> o.equals("APPROVE") || o.equals("REJECT"))
+          .containsExactly(approved ? "APPROVE" : "REJECT");
+      assertThat(ops).filteredOn("WITHDRAWAL"::equals).hasSize(approved ? 1 : 0);
+      assertThat(gw.ledgerSum(shop, "EUR")).as(approved ? "paid out once" : "given back once")
+          .usingElementComparator(java.math.BigDecimal::compareTo)
+          .containsExactly(new java.math.BigDecimal(approved ? "17" : "20"), java.math.BigDecimal.ZERO);
+      List<String> entries = gw.database.jdbi().withHandle(h -> h.createQuery(
+          "SELECT reason FROM ledger_entries WHERE payment_id = :id ORDER BY id").bind("id", id)
+          .mapTo(String.class).list());
+      assertThat(entries).as("held, then settled once").hasSize(2);
     }
-    List<Integer> statuses = race(calls);
-    assertThat(statuses).containsOnly(200, 409);
-    assertThat(statuses.stream().filter(s -> s == 200)).hasSize(1);
+  }
+
+  static List<String> operations(String id, String key) {
+    List<String> ops = new ArrayList<>();
+    gw.get("/api/v1/payments/" + id + "/operations", key).json().get("result")
+        .forEach(o -> ops.add(o.get("operation").asText()));
+    return ops;
   }
 }
