@@ -45,11 +45,27 @@ class IsolationAndSecretsTest {
       assertThat(gw.get("/api/v1/payments/" + mine + "/operations", keyB).status()).isEqualTo(404);
       assertThat(gw.post("/api/v1/payments/" + mine + "/capture", "{}", keyB, null).status()).isEqualTo(404);
       assertThat(gw.post("/api/v1/payments/" + mine + "/void", "{}", keyB, null).status()).isEqualTo(404);
-      assertThat(gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":1,\"currency\":\"EUR\","
-          + "\"parentPaymentId\":\"" + mine + "\"}", keyB, null).status()).isIn(400, 404);
+      // a refund of the other shop's paid deposit is refused as one of a deposit that does not exist
+      String paid = gw.completedDeposit("5.00", "EUR", gw.apiKey);
+      TestGateway.Answer foreign = refund(gw, paid, "1", keyB);
+      TestGateway.Answer unknown = refund(gw, "0".repeat(32), "1", keyB);
+      for (TestGateway.Answer refused : List.of(foreign, unknown)) {
+        assertThat(refused.status()).as(refused.body()).isEqualTo(400);
+        assertThat(refused.json().get("errors")).hasSize(1);
+        assertThat(refused.json().at("/errors/0/field").asText()).isEqualTo("parentPaymentId");
+        assertThat(refused.json().at("/errors/0/message").asText()).isEqualTo("payment not found");
+      }
+      assertThat(foreign.json().get("message")).isEqualTo(unknown.json().get("message"));
       assertThat(gw.get("/api/v1/payments?limit=1000", keyB).json().get("result")).isEmpty();
       assertThat(gw.get("/api/v1/payments/" + mine).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+      assertThat(refund(gw, paid, "5.00", gw.apiKey).status()).as("all of it is still there to refund")
+          .isEqualTo(200);
     }
+  }
+
+  private static TestGateway.Answer refund(TestGateway gw, String parent, String amount, String key) {
+    return gw.post("/api/v1/payments", "{\"paymentType\":\"REFUND\",\"amount\":" + amount
+        + ",\"currency\":\"EUR\",\"parentPaymentId\":\"" + parent + "\"}", key, null);
   }
 
   /**
