@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.tollgate.application.port.in.ProvisioningUseCase.UpdateShopCommand;
 import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.shop.Environment;
 import io.tollgate.domain.user.Permission;
@@ -128,7 +129,10 @@ class IsolationAndSecretsTest {
     log.start();
     root.addAppender(log);
     List<String> responses = new ArrayList<>();
-    try (TestGateway gw = TestGateway.start()) {
+    try (TestGateway gw = TestGateway.start(); WebhookReceiver receiver = new WebhookReceiver()) {
+      // the shop hears of its payments, so that the outbox and the delivery log fill and are looked at
+      gw.app.services().shops().updateShop(gw.shop,
+          new UpdateShopCommand(receiver.url("/secrets"), null, null, null, null, null));
       String[] user = gw.merchantUser(gw.merchant, "secrets@shop.example", Permission.values());
       long cards = gw.app.services().groups().create(gw.merchant, GroupKind.CARD, "cards", false).id();
       for (String pan : TEST_PANS) {
@@ -201,7 +205,12 @@ class IsolationAndSecretsTest {
         assertThat(tooLong.body()).doesNotContain(pan.substring(0, 7)).contains(pan.substring(0, 6) + "*");
         responses.add(tooLong.body());
       }
-      Thread.sleep(1_500); // let the payout worker and webhooks run over these payments
+      // the payout worker has paid or declined every withdrawal, and every webhook has gone out
+      assertThat(WebhookReceiver.await(() -> count(gw, "payments WHERE payment_type = 'WITHDRAWAL'"
+          + " AND state = 'PENDING'") + count(gw, "webhook_events WHERE status = 'PENDING'") == 0,
+          java.time.Duration.ofSeconds(30))).isTrue();
+      assertThat(count(gw, "webhook_attempts")).as("a delivery logged for each paid deposit at least")
+          .isGreaterThanOrEqualTo(TEST_PANS.size());
 
       StringBuilder dump = new StringBuilder();
       List<String> tables = gw.database.jdbi().withHandle(h -> h.createQuery(
@@ -210,6 +219,26 @@ class IsolationAndSecretsTest {
         gw.database.jdbi().useHandle(h -> h.createQuery("SELECT t::text FROM \"" + table + "\" t")
             .mapTo(String.class).forEach(row -> dump.append(table).append(": ").append(row).append('\n')));
       }
+      // A row as text shows bytes as hex, where no number can be read: the outbox's bodies (the JSON
+      // sent, in UTF-8) are read as text; sealed values (ciphertext, wrapped keys) byte for byte, each
+      // byte that is a character as that character, where a number kept in clear would show.
+      List<String> byteColumns = gw.database.jdbi().withHandle(h -> h.createQuery("""
+              SELECT table_name || '.' || column_name FROM information_schema.columns
+               WHERE table_schema = 'public' AND udt_name = 'bytea'""").mapTo(String.class).list());
+      StringBuilder bodies = new StringBuilder();
+      for (String column : byteColumns) {
+        String[] name = column.split("\\.");
+        boolean sealed = name[1].endsWith("ciphertext") || name[1].equals("wrapped");
+        String select = "SELECT " + (sealed ? "encode(" + name[1] + ", 'escape')" : "convert_from(" + name[1]
+            + ", 'UTF8')") + " FROM \"" + name[0] + "\"";
+        gw.database.jdbi().useHandle(h -> h.createQuery(select).mapTo(String.class).forEach(value -> {
+          dump.append(column).append(": ").append(value).append('\n');
+          if (!sealed) {
+            bodies.append(column).append(": ").append(value).append('\n');
+          }
+        }));
+      }
+      assertThat(bodies.toString()).as("the outbox's bodies, read").contains("webhook_events.body: {");
       // The security code is looked for in text and JSON columns, where a value taken from a request
       // would be kept. A number column holds 913 by chance (a webhook attempt's duration_ms, a
       // migration's execution_time, an id, an amount); a code kept as a number would need a column
@@ -223,7 +252,7 @@ class IsolationAndSecretsTest {
                GROUP BY table_name""")
           .map((rs, ctx) -> Map.entry(rs.getString(1), rs.getString(2))).list().stream()
           .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
-      StringBuilder texts = new StringBuilder();
+      StringBuilder texts = new StringBuilder(bodies);
       for (String table : tables) {
         if (textColumns.containsKey(table)) {
           String select = "SELECT ROW(" + textColumns.get(table) + ")::text FROM \"" + table + "\"";
@@ -242,17 +271,22 @@ class IsolationAndSecretsTest {
         }
       }
       String answers = String.join("\n", responses);
+      String webhooks = receiver.received().stream().map(WebhookReceiver.Received::bodyText)
+          .collect(java.util.stream.Collectors.joining("\n"));
+      assertThat(webhooks).as("webhooks sent").contains("\"paymentType\":\"WITHDRAWAL\"");
       assertThat(dump.length()).isGreaterThan(10_000);
       for (String pan : TEST_PANS) {
         assertThat(dump.toString()).as("database").doesNotContain(pan);
         assertThat(logText.toString()).as("log").doesNotContain(pan);
         assertThat(answers).as("responses").doesNotContain(pan);
+        assertThat(webhooks).as("webhooks sent").doesNotContain(pan);
       }
       assertThat(texts.length()).isGreaterThan(10_000);
       assertThat(texts.toString()).as("database").doesNotContainPattern(CVV_TOKEN);
       assertThat(dump.toString()).as("database").doesNotContain("cardSecurityCode");
       assertThat(logText.toString()).as("log").doesNotContainPattern(CVV_TOKEN);
       assertThat(answers).as("responses").doesNotContainPattern(CVV_TOKEN);
+      assertThat(webhooks).as("webhooks sent").doesNotContainPattern(CVV_TOKEN);
       assertThat(columns).doesNotContainIgnoringCase("cvv").doesNotContainIgnoringCase("security_code")
           .doesNotContainIgnoringCase("pan,");
       String storedKeys = gw.database.jdbi().withHandle(h -> h.createQuery(
@@ -265,5 +299,10 @@ class IsolationAndSecretsTest {
     } finally {
       root.detachAppender(log);
     }
+  }
+
+  /** The rows of {@code from}: a table, and a condition if any. */
+  private static long count(TestGateway gw, String from) {
+    return gw.database.jdbi().withHandle(h -> h.createQuery("SELECT count(*) FROM " + from).mapTo(Long.class).one());
   }
 }
