@@ -2,6 +2,7 @@ package io.tollgate.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.net.CookieManager;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -9,6 +10,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -109,17 +112,39 @@ class CheckoutReturnTest {
     assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("COMPLETED");
   }
 
+  /**
+   * Cancel pressed twice: the customer is taken back from either press, and the payment is
+   * cancelled once, by the customer (2.00), with one CANCEL and one webhook to tell the shop.
+   */
   @Test
   void cancel_pressed_twice_takes_the_customer_back_from_either_press() throws Exception {
-    String id = deposit("\"returnUrl\":\"https://shop.example/thanks\"");
-    HttpClient browser = browser();
-    String csrf = csrf(browser, id);
-    submit(browser, id, "/cancel", csrf, "");
+    try (WebhookReceiver receiver = new WebhookReceiver()) {
+      String id = deposit("\"returnUrl\":\"https://shop.example/thanks\",\"webhookUrl\":\""
+          + receiver.url("/cancelled") + "\"");
+      HttpClient browser = browser();
+      String csrf = csrf(browser, id);
+      submit(browser, id, "/cancel", csrf, "");
 
-    HttpResponse<String> again = submit(browser, id, "/cancel", csrf, "");
+      HttpResponse<String> again = submit(browser, id, "/cancel", csrf, "");
 
-    assertThat(again.body()).contains("Your payment was cancelled.")
-        .contains("http-equiv=\"refresh\" content=\"0; url=https://shop.example/thanks\"");
+      assertThat(again.body()).contains("Your payment was cancelled.")
+          .contains("http-equiv=\"refresh\" content=\"0; url=https://shop.example/thanks\"");
+      JsonNode payment = gw.get("/api/v1/payments/" + id).json().get("result");
+      assertThat(payment.get("state").asText()).isEqualTo("CANCELLED");
+      assertThat(payment.get("errorCode").asText()).isEqualTo("2.00");
+      List<String> operations = new ArrayList<>();
+      gw.get("/api/v1/payments/" + id + "/operations").json().get("result")
+          .forEach(o -> operations.add(o.get("operation").asText()));
+      assertThat(operations).filteredOn("CANCEL"::equals).hasSize(1);
+      // each event is written to the outbox with the step that made it: this one, delivered, is all there is
+      assertThat(WebhookReceiver.await(() -> receiver.receivedFor(id).size() == 1
+          && webhookEvents(id).equals(List.of("CANCELLED DELIVERED")), Duration.ofSeconds(10)))
+          .as("the webhook events: %s", webhookEvents(id)).isTrue();
+      JsonNode sent = TestGateway.JSON.readTree(receiver.receivedFor(id).get(0).body());
+      assertThat(sent.get("state").asText()).isEqualTo("CANCELLED");
+      assertThat(sent.get("errorCode").asText()).isEqualTo("2.00");
+      assertThat(receiver.receivedFor(id)).hasSize(1);
+    }
   }
 
   /**
@@ -147,6 +172,13 @@ class CheckoutReturnTest {
         .startsWith("tollgate_returning=").contains("Max-Age=0");
     assertThat(stale.body()).contains("Thank you: your payment is complete.").contains("id=\"return\"")
         .doesNotContain("http-equiv=\"refresh\"");
+  }
+
+  /** The payment's webhook events, oldest first: the state each tells of, and its delivery's status. */
+  private static List<String> webhookEvents(String id) {
+    return gw.database.jdbi().withHandle(h -> h.createQuery(
+            "SELECT payment_state || ' ' || status FROM webhook_events WHERE payment_id = :id ORDER BY seq")
+        .bind("id", id).mapTo(String.class).list());
   }
 
   /** A card the sandbox approves at once, as the card form sends it after its token. */
