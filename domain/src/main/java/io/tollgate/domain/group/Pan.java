@@ -153,19 +153,73 @@ public final class Pan {
     StringBuilder out = null;
     int copied = 0;
     while (run.find()) {
-      if (inAddress(text, run.start())) {
-        continue;
+      String found = run.group();
+      // from the run's start, then from each later group set off by another mark than its own
+      // grouping's: a list's "1. " or a reference's "12345, " before a card joins the run
+      for (int from = 0; from >= 0; from = nextOtherlyMarked(found, from)) {
+        int start = run.start() + from;
+        String part = found.substring(from);
+        if (inAddress(text, start) && colonGrouped(part)) {
+          continue;
+        }
+        String digits = cardGrouping(part);
+        if (digits == null || luhn && !luhnValid(digits)) {
+          continue;
+        }
+        out = out == null ? new StringBuilder(text.length()) : out;
+        out.append(text, copied, start)
+            .append(mask(digits));
+        copied = run.end();
+        break;
       }
-      String digits = cardGrouping(run.group());
-      if (digits == null || luhn && !luhnValid(digits)) {
-        continue;
-      }
-      out = out == null ? new StringBuilder(text.length()) : out;
-      out.append(text, copied, run.start())
-          .append(mask(digits));
-      copied = run.end();
     }
     return out == null ? null : out.append(text, copied, text.length()).toString();
+  }
+
+  /**
+   * The start of the first group of {@code run} after the one at {@code from} whose gap before it
+   * has another mark than the gap after it, or -1: where a card grouped by one mark may begin
+   * after something set off by another ({@code 1. 4539, 1488, ...}). A group set off by the mark
+   * of its own grouping is no such start: {@code 4111.1111.1111.1111.1111.1111} is no card number.
+   */
+  private static int nextOtherlyMarked(String run, int from) {
+    int i = from;
+    String before = null;
+    while (i < run.length()) {
+      int group = i;
+      while (i < run.length() && isDigit(run.charAt(i))) {
+        i++;
+      }
+      int gap = i == group || i == run.length() ? 0 : gapAt(run, i);
+      if (gap == 0) {
+        return -1;
+      }
+      String after = markOf(run.substring(i, i + gap));
+      if (before != null && !before.equals(after)) {
+        return group;
+      }
+      before = after;
+      i += gap;
+    }
+    return -1;
+  }
+
+  /** The mark of a gap ({@link #gapAt}) without the spaces around it, URL-encoded ones in capitals. */
+  private static String markOf(String gap) {
+    StringBuilder mark = new StringBuilder();
+    gap.chars().filter(ch -> !isGapSpace((char) ch)).forEach(mark::appendCodePoint);
+    return mark.toString().toUpperCase(java.util.Locale.ROOT);
+  }
+
+  /** Whether the groups of {@code run} are split by colons, as an IPv6 address's are. */
+  private static boolean colonGrouped(String run) {
+    int i = 0;
+    while (i < run.length() && isDigit(run.charAt(i))) {
+      i++;
+    }
+    int gap = i == run.length() ? 0 : gapAt(run, i);
+    String mark = gap == 0 ? "" : markOf(run.substring(i, i + gap));
+    return mark.equals(":") || mark.equals("%3A");
   }
 
   /**
@@ -309,9 +363,7 @@ public final class Pan {
         return null;
       }
       // one mark throughout, written one way: "4111.1111%2E1111" is not grouped as a card is
-      StringBuilder gapMark = new StringBuilder();
-      run.substring(i, i + gap).chars().filter(ch -> !isGapSpace((char) ch)).forEach(gapMark::appendCodePoint);
-      String thisMark = gapMark.toString().toUpperCase(java.util.Locale.ROOT);
+      String thisMark = markOf(run.substring(i, i + gap));
       if (mark != null && !mark.equals(thisMark)) {
         return null;
       }

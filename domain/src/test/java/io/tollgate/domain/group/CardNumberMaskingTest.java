@@ -192,6 +192,29 @@ class CardNumberMaskingTest {
     assertThat(Pan.maskForDisplay(text)).isEqualTo(text);
   }
 
+  /**
+   * A key before a colon that reads as hex ({@code CC:}, {@code ACC:}) or ends in punctuation
+   * ({@code No.:}) starts no IPv6 address unless the number after it is grouped by colons too; and
+   * a run whose first group is a list's number or a reference, split from a card grouped by
+   * another mark, still holds that card. Each was kept, shown and sent in clear.
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', textBlock = """
+      CC:4539.1488.0343.6467              | CC:453914******6467
+      ACC:4539.1488.0343.6467             | ACC:453914******6467
+      Card No.:4539.1488.0343.6467        | Card No.:453914******6467
+      PAN (VISA):4111.1111.1111.1111      | PAN (VISA):411111******1111
+      CC:4111_1111_1111_1111              | CC:411111******1111
+      1. 4539, 1488, 0343, 6467           | 1. 453914******6467
+      1) 4539.1488.0343.6467              | 1) 453914******6467
+      ref 12345, 4539.1488.0343.6467      | ref 12345, 453914******6467
+      """)
+  void a_key_a_list_number_or_a_reference_before_a_grouped_card_does_not_hide_it(String text, String masked) {
+    assertThat(Pan.maskLuhnValid(text)).isEqualTo(masked);
+    assertThat(Pan.maskForDisplay(text)).isEqualTo(masked);
+    assertThat(Pan.holdsLuhnValidCardNumber(text)).isTrue();
+  }
+
   /** Text that is kept (a payment's description) loses a card number copied in with its no-break spaces. */
   @org.junit.jupiter.api.Test
   void kept_text_is_masked_by_the_same_rule() {
