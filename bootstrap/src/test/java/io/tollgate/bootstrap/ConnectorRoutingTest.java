@@ -127,7 +127,7 @@ class ConnectorRoutingTest {
     String id = pay(shop, "9.00", "EUR").get("id").asText();
     String[] user = gw.merchantUser(gw.merchant, "terminal-ids@shop.example");
 
-    TestGateway.Answer listed = gw.merchantGet("/merchant-api/v1/payments?limit=1000", user);
+    TestGateway.Answer listed = gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=1000"), user);
     assertThat(listed.status()).as(listed.body()).isEqualTo(200);
     JsonNode payment = null;
     for (JsonNode p : listed.json().get("result")) {
@@ -140,7 +140,8 @@ class ConnectorRoutingTest {
     assertThat(payment.get("terminalId").asLong()).isEqualTo(terminal);
 
     // and each of its steps at a terminal, in the operations list
-    TestGateway.Answer ops = gw.merchantGet("/merchant-api/v1/operations?limit=1000&operation.in=DEPOSIT", user);
+    TestGateway.Answer ops = gw.merchantGet(
+        gw.sinceStarted("/merchant-api/v1/operations?limit=1000&operation.in=DEPOSIT"), user);
     JsonNode charge = null;
     for (JsonNode o : ops.json().get("result")) {
       if (o.get("paymentId").asText().equals(id)) {

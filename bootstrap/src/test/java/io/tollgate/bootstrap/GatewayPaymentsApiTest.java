@@ -207,7 +207,7 @@ class GatewayPaymentsApiTest {
       assertThat(customer.get("dateOfFirstDeposit").asText()).isEqualTo("2021-01-01");
     }
     String[] user = gw.merchantUser(gw.merchant, "standing@shop.example");
-    JsonNode listed = gw.merchantGet("/merchant-api/v1/payments?limit=1", user).json().at("/result/0");
+    JsonNode listed = gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=1"), user).json().at("/result/0");
     assertThat(listed.get("id").asText()).isEqualTo(id);
     assertThat(listed.get("customerRoutingGroup").asText()).isEqualTo("VIP");
 

@@ -135,7 +135,8 @@ class HostToHostTest {
     assertThat(bareCustomer.has("ipCountryCode")).as("not a field of the gateway's customer").isFalse();
 
     String[] reader = gw.merchantUser(gw.merchant, "ip-reader@h2h.example");
-    JsonNode records = gw.merchantGet("/merchant-api/v1/payments?limit=1000", reader).json().get("result");
+    JsonNode records = gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=1000"), reader).json()
+        .get("result");
     Map<String, String> ips = new HashMap<>();
     records.forEach(p -> ips.put(p.get("id").asText(), p.path("customerIp").asText(null)));
     assertThat(ips).containsEntry(described, "203.0.113.9").containsEntry(bare, "2001:db8::7");
@@ -158,7 +159,8 @@ class HostToHostTest {
     assertThat(a.status()).as(a.body()).isEqualTo(200);
     assertThat(a.json().at("/result/state").asText()).isEqualTo("COMPLETED");
     String[] reader = gw.merchantUser(gw.merchant, "tor-reader@h2h.example");
-    JsonNode records = gw.merchantGet("/merchant-api/v1/payments?limit=1000", reader).json().get("result");
+    JsonNode records = gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=1000"), reader).json()
+        .get("result");
     Map<String, String> countries = new HashMap<>();
     records.forEach(p -> countries.put(p.get("id").asText(), p.path("customerIpCountryCode").asText(null)));
     assertThat(countries).containsEntry(id, "T1");

@@ -104,7 +104,7 @@ class MerchantRecordsTest {
 
   @Test
   void payments_are_listed_flat_newest_first_for_the_merchant_only() {
-    JsonNode payments = result("/merchant-api/v1/payments", reader);
+    JsonNode payments = result(gw.sinceStarted("/merchant-api/v1/payments"), reader);
     assertThat(payments.get(0).get("id").asText()).isEqualTo(declined);
     JsonNode p = byId(payments, declined);
     assertThat(p.get("type").asText()).isEqualTo("DEPOSIT");
@@ -124,32 +124,35 @@ class MerchantRecordsTest {
     assertThat(p.get("cardIssuingOrganization").asText()).isEqualTo("Tollgate Sandbox Bank");
     assertThat(p.get("created").asText()).matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}");
 
-    TestGateway.Answer first = gw.merchantGet("/merchant-api/v1/payments?limit=1", reader);
+    TestGateway.Answer first = gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=1"), reader);
     assertThat(first.json().get("hasMore").asBoolean()).isTrue();
-    assertThat(gw.merchantGet("/merchant-api/v1/payments?limit=2", reader).json().get("hasMore").asBoolean()).isFalse();
-    assertThat(result("/merchant-api/v1/payments", stranger)).isEmpty();
+    assertThat(gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=2"), reader).json().get("hasMore")
+        .asBoolean()).isFalse();
+    assertThat(result(gw.sinceStarted("/merchant-api/v1/payments"), stranger)).isEmpty();
 
     String hourAgo = LocalDateTime.now(ZoneOffset.UTC).minusHours(1).format(DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss"));
-    assertThat(result("/merchant-api/v1/payments?created.lt=" + hourAgo, reader)).isEmpty();
+    assertThat(result(gw.sinceStarted("/merchant-api/v1/payments?created.lt=" + hourAgo), reader)).isEmpty();
     assertThat(gw.merchantGet("/merchant-api/v1/payments?created.gte=today", reader).status()).isEqualTo(400);
   }
 
   @Test
   void operations_filter_by_name_and_state_and_refuse_unknown_names() {
-    JsonNode all = result("/merchant-api/v1/operations?limit=100", reader);
+    JsonNode all = result(gw.sinceStarted("/merchant-api/v1/operations?limit=100"), reader);
     assertThat(all.findValuesAsText("operation")).contains("CREATE_PAYMENT", "DEPOSIT");
-    JsonNode creates = result("/merchant-api/v1/operations?operation.in=CREATE_PAYMENT", reader);
+    JsonNode creates = result(gw.sinceStarted("/merchant-api/v1/operations?operation.in=CREATE_PAYMENT"), reader);
     assertThat(creates).hasSize(2);
     assertThat(creates.findValuesAsText("operation")).containsOnly("CREATE_PAYMENT");
-    JsonNode done = result("/merchant-api/v1/operations?operation.in=DEPOSIT,CREATE_PAYMENT&paymentState.in=COMPLETED", reader);
+    JsonNode done = result(gw.sinceStarted(
+        "/merchant-api/v1/operations?operation.in=DEPOSIT,CREATE_PAYMENT&paymentState.in=COMPLETED"), reader);
     assertThat(done.findValuesAsText("paymentId")).containsOnly(completed);
     assertThat(done.get(0).get("shopName").asText()).isEqualTo("Test Shop");
     assertThat(done.get(0).get("paymentAmount").decimalValue()).isEqualByComparingTo("15.00");
     // what the step did and why, in the reference's rawPaymentData
     JsonNode charge = byOperation(done, "DEPOSIT");
     assertThat(charge.get("rawPaymentData").asText()).contains("host-to-host from 203.0.113.7");
-    JsonNode refused = byOperation(result("/merchant-api/v1/operations?operation.in=DEPOSIT&paymentState.in=DECLINED",
-        reader), "DEPOSIT");
+    JsonNode refused = byOperation(result(
+        gw.sinceStarted("/merchant-api/v1/operations?operation.in=DEPOSIT&paymentState.in=DECLINED"), reader),
+        "DEPOSIT");
     assertThat(refused.get("errorCode").asText()).isEqualTo("4.00 Declined by Issuer");
 
     for (String bad : new String[] {"operation.in=FOO", "operation.in=DEPOSIT,deposit", "paymentState.in=DONE",
@@ -166,11 +169,13 @@ class MerchantRecordsTest {
       assertThat(pasted.body()).doesNotContain(pastedCard).doesNotContain("8066").doesNotContain("4734")
           .contains("unknown name; expected one of");
     }
-    assertThat(result("/merchant-api/v1/operations", stranger)).isEmpty();
+    assertThat(result(gw.sinceStarted("/merchant-api/v1/operations"), stranger)).isEmpty();
     // states the reference lists but no payment here is ever in: accepted, they match nothing
-    assertThat(result("/merchant-api/v1/operations?paymentState.in=FRAUD_DETECTION", reader)).isEmpty();
-    assertThat(result("/merchant-api/v1/operations?operation.in=DEPOSIT,CREATE_PAYMENT&paymentState.in=ERROR,COMPLETED",
-        reader).findValuesAsText("paymentId")).containsOnly(completed);
+    assertThat(result(gw.sinceStarted("/merchant-api/v1/operations?paymentState.in=FRAUD_DETECTION"), reader))
+        .isEmpty();
+    assertThat(result(gw.sinceStarted(
+        "/merchant-api/v1/operations?operation.in=DEPOSIT,CREATE_PAYMENT&paymentState.in=ERROR,COMPLETED"), reader)
+        .findValuesAsText("paymentId")).containsOnly(completed);
   }
 
   @Test

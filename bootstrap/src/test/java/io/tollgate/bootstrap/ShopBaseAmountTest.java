@@ -52,7 +52,7 @@ class ShopBaseAmountTest {
 
     String[] reader = gw.merchantUser(gw.merchant, "base-amounts@shop.example");
     Map<String, JsonNode> listed = new HashMap<>();
-    gw.merchantGet("/merchant-api/v1/payments?limit=100", reader).json().get("result")
+    gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=100"), reader).json().get("result")
         .forEach(p -> listed.put(p.get("id").asText(), p));
 
     assertThat(listed.get(inEuro).get("shopBaseAmount").decimalValue()).isEqualByComparingTo("12.34");
@@ -80,7 +80,7 @@ class ShopBaseAmountTest {
 
     String[] reader = gw.merchantUser(gw.merchant, "system-base-amounts@shop.example");
     Map<String, JsonNode> payments = new HashMap<>();
-    gw.merchantGet("/merchant-api/v1/payments?limit=100", reader).json().get("result")
+    gw.merchantGet(gw.sinceStarted("/merchant-api/v1/payments?limit=100"), reader).json().get("result")
         .forEach(p -> payments.put(p.get("id").asText(), p));
 
     // 100.01 x 0.7889 = 78.897889 in the shop's GBP; 100.01 x 0.9217 = 92.179217 in the platform's EUR
@@ -92,7 +92,7 @@ class ShopBaseAmountTest {
     assertThat(payments.get(yen).has("baseAmount")).as("no JPY to EUR rate").isFalse();
 
     Map<String, JsonNode> operations = new HashMap<>();
-    gw.merchantGet("/merchant-api/v1/operations?limit=100", reader).json().get("result")
+    gw.merchantGet(gw.sinceStarted("/merchant-api/v1/operations?limit=100"), reader).json().get("result")
         .forEach(o -> operations.put(o.get("paymentId").asText(), o));
     assertThat(amount(operations.get(dollars), "paymentBaseAmount")).isEqualByComparingTo("92.18");
     assertThat(amount(operations.get(dollars), "paymentAmount")).isEqualByComparingTo("100.01");
@@ -109,11 +109,13 @@ class ShopBaseAmountTest {
       assertThat(a.status()).as(a.body()).isEqualTo(200);
       String[] reader = pounds.merchantUser(pounds.merchant, "pounds@shop.example");
 
-      JsonNode payment = pounds.merchantGet("/merchant-api/v1/payments", reader).json().at("/result/0");
+      JsonNode payment = pounds.merchantGet(pounds.sinceStarted("/merchant-api/v1/payments"), reader).json()
+          .at("/result/0");
       // 100.01 x 0.7889 = 78.897889 in the platform's GBP; the shop's own base currency is still EUR
       assertThat(amount(payment, "baseAmount")).isEqualByComparingTo("78.90");
       assertThat(amount(payment, "shopBaseAmount")).isEqualByComparingTo("92.18");
-      JsonNode operation = pounds.merchantGet("/merchant-api/v1/operations", reader).json().at("/result/0");
+      JsonNode operation = pounds.merchantGet(pounds.sinceStarted("/merchant-api/v1/operations"), reader).json()
+          .at("/result/0");
       assertThat(amount(operation, "paymentBaseAmount")).isEqualByComparingTo("78.90");
     }
   }

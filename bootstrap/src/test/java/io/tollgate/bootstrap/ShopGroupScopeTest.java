@@ -94,11 +94,11 @@ class ShopGroupScopeTest {
   }
 
   private static List<String> payments(String query, String[] user) {
-    return result("/merchant-api/v1/payments" + query, user).findValuesAsText("id");
+    return result(gw.sinceStarted("/merchant-api/v1/payments" + query), user).findValuesAsText("id");
   }
 
   private static List<String> operationPayments(String query, String[] user) {
-    return result("/merchant-api/v1/operations" + query, user).findValuesAsText("paymentId");
+    return result(gw.sinceStarted("/merchant-api/v1/operations" + query), user).findValuesAsText("paymentId");
   }
 
   private static List<Long> groupIds(JsonNode groups) {

@@ -35,6 +35,8 @@ final class TestGateway implements AutoCloseable {
   final String apiKey;
   final String signingKey;
   final Path dataDirectory;
+  /** When this gateway was started: every record a test makes on it is made after it. */
+  final java.time.Instant started = java.time.Instant.now();
 
   /** The master key a test gateway seals its secrets with, unless its settings name another. */
   static final String MASTER_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
@@ -152,7 +154,7 @@ final class TestGateway implements AutoCloseable {
     MerchantId owner = app.services().persistence().shops().find(shop).orElseThrow().merchantId();
     String[] reader = operationReaders.computeIfAbsent(owner,
         m -> merchantUser(m, "operations-" + m.value() + "@readers.example"));
-    Answer a = merchantGet("/merchant-api/v1/operations?limit=10000", reader);
+    Answer a = merchantGet(sinceStarted("/merchant-api/v1/operations?limit=10000"), reader);
     if (a.status() != 200) {
       throw new AssertionError(a.status() + " " + a.body());
     }
@@ -164,6 +166,33 @@ final class TestGateway implements AutoCloseable {
     });
     ops.sort(java.util.Comparator.comparingLong(o -> o.get("id").asLong()));
     return ops;
+  }
+
+  /**
+   * How far before {@link #started} {@link #sinceStarted} reads from: room for the records a test
+   * moves back a little, as if made a while before.
+   */
+  static final Duration SINCE_STARTED_MARGIN = Duration.ofHours(1);
+
+  /**
+   * {@code path}, a merchant API list of payments or operations, reading from an hour before this
+   * gateway started ({@code created.gte} or {@code completed.gte}): all that a test made on it.
+   * Without it a list reads from the start of today UTC, and a test that runs across midnight
+   * would miss the records it made before.
+   */
+  String sinceStarted(String path) {
+    String field = path.startsWith("/merchant-api/v1/payments") ? "created.gte"
+        : path.startsWith("/merchant-api/v1/operations") ? "completed.gte" : null;
+    if (field == null || path.contains(field + "=")) {
+      throw new IllegalArgumentException("not a list of payments or operations without its own window: " + path);
+    }
+    return path + (path.contains("?") ? "&" : "?") + field + "=" + dateTime(started.minus(SINCE_STARTED_MARGIN));
+  }
+
+  /** {@code instant} as the merchant API's filters take it: {@code YYYY-MM-DDTHH:MM:SS}, UTC. */
+  static String dateTime(java.time.Instant instant) {
+    return java.time.LocalDateTime.ofInstant(instant, java.time.ZoneOffset.UTC)
+        .format(java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss"));
   }
 
   Answer merchantGet(String path, String[] credentials) {
