@@ -6,10 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.tollgate.application.port.out.ReferenceData;
 import io.tollgate.domain.group.GroupKind;
 import io.tollgate.domain.shop.MerchantId;
+import io.tollgate.domain.shop.ShopId;
 import io.tollgate.domain.user.Permission;
 import java.net.http.HttpRequest;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -133,6 +136,48 @@ class MerchantRecordsTest {
     String hourAgo = LocalDateTime.now(ZoneOffset.UTC).minusHours(1).format(DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss"));
     assertThat(result(gw.sinceStarted("/merchant-api/v1/payments?created.lt=" + hourAgo), reader)).isEmpty();
     assertThat(gw.merchantGet("/merchant-api/v1/payments?created.gte=today", reader).status()).isEqualTo(400);
+  }
+
+  /**
+   * Without {@code created.gte} or {@code completed.gte} the lists read from the start of today,
+   * UTC: a payment made a minute before midnight, and its steps, are left out; one made at
+   * midnight, and its steps, are listed.
+   */
+  @Test
+  void without_a_window_the_lists_read_from_the_start_of_today_utc() {
+    MerchantId merchant = gw.app.services().shops().createMerchant("Midnight Merchant");
+    ShopId shop = gw.createShop(merchant, "Midnight Shop", false);
+    String key = gw.issueKey(shop, gw.app.services().environment());
+    String[] user = gw.merchantUser(merchant, "midnight@records.example");
+    String yesterday = gw.completedDeposit("1.00", "EUR", key);
+    String today = gw.completedDeposit("2.00", "EUR", key);
+
+    JsonNode payments;
+    JsonNode operations;
+    LocalDate day;
+    do {
+      // read again on the new day if the day turned meanwhile
+      day = LocalDate.now(ZoneOffset.UTC);
+      Instant midnight = day.atStartOfDay().toInstant(ZoneOffset.UTC);
+      madeAt(yesterday, midnight.minusSeconds(60));
+      madeAt(today, midnight);
+      payments = result("/merchant-api/v1/payments", user);
+      operations = result("/merchant-api/v1/operations", user);
+    } while (!day.equals(LocalDate.now(ZoneOffset.UTC)));
+
+    assertThat(payments.findValuesAsText("id")).containsExactly(today);
+    assertThat(operations.findValuesAsText("paymentId")).isNotEmpty().containsOnly(today);
+  }
+
+  /** Moves a payment, and each of its steps, to {@code time}. */
+  private static void madeAt(String payment, Instant time) {
+    OffsetDateTime at = time.atOffset(ZoneOffset.UTC);
+    gw.database.jdbi().useHandle(h -> {
+      h.createUpdate("UPDATE payments SET created = :at, updated = :at WHERE id = :id")
+          .bind("at", at).bind("id", payment).execute();
+      h.createUpdate("UPDATE payment_operations SET started = :at, completed = :at WHERE payment_id = :id")
+          .bind("at", at).bind("id", payment).execute();
+    });
   }
 
   @Test
