@@ -123,19 +123,29 @@ class GatewayPaymentListTest {
     assertThat(idsOf(gw.get("/api/v1/payments?updated.gte=" + past + "&updated.lt=" + future))).hasSize(5);
   }
 
+  /** A payment made 25 hours ago is left out, one made 23 hours ago is listed, as are those of a moment ago. */
   @Test
   void the_default_window_is_the_last_24_hours() {
-    // Restored afterwards to exactly what it was: the timeout sweeper may touch `updated` meanwhile.
-    java.time.OffsetDateTime created = gw.database.jdbi().withHandle(h -> h.createQuery(
-        "select created from payments where id = :id").bind("id", ids.get(0)).mapTo(java.time.OffsetDateTime.class).one());
+    String dayAndHourAgo = ids.get(0);
+    String nearlyADayAgo = ids.get(1);
+    // Restored afterwards to exactly what they were: the timeout sweeper may touch `updated` meanwhile.
+    java.util.Map<String, java.time.OffsetDateTime> created = new java.util.HashMap<>();
+    for (String id : List.of(dayAndHourAgo, nearlyADayAgo)) {
+      created.put(id, gw.database.jdbi().withHandle(h -> h.createQuery("select created from payments where id = :id")
+          .bind("id", id).mapTo(java.time.OffsetDateTime.class).one()));
+    }
     gw.database.jdbi().useHandle(h -> h.execute(
-        "update payments set created = now() - interval '25 hours' where id = ?", ids.get(0)));
+        "update payments set created = now() - interval '25 hours' where id = ?", dayAndHourAgo));
+    gw.database.jdbi().useHandle(h -> h.execute(
+        "update payments set created = now() - interval '23 hours' where id = ?", nearlyADayAgo));
     try {
-      assertThat(idsOf(gw.get("/api/v1/payments"))).doesNotContain(ids.get(0)).contains(ids.get(1));
+      assertThat(idsOf(gw.get("/api/v1/payments"))).doesNotContain(dayAndHourAgo)
+          .contains(nearlyADayAgo, ids.get(2), ids.get(4));
       String old = LocalDateTime.now(ZoneOffset.UTC).minusDays(2).format(DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss"));
-      assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + old))).contains(ids.get(0));
+      assertThat(idsOf(gw.get("/api/v1/payments?created.gte=" + old))).contains(dayAndHourAgo);
     } finally {
-      gw.database.jdbi().useHandle(h -> h.execute("update payments set created = ? where id = ?", created, ids.get(0)));
+      created.forEach((id, at) -> gw.database.jdbi().useHandle(h -> h.execute(
+          "update payments set created = ? where id = ?", at, id)));
     }
   }
 
