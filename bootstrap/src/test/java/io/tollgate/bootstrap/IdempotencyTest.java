@@ -110,14 +110,48 @@ class IdempotencyTest {
     gw.post("/api/v1/payments", BODY, gw.apiKey, "key-forgotten");
     gw.database.jdbi().useHandle(h -> h.execute(
         "UPDATE idempotency_keys SET created = created - interval '25 hours' WHERE idempotency_key = 'key-forgotten'"));
+    assertThat(awaitForgotten("key-forgotten")).isZero();
+  }
+
+  /**
+   * The other side of the 24 hours: a key used 23 hours ago outlives the background jobs that
+   * forget one used 25 hours ago, and its retry is still answered with the first payment.
+   */
+  @Test
+  void a_key_within_its_24_hours_outlives_the_jobs_and_is_still_replayed() throws Exception {
+    Answer first = gw.post("/api/v1/payments", BODY, gw.apiKey, "key-kept");
+    gw.post("/api/v1/payments", BODY, gw.apiKey, "key-expiring");
+    // both at once: the jobs that forget the one have seen the other
+    gw.database.jdbi().useHandle(h -> h.execute("""
+        UPDATE idempotency_keys
+           SET created = created - CASE idempotency_key WHEN 'key-kept' THEN interval '23 hours'
+                                                        ELSE interval '25 hours' END
+         WHERE idempotency_key IN ('key-kept', 'key-expiring')"""));
+    assertThat(awaitForgotten("key-expiring")).as("the jobs ran").isZero();
+    assertThat(keys("key-kept")).isEqualTo(1);
+
+    int count = gw.countPayments();
+    Answer again = gw.post("/api/v1/payments", BODY, gw.apiKey, "key-kept");
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(again.json().get("result")).isEqualTo(first.json().get("result"));
+    assertThat(gw.countPayments()).isEqualTo(count);
+  }
+
+  /** How many of the rows of {@code key} are left once the jobs forget them, or 10 s have passed. */
+  private static long awaitForgotten(String key) throws InterruptedException {
     long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
     long left;
     do {
       Thread.sleep(50);
-      left = gw.database.jdbi().withHandle(h -> h.createQuery(
-          "SELECT count(*) FROM idempotency_keys WHERE idempotency_key = 'key-forgotten'").mapTo(Long.class).one());
+      left = keys(key);
     } while (left > 0 && System.nanoTime() < until);
-    assertThat(left).isZero();
+    return left;
+  }
+
+  private static long keys(String key) {
+    return gw.database.jdbi().withHandle(h -> h.createQuery(
+        "SELECT count(*) FROM idempotency_keys WHERE idempotency_key = :key").bind("key", key).mapTo(Long.class).one());
   }
 
   @Test
