@@ -266,6 +266,28 @@ class PreAuthAndTimeoutTest {
         .execute()).isEqualTo(1));
   }
 
+  /**
+   * A shop made without a checkout timeout of its own has the default 30 minutes: a checkout left
+   * alone for 29 minutes is still open, one left alone for 31 ends cancelled 1.04.
+   */
+  @Test
+  void a_shop_without_a_timeout_of_its_own_keeps_a_checkout_open_for_30_minutes() throws Exception {
+    ShopId shop = gw.createShop(gw.merchant, "Default timeout", false);
+    String key = gw.issueKey(shop, Environment.SANDBOX);
+    String body = "{\"paymentType\":\"DEPOSIT\",\"amount\":1,\"currency\":\"EUR\"}";
+    String open = gw.post("/api/v1/payments", body, key, null).json().at("/result/id").asText();
+    String expired = gw.post("/api/v1/payments", body, key, null).json().at("/result/id").asText();
+    // in this order: the job that cancels the one has looked at the other since it was moved back
+    backdate(open, "created", Duration.ofMinutes(29));
+    backdate(expired, "created", Duration.ofMinutes(31));
+
+    JsonNode cancelled = gw.awaitStateOtherThan(expired, "CHECKOUT", Duration.ofSeconds(10), key);
+    assertThat(cancelled.get("state").asText()).isEqualTo("CANCELLED");
+    assertThat(cancelled.get("errorCode").asText()).isEqualTo("1.04");
+    assertThat(gw.get("/api/v1/payments/" + open, key).json().at("/result/state").asText())
+        .as("left alone for 29 minutes").isEqualTo("CHECKOUT");
+  }
+
   @Test
   void a_checkout_left_alone_past_the_shops_timeout_ends_cancelled_104() throws Exception {
     ShopId hasty = gw.createShop(gw.merchant, "Hasty", false, false, Duration.ofSeconds(1));
