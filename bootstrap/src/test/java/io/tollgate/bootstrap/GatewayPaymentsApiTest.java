@@ -504,6 +504,27 @@ class GatewayPaymentsApiTest {
     assertThat(gw.get("/api/v1/payments", second).status()).isEqualTo(200);
   }
 
+  /**
+   * An empty {@code customer.referenceId}, as form-driven integrations send for what they do not
+   * know, names no customer: every guest's payment was kept as one customer of the shop, shown
+   * with the name of whoever paid last beside the phone of an earlier one.
+   */
+  @Test
+  void an_empty_customer_reference_names_no_customer() {
+    ShopId s = gw.createShop(gw.merchant, "Guest checkout shop", false);
+    String key = gw.issueKey(s, Environment.SANDBOX);
+    String[] user = gw.merchantUser(gw.merchant, "guests@guest-checkout.example");
+    for (String customer : List.of(
+        "{\"referenceId\":\"\",\"firstName\":\"Ann\",\"email\":\"ann@a.example\",\"phone\":\"442071234567\"}",
+        "{\"referenceId\":\"\",\"firstName\":\"Bob\",\"email\":\"bob@b.example\"}")) {
+      Answer a = gw.post("/api/v1/payments", "{\"paymentType\":\"DEPOSIT\",\"amount\":3,\"currency\":\"EUR\","
+          + "\"customer\":" + customer + "}", key, null);
+      assertThat(a.status()).as(a.body()).isEqualTo(200);
+    }
+    assertThat(gw.merchantGet("/merchant-api/v1/customers?shopId.eq=" + s.value(), user).json().get("result"))
+        .isEmpty();
+  }
+
   @Test
   void a_shop_never_sees_another_shops_payment() {
     String id = gw.deposit("3.00", "EUR");

@@ -80,8 +80,9 @@ final class PaymentRequestReader {
   /**
    * Empty, the customer's optional fields whose format would refuse {@code ""} are as if not
    * sent (the reference sets no least length on them, and form-driven integrations send
-   * {@code ""} for what they do not know). Those with a least length there (citizenship
-   * country, date of birth, locale) are still refused empty; the free-text ones are kept as sent.
+   * {@code ""} for what they do not know), and so is a blank reference id. Those with a least
+   * length there (citizenship country, date of birth, locale) are still refused empty; the
+   * free-text ones are kept as sent.
    */
   private static Customer customer(JsonFields c) {
     if (c == null) {
@@ -92,12 +93,15 @@ final class PaymentRequestReader {
     for (String history : List.of("depositsAmount", "withdrawalsAmount", "depositsCnt", "withdrawalsCnt")) {
       c.longInteger(history);
     }
-    return new Customer(c.text("referenceId"), c.text("citizenshipCountryCode"),
-        c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"), notEmpty(c.text("email")),
-        notEmpty(c.text("phone")), c.text("locale"), notEmpty(c.text("ip")), c.text("accountNumber"),
-        c.text("accountName"), notEmpty(c.text("accountType")), c.text("bank"), c.text("bankCode"),
-        c.text("bankBranch"), c.text("bankBranchCode"), notEmpty(c.text("documentType")), c.text("documentNumber"),
-        c.text("routingGroup"), c.bool("kycStatus"), c.bool("paymentInstrumentKycStatus"),
+    // a blank reference names no customer: kept, every guest's payment was one customer of the
+    // shop, with the details of whoever paid last beside those of earlier ones
+    String referenceId = c.text("referenceId");
+    return new Customer(referenceId == null || referenceId.isBlank() ? null : referenceId,
+        c.text("citizenshipCountryCode"), c.text("firstName"), c.text("lastName"), c.text("dateOfBirth"),
+        notEmpty(c.text("email")), notEmpty(c.text("phone")), c.text("locale"), notEmpty(c.text("ip")),
+        c.text("accountNumber"), c.text("accountName"), notEmpty(c.text("accountType")), c.text("bank"),
+        c.text("bankCode"), c.text("bankBranch"), c.text("bankBranchCode"), notEmpty(c.text("documentType")),
+        c.text("documentNumber"), c.text("routingGroup"), c.bool("kycStatus"), c.bool("paymentInstrumentKycStatus"),
         notEmpty(c.text("dateOfFirstDeposit")));
   }
 
