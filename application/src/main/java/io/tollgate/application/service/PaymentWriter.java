@@ -15,6 +15,7 @@ import io.tollgate.application.port.out.WebhookOutbox;
 import io.tollgate.application.port.out.WebhookPayloads;
 import io.tollgate.domain.payment.PaymentOperation;
 import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -195,6 +196,31 @@ public final class PaymentWriter {
     }
     Payment before = next.before().withVersion(held.step().before().version());
     return store(new Payment.Transition(before, next.after(), next.operation()), List.of(held.step().operation()));
+  }
+
+  /**
+   * Stores {@code next} with {@code passed}, the steps that led to it in memory only (a bank
+   * transfer's terminal that would not open it, and the cascading on from there), and the held
+   * step before them, as one write: the payment changes state once, and its one event tells what
+   * the last step left.
+   */
+  public Payment update(Held held, List<Payment.Transition> passed, Payment.Transition next) {
+    if (passed.isEmpty()) {
+      return update(held, next);
+    }
+    Payment first = passed.get(0).before();
+    List<PaymentOperation> earlier = new ArrayList<>();
+    Payment before = first;
+    if (held != null) {
+      Payment start = held.payment();
+      if (!first.id().equals(start.id()) || first.version() != start.version()) {
+        throw new IllegalStateException("payment " + first.id() + ": the steps do not follow the held one");
+      }
+      earlier.add(held.step().operation());
+      before = first.withVersion(held.step().before().version());
+    }
+    passed.forEach(step -> earlier.add(step.operation()));
+    return store(new Payment.Transition(before, next.after(), next.operation()), earlier);
   }
 
   private Payment store(Payment.Transition step, List<PaymentOperation> earlier) {

@@ -1174,10 +1174,32 @@ public final class ProcessingService
       return writer.update(screen.held(), screened.apply(OperationType.DEPOSIT, PaymentState.DECLINED, plan.refusal(),
           clock.instant()));
     }
-    Payment routed = taker.get().applyTo(screened);
-    Result r = processor.startBankTransfer(routed.id(), Terminal.of(routed), routed.amount(),
-        routed.additionalParameters());
-    return record(screen.held(), routed, OperationType.DEPOSIT, r, details + taker.get().via() + plan.passedOver());
+    Routing.Routed current = taker.get();
+    Payment routed = current.applyTo(screened);
+    // A terminal that would not open the transfer, with a code its connector cascades on, moved
+    // no money: the next connector's terminal is asked, and the steps of those that declined are
+    // stored with the last one's answer, as one write and one change of state.
+    List<Payment.Transition> passed = new ArrayList<>();
+    while (true) {
+      Result r = processor.startBankTransfer(routed.id(), Terminal.of(routed), routed.amount(),
+          routed.additionalParameters());
+      Optional<Routing.Routed> next = r.status() == Result.Status.DECLINED
+          ? plan.cascade(current, declined(r).errorCode()) : Optional.empty();
+      if (next.isEmpty()) {
+        return record(screen.held(), passed, routed, OperationType.DEPOSIT, r,
+            details + current.via() + plan.passedOver());
+      }
+      Payment.Transition tried = routed.apply(OperationType.DEPOSIT, PaymentState.PENDING, external(r).withDetails(
+          details + current.via() + "; terminal " + current.terminalName() + " declined " + describe(r)),
+          clock.instant()).declinedStep(declined(r).errorCode());
+      Payment.Transition cascading = tried.after().apply(OperationType.CASCADING, PaymentState.PENDING,
+          Outcome.NONE.withDetails(describe(r) + " is in the cascading group of terminal " + current.terminalName()
+              + "; moving on to " + next.get().terminalName()), clock.instant());
+      passed.add(tried);
+      passed.add(cascading);
+      current = next.get();
+      routed = current.applyTo(cascading.after());
+    }
   }
 
   /**
@@ -1409,19 +1431,25 @@ public final class ProcessingService
    * ({@link #notDecidedYet}), and the deposit stays unanswered for the job to ask again.
    */
   private Payment record(PaymentWriter.Held held, Payment p, OperationType op, Result r, String details) {
+    return record(held, List.of(), p, op, r, details);
+  }
+
+  /** As above, with {@code passed}: steps that led to {@code p} in memory only, stored with its answer. */
+  private Payment record(PaymentWriter.Held held, List<Payment.Transition> passed, Payment p, OperationType op,
+      Result r, String details) {
     Instant now = clock.instant();
     if (r.status() == Result.Status.PENDING && p.method() == PaymentMethod.BASIC_CARD && held == null) {
       return notDecidedYet(p);
     }
-    return switch (r.status()) {
-      case APPROVED -> writer.update(held, p.apply(op, p.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED,
-          external(r).withDetails(details), now));
-      case DECLINED -> writer.update(held, p.apply(op, PaymentState.DECLINED, declined(r).withDetails(details), now));
-      case CHALLENGE -> writer.update(held, p.apply(op, PaymentState.PENDING,
-          external(r).withDetails(details + "; 3-D Secure challenge required"), now));
-      case PENDING -> writer.update(held, p.apply(op, PaymentState.PENDING,
-          external(r).withExternalRefs(r.externalRefs()).withDetails(details + "; waiting for the bank transfer"), now));
-    };
+    return writer.update(held, passed, switch (r.status()) {
+      case APPROVED -> p.apply(op, p.preAuth() ? PaymentState.AUTHORIZED : PaymentState.COMPLETED,
+          external(r).withDetails(details), now);
+      case DECLINED -> p.apply(op, PaymentState.DECLINED, declined(r).withDetails(details), now);
+      case CHALLENGE -> p.apply(op, PaymentState.PENDING,
+          external(r).withDetails(details + "; 3-D Secure challenge required"), now);
+      case PENDING -> p.apply(op, PaymentState.PENDING,
+          external(r).withExternalRefs(r.externalRefs()).withDetails(details + "; waiting for the bank transfer"), now);
+    });
   }
 
   /**
