@@ -58,6 +58,15 @@ class SandboxProcessorTest {
         null, null, null, null, null, null, null);
   }
 
+  /** Approved when {@code code} is null, else declined with it. */
+  private static void assertOutcome(Result result, ErrorCode code) {
+    if (code == null) {
+      assertApproved(result);
+    } else {
+      assertDeclined(result, code);
+    }
+  }
+
   private static void assertApproved(Result result) {
     assertThat(result.status()).isEqualTo(Status.APPROVED);
     assertThat(result.errorCode()).isNull();
@@ -103,11 +112,7 @@ class SandboxProcessorTest {
   void a_card_not_enrolled_in_3ds_is_answered_at_once_with_its_fixed_outcome(String number, ErrorCode code) {
     Result result = sandbox.authorize(card(number, "10.00"));
 
-    if (code == null) {
-      assertApproved(result);
-    } else {
-      assertDeclined(result, code);
-    }
+    assertOutcome(result, code);
   }
 
   @ParameterizedTest
@@ -127,11 +132,7 @@ class SandboxProcessorTest {
   void a_card_payout_has_the_card_outcome_without_3ds(String number, ErrorCode code) {
     Result result = sandbox.payout(card(number, "10.00"));
 
-    if (code == null) {
-      assertApproved(result);
-    } else {
-      assertDeclined(result, code);
-    }
+    assertOutcome(result, code);
   }
 
   @Test
