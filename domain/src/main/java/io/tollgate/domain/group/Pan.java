@@ -153,12 +153,14 @@ public final class Pan {
     StringBuilder out = null;
     int copied = 0;
     while (run.find()) {
-      String found = run.group();
-      // from the run's start, then from each later group set off by another mark than its own
-      // grouping's: a list's "1. " or a reference's "12345, " before a card joins the run
-      for (int from = 0; from >= 0; from = nextOtherlyMarked(found, from)) {
-        int start = run.start() + from;
-        String part = found.substring(from);
+      // each stretch of the run grouped by one mark: the whole run when it has one, and else
+      // what a list's "1. ", a reference's "12345, " or a "; 2. ..." after it sets off
+      for (int[] stretch : stretches(run.group())) {
+        int start = run.start() + stretch[0];
+        if (start < copied) {
+          continue;
+        }
+        String part = run.group().substring(stretch[0], stretch[1]);
         if (inAddress(text, start) && colonGrouped(part)) {
           continue;
         }
@@ -169,22 +171,43 @@ public final class Pan {
         out = out == null ? new StringBuilder(text.length()) : out;
         out.append(text, copied, start)
             .append(mask(digits));
-        copied = run.end();
-        break;
+        copied = run.start() + stretch[1];
       }
     }
     return out == null ? null : out.append(text, copied, text.length()).toString();
   }
 
   /**
-   * The start of the first group of {@code run} after the one at {@code from} whose gap before it
-   * has another mark than the gap after it, or -1: where a card grouped by one mark may begin
-   * after something set off by another ({@code 1. 4539, 1488, ...}). A group set off by the mark
-   * of its own grouping is no such start: {@code 4111.1111.1111.1111.1111.1111} is no card number.
+   * Where a card may stand in {@code run}: its stretches of one mark ({@link #sameMarkStretches}),
+   * and of one gap, spaces and all, for a card grouped by the mark that sets off what comes before
+   * or after it ({@code 1. 4539.1488...}); by start, the longer first.
    */
-  private static int nextOtherlyMarked(String run, int from) {
-    int i = from;
-    String before = null;
+  private static List<int[]> stretches(String run) {
+    List<int[]> byMark = sameMarkStretches(run, false);
+    List<int[]> byGap = sameMarkStretches(run, true);
+    if (byGap.size() == byMark.size()) {
+      return byMark; // the spaces split nothing the marks do not
+    }
+    List<int[]> all = new ArrayList<>(byMark);
+    all.addAll(byGap);
+    all.sort((x, y) -> x[0] != y[0] ? Integer.compare(x[0], y[0]) : Integer.compare(y[1], x[1]));
+    return all;
+  }
+
+  /**
+   * The stretches of {@code run} (groups of digits split by gaps, {@link #gapAt}) whose gaps all
+   * have one mark (with {@code spacesCount}, are one gap, the spaces around the mark too), each as far as it goes: from the run's start or a group whose gap before it has
+   * another mark, to the run's end or a group whose gap after it has another mark. A group set
+   * off by the mark of its own grouping starts none: {@code 4111.1111.1111.1111.1111.1111} is one
+   * stretch, and no card number.
+   *
+   * @return the stretches' start and end offsets in {@code run}, in order
+   */
+  private static List<int[]> sameMarkStretches(String run, boolean spacesCount) {
+    List<int[]> stretches = new ArrayList<>();
+    int stretchStart = 0;
+    String stretchMark = null;
+    int i = 0;
     while (i < run.length()) {
       int group = i;
       while (i < run.length() && isDigit(run.charAt(i))) {
@@ -192,16 +215,18 @@ public final class Pan {
       }
       int gap = i == group || i == run.length() ? 0 : gapAt(run, i);
       if (gap == 0) {
-        return -1;
+        break;
       }
-      String after = markOf(run.substring(i, i + gap));
-      if (before != null && !before.equals(after)) {
-        return group;
+      String mark = spacesCount ? run.substring(i, i + gap) : markOf(run.substring(i, i + gap));
+      if (stretchMark != null && !stretchMark.equals(mark)) {
+        stretches.add(new int[] {stretchStart, i});
+        stretchStart = group;
       }
-      before = after;
+      stretchMark = mark;
       i += gap;
     }
-    return -1;
+    stretches.add(new int[] {stretchStart, i});
+    return stretches;
   }
 
   /** The mark of a gap ({@link #gapAt}) without the spaces around it, URL-encoded ones in capitals. */

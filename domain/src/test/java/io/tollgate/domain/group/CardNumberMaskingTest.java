@@ -195,8 +195,8 @@ class CardNumberMaskingTest {
   /**
    * A key before a colon that reads as hex ({@code CC:}, {@code ACC:}) or ends in punctuation
    * ({@code No.:}) starts no IPv6 address unless the number after it is grouped by colons too; and
-   * a run whose first group is a list's number or a reference, split from a card grouped by
-   * another mark, still holds that card. Each was kept, shown and sent in clear.
+   * a run that begins or goes on with a list's number, a reference or a count, split from a card
+   * grouped by another mark, still holds that card. Each was kept, shown and sent in clear.
    */
   @ParameterizedTest
   @CsvSource(delimiter = '|', textBlock = """
@@ -208,8 +208,14 @@ class CardNumberMaskingTest {
       1. 4539, 1488, 0343, 6467           | 1. 453914******6467
       1) 4539.1488.0343.6467              | 1) 453914******6467
       ref 12345, 4539.1488.0343.6467      | ref 12345, 453914******6467
+      card 4539.1488.0343.6467, 2 chargebacks           | card 453914******6467, 2 chargebacks
+      refused 4539_1488_0343_6467, 3 tries              | refused 453914******6467, 3 tries
+      1. 4539, 1488, 0343, 6467; 2. none                | 1. 453914******6467; 2. none
+      1) 4539.1488.0343.6467; 2) none                   | 1) 453914******6467; 2) none
+      1. 4539.1488.0343.6467; 2. none                   | 1. 453914******6467; 2. none
+      4539.1488.0343.6467, 5555.5555.5555.4444          | 453914******6467, 555555******4444
       """)
-  void a_key_a_list_number_or_a_reference_before_a_grouped_card_does_not_hide_it(String text, String masked) {
+  void a_key_a_list_number_or_a_reference_around_a_grouped_card_does_not_hide_it(String text, String masked) {
     assertThat(Pan.maskLuhnValid(text)).isEqualTo(masked);
     assertThat(Pan.maskForDisplay(text)).isEqualTo(masked);
     assertThat(Pan.holdsLuhnValidCardNumber(text)).isTrue();
