@@ -157,13 +157,9 @@ public final class Tollgate implements AutoCloseable {
     context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(
         new RequestIdFilter(new ClientAddresses(config.trustedProxies()))), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
-    // before every filter that may refuse a request, so that its refusal is counted as well
+    // the APIs' own; RefusedRequestMetrics, in front of the body reader, counts what they never see
     RequestMetricsFilter gatewayMetrics = new RequestMetricsFilter(observability.registry, "gateway");
     RequestMetricsFilter merchantMetrics = new RequestMetricsFilter(observability.registry, "merchant");
-    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RefusedRequestMetrics(gatewayMetrics)),
-        "/api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
-    context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new RefusedRequestMetrics(merchantMetrics)),
-        "/merchant-api/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     context.addFilter(new org.eclipse.jetty.ee10.servlet.FilterHolder(new MalformedHeaderFilter()), "/*",
         java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     if (config.rateLimit() > 0) {
@@ -242,7 +238,8 @@ public final class Tollgate implements AutoCloseable {
     context.addServlet(ops, "/health/*");
     context.addServlet(ops, "/metrics");
     context.addServlet(new ServletHolder("unknown", new ReadOnlyServlet.NoSuchEndpoint()), "/");
-    this.responseRate = new ResponseRateHandler(new BodyPrefetchHandler(context, config.bodyLimitBytes()));
+    this.responseRate = new ResponseRateHandler(new RefusedRequestMetrics(
+        new BodyPrefetchHandler(context, config.bodyLimitBytes()), gatewayMetrics, merchantMetrics));
     server.setHandler(new GracefulHandler(responseRate));
     server.start();
     this.jobs = new BackgroundJobs(services.processing(), services.payments()::forgetExpiredIdempotencyKeys,
