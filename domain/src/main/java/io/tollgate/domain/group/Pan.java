@@ -196,10 +196,11 @@ public final class Pan {
 
   /**
    * The stretches of {@code run} (groups of digits split by gaps, {@link #gapAt}) whose gaps all
-   * have one mark (with {@code spacesCount}, are one gap, the spaces around the mark too), each as far as it goes: from the run's start or a group whose gap before it has
-   * another mark, to the run's end or a group whose gap after it has another mark. A group set
-   * off by the mark of its own grouping starts none: {@code 4111.1111.1111.1111.1111.1111} is one
-   * stretch, and no card number.
+   * have one mark (with {@code spacesCount}, are one gap, the spaces around the mark too), each as
+   * far as it goes: from the run's start or a group whose gap before it has another mark, to the
+   * run's end or a group whose gap after it has another mark. A group set off by the mark of its
+   * own grouping starts none: {@code 4111.1111.1111.1111.1111.1111} is one stretch, and no card
+   * number.
    *
    * @return the stretches' start and end offsets in {@code run}, in order
    */
