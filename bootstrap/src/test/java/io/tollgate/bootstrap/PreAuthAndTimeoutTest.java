@@ -161,6 +161,16 @@ class PreAuthAndTimeoutTest {
     assertThat(gw.post("/api/v1/payments/" + id + "/capture", "").status()).isEqualTo(409);
   }
 
+  /** Every violation at once (CONTRACT section 0): a capture in another currency of a negative amount is both. */
+  @Test
+  void a_capture_wrong_in_currency_and_amount_lists_both() {
+    String id = authorized("30.00");
+    Answer both = gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":-1,\"currency\":\"USD\"}");
+    assertThat(both.status()).isEqualTo(400);
+    assertThat(both.json().get("errors").findValuesAsText("field")).containsExactlyInAnyOrder("currency", "amount");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+  }
+
   @Test
   void a_void_cancels_the_pre_auth() {
     String id = authorized("5.00");

@@ -182,9 +182,15 @@ public final class ProcessingService
       boolean converted = asked != null && !asked.currency().equals(authorized.currency());
       boolean inAsked = converted && currency != null && currency.equals(asked.currency().code());
       if (currency != null && !inAsked && !currency.equals(authorized.currency().code())) {
-        throw new DomainException.Invalid(Violation.of("currency", "must be the currency the payment was authorized in ("
+        Violation wrongCurrency = Violation.of("currency", "must be the currency the payment was authorized in ("
             + authorized.currency() + (converted ? ", or " + asked.currency() + " in which it was asked" : "") + ")",
-            currency));
+            currency);
+        if (amount == null || amount.signum() > 0) {
+          throw new DomainException.Invalid(wrongCurrency);
+        }
+        // every violation at once: an amount below zero is wrong in any currency
+        throw new DomainException.Invalid("Invalid capture", List.of(wrongCurrency,
+            Violation.of("amount", "must be a positive amount", amount.toPlainString())));
       }
       if (amount == null && authorized.amount().signum() == 0) {
         // a card verification (a pre-authorization of 0) holds nothing to take: it is voided; an
