@@ -150,28 +150,51 @@ public final class Pan {
       return null;
     }
     Matcher run = DOTTED_RUN.matcher(text);
+    Matcher goingOn = DOTTED_RUN_ON.matcher(text).useTransparentBounds(true).useAnchoringBounds(false);
     StringBuilder out = null;
     int copied = 0;
     while (run.find()) {
-      // each stretch of the run grouped by one mark: the whole run when it has one, and else
-      // what a list's "1. ", a reference's "12345, " or a "; 2. ..." after it sets off
-      for (int[] stretch : stretches(run.group())) {
-        int start = run.start() + stretch[0];
-        if (start < copied) {
-          continue;
+      int from = run.start();
+      String groups = run.group();
+      while (true) {
+        // each stretch of the run grouped by one mark: the whole run when it has one, and else
+        // what a list's "1. ", a reference's "12345, " or a "; 2. ..." after it sets off
+        List<int[]> stretches = stretches(groups);
+        for (int[] stretch : stretches) {
+          int start = from + stretch[0];
+          if (start < copied) {
+            continue;
+          }
+          String part = groups.substring(stretch[0], stretch[1]);
+          if (inAddress(text, start) && colonGrouped(part)) {
+            continue;
+          }
+          String digits = cardGrouping(part);
+          if (digits == null || luhn && !luhnValid(digits)) {
+            continue;
+          }
+          out = out == null ? new StringBuilder(text.length()) : out;
+          out.append(text, copied, start)
+              .append(mask(digits));
+          copied = from + stretch[1];
         }
-        String part = run.group().substring(stretch[0], stretch[1]);
-        if (inAddress(text, start) && colonGrouped(part)) {
-          continue;
+        // A run ends after at most MAX_GROUPS + 1 groups, and never just before a dot and a digit,
+        // so a list of cards ("1. 4539.1488.0343.6467; 2. 5555.5555.5555.4444", or three cards
+        // split by "; ") ends a run within its second card or after it, and what follows it can
+        // start no run (it follows a digit and a gap). So the text is read on from the run's last
+        // stretch, where its mark last changed; a run of one mark throughout goes on no further,
+        // as a longer run is no card number.
+        int end = from + groups.length();
+        int last = from + stretches.get(stretches.size() - 1)[0];
+        if (last == from) {
+          break;
         }
-        String digits = cardGrouping(part);
-        if (digits == null || luhn && !luhnValid(digits)) {
-          continue;
+        goingOn.region(last, text.length());
+        if (!goingOn.lookingAt() || goingOn.end() <= end) {
+          break;
         }
-        out = out == null ? new StringBuilder(text.length()) : out;
-        out.append(text, copied, start)
-            .append(mask(digits));
-        copied = run.start() + stretch[1];
+        from = last;
+        groups = goingOn.group();
       }
     }
     return out == null ? null : out.append(text, copied, text.length()).toString();
@@ -589,21 +612,28 @@ public final class Pan {
       + "\\x00-\\x08\\x0E-\\x1F\\x7F\\x80-\\x84\\x86-\\x9F]";
   private static final String GAP = GAP_SPACE + "?" + MARK + GAP_SPACE + "?";
   /**
-   * Groups of digits split by gaps of one punctuation mark, not part of a longer run: no digit
-   * just before (but a URL-encoded character), nor a digit and a gap (a colon may be a key's,
-   * {@link #inAddress}); a word may touch it, as in {@code ref4111.1111.1111.1111x}; and after
-   * it no digit, nor a colon going on, nor a dot before a digit or separator.
-   */
-  /**
    * The most groups after the first that a run is read in: more than any card's grouping has, so
    * a longer run is read as nine groups, no card number, and the rest of it cannot start one (a
    * run starts after no digit and gap). An unbounded repeat of this group recurses once per group
    * in the JDK's regex engine: 1,500 groups overflowed a request thread's stack.
    */
   private static final int MAX_GROUPS = 8;
+  /** A digit, as {@link #isDigit} takes it. */
+  private static final String DIGIT = "[0-9]";
+  /** The groups of a run, and what may not follow it. */
+  private static final String GROUPS = DIGIT + "+(?:" + GAP + DIGIT + "+){1," + MAX_GROUPS + "}(?!" + DIGIT
+      + "|:[0-9A-Za-z.:]|\\.[" + DIGIT.substring(1, DIGIT.length() - 1) + ".:])";
+  /**
+   * Groups of digits split by gaps of one punctuation mark, not part of a longer run: no digit
+   * just before (but a URL-encoded character), nor a digit and a gap (a colon may be a key's,
+   * {@link #inAddress}); a word may touch it, as in {@code ref4111.1111.1111.1111x}; and after
+   * it no digit, nor a colon going on, nor a dot before a digit or separator.
+   */
   private static final Pattern DOTTED_RUN = Pattern.compile(
-      "(?:(?<![0-9])|(?<=%[0-9A-Fa-f]{2}))(?<![0-9]" + GAP + ")(?<![0-9]%[0-9A-Fa-f]{2})"
-      + "[0-9]+(?:" + GAP + "[0-9]+){1," + MAX_GROUPS + "}(?![0-9]|:[0-9A-Za-z.:]|\\.[0-9.:])");
+      "(?:(?<!" + DIGIT + ")|(?<=%[0-9A-Fa-f]{2}))(?<!" + DIGIT + GAP + ")(?<!" + DIGIT + "%[0-9A-Fa-f]{2})"
+      + GROUPS);
+  /** A run going on from the last group of one that {@link #DOTTED_RUN} found: read from that group. */
+  private static final Pattern DOTTED_RUN_ON = Pattern.compile(GROUPS);
   private static final Pattern UUID = Pattern.compile(
       "(?<![0-9A-Za-z-])[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}(?![0-9A-Za-z-])");
 
