@@ -75,8 +75,9 @@ public final class Pan {
   /**
    * Masks, keeping its first 6 and last 4 digits, everything in {@code text} that can be a card
    * number, so that text a client sent can be echoed back or logged without exposing one. A card
-   * number has 12 to 19 digits (ISO/IEC 7812, as this class takes them), written together or in
-   * groups split by spaces, dashes, slashes or plus signs of any kind (a no-break space, an en
+   * number has 12 to 19 digits (ISO/IEC 7812, as this class takes them; here digits of any
+   * script, full-width ones too, shown masked in ASCII digits), written together or in groups
+   * split by spaces, dashes, slashes or plus signs of any kind (a no-break space, an en
    * dash, an invisible zero-width space or soft hyphen), written as they are or URL-encoded
    * ({@code %20}, {@code %E2%80%93}), up to {@value #MAX_SEPARATOR} of them
    * ({@code 4111 1111 1111 1111}, {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111});
@@ -434,7 +435,7 @@ public final class Pan {
     byFours &= groups[groups.length - 1].length() <= 4;
     boolean sixInTheMiddle = groups.length == 3 && groups[1].length() == 6
         && (groups[2].length() == 4 || groups[2].length() == 5);
-    return byFours || sixInTheMiddle ? String.join("", groups) : null;
+    return byFours || sixInTheMiddle ? ascii(String.join("", groups)) : null;
   }
 
   /**
@@ -564,9 +565,14 @@ public final class Pan {
     if (at + 1 >= text.length()) {
       return -1;
     }
-    int high = Character.digit(text.charAt(at), 16);
-    int low = Character.digit(text.charAt(at + 1), 16);
+    int high = hexDigit(text.charAt(at));
+    int low = hexDigit(text.charAt(at + 1));
     return high < 0 || low < 0 ? -1 : high << 4 | low;
+  }
+
+  /** The value of an ASCII hex digit, or -1: a URL encodes in ASCII only. */
+  private static int hexDigit(char c) {
+    return c < 0x80 ? Character.digit(c, 16) : -1;
   }
 
   /** The digits of a run, its separators (URL-encoded ones with their hex digits) taken out. */
@@ -577,7 +583,7 @@ public final class Pan {
       if (c == '%' && hexByte(run, i + 1) >= 0) {
         i += 2;
       } else if (isDigit(c)) {
-        digits.append(c);
+        digits.append(c > '9' ? (char) ('0' + Character.digit(c, 10)) : c);
       }
     }
     return digits.toString();
@@ -593,7 +599,9 @@ public final class Pan {
     if (value == null || digits(value) < MIN_DIGITS) {
       return value;
     }
-    return mask(value.replaceAll("[^0-9]", ""));
+    StringBuilder digits = new StringBuilder();
+    value.chars().filter(c -> isDigit((char) c)).forEach(c -> digits.append((char) c));
+    return mask(ascii(digits.toString()));
   }
 
   private static final int MIN_DIGITS = 12;
@@ -618,8 +626,8 @@ public final class Pan {
    * in the JDK's regex engine: 1,500 groups overflowed a request thread's stack.
    */
   private static final int MAX_GROUPS = 8;
-  /** A digit, as {@link #isDigit} takes it. */
-  private static final String DIGIT = "[0-9]";
+  /** A decimal digit of any script in the Basic Multilingual Plane, as {@link #isDigit} takes it. */
+  private static final String DIGIT = "[\\p{Nd}&&[\\x{0}-\\x{FFFF}]]";
   /** The groups of a run, and what may not follow it. */
   private static final String GROUPS = DIGIT + "+(?:" + GAP + DIGIT + "+){1," + MAX_GROUPS + "}(?!" + DIGIT
       + "|:[0-9A-Za-z.:]|\\.[" + DIGIT.substring(1, DIGIT.length() - 1) + ".:])";
@@ -703,12 +711,33 @@ public final class Pan {
     return count;
   }
 
+  /**
+   * A decimal digit of any script: a card number typed with an input method that writes
+   * full-width digits ({@code ４５３９}), or in Arabic-Indic digits, is a card number all the same.
+   * Not the digits outside the Basic Multilingual Plane (mathematical digits and the like), which
+   * take two chars.
+   */
   private static boolean isDigit(char c) {
-    return c >= '0' && c <= '9';
+    return c >= '0' && c <= '9' || c >= 0x660 && Character.isDigit(c);
+  }
+
+  /** The digits of {@code digits}, of any script ({@link #isDigit}), as ASCII digits. */
+  private static String ascii(String digits) {
+    StringBuilder out = null;
+    for (int i = 0; i < digits.length(); i++) {
+      char c = digits.charAt(i);
+      if (c > '9') {
+        out = out == null ? new StringBuilder(digits.substring(0, i)) : out;
+        out.append((char) ('0' + Character.digit(c, 10)));
+      } else if (out != null) {
+        out.append(c);
+      }
+    }
+    return out == null ? digits : out.toString();
   }
 
   private static boolean isAsciiLetterOrDigit(char c) {
-    return isDigit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    return c >= '0' && c <= '9' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
   }
 
   @Override

@@ -234,6 +234,26 @@ class CardNumberMaskingTest {
         .isEqualTo("order 4668\u20137891\u20139224\u20139856");
   }
 
+  /**
+   * A card number typed with an input method that writes full-width digits, or in another
+   * script's digits, is the same card number: it is masked as one, shown in ASCII digits. Other
+   * such digits are left as they were written.
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', textBlock = """
+      card \uff14\uff15\uff13\uff19 \uff11\uff14\uff18\uff18 \uff10\uff13\uff14\uff13 \uff16\uff14\uff16\uff17 ok | card 453914******6467 ok
+      \uff14\uff15\uff13\uff19\uff11\uff14\uff18\uff18\uff10\uff13\uff14\uff13\uff16\uff14\uff16\uff17 | 453914******6467
+      \u0664\u0665\u0663\u0669\u0661\u0664\u0668\u0668\u0660\u0663\u0664\u0663\u0666\u0664\u0666\u0667 | 453914******6467
+      4539 \uff11\uff14\uff18\uff18 0343 6467 | 453914******6467
+      \uff14\uff15\uff13\uff19.\uff11\uff14\uff18\uff18.\uff10\uff13\uff14\uff13.\uff16\uff14\uff16\uff17 | 453914******6467
+      order \uff11\uff12\uff13 of \uff12\uff10\uff12\uff16 | order \uff11\uff12\uff13 of \uff12\uff10\uff12\uff16
+      """)
+  void a_card_number_in_other_digits_is_masked_too(String text, String masked) {
+    assertThat(Pan.maskForDisplay(unescape(text))).isEqualTo(unescape(masked));
+    assertThat(Pan.maskLuhnValid(unescape(text))).isEqualTo(unescape(masked));
+    assertThat(Pan.holdsLuhnValidCardNumber(unescape(text))).isEqualTo(!text.equals(masked));
+  }
+
   /** {@code text} with its {@code \\uXXXX}, {@code \\n} and {@code \\r} written out. */
   private static String unescape(String text) {
     StringBuilder out = new StringBuilder();
