@@ -144,6 +144,23 @@ class PaymentRequestRulesTest {
     });
   }
 
+  /** Typed with a Japanese input method, a card number comes in full-width digits: it is one all the same. */
+  @Test
+  void a_card_number_in_full_width_digits_is_refused_and_echoed_masked() {
+    String fullWidth = "\uff14\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 \uff11\uff11\uff11\uff11 "
+        + "\uff11\uff11\uff11\uff11";
+    Customer customer = new Customer("c-1", null, "Ann " + fullWidth, "Lee", null, null, null, null, null,
+        null, null, null, null, null, null, null, null, null);
+
+    DomainException.Invalid refused = catchThrowableOfType(
+        () -> rules.check(deposit(null, customer, null, Map.of())), DomainException.Invalid.class);
+    assertThat(refused.violations()).singleElement().satisfies(v -> {
+      assertThat(v.field()).isEqualTo("customer.firstName");
+      assertThat(v.message()).contains("must not hold a card number");
+      assertThat(String.valueOf(v.rejectedValue())).isEqualTo("Ann 411111******1111");
+    });
+  }
+
   /**
    * A phone number or an e-mail address of 16 digits or more that passes the Luhn check is a
    * card number (E.164 numbers have at most 15 digits), and so is a Luhn-valid parameter key;
