@@ -102,6 +102,38 @@ class BankTransferCascadeTest {
     assertThat(ops.get(3).get("terminalName").asText()).isEqualTo("Bank B");
   }
 
+  /**
+   * The bank-transfer button pressed twice on the checkout page, when the first press was opened
+   * by the next terminal: the second goes on as the first did, keeping the customer's mark for
+   * their way back to the shop, as after a transfer opened at once. It was taken for a form from
+   * a stale tab, and the mark was cleared.
+   */
+  @Test
+  void the_transfer_button_pressed_twice_after_a_cascade_goes_on_as_the_first_press() {
+    TestGateway.KeyedShop shop = shopWith("Bank double press", "Bank E " + REFUSING, "Bank F");
+    String id = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","paymentMethod":"BANKTRANSFER","amount":40.00,"currency":"EUR",
+         "returnUrl":"https://shop.example/thanks"}""", shop.key(), null).json().at("/result/id").asText();
+    TestGateway.Answer page = gw.send(HttpRequest.newBuilder(gw.uri("/checkout/" + id)).GET());
+    java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+        .matcher(page.body());
+    assertThat(csrf.find()).as(page.body()).isTrue();
+    HttpRequest.Builder press = HttpRequest.newBuilder(gw.uri("/checkout/" + id + "/bank-transfer"))
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .POST(HttpRequest.BodyPublishers.ofString("csrf=" + java.net.URLEncoder.encode(csrf.group(1),
+            java.nio.charset.StandardCharsets.UTF_8)));
+
+    TestGateway.Answer first = gw.send(press);
+    assertThat(first.status()).isEqualTo(303);
+    assertThat(gw.get("/api/v1/payments/" + id, shop.key()).json().at("/result/terminalName").asText())
+        .isEqualTo("Bank F");
+    TestGateway.Answer second = gw.send(press);
+
+    assertThat(second.status()).isEqualTo(303);
+    assertThat(second.header("Location")).isEqualTo("/checkout/" + id);
+    assertThat(second.header("Set-Cookie")).startsWith("tollgate_returning=1").contains("Max-Age=1800");
+  }
+
   /** Refused by every terminal, it is declined once, with the last one's code, and its steps say who. */
   @Test
   void a_bank_transfer_every_terminal_refuses_is_declined_once() {

@@ -536,8 +536,21 @@ public final class ProcessingService
       return newest.errorCode() == ErrorCode.E2_00_CANCELLED_BY_CUSTOMER ? CheckoutUseCase.Form.CANCEL : null;
     }
     if (p.method() == PaymentMethod.BANKTRANSFER) {
-      return FOLLOWING.contains(newest.operation()) && newestFirst.size() > 1
-          && newestFirst.get(1).paymentState() == PaymentState.CHECKOUT ? CheckoutUseCase.Form.BANK_TRANSFER : null;
+      // the opening's step, after the steps of the terminals that would not open it and cascaded
+      // (each a refusal, then a CASCADING): the bank's answer follows an opening that succeeded
+      if (!FOLLOWING.contains(newest.operation())) {
+        return null;
+      }
+      for (PaymentOperation step : newestFirst.subList(1, newestFirst.size())) {
+        if (step.paymentState() == PaymentState.CHECKOUT) {
+          return CheckoutUseCase.Form.BANK_TRANSFER;
+        }
+        if (step.operation() != OperationType.CASCADING
+            && (step.operation() != OperationType.DEPOSIT || step.errorCode() == null)) {
+          return null;
+        }
+      }
+      return null;
     }
     for (PaymentOperation step : newestFirst) {
       if (step.operation() == OperationType.CHECKOUT) {
