@@ -293,7 +293,9 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       done = writer.acting(idempotencyKey, PaymentId.parse(paymentId), action);
     } catch (RuntimeException e) {
       try {
-        // A refusal (bad input, a state that does not allow the action) changed nothing; an
+        // A refusal (bad input, a state that does not allow the action) changed nothing a retry
+        // would be answered otherwise (a PATCH past the checkout timeout commits the payment's
+        // cancel, 1.04, and is refused with the 409 its retry gets as well); an
         // error may come after a commit of the action's own (a deposit committed as sent to its
         // terminal), and then a retry is answered with the payment as it stands at the retry (a
         // deposit the job has since completed, COMPLETED), not as this request left it: this

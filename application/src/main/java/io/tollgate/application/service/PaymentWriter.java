@@ -159,8 +159,9 @@ public final class PaymentWriter {
 
   /**
    * Stores where a payment is to be sent, before it is sent there: {@code step} leaves it with
-   * its terminal and amounts as routed, by a step that tells the merchant nothing (none at all
-   * for a payout: its operation is null), with the held step before it when there is one. No
+   * its terminal and amounts as routed, by a step that tells the merchant nothing (for a payout
+   * none, its operation null, or a CASCADING step that says why connectors were passed over),
+   * with the held step before it when there is one. No
    * event; no ledger entry, but for a payout routed in another amount or currency than it holds
    * the transfer of what it holds there, and for one that holds nothing yet the hold of what it
    * is routed in.

@@ -291,10 +291,12 @@ public final class ProcessingService
    * captured or voided (the service stopped, the database went away before the answer's commit)
    * leaves the step asked, and the job for unanswered captures and voids asks the terminal
    * again, which de-duplicates on the payment id, and stores its answer. The same step asked
-   * again while it waits for its answer (the merchant's retry) asks the terminal again; any
-   * other is refused until it has one, so that a void is never sent after a capture the terminal
-   * may have made, or the reverse. Not a step of the payment: its operations are the contract's,
-   * a CAPTURE or VOID once the terminal has done it.
+   * again (the merchant's retry) once the terminal left it unanswered (a look recorded, or
+   * {@link #UNANSWERED_FOR} gone by) asks the terminal again, and is refused with 409 while a
+   * request still waits on the terminal; any other step is refused until it has an answer, so
+   * that a void is never sent after a capture the terminal may have made, or the reverse. Not a
+   * step of the payment: its operations are the contract's, a CAPTURE or VOID once the terminal
+   * has done it.
    */
   private Asking ask(Payment p, PaymentRepository.Asked wanted) {
     Optional<PaymentRepository.Asked> waiting = payments.asked(p.id());
@@ -336,8 +338,9 @@ public final class ProcessingService
    * its answer if the step is still asked: a refusal ends it, the payment AUTHORIZED as before,
    * to capture or void again, and answered as the 409 it was; a terminal that has not answered
    * leaves it asked, a 409 that says so, as a call that fails does (the failure is the answer).
-   * When another request, or the job, stored the answer first, this request did not act: the
-   * 409 any capture or void of a payment no longer AUTHORIZED is.
+   * When another request, or the job, stored the answer first: the payment, when what it stored
+   * is this step done (the capture of this amount, or the void); else the 409 any capture or
+   * void of a payment no longer AUTHORIZED is.
    */
   private Payment tell(Asking asking) {
     Payment p = asking.payment();
@@ -1275,17 +1278,6 @@ public final class ProcessingService
       String details, BrowserInfo browser) {}
 
   /**
-   * Sends a deposit decided in a transaction that has ended, so that the terminal it is routed
-   * to is committed before it is asked: a request cut short while the terminal charges (the
-   * service stopped, the database went away) leaves the deposit PENDING at that terminal, where
-   * the job for unanswered deposits takes it up ({@link #resumeUnansweredDeposits}), never at
-   * another terminal that would charge the card a second time; it is never cancelled as a
-   * checkout left alone. The same request made again meanwhile is refused, as for any PENDING
-   * deposit: it cannot tell a request cut short from one still waiting on its terminal. Each
-   * answer is stored in a write of its own, only if the deposit is still as this request left
-   * it; a decline that cascades is committed with the next terminal before that one is asked.
-   */
-  /**
    * {@link #send}, then forgets the security code held for the payment, unless the deposit now
    * waits on the customer's 3-D Secure challenge: the terminal that asked for it, and any
    * terminal a cascade moves on to after it, is sent the code with the answer. It is forgotten
@@ -1316,6 +1308,17 @@ public final class ProcessingService
         && p.method() == PaymentMethod.BASIC_CARD && !unanswered(p);
   }
 
+  /**
+   * Sends a deposit decided in a transaction that has ended, so that the terminal it is routed
+   * to is committed before it is asked: a request cut short while the terminal charges (the
+   * service stopped, the database went away) leaves the deposit PENDING at that terminal, where
+   * the job for unanswered deposits takes it up ({@link #resumeUnansweredDeposits}), never at
+   * another terminal that would charge the card a second time; it is never cancelled as a
+   * checkout left alone. The same request made again meanwhile is refused, as for any PENDING
+   * deposit: it cannot tell a request cut short from one still waiting on its terminal. Each
+   * answer is stored in a write of its own, only if the deposit is still as this request left
+   * it; a decline that cascades is committed with the next terminal before that one is asked.
+   */
   private Payment send(Decided decided) {
     Sending at = decided.sending();
     if (at == null) {

@@ -26,9 +26,10 @@ import java.util.Map;
  * it is answered; DECLINED leaves it AUTHORIZED, to capture or void again.
  *
  * <p>Tollgate calls it while it holds the payment's row lock, so one payment is not sent twice at once,
- * except for a card deposit's {@link #authorize} and a merchant's capture or void: the terminal a
- * deposit goes to, or the step asked of it, is committed first, and the call is made after that
- * commit, without the lock; a deposit, capture or void whose answer is not stored two minutes
+ * except for a card deposit's {@link #authorize} and {@link #completeChallenge} and a merchant's
+ * capture or void: the terminal a deposit goes to, the challenge's answer, or the step asked of
+ * it, is committed first, and the call is made after that commit, without the lock; a deposit,
+ * capture or void whose answer is not stored two minutes
  * later is sent to that terminal again (a deposit with the same attempt number) by a background
  * job, so an implementation must answer well within that time.
  *
