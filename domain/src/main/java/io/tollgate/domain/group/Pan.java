@@ -78,8 +78,9 @@ public final class Pan {
    * echoed back or logged without exposing one. A card number has 12 to 19 digits (ISO/IEC 7812,
    * as this class takes them; here digits of any script, full-width ones too, shown masked in
    * ASCII digits), written together or in groups split by spaces, dashes, slashes or plus signs
-   * of any kind (a no-break space, an en dash, an invisible zero-width space or soft hyphen), written as they are or URL-encoded
-   * ({@code %20}, {@code %E2%80%93}), up to {@value #MAX_SEPARATOR} of them
+   * of any kind (a no-break space, an en dash, an invisible zero-width space or soft hyphen),
+   * written as they are or URL-encoded ({@code %20}, {@code %E2%80%93}), up to
+   * {@value #MAX_SEPARATOR} of them
    * ({@code 4111 1111 1111 1111}, {@code 4111 - 1111 - 1111 - 1111}, {@code 4111+1111+1111+1111});
    * a run of such groups is masked whole when some of its consecutive groups hold 12 to 19
    * digits. Groups split by one punctuation mark or symbol (a dot, colon, underscore, comma, bar,
