@@ -145,6 +145,36 @@ class SecretsAtRestTest {
   }
 
   /**
+   * A key past its time used again by a new request while the clean-up deletes it: the request's
+   * claim and payment commit first, and the clean-up, which chose the key as it was, leaves it.
+   * Deleted, the key's retry would have made a second payment. The delete keeps its condition on
+   * the key's time, which PostgreSQL checks again on the row as the request left it.
+   */
+  @Test
+  void a_key_used_again_while_the_clean_up_deletes_it_is_kept() throws Exception {
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
+    Instant longAgo = now.minus(Duration.ofDays(2));
+    Instant cutoff = now.minus(Duration.ofHours(24));
+    adapters.idempotency().claim(shop, "reused", "fp", longAgo, longAgo.minus(Duration.ofHours(24)));
+    PaymentId payment = PaymentId.random();
+    try (org.jdbi.v3.core.Handle request = db.jdbi().open()) {
+      request.begin();
+      request.createUpdate("""
+              UPDATE idempotency_keys SET fingerprint = 'fp2', created = :now, payment_id = :payment
+              WHERE shop_id = :shop AND idempotency_key = 'reused'""")
+          .bind("now", now).bind("payment", payment.value()).bind("shop", shop.value()).execute();
+      CompletableFuture<Integer> cleanUp = CompletableFuture.supplyAsync(
+          () -> adapters.idempotency().forgetClaimedBefore(cutoff, 100));
+      CardRetentionTest.awaitWaitingOnALock(db);
+      request.commit();
+
+      cleanUp.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    assertThat(adapters.idempotency().claim(shop, "reused", "fp2", now.plusSeconds(1), cutoff))
+        .as("the retry finds the payment").contains(new PriorUse("fp2", payment, now));
+  }
+
+  /**
    * A claim committed before its request acts is that request's alone: it is given up, taken
    * over or completed only as the claim made at its time, so that a request taken to be cut
    * short that finishes after all cannot free or overwrite the claim of the one that took over.
