@@ -770,17 +770,30 @@ public final class ProcessingService
       // its amount to the deposit's row (V26's trigger), and a new refund of the deposit locks
       // that row first and a slot after it. Taking the slot first would deadlock with it.
       Payment parent = payments.findForUpdate(p.parentPaymentId()).orElseThrow();
-      Payment refund = p.withRouting(p.amount(), p.customerAmount(), parent.terminalId(), parent.terminalName());
-      Optional<ReferenceData.Terminal> refuses = terminalOf(parent).filter(t -> !t.supports(PaymentType.REFUND.name()));
-      if (refuses.isPresent()) {
-        writer.update(refund.apply(OperationType.REFUND, PaymentState.DECLINED,
-            Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND).withDetails("terminal " + refuses.get().name()
-                + " of the deposit does not take REFUND payments (its API types: "
-                + String.join(", ", refuses.get().apiTypes()) + ")"), clock.instant()));
-        return Stepped.MOVED;
+      if (p.terminalName() == null) {
+        // not sent yet: back through the deposit's terminal when it takes refunds, which is
+        // committed before it is asked, as a payout's terminal is
+        Payment refund = p.withRouting(p.amount(), p.customerAmount(), parent.terminalId(), parent.terminalName());
+        Optional<ReferenceData.Terminal> refuses = terminalOf(parent)
+            .filter(t -> !t.supports(PaymentType.REFUND.name()));
+        if (refuses.isPresent()) {
+          writer.update(refund.apply(OperationType.REFUND, PaymentState.DECLINED,
+              Outcome.error(ErrorCode.E1_05_TERMINAL_NOT_FOUND).withDetails("terminal " + refuses.get().name()
+                  + " of the deposit does not take REFUND payments (its API types: "
+                  + String.join(", ", refuses.get().apiTypes()) + ")"), clock.instant()));
+          return Stepped.MOVED;
+        }
+        if (refund.terminalName() != null) {
+          return Stepped.routedThen(writer.route(null, new Payment.Transition(p, refund, null)));
+        }
+        p = refund; // a deposit stored with no terminal: sent as it always was
       }
-      return recordFinal(refund, OperationType.REFUND,
-          processor.refund(refund.id(), parent.id(), sentTo(parent), parent.externalId(), refund.amount()), null)
+      // Sent there, or about to be: asked there until it answers, whatever the terminal's API
+      // types say now. The acquirer may have paid it back already (its answer PENDING, or lost
+      // with a worker cut short), and declined unasked it would give the amount back to the
+      // balance and leave the deposit to be refunded again.
+      return recordFinal(p, OperationType.REFUND,
+          processor.refund(p.id(), parent.id(), sentTo(p), parent.externalId(), p.amount()), null)
           ? Stepped.MOVED : Stepped.STAYED;
     });
   }
@@ -1099,6 +1112,11 @@ public final class ProcessingService
 
     static Stepped andThen(Payment then) {
       return new Stepped(true, then, null);
+    }
+
+    /** Routed only, to be sent in the next step, which says whether the payment moved on. */
+    static Stepped routedThen(Payment then) {
+      return new Stepped(false, then, null);
     }
 
     /** Moved on; {@code committed} runs once the step's transaction has committed. */

@@ -166,6 +166,31 @@ class RefundTerminalTest {
   }
 
   /**
+   * A refund sent to its terminal is asked there again until it answers, whatever the terminal's
+   * API types say meanwhile: the acquirer may have paid it back already. It was declined 1.05
+   * unasked once the operator took REFUND from the terminal, its amount given back to the
+   * balance, and the deposit could be refunded a second time.
+   */
+  @Test
+  void a_refund_sent_to_its_terminal_is_asked_there_again_after_the_terminal_stops_taking_refunds() {
+    when(reference.terminal(8)).thenReturn(Optional.of(terminal(8, "Refunds", "DEPOSIT", "REFUND")));
+    Payment refund = refundOfDepositOn(8L, "Refunds");
+    when(processor.refund(any(), any(), any(), any(), any()))
+        .thenReturn(new Result(Result.Status.PENDING, null, "r-1", "09", java.util.Map.of(), null))
+        .thenReturn(Result.approved("r-1", "00"));
+    service.processPayouts(10);
+    assertThat(rows.get(refund.id()).state()).isEqualTo(PaymentState.PENDING);
+    assertThat(rows.get(refund.id()).terminalName()).as("stored as sent there").isEqualTo("Refunds");
+
+    when(reference.terminal(8)).thenReturn(Optional.of(terminal(8, "Refunds", "DEPOSIT")));
+    service.processPayouts(10);
+
+    assertThat(rows.get(refund.id()).state()).isEqualTo(PaymentState.COMPLETED);
+    verify(processor, org.mockito.Mockito.times(2)).refund(org.mockito.ArgumentMatchers.eq(refund.id()), any(), any(),
+        any(), any());
+  }
+
+  /**
    * A batch of refunds their terminal has not decided yet is answered as found, though none of
    * them moved on, so that the jobs take the next batch at once rather than leave the refunds
    * behind it for the next round. Before, the batch counted only the refunds it moved.
