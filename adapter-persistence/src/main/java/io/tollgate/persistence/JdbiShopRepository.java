@@ -27,9 +27,10 @@ final class JdbiShopRepository implements ShopRepository {
       rs.getObject("created", java.time.OffsetDateTime.class).toInstant(), rs.getObject("antifraud_profile_id", Long.class));
 
   /**
-   * A shop's row is written once, when the shop is created, and read on every payment and every
-   * merchant list: each instance keeps the rows it read for a few seconds. A shop created here
-   * is seen at once; one created by another process within {@link #KEPT}.
+   * A shop's row is read on every payment and every merchant list, and written rarely (when the
+   * shop is created, and by {@code tollgate shop update}): each instance keeps the rows it read
+   * for a few seconds. A shop created or changed here is seen at once; one created or changed by
+   * another process within {@link #KEPT}, but by {@link #findCurrent}, which reads it afresh.
    */
   static final Duration KEPT = Duration.ofSeconds(10);
 
@@ -113,7 +114,6 @@ final class JdbiShopRepository implements ShopRepository {
     return values;
   }
 
-  /** Runs {@code forget} once what the handle wrote is committed: at once outside a transaction. */
   /** Forgets the rows kept of shop {@code id}, whose row another store changed (its anti-fraud profile). */
   void changed(long id) {
     byId.changed();
@@ -138,6 +138,12 @@ final class JdbiShopRepository implements ShopRepository {
     return Optional.ofNullable(byId.get(id, key -> jdbi.withHandle(h -> h.createQuery(
             "SELECT " + SHOP_COLUMNS + " FROM shops WHERE id = :id")
         .bind("id", key.value()).map(SHOP).findOne().orElse(null))));
+  }
+
+  @Override
+  public Optional<Shop> findCurrent(ShopId id) {
+    return jdbi.withHandle(h -> h.createQuery("SELECT " + SHOP_COLUMNS + " FROM shops WHERE id = :id")
+        .bind("id", id.value()).map(SHOP).findOne());
   }
 
   @Override

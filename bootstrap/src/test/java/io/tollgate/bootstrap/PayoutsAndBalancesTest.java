@@ -56,6 +56,25 @@ class PayoutsAndBalancesTest {
     return list.isEmpty() ? "0" : list.get(0).get("amount").decimalValue().toPlainString();
   }
 
+  /**
+   * {@code tollgate shop update} runs in a process of its own: the running server hears of the
+   * change only from the database. A withdrawal made right after approval was switched on waits
+   * for it, though the server read the shop a moment before; for up to ten seconds it was paid
+   * out unapproved (and one made right after the balance check was switched on went unchecked).
+   */
+  @Test
+  void a_withdrawal_right_after_the_operator_asks_for_approval_awaits_it() {
+    Shop shop = newShop("Approval switched on", false, false);
+    assertThat(withdraw(shop, "1.00").json().at("/result/state").asText()).isEqualTo("PENDING");
+
+    gw.database.jdbi().useHandle(h -> h.createUpdate("UPDATE shops SET requires_approval = true WHERE id = :id")
+        .bind("id", shop.id().value()).execute());
+    Answer next = withdraw(shop, "1.00");
+
+    assertThat(next.status()).as(next.body()).isEqualTo(200);
+    assertThat(next.json().at("/result/state").asText()).isEqualTo("AWAITING_APPROVAL");
+  }
+
   @Test
   void a_withdrawal_is_paid_out_by_the_worker_and_leaves_the_balance() throws Exception {
     Shop shop = newShop("Payout shop", false, false);

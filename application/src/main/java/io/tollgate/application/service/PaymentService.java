@@ -168,8 +168,10 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
     if (unsafe != null && command.idempotencyKey() == null) {
       throw unsafe;
     }
-    Shop shop = shops.find(command.shopId())
-        .orElseThrow(() -> new DomainException.Unauthenticated("Invalid token"));
+    // A withdrawal's approval and balance check and a refund's webhook URL follow the shop's
+    // settings as they are now, not as this instance read them a few seconds ago.
+    Shop shop = (valid.type() == PaymentType.DEPOSIT ? shops.find(command.shopId())
+        : shops.findCurrent(command.shopId())).orElseThrow(() -> new DomainException.Unauthenticated("Invalid token"));
 
     Supplier<CreatedPayment> work = () -> {
       Instant now = clock.instant();

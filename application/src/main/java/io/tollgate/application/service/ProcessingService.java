@@ -918,7 +918,7 @@ public final class ProcessingService
    * pass on the same money.
    */
   private Routing.Funds funds(Payment payout) {
-    if (!shops.find(payout.shopId()).map(Shop::checkWithdrawalBalance).orElse(false)) {
+    if (!shops.findCurrent(payout.shopId()).map(Shop::checkWithdrawalBalance).orElse(false)) {
       return null;
     }
     return (held, routed) -> {

@@ -509,9 +509,11 @@ class PayoutCascadeTest {
    * before the test's payouts, which the ledger then moves.
    */
   private void shopChecks(Map<String, String> available) {
-    when(shops.find(SHOP)).thenReturn(Optional.of(new io.tollgate.domain.shop.Shop(SHOP,
+    io.tollgate.domain.shop.Shop checking = new io.tollgate.domain.shop.Shop(SHOP,
         new io.tollgate.domain.shop.MerchantId(4), "Shop", null, null,
-        io.tollgate.domain.shop.Shop.DEFAULT_CHECKOUT_TIMEOUT, true, false, "EUR")));
+        io.tollgate.domain.shop.Shop.DEFAULT_CHECKOUT_TIMEOUT, true, false, "EUR");
+    when(shops.find(SHOP)).thenReturn(Optional.of(checking));
+    when(shops.findCurrent(SHOP)).thenReturn(Optional.of(checking));
     org.mockito.Mockito.doAnswer(call -> {
       io.tollgate.domain.money.Currency c = call.getArgument(1);
       return new BalanceRepository.ShopBalance(SHOP, c, new BigDecimal(available.getOrDefault(c.code(), "0"))

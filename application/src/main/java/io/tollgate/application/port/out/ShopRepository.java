@@ -24,7 +24,18 @@ public interface ShopRepository {
 
   ShopId createShop(Shop withoutId, Instant now);
 
+  /**
+   * The shop, as an instance may have kept it for a few seconds (a change made by another process,
+   * such as {@code tollgate shop update}, is seen within {@code JdbiShopRepository.KEPT}).
+   */
   Optional<Shop> find(ShopId id);
+
+  /**
+   * The shop as the database has it now, for a decision that moves money on its settings (a
+   * withdrawal's approval and balance check, a refund's webhook URL): a setting the operator has
+   * just changed applies to the next such payment on every instance.
+   */
+  Optional<Shop> findCurrent(ShopId id);
 
   /** Stores the shop's settings (all but its id, merchant and name), read afresh by other instances within seconds. */
   void updateShop(Shop shop);
