@@ -183,6 +183,23 @@ class RoutingTest {
     assertThat(plan.passedOver()).contains("100 VND converts to 0.00 USD for terminal Dollars");
   }
 
+  /**
+   * An amount the rules take, converted at a real rate into a currency worth little (a billion
+   * bitcoin into rials), is more than any amount can be stored as: refused with 1.08, as an
+   * amount that converts to nothing is, so that the payment declines or cascades. Routed, its
+   * write failed in the database: a payout stayed due and failed every round, a deposit was
+   * answered 500.
+   */
+  @Test
+  void an_amount_that_converts_to_more_than_an_amount_can_be_is_refused_with_1_08() {
+    rate("BTC", "IRR", "110000000000");
+    Connector rials = connector("IRR", null, null);
+    Routing.Routed refused = routing.route(deposit(money("1000000000", "BTC")), rials);
+    assertThat(refused.refusal()).isEqualTo(ErrorCode.E1_08_INVALID_AMOUNT);
+    assertThat(refused.why()).contains("1000000000").contains("IRR");
+    assertThat(routing.route(deposit(money("1", "BTC")), rials).refusal()).isNull();
+  }
+
   @Test
   void a_pre_authorization_of_nothing_still_routes_through_a_connector_that_converts() {
     shopHas(connector("Dollars", "USD", 1, null, null));
