@@ -279,7 +279,7 @@ public final class WebhookDispatcher implements AutoCloseable {
         boolean inTime = outlasts(leasedUntil);
         for (Delivery d : now) {
           if (inTime) {
-            send(d, claimed);
+            send(d, claimed, false);
           } else {
             LOG.debug("webhook event {} was claimed too late to send in its lease; left to the next claim",
                 d.eventId());
@@ -320,9 +320,13 @@ public final class WebhookDispatcher implements AutoCloseable {
    * Sends a delivery in the slot it holds; the slot is given on when its attempt is recorded.
    *
    * @param claimedNanos when its claim answered, by {@link System#nanoTime}
+   * @param waited whether it waited for a slot of its shop: it is sent with the shop's signing
+   *     keys and URL as they are now, not as they were at its claim (up to the lease's wait
+   *     before)
    */
-  private void send(Delivery d, long claimedNanos) {
+  private void send(Delivery claimed, long claimedNanos, boolean waited) {
     senders.execute(() -> {
+      Delivery d = waited ? refreshed(claimed) : claimed;
       Reported sent = null;
       try {
         sent = new Reported(d, deliver(d, claimedNanos));
@@ -334,6 +338,17 @@ public final class WebhookDispatcher implements AutoCloseable {
         }
       }
     });
+  }
+
+  /** {@link WebhookDeliveryUseCase#refreshed}, or the delivery as claimed when that cannot be read. */
+  private Delivery refreshed(Delivery claimed) {
+    try {
+      return deliveries.refreshed(claimed);
+    } catch (RuntimeException e) {
+      LOG.warn("webhook event {}: its shop's keys could not be read again; sent as claimed: {}", claimed.eventId(),
+          e.toString());
+      return claimed;
+    }
   }
 
   /**
@@ -425,7 +440,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     if (next != null) {
       try {
-        send(next.delivery(), next.claimedNanos());
+        send(next.delivery(), next.claimedNanos(), true);
         return;
       } catch (java.util.concurrent.RejectedExecutionException stopping) {
         // closing: the waiting delivery stays leased until close() releases this instance's leases

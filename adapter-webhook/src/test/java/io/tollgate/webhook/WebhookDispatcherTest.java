@@ -51,6 +51,8 @@ class WebhookDispatcherTest {
   private ExecutorService receiverThreads;
   private final CountDownLatch slowBodyEnds = new CountDownLatch(1);
   private final List<String> received = new CopyOnWriteArrayList<>();
+  /** The {@code Signature} header of each event the slow receivers got, by event id. */
+  private final java.util.Map<String, String> signatures = new java.util.concurrent.ConcurrentHashMap<>();
 
   @BeforeEach
   void startReceiver() throws Exception {
@@ -74,6 +76,8 @@ class WebhookDispatcherTest {
   private com.sun.net.httpserver.HttpHandler slowBody(int status) {
     return exchange -> {
       received.add(exchange.getRequestHeaders().getFirst("Webhook-Id"));
+      signatures.put(exchange.getRequestHeaders().getFirst("Webhook-Id"),
+          exchange.getRequestHeaders().getFirst("Signature"));
       exchange.getRequestBody().readAllBytes();
       exchange.sendResponseHeaders(status, 0);
       exchange.getResponseBody().write('{');
@@ -121,6 +125,13 @@ class WebhookDispatcherTest {
     }
 
     final List<List<ShopId>> skipped = new CopyOnWriteArrayList<>();
+    /** The shop's signing key from now on, once the test issues one; null while it is the claims'. */
+    volatile String issuedKey;
+
+    @Override
+    public Delivery refreshed(Delivery delivery) {
+      return issuedKey == null ? delivery : new Delivery(delivery.event(), delivery.url(), issuedKey);
+    }
 
     @Override
     public List<Delivery> claim(String leaseToken, int limit, Duration lease, List<ShopId> skippedShops) {
@@ -522,6 +533,32 @@ class WebhookDispatcherTest {
       await("the waiting one is sent once a slot frees up", () -> outbox.reported.stream()
           .filter(r -> r.delivery().event().shopId().equals(new ShopId(1))).count() == 4);
     }
+  }
+
+  /**
+   * A delivery that waited for a slot of its shop is signed with the shop's key as it is when it
+   * is sent: a key issued meanwhile signs it, as README promises of every attempt from then on. It
+   * was signed with the key read at its claim, up to the lease's wait before, and a merchant who
+   * had switched to the new key refused it.
+   */
+  @Test
+  void a_delivery_that_waited_for_a_slot_is_signed_with_the_key_issued_meanwhile() throws Exception {
+    List<ClaimedEvent> events = List.of(event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1),
+        event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1));
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? events : List.of());
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        hangingReceiverSettings(), Clock.systemUTC()).start()) {
+      await("three sent at once, the fourth waits for a slot", () -> signatures.size() == 3);
+      outbox.issuedKey = "whsec_issued";
+      slowBodyEnds.countDown();
+      await("the fourth sent", () -> signatures.containsKey(events.get(3).id()));
+    }
+    byte[] body = events.get(0).body();
+    for (int i = 0; i < 3; i++) {
+      assertThat(signatures.get(events.get(i).id())).isEqualTo(WebhookSignature.sign("whsec_test", body));
+    }
+    assertThat(signatures.get(events.get(3).id())).as("signed with the key issued while it waited")
+        .isEqualTo(WebhookSignature.sign("whsec_issued", body));
   }
 
   /**

@@ -41,6 +41,7 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   private final WebhookOutbox outbox;
   private final PaymentRepository payments;
   private final ShopService keys;
+  private final ShopRepository shops;
   private final ShopScope scope;
   private final List<Duration> retrySchedule;
   private final Clock clock;
@@ -50,6 +51,7 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
     this.outbox = outbox;
     this.payments = payments;
     this.keys = keys;
+    this.shops = shops;
     this.scope = new ShopScope(shops, reference);
     this.retrySchedule = List.copyOf(retrySchedule);
     this.clock = clock;
@@ -65,6 +67,15 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
       deliveries.add(new Delivery(e, e.url(), key.key(), key.problem(), key.previous()));
     }
     return deliveries;
+  }
+
+  @Override
+  public Delivery refreshed(Delivery delivery) {
+    ClaimedEvent e = delivery.event();
+    SigningKey key = signingKey(e.shopId());
+    String url = e.targetUrl() != null ? e.targetUrl()
+        : shops.findCurrent(e.shopId()).map(Shop::webhookUrl).orElse(null);
+    return new Delivery(e, url, key.key(), key.problem(), key.previous());
   }
 
   /** A shop's signing key, none (null key), or why it could not be read; the key it replaced lately, or null. */

@@ -67,6 +67,36 @@ class WebhookServiceTest {
   }
 
   /**
+   * A delivery that waited for its shop's slot is sent with the shop's keys and webhook URL read
+   * again: a key issued meanwhile (the one it replaced signed beside it), and a URL changed
+   * meanwhile for an event that has none of its own; an event's own URL stays.
+   */
+  @Test
+  void a_delivery_read_again_has_the_shops_keys_and_url_as_they_are_now() {
+    ShopService keys = mock(ShopService.class);
+    ShopRepository shops = mock(ShopRepository.class);
+    when(keys.signingKeys(new ShopId(1))).thenReturn(new ShopService.SigningKeys("whsec_new", "whsec_old"));
+    when(shops.findCurrent(new ShopId(1))).thenReturn(java.util.Optional.of(new io.tollgate.domain.shop.Shop(
+        new ShopId(1), new io.tollgate.domain.shop.MerchantId(1), "Shop", "https://moved.example/hooks", null,
+        io.tollgate.domain.shop.Shop.DEFAULT_CHECKOUT_TIMEOUT, false, false, "EUR")));
+    WebhookService service = new WebhookService(mock(WebhookOutbox.class), mock(PaymentRepository.class), shops,
+        mock(io.tollgate.application.port.out.ReferenceData.class), keys,
+        WebhookService.DEFAULT_RETRY_SCHEDULE, Clock.systemUTC());
+    ClaimedEvent shopUrl = new ClaimedEvent(UUID.randomUUID().toString(), "owner:1", PaymentId.random(),
+        new ShopId(1), PaymentState.COMPLETED, null, "https://old.example/hooks", "{}".getBytes(StandardCharsets.UTF_8),
+        0, 0, Instant.now());
+
+    Delivery again = service.refreshed(new Delivery(shopUrl, shopUrl.url(), "whsec_old"));
+    assertThat(again.signingKey()).isEqualTo("whsec_new");
+    assertThat(again.previousSigningKey()).isEqualTo("whsec_old");
+    assertThat(again.url()).isEqualTo("https://moved.example/hooks");
+
+    ClaimedEvent ownUrl = event(1);
+    assertThat(service.refreshed(new Delivery(ownUrl, ownUrl.url(), "whsec_old")).url())
+        .isEqualTo("https://merchant.example/hooks");
+  }
+
+  /**
    * The contract's schedule (section 6): a failed attempt is tried again 1 min, 5 min, 15 min,
    * 1 h, 3 h, 6 h, 12 h, then three times 24 h after it ended; the failure after the last of those
    * marks the event failed. The times go by the attempt's end, not the service's clock.

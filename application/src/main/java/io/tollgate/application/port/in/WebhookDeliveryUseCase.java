@@ -26,6 +26,16 @@ public interface WebhookDeliveryUseCase {
    */
   List<Delivery> claim(String leaseToken, int limit, Duration lease, List<ShopId> skippedShops);
 
+  /**
+   * {@code delivery} with its shop's signing keys, and its shop's webhook URL when the event has
+   * none of its own, as they are now: for a delivery that waited for a slot of its shop after its
+   * claim, during which the operator may have issued a new key (every attempt signs with it from
+   * then on) or changed the URL.
+   */
+  default Delivery refreshed(Delivery delivery) {
+    return delivery;
+  }
+
   /** Records the attempt and schedules the retry, or marks the event delivered or failed. */
   default void report(Delivery delivery, Result result) {
     reportAll(List.of(new Reported(delivery, result)));
