@@ -57,6 +57,54 @@ class PayoutsAndBalancesTest {
   }
 
   /**
+   * A withdrawal and a deposit of one card and one customer, sent at once, are both answered. A
+   * deposit's one statement marks its card used (under the card's lock, when it was last used
+   * over a day ago) before it writes its customer; a withdrawal locked its customer first and
+   * marked the card after, so each waited for what the other held and the database aborted one
+   * as a deadlock (503). Here the customer is held a moment, so that both wait where they would.
+   */
+  @Test
+  void a_withdrawal_and_a_deposit_of_one_card_and_customer_at_once_are_both_answered() throws Exception {
+    Shop shop = newShop("One card one customer", false, false);
+    String customer = "\"customer\":{\"referenceId\":\"card-and-customer\"}";
+    java.util.function.Function<String, String> payment = type -> "{\"paymentType\":\"" + type
+        + "\",\"amount\":1.00,\"currency\":\"EUR\"," + CARD + "," + customer + "}";
+    assertThat(gw.post("/api/v1/payments", payment.apply("DEPOSIT"), shop.key(), null).status()).isEqualTo(200);
+    gw.database.jdbi().useHandle(h -> h.createUpdate(
+            "UPDATE card_vault SET last_used = now() - interval '2 days' WHERE shop_id = :shop")
+        .bind("shop", shop.id().value()).execute());
+
+    try (org.jdbi.v3.core.Handle held = gw.database.jdbi().open();
+        org.jdbi.v3.core.Handle watch = gw.database.jdbi().open()) {
+      held.begin();
+      held.createQuery("SELECT 1 FROM customers WHERE shop_id = :shop AND reference_id = 'card-and-customer' "
+          + "FOR UPDATE").bind("shop", shop.id().value()).mapTo(Integer.class).one();
+      CompletableFuture<Answer> withdrawal = CompletableFuture.supplyAsync(
+          () -> gw.post("/api/v1/payments", payment.apply("WITHDRAWAL"), shop.key(), null));
+      awaitWaitingOnLocks(watch, 1);
+      CompletableFuture<Answer> deposit = CompletableFuture.supplyAsync(
+          () -> gw.post("/api/v1/payments", payment.apply("DEPOSIT"), shop.key(), null));
+      awaitWaitingOnLocks(watch, 2);
+      held.commit();
+
+      Answer w = withdrawal.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      Answer d = deposit.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(w.status()).as(w.body()).isEqualTo(200);
+      assertThat(d.status()).as(d.body()).isEqualTo(200);
+    }
+  }
+
+  /** Waits (at most 10 s) until {@code sessions} of the database wait on a lock. */
+  private static void awaitWaitingOnLocks(org.jdbi.v3.core.Handle watch, int sessions) throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (watch.createQuery("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        + "AND wait_event_type = 'Lock'").mapTo(Integer.class).one() < sessions) {
+      assertThat(System.nanoTime()).as(sessions + " sessions wait on a lock").isLessThan(end);
+      Thread.sleep(20);
+    }
+  }
+
+  /**
    * {@code tollgate shop update} runs in a process of its own: the running server hears of the
    * change only from the database. A withdrawal made right after approval was switched on waits
    * for it, though the server read the shop a moment before; for up to ten seconds it was paid

@@ -194,6 +194,13 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
       Drafted drafted = draft(command, valid, shop, sealed);
       Payment.Draft draft = drafted.draft();
       if (valid.type() != PaymentType.DEPOSIT && valid.customer() != null && valid.customer().referenceId() != null) {
+        if (sealed != null) {
+          // The card before the customer, as a deposit's one statement takes them (it marks its
+          // card used, under the card's lock when last used over a day ago, then writes its
+          // customer): a withdrawal and a deposit of one card and customer at once each waited
+          // for what the other held, and the database aborted one as a deadlock.
+          cardVault.tokenize(shop.id(), valid.cardDigits());
+        }
         // A withdrawal or refund writes a balance: its customer is locked first, as every
         // transaction takes them. A withdrawal checking the balance locked the balance first,
         // a refund its customer first, and one of two naming one customer at once was aborted
