@@ -631,12 +631,13 @@ public final class Pan {
   private static final String DIGIT = "[\\p{Nd}&&[\\x{0}-\\x{FFFF}]]";
   /** The groups of a run, and what may not follow it. */
   private static final String GROUPS = DIGIT + "+(?:" + GAP + DIGIT + "+){1," + MAX_GROUPS + "}(?!" + DIGIT
-      + "|:[0-9A-Za-z.:]|\\.[" + DIGIT.substring(1, DIGIT.length() - 1) + ".:])";
+      + "|:[0-9A-Za-z.:]|\\." + DIGIT + ")";
   /**
    * Groups of digits split by gaps of one punctuation mark, not part of a longer run: no digit
    * just before (but a URL-encoded character), nor a digit and a gap (a colon may be a key's,
    * {@link #inAddress}); a word may touch it, as in {@code ref4111.1111.1111.1111x}; and after
-   * it no digit, nor a colon going on, nor a dot before a digit or separator.
+   * it no digit, nor a colon going on, nor a dot before a digit (a dot ending a sentence, or an
+   * ellipsis, may follow: {@code card 4111.1111.1111.1111...}).
    */
   private static final Pattern DOTTED_RUN = Pattern.compile(
       "(?:(?<!" + DIGIT + ")|(?<=%[0-9A-Fa-f]{2}))(?<!" + DIGIT + GAP + ")(?<!" + DIGIT + "%[0-9A-Fa-f]{2})"
