@@ -297,19 +297,19 @@ final class Routing {
   }
 
   /**
-   * The payment as the connector would take it: in the connector's currency (the requested
-   * amount converted at the current rate, rounded half-even to the currency's decimals) and
-   * within its limits, which a card verification (a pre-authorization of 0) is not held to.
-   * Refused with 1.09 when there is no rate, and with 1.08 when the amount is outside the limits,
-   * or a positive amount converts to nothing or to more than any amount can be.
-   */
-  /**
    * The first amount too large for a payment: amounts are stored as numeric(38, 18), with 20
    * digits before the point. The rules cap what a merchant asks for far below it, but a rate
    * (which may be as large) can take a converted amount past it.
    */
   private static final BigDecimal AMOUNT_BOUND = BigDecimal.TEN.pow(20);
 
+  /**
+   * The payment as the connector would take it: in the connector's currency (the requested
+   * amount converted at the current rate, rounded half-even to the currency's decimals) and
+   * within its limits, which a card verification (a pre-authorization of 0) is not held to.
+   * Refused with 1.09 when there is no rate, and with 1.08 when the amount is outside the limits,
+   * or a positive amount converts to nothing or to more than any amount can be.
+   */
   Routed route(Payment p, Connector c) {
     Money requested = requested(p);
     Money sent = requested;
