@@ -89,14 +89,16 @@ final class JdbiIdempotencyRepository implements IdempotencyRepository {
 
   @Override
   public int forgetClaimedBefore(Instant before, int limit) {
-    // The outer condition again: a key chosen here that a new request claims (used again past its
-    // time) before the delete reaches it is checked again as that request left it, and kept.
-    // PostgreSQL releases before the 2025 fix to its recheck of TID scans did not check a row
-    // found by ctid again, and deleted the key of a payment just made.
+    // By key, with the time condition again: a key chosen here that a new request claims (used
+    // again past its time, which updates its row) before the delete reaches it is checked again
+    // as that request left it, and kept; deleted, its retry would make a second payment. (By
+    // ctid, PostgreSQL releases before the 2025 fix to the recheck of TID scans deleted it.)
     return jdbi.withHandle(h -> h.createUpdate("""
-            DELETE FROM idempotency_keys WHERE ctid IN (
-              SELECT ctid FROM idempotency_keys WHERE created < :before ORDER BY created LIMIT :limit)
-              AND created < :before
+            DELETE FROM idempotency_keys k USING (
+              SELECT shop_id, idempotency_key FROM idempotency_keys WHERE created < :before
+              ORDER BY created LIMIT :limit) expired
+            WHERE k.shop_id = expired.shop_id AND k.idempotency_key = expired.idempotency_key
+              AND k.created < :before
             """)
         .bind("before", before).bind("limit", limit).execute());
   }
