@@ -279,7 +279,7 @@ public final class WebhookDispatcher implements AutoCloseable {
         boolean inTime = outlasts(leasedUntil);
         for (Delivery d : now) {
           if (inTime) {
-            send(d, claimed, false);
+            send(d, claimed, false, leasedUntil);
           } else {
             LOG.debug("webhook event {} was claimed too late to send in its lease; left to the next claim",
                 d.eventId());
@@ -322,11 +322,19 @@ public final class WebhookDispatcher implements AutoCloseable {
    * @param claimedNanos when its claim answered, by {@link System#nanoTime}
    * @param waited whether it waited for a slot of its shop: it is sent with the shop's signing
    *     keys and URL as they are now, not as they were at its claim (up to the lease's wait
-   *     before)
+   *     before), and only if its lease still leaves the attempt its time once they are read
+   * @param leasedUntilNanos when its lease ends at the earliest, for one that waited
    */
-  private void send(Delivery claimed, long claimedNanos, boolean waited) {
+  private void send(Delivery claimed, long claimedNanos, boolean waited, long leasedUntilNanos) {
     senders.execute(() -> {
       Delivery d = waited ? refreshed(claimed) : claimed;
+      if (waited && !outlasts(leasedUntilNanos)) {
+        // the reads took what the lease had left (a pool short of connections): left to the next
+        // claim, as a parked delivery whose lease runs short is, not sent beside it
+        LOG.debug("webhook event {} waited past its lease; it is left to the next claim", d.eventId());
+        done(d);
+        return;
+      }
       Reported sent = null;
       try {
         sent = new Reported(d, deliver(d, claimedNanos));
@@ -440,7 +448,7 @@ public final class WebhookDispatcher implements AutoCloseable {
     }
     if (next != null) {
       try {
-        send(next.delivery(), next.claimedNanos(), true);
+        send(next.delivery(), next.claimedNanos(), true, next.leasedUntilNanos());
         return;
       } catch (java.util.concurrent.RejectedExecutionException stopping) {
         // closing: the waiting delivery stays leased until close() releases this instance's leases

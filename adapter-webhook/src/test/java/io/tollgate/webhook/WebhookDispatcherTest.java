@@ -127,9 +127,16 @@ class WebhookDispatcherTest {
     final List<List<ShopId>> skipped = new CopyOnWriteArrayList<>();
     /** The shop's signing key from now on, once the test issues one; null while it is the claims'. */
     volatile String issuedKey;
+    /** How long reading a delivery's keys again takes. */
+    volatile Duration readingAgain = Duration.ZERO;
 
     @Override
     public Delivery refreshed(Delivery delivery) {
+      try {
+        Thread.sleep(readingAgain.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       return issuedKey == null ? delivery : new Delivery(delivery.event(), delivery.url(), issuedKey);
     }
 
@@ -559,6 +566,31 @@ class WebhookDispatcherTest {
     }
     assertThat(signatures.get(events.get(3).id())).as("signed with the key issued while it waited")
         .isEqualTo(WebhookSignature.sign("whsec_issued", body));
+  }
+
+  /**
+   * A delivery that waited for a slot, whose keys took so long to read again that its lease no
+   * longer leaves the attempt its time, is left to the next claim, not sent beside it: once the
+   * lease ends another instance may claim and send the same event.
+   */
+  @Test
+  void a_waiting_delivery_whose_lease_ran_short_while_its_keys_were_read_is_left_to_the_next_claim()
+      throws Exception {
+    List<ClaimedEvent> events = List.of(event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1),
+        event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1));
+    FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? events : List.of());
+    // a 7 s lease leaves an attempt of 2 s its time and half again until 4 s after the claim
+    outbox.readingAgain = Duration.ofSeconds(5);
+    try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
+        new WebhookDispatcher.Settings(4, Duration.ofMillis(20), Duration.ofSeconds(2), Duration.ofSeconds(7), "test"),
+        Clock.systemUTC()).start()) {
+      await("three sent at once, the fourth waits for a slot", () -> signatures.size() == 3);
+      slowBodyEnds.countDown();
+      await("the three recorded", () -> outbox.reported.size() == 3);
+      Thread.sleep(6_000);
+      assertThat(signatures).as("the fourth not sent").doesNotContainKey(events.get(3).id());
+      assertThat(outbox.reported).hasSize(3);
+    }
   }
 
   /**

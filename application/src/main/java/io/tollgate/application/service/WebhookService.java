@@ -73,6 +73,10 @@ public final class WebhookService implements WebhookDeliveryUseCase, WebhookLogU
   public Delivery refreshed(Delivery delivery) {
     ClaimedEvent e = delivery.event();
     SigningKey key = signingKey(e.shopId());
+    if (key.problem() != null) {
+      // cannot be read now (a pool short of connections): sent as claimed, with the keys read then
+      return delivery;
+    }
     String url = e.targetUrl() != null ? e.targetUrl()
         : shops.findCurrent(e.shopId()).map(Shop::webhookUrl).orElse(null);
     return new Delivery(e, url, key.key(), key.problem(), key.previous());

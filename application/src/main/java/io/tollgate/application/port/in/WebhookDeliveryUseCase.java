@@ -30,7 +30,7 @@ public interface WebhookDeliveryUseCase {
    * {@code delivery} with its shop's signing keys, and its shop's webhook URL when the event has
    * none of its own, as they are now: for a delivery that waited for a slot of its shop after its
    * claim, during which the operator may have issued a new key (every attempt signs with it from
-   * then on) or changed the URL.
+   * then on) or changed the URL. As claimed when the keys cannot be read now.
    */
   default Delivery refreshed(Delivery delivery) {
     return delivery;
