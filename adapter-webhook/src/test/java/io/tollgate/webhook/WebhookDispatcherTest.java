@@ -542,6 +542,12 @@ class WebhookDispatcherTest {
     }
   }
 
+  /** Four events of shop 1 to {@code path}: a shop sends three of four slots at once, so the fourth waits. */
+  private List<ClaimedEvent> fourOfOneShop(String path) {
+    return List.of(event("lease-1", path, 1), event("lease-1", path, 1), event("lease-1", path, 1),
+        event("lease-1", path, 1));
+  }
+
   /**
    * A delivery that waited for a slot of its shop is signed with the shop's key as it is when it
    * is sent: a key issued meanwhile signs it, as README promises of every attempt from then on. It
@@ -550,8 +556,7 @@ class WebhookDispatcherTest {
    */
   @Test
   void a_delivery_that_waited_for_a_slot_is_signed_with_the_key_issued_meanwhile() throws Exception {
-    List<ClaimedEvent> events = List.of(event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1),
-        event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1));
+    List<ClaimedEvent> events = fourOfOneShop("/slow-body");
     FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? events : List.of());
     try (WebhookDispatcher dispatcher = new WebhookDispatcher(outbox, DestinationPolicy.ALLOW_ALL,
         hangingReceiverSettings(), Clock.systemUTC()).start()) {
@@ -576,8 +581,7 @@ class WebhookDispatcherTest {
   @Test
   void a_waiting_delivery_whose_lease_ran_short_while_its_keys_were_read_is_left_to_the_next_claim()
       throws Exception {
-    List<ClaimedEvent> events = List.of(event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1),
-        event("lease-1", "/slow-body", 1), event("lease-1", "/slow-body", 1));
+    List<ClaimedEvent> events = fourOfOneShop("/slow-body");
     FakeOutbox outbox = new FakeOutbox(n -> n == 1 ? events : List.of());
     // a 7 s lease leaves an attempt of 2 s its time and half again until 4 s after the claim
     outbox.readingAgain = Duration.ofSeconds(5);
