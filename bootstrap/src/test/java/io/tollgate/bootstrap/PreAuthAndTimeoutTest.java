@@ -161,6 +161,32 @@ class PreAuthAndTimeoutTest {
     assertThat(gw.post("/api/v1/payments/" + id + "/capture", "").status()).isEqualTo(409);
   }
 
+  /**
+   * A capture is held to a payment's least amount, 0.00001, as every refund is: a bitcoin
+   * pre-authorization captured at 0.000001 BTC was COMPLETED, and no refund in bitcoin could give
+   * it back (one of 0.000001 is below the least, one of 0.00001 more than was paid).
+   */
+  @Test
+  void a_capture_below_the_least_amount_is_refused_and_the_pre_auth_stays() {
+    Answer created = gw.post("/api/v1/payments", """
+        {"paymentType":"DEPOSIT","amount":1,"currency":"BTC","preAuth":true,
+         "card":{"cardNumber":"4000000000000408","cardholderName":"ANN LEE","cardSecurityCode":"123",
+                 "expiryMonth":"12","expiryYear":"2045"}}""");
+    String id = created.json().at("/result/id").asText();
+    assertThat(gw.patch("/api/v1/payments/" + id, "{\"customerIp\":\"203.0.113.7\"}").json()
+        .at("/result/state").asText()).isEqualTo("AUTHORIZED");
+
+    Answer tiny = gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":0.000001}");
+    assertThat(tiny.status()).as(tiny.body()).isEqualTo(400);
+    assertThat(tiny.json().get("errors").findValuesAsText("field")).containsExactly("amount");
+    assertThat(tiny.body()).contains("at least 0.00001");
+    assertThat(gw.get("/api/v1/payments/" + id).json().at("/result/state").asText()).isEqualTo("AUTHORIZED");
+
+    Answer least = gw.post("/api/v1/payments/" + id + "/capture", "{\"amount\":0.00001}");
+    assertThat(least.json().at("/result/state").asText()).as(least.body()).isEqualTo("COMPLETED");
+    assertThat(least.json().at("/result/amount").decimalValue()).isEqualByComparingTo("0.00001");
+  }
+
   /** Every violation at once (CONTRACT section 0): a capture in another currency of a negative amount is both. */
   @Test
   void a_capture_wrong_in_currency_and_amount_lists_both() {

@@ -211,6 +211,12 @@ public final class ProcessingService
           throw new DomainException.Invalid(Violation.of("amount",
               "must not exceed the authorized " + requested, amount.toPlainString()));
         }
+        // as for a payment's amount (the reference's least): captured below it, a deposit could
+        // be refunded by no refund, each being held to it too
+        if (amount.compareTo(PaymentRequestRules.MIN_AMOUNT) < 0) {
+          throw new DomainException.Invalid(Violation.of("amount", "must be at least "
+              + PaymentRequestRules.MIN_AMOUNT.toPlainString(), amount.toPlainString()));
+        }
         if (inAsked) {
           // at the payment's own rate, what it was charged against what it was asked, so that
           // capturing all that was asked captures exactly what was authorized
@@ -219,6 +225,11 @@ public final class ProcessingService
           if (captured.amount().signum() <= 0) {
             throw new DomainException.Invalid(Violation.of("amount", "converts to nothing in the currency the "
                 + "payment was authorized in (" + authorized.currency() + ")", amount.toPlainString()));
+          }
+          if (captured.amount().compareTo(PaymentRequestRules.MIN_AMOUNT) < 0) {
+            throw new DomainException.Invalid(Violation.of("amount", "converts to " + captured + " in the currency "
+                + "the payment was authorized in, less than the least amount, "
+                + PaymentRequestRules.MIN_AMOUNT.toPlainString(), amount.toPlainString()));
           }
           capturedAsked = new Money(amount, asked.currency());
         } else {
