@@ -297,18 +297,12 @@ final class Routing {
   }
 
   /**
-   * The first amount too large for a payment: amounts are stored as numeric(38, 18), with 20
-   * digits before the point. The rules cap what a merchant asks for far below it, but a rate
-   * (which may be as large) can take a converted amount past it.
-   */
-  private static final BigDecimal AMOUNT_BOUND = BigDecimal.TEN.pow(20);
-
-  /**
    * The payment as the connector would take it: in the connector's currency (the requested
    * amount converted at the current rate, rounded half-even to the currency's decimals) and
    * within its limits, which a card verification (a pre-authorization of 0) is not held to.
    * Refused with 1.09 when there is no rate, and with 1.08 when the amount is outside the limits,
-   * or a positive amount converts to nothing or to more than any amount can be.
+   * or a positive amount converts to an amount no payment may have (0.00001 to 1,000,000,000),
+   * nothing among them.
    */
   Routed route(Payment p, Connector c) {
     Money requested = requested(p);
@@ -325,10 +319,16 @@ final class Routing {
           .setScale(target.get().scale(), RoundingMode.HALF_EVEN);
       sent = new Money(converted, target.get());
       customer = requested;
-      if (sent.amount().signum() <= 0 && requested.amount().signum() > 0
-          || sent.amount().compareTo(AMOUNT_BOUND) >= 0) {
+      // An amount a payment may have, as the rules hold what a merchant asks for to it: the
+      // reference's 0.00001 to 1,000,000,000 for the amount sent to the terminal too. Below it a
+      // payment in that currency could be refunded by no refund; far above it (a rate may be up to
+      // 10^20) the amount did not fit its column, and its write failed.
+      if (requested.amount().signum() > 0 && (sent.amount().compareTo(PaymentRequestRules.MIN_AMOUNT) < 0
+          || sent.amount().compareTo(PaymentRequestRules.MAX_AMOUNT) > 0)) {
         return refused(c, ErrorCode.E1_08_INVALID_AMOUNT, requested + " converts to " + sent + " for terminal "
-            + c.terminalName());
+            + c.terminalName() + (sent.amount().signum() <= 0 ? "" : ", outside the amounts a payment may have ("
+            + PaymentRequestRules.MIN_AMOUNT.toPlainString() + " to " + PaymentRequestRules.MAX_AMOUNT.toPlainString()
+            + ")"));
       }
     }
     if (!verifiesCard(p) && ((c.minAmount() != null && sent.amount().compareTo(c.minAmount()) < 0)

@@ -184,20 +184,31 @@ class RoutingTest {
   }
 
   /**
-   * An amount the rules take, converted at a real rate into a currency worth little (a billion
-   * bitcoin into rials), is more than any amount can be stored as: refused with 1.08, as an
-   * amount that converts to nothing is, so that the payment declines or cascades. Routed, its
-   * write failed in the database: a payout stayed due and failed every round, a deposit was
-   * answered 500.
+   * A converted amount is held to what a payment's amount may be (0.00001 to 1,000,000,000, as
+   * the rules hold what a merchant asks for), refused with 1.08 as an amount that converts to
+   * nothing is, so that the payment cascades or declines. Half a euro in bitcoin (0.00000575 BTC)
+   * was charged, and no refund in bitcoin could give it back, each refund being held to 0.00001;
+   * a billion bitcoin in rials did not fit the amount's column, and its write failed: a payout
+   * stayed due and failed every round, a deposit was answered 500.
    */
   @Test
-  void an_amount_that_converts_to_more_than_an_amount_can_be_is_refused_with_1_08() {
+  void an_amount_that_converts_outside_what_a_payment_may_have_is_refused_with_1_08() {
+    rate("EUR", "BTC", "0.0000115");
+    Connector bitcoin = connector("BTC", null, null);
+    Routing.Routed tiny = routing.route(deposit(money("0.50", "EUR")), bitcoin);
+    assertThat(tiny.refusal()).isEqualTo(ErrorCode.E1_08_INVALID_AMOUNT);
+    assertThat(tiny.why()).contains("0.50 EUR converts to 0.00000575 BTC").contains("0.00001 to 1000000000");
+    assertThat(routing.route(deposit(money("0.87", "EUR")), bitcoin).refusal()).as("0.00001000 BTC").isNull();
+
     rate("BTC", "IRR", "110000000000");
     Connector rials = connector("IRR", null, null);
-    Routing.Routed refused = routing.route(deposit(money("1000000000", "BTC")), rials);
-    assertThat(refused.refusal()).isEqualTo(ErrorCode.E1_08_INVALID_AMOUNT);
-    assertThat(refused.why()).contains("1000000000").contains("IRR");
-    assertThat(routing.route(deposit(money("1", "BTC")), rials).refusal()).isNull();
+    assertThat(routing.route(deposit(money("1000000000", "BTC")), rials).refusal())
+        .isEqualTo(ErrorCode.E1_08_INVALID_AMOUNT);
+    rate("USD", "VND", "25000");
+    Connector dong = connector("VND", null, null);
+    assertThat(routing.route(deposit(money("40000.00", "USD")), dong).refusal()).as("1,000,000,000 VND").isNull();
+    assertThat(routing.route(deposit(money("40000.01", "USD")), dong).refusal())
+        .isEqualTo(ErrorCode.E1_08_INVALID_AMOUNT);
   }
 
   @Test
