@@ -190,6 +190,15 @@ final class ReferenceImport {
         problems.add("row " + number + " " + rows.get(i).problem());
         continue;
       }
+      if (kind == Kind.BINS) {
+        // A BIN's row replaces the stored one whole: a file of bin,cardBrand took the stored
+        // country away, and the card-country rule then let that BIN's cards through unscreened.
+        List<String> leftOut = kind.fields.stream().filter(f -> !row.containsKey(f)).toList();
+        if (!leftOut.isEmpty()) {
+          problems.add("row " + number + " leaves out " + String.join(", ", leftOut) + ": a BIN's row replaces "
+              + "what is stored for it, so it names every field (left empty where a value is unknown)");
+        }
+      }
       try {
         for (Map.Entry<String, String> field : row.entrySet()) {
           if (field.getValue() != null && field.getValue().length() > MAX_FIELD) {

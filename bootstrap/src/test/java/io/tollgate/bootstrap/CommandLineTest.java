@@ -743,6 +743,18 @@ class CommandLineTest {
     CommandLineRun brandRefused = run("import", "bins", "--file", unknownBrand.toString());
     assertThat(brandRefused.exit()).isNotZero();
     assertThat(brandRefused.err()).contains("row 1").contains("cardBrand must be one of");
+    // a row that leaves fields out would empty them: the country the card-country rule screens by
+    java.nio.file.Path brandOnly = Files.writeString(dir.resolve("brand-only.csv"), "bin,cardBrand\n48151623,VISA\n");
+    CommandLineRun partial = run("import", "bins", "--file", brandOnly.toString());
+    assertThat(partial.exit()).isNotZero();
+    assertThat(partial.err()).contains("row 1 leaves out cardType, issuingCountryCode, issuingOrganization");
+    String kept = db.jdbi().withHandle(h -> h.createQuery("select issuing_country from bins where bin = '48151623'")
+        .mapTo(String.class).one());
+    assertThat(kept).isEqualTo("DE");
+    java.nio.file.Path unknownCountry = Files.writeString(dir.resolve("unknown-country.json"),
+        "[{\"bin\":\"48151623\",\"cardBrand\":\"VISA\",\"cardType\":\"DEBIT\",\"issuingCountryCode\":null,"
+            + "\"issuingOrganization\":\"Lost Bank\"}]");
+    assertThat(run("import", "bins", "--file", unknownCountry.toString()).exit()).as("named, if empty").isZero();
 
     java.nio.file.Path bad = Files.writeString(dir.resolve("rates.json"),
         "[{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"CHF\",\"rate\":\"0.94\"},"
@@ -840,7 +852,9 @@ class CommandLineTest {
     assertThat(stored).as("nothing of the file").isZero();
 
     Path bins = Files.writeString(dir.resolve("bins.json"),
-        "[{\"bin\":1e-1000000000,\"cardBrand\":\"VISA\"},{\"bin\":41111130,\"cardBrand\":\"VISA\"}]");
+        "[{\"bin\":1e-1000000000,\"cardBrand\":\"VISA\",\"cardType\":null,\"issuingCountryCode\":null,"
+            + "\"issuingOrganization\":null},{\"bin\":41111130,\"cardBrand\":\"VISA\",\"cardType\":null,"
+            + "\"issuingCountryCode\":null,\"issuingOrganization\":null}]");
     CommandLineRun binRefused = run("import", "bins", "--file", bins.toString());
     assertThat(binRefused.exit()).as(binRefused.err()).isEqualTo(1);
     assertThat(binRefused.err()).contains("row 1 has a number too long to write out in bin").doesNotContain("row 2");
