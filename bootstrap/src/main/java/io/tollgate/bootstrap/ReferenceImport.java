@@ -34,15 +34,19 @@ import org.apache.commons.csv.CSVRecord;
 final class ReferenceImport {
 
   enum Kind {
-    BINS("bin", "cardBrand", "cardType", "issuingCountryCode", "issuingOrganization"),
-    CURRENCY_RATES("baseCurrency", "quoteCurrency", "rate", "lastUpdate"),
-    BANK_CODES("countryCode", "bankCode", "bankName"),
-    BANK_CODE_MAPPINGS("countryCode", "bankCode", "apiCode", "apiBankCode"),
-    COUNTERPARTIES("name", "affiliateId", "affiliateName", "uniqueCode", "registrationDate", "counterpartyTypes");
+    BINS("BIN", "bin", "cardBrand", "cardType", "issuingCountryCode", "issuingOrganization"),
+    CURRENCY_RATES("currency pair", "baseCurrency", "quoteCurrency", "rate", "lastUpdate"),
+    BANK_CODES("country and bank code", "countryCode", "bankCode", "bankName"),
+    BANK_CODE_MAPPINGS("country, bank code and API", "countryCode", "bankCode", "apiCode", "apiBankCode"),
+    COUNTERPARTIES("counterparty (uniqueCode, or name without one)", "name", "affiliateId", "affiliateName",
+        "uniqueCode", "registrationDate", "counterpartyTypes");
 
+    /** What a row is updated by, as the refusal of a file naming one twice says it. */
+    final String key;
     final List<String> fields;
 
-    Kind(String... fields) {
+    Kind(String key, String... fields) {
+      this.key = key;
       this.fields = List.of(fields);
     }
 
@@ -183,12 +187,21 @@ final class ReferenceImport {
           + "; the fields of " + kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + " are "
           + String.join(", ", kind.fields) + " (a CSV file names them in its first line, separated by commas)");
     }
+    Map<String, Integer> rowOfKey = new java.util.HashMap<>();
     for (int i = 0; unknown.isEmpty() && i < rows.size(); i++) {
       Map<String, String> row = rows.get(i).fields();
       int number = i + 1;
       if (rows.get(i).problem() != null) {
         problems.add("row " + number + " " + rows.get(i).problem());
         continue;
+      }
+      // Each row updates what its key names, so a key given twice kept only its last row: a rate
+      // typed twice, 1.08 then 1.8, was imported at 1.8, and the output said 2 imported.
+      String key = key(kind, row);
+      Integer earlier = key == null ? null : rowOfKey.putIfAbsent(key, number);
+      if (earlier != null) {
+        problems.add("row " + number + " names the same " + kind.key + " as row " + earlier
+            + ": a file gives each once");
       }
       if (kind == Kind.BINS) {
         // A BIN's row replaces the stored one whole: a file of bin,cardBrand took the stored
@@ -217,6 +230,27 @@ final class ReferenceImport {
     }
     tx.run(() -> writes.forEach(Runnable::run));
     return writes.size();
+  }
+
+  /** What a row of the kind updates by ({@link Kind#key}), as written, or null when the row lacks it. */
+  private static String key(Kind kind, Map<String, String> row) {
+    List<String> fields = switch (kind) {
+      case BINS -> List.of("bin");
+      case CURRENCY_RATES -> List.of("baseCurrency", "quoteCurrency");
+      case BANK_CODES -> List.of("countryCode", "bankCode");
+      case BANK_CODE_MAPPINGS -> List.of("countryCode", "bankCode", "apiCode");
+      case COUNTERPARTIES -> row.get("uniqueCode") == null || row.get("uniqueCode").isBlank() ? List.of("name")
+          : List.of("uniqueCode");
+    };
+    StringBuilder key = new StringBuilder(fields.get(0)).append(':');
+    for (String field : fields) {
+      String value = row.get(field);
+      if (value == null || value.isBlank()) {
+        return null;
+      }
+      key.append(value.strip()).append('\u0000');
+    }
+    return key.toString();
   }
 
   private Runnable write(Kind kind, Map<String, String> row, MerchantId merchant) {

@@ -756,6 +756,16 @@ class CommandLineTest {
             + "\"issuingOrganization\":\"Lost Bank\"}]");
     assertThat(run("import", "bins", "--file", unknownCountry.toString()).exit()).as("named, if empty").isZero();
 
+    // a key given twice: only its last row would be kept, whatever the output said
+    java.nio.file.Path twice = Files.writeString(dir.resolve("twice.csv"),
+        "baseCurrency,quoteCurrency,rate\nCHF,ISK,158.5\nCHF,HUF,411.7\nCHF,ISK,1.585\n");
+    CommandLineRun typo = run("import", "currency-rates", "--file", twice.toString());
+    assertThat(typo.exit()).isNotZero();
+    assertThat(typo.err()).contains("row 3 names the same currency pair as row 1");
+    Integer pairs = db.jdbi().withHandle(h -> h.createQuery("select count(*) from currency_rates where base_currency "
+        + "= 'CHF' and quote_currency in ('ISK', 'HUF')").mapTo(Integer.class).one());
+    assertThat(pairs).as("nothing of the file").isZero();
+
     java.nio.file.Path bad = Files.writeString(dir.resolve("rates.json"),
         "[{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"CHF\",\"rate\":\"0.94\"},"
             + "{\"baseCurrency\":\"EUR\",\"quoteCurrency\":\"XYZ\",\"rate\":\"1\"},"
