@@ -203,13 +203,15 @@ final class ReferenceImport {
         problems.add("row " + number + " names the same " + kind.key + " as row " + earlier
             + ": a file gives each once");
       }
-      if (kind == Kind.BINS) {
-        // A BIN's row replaces the stored one whole: a file of bin,cardBrand took the stored
-        // country away, and the card-country rule then let that BIN's cards through unscreened.
+      if (kind == Kind.BINS || kind == Kind.COUNTERPARTIES) {
+        // A BIN's or a counterparty's row replaces the stored one whole: a file of bin,cardBrand
+        // took the stored country away, and the card-country rule then let that BIN's cards
+        // through unscreened; one of name,uniqueCode took a counterparty's affiliate and types.
         List<String> leftOut = kind.fields.stream().filter(f -> !row.containsKey(f)).toList();
         if (!leftOut.isEmpty()) {
-          problems.add("row " + number + " leaves out " + String.join(", ", leftOut) + ": a BIN's row replaces "
-              + "what is stored for it, so it names every field (left empty where a value is unknown)");
+          problems.add("row " + number + " leaves out " + String.join(", ", leftOut) + ": a row replaces what "
+              + "is stored for its " + (kind == Kind.BINS ? "BIN" : "counterparty") + ", so it names every field "
+              + "(left empty where a value is unknown)");
         }
       }
       try {
@@ -247,6 +249,14 @@ final class ReferenceImport {
       String value = row.get(field);
       if (value == null || value.isBlank()) {
         return null;
+      }
+      if (field.equals("countryCode")) {
+        // as it is stored: de is DE, UK is GB
+        try {
+          value = new CountryCode(value).value();
+        } catch (IllegalArgumentException refusedOnItsOwn) {
+          // the row's own error says what is wrong with it
+        }
       }
       key.append(value.strip()).append('\u0000');
     }

@@ -635,11 +635,15 @@ class CommandLineTest {
   void counterparties_imported_again_are_updated_not_repeated() throws Exception {
     String merchantId = group(run("merchant", "create", "--name", "Partnered").out(), "merchant (\\d+) created");
     java.nio.file.Path dir = ScratchDirectories.create("tollgate-counterparties");
+    String none = "\"affiliateId\":null,\"affiliateName\":null,\"registrationDate\":null,\"counterpartyTypes\":null";
     java.nio.file.Path first = Files.writeString(dir.resolve("first.json"),
-        "[{\"name\":\"Partner Ltd\",\"uniqueCode\":\"U1\"},{\"name\":\"No Code Ltd\"}]");
+        "[{\"name\":\"Partner Ltd\",\"uniqueCode\":\"U1\"," + none + "},"
+            + "{\"name\":\"No Code Ltd\",\"uniqueCode\":null," + none + "}]");
     java.nio.file.Path again = Files.writeString(dir.resolve("again.json"),
-        "[{\"name\":\"Partner Limited\",\"uniqueCode\":\"U1\",\"counterpartyTypes\":\"PROVIDER\"},"
-            + "{\"name\":\"No Code Ltd\",\"affiliateId\":\"A-9\"}]");
+        "[{\"name\":\"Partner Limited\",\"uniqueCode\":\"U1\",\"affiliateId\":null,\"affiliateName\":null,"
+            + "\"registrationDate\":null,\"counterpartyTypes\":\"PROVIDER\"},"
+            + "{\"name\":\"No Code Ltd\",\"uniqueCode\":null,\"affiliateId\":\"A-9\",\"affiliateName\":null,"
+            + "\"registrationDate\":null,\"counterpartyTypes\":null}]");
     for (java.nio.file.Path file : List.of(first, again, again)) {
       CommandLineRun imported = run("import", "counterparties", "--file", file.toString(), "--merchant", merchantId);
       assertThat(imported.exit()).as(imported.err()).isZero();
@@ -650,12 +654,24 @@ class CommandLineTest {
             """).bind("m", Long.parseLong(merchantId)).mapTo(String.class).list());
     assertThat(rows).containsExactly("No Code Ltd - A-9 ", "Partner Limited U1 - PROVIDER");
     java.nio.file.Path emptyCodes = Files.writeString(dir.resolve("empty-codes.json"),
-        "[{\"name\":\"Alpha Ltd\",\"uniqueCode\":\"\"},{\"name\":\"Beta GmbH\",\"uniqueCode\":\" \"}]");
+        "[{\"name\":\"Alpha Ltd\",\"uniqueCode\":\"\"," + none + "},"
+            + "{\"name\":\"Beta GmbH\",\"uniqueCode\":\" \"," + none + "}]");
     assertThat(run("import", "counterparties", "--file", emptyCodes.toString(), "--merchant", merchantId).exit()).isZero();
     Integer distinct = db.jdbi().withHandle(h -> h.createQuery(
             "select count(*) from counterparties where merchant_id = :m and unique_code is null")
         .bind("m", Long.parseLong(merchantId)).mapTo(Integer.class).one());
     assertThat(distinct).as("an empty code is no code: two counterparties beside No Code Ltd").isEqualTo(3);
+
+    // a row that leaves fields out would empty them: Partner Limited keeps its types
+    java.nio.file.Path codeOnly = Files.writeString(dir.resolve("code-only.csv"), "name,uniqueCode\nPartner,U1\n");
+    CommandLineRun partial = run("import", "counterparties", "--file", codeOnly.toString(), "--merchant", merchantId);
+    assertThat(partial.exit()).isNotZero();
+    assertThat(partial.err()).contains("row 1 leaves out affiliateId, affiliateName, registrationDate, "
+        + "counterpartyTypes");
+    List<String> kept = db.jdbi().withHandle(h -> h.createQuery(
+            "select name || ' ' || array_to_string(types, ',') from counterparties where unique_code = 'U1' "
+                + "and merchant_id = :m").bind("m", Long.parseLong(merchantId)).mapTo(String.class).list());
+    assertThat(kept).containsExactly("Partner Limited PROVIDER");
 
     CommandLineRun unknownMerchant = run("import", "counterparties", "--file", first.toString(), "--merchant", "999999");
     assertThat(unknownMerchant.exit()).isNotZero();
@@ -762,6 +778,11 @@ class CommandLineTest {
     CommandLineRun typo = run("import", "currency-rates", "--file", twice.toString());
     assertThat(typo.exit()).isNotZero();
     assertThat(typo.err()).contains("row 3 names the same currency pair as row 1");
+    java.nio.file.Path sameBank = Files.writeString(dir.resolve("same-bank.csv"),
+        "countryCode,bankCode,bankName\nuk,60161331,Bank A\nGB,60161331,Bank B\n");
+    CommandLineRun bank = run("import", "bank-codes", "--file", sameBank.toString());
+    assertThat(bank.exit()).isNotZero();
+    assertThat(bank.err()).as("uk is GB, as stored").contains("row 2 names the same country and bank code as row 1");
     Integer pairs = db.jdbi().withHandle(h -> h.createQuery("select count(*) from currency_rates where base_currency "
         + "= 'CHF' and quote_currency in ('ISK', 'HUF')").mapTo(Integer.class).one());
     assertThat(pairs).as("nothing of the file").isZero();
