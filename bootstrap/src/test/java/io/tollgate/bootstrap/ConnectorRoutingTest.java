@@ -263,6 +263,28 @@ class ConnectorRoutingTest {
   }
 
   /**
+   * A refund asked in the currency a deposit charged in bitcoin was asked in takes back at least
+   * the least amount, 0.00001 BTC, as a refund asked in bitcoin must, but for the remainder: half
+   * a euro went back as 0.00000575 BTC, an amount the reference refuses.
+   */
+  @Test
+  void a_refund_asked_in_euros_that_takes_back_less_than_the_least_bitcoin_is_refused() throws Exception {
+    KeyedShop shop = shop("Refunds in bitcoin");
+    rate("EUR", "BTC", "0.0000115");
+    card(shop, "Refunds in bitcoin BTC", "BTC", 1, null);
+    JsonNode deposit = pay(shop, "100.00", "EUR");
+    assertThat(deposit.get("amount").decimalValue()).isEqualByComparingTo("0.00115");
+
+    TestGateway.Answer half = askRefund(shop, deposit, "0.50", "EUR");
+    assertThat(half.status()).as(half.body()).isEqualTo(400);
+    assertThat(half.body()).contains("converts to 0.00000575 BTC").contains("0.00001");
+
+    JsonNode all = refundIn(shop, deposit, "100.00", "EUR");
+    assertThat(all.get("state").asText()).as(all.toString()).isEqualTo("COMPLETED");
+    assertThat(all.get("amount").decimalValue()).isEqualByComparingTo("0.00115");
+  }
+
+  /**
    * Refunds in the currency a converted deposit was asked in, each worth less than a cent of the
    * currency it was charged in, add up to what they are worth together: 100 JPY charged as 0.67
    * USD is refunded 1 JPY at a time, each part taking what the parts so far are worth, rounded

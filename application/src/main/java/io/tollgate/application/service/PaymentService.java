@@ -510,6 +510,14 @@ public final class PaymentService implements CreatePaymentUseCase, PaymentQuerie
           + charged.currency() + ")" + (refunded.askedFor().isZero() ? "" : " with the refunds asked in "
               + asked.currency() + " before it") + least, requested.amount().toPlainString()));
     }
+    if (back.amount().compareTo(PaymentRequestRules.MIN_AMOUNT) < 0 && back.isGreaterThan(Money.zero(
+        charged.currency())) && back.amount().compareTo(left.amount()) != 0) {
+      // as a refund asked in the deposit's own currency is held to it (its remainder aside): a
+      // refund of 0.50 EUR of a deposit charged in bitcoin went out as 0.00000575 BTC
+      throw new DomainException.Invalid(Violation.of("amount", "converts to " + back + " in the deposit's currency, "
+          + "less than the least amount a refund may take back (" + PaymentRequestRules.MIN_AMOUNT.toPlainString()
+          + ")", requested.amount().toPlainString()));
+    }
     return new Refundable(parent, back, requested);
   }
 
